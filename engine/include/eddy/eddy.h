@@ -1,0 +1,398 @@
+/* eddy: a Vulkan compute engine for physically based simulation.
+ *
+ * Conventions (for every function here):
+ *  - One *_desc struct per create; a zero field means its documented default.
+ *  - Resources are small handles ({ uint32_t id }); id 0 is "none". Destroying
+ *    a zero or stale handle does nothing. Destruction waits until the GPU is
+ *    done with the resource.
+ *  - The creator destroys. Vulkan objects handed in through adoption are never
+ *    destroyed by eddy.
+ *  - Functions that create return a handle (zero on failure); functions that
+ *    do work return eddy_result. Every failure logs one message that says what
+ *    was wrong and what to do.
+ *  - Threading: an engine and everything created from it may be used from one
+ *    thread at a time (the caller serialises). Different engines are
+ *    independent.
+ *  - Units: SI (metres, seconds, kilograms) unless a field says otherwise.
+ */
+#ifndef EDDY_H
+#define EDDY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <vulkan/vulkan_core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EDDY_VERSION_MAJOR 0
+#define EDDY_VERSION_MINOR 1
+#define EDDY_VERSION_PATCH 0
+
+typedef enum eddy_result {
+    EDDY_OK = 0,
+    EDDY_ERROR_INVALID_ARGUMENT = -1, /* a parameter or field has a bad value */
+    EDDY_ERROR_VULKAN = -2,           /* a Vulkan call failed */
+    EDDY_ERROR_OUT_OF_MEMORY = -3,    /* host or device memory exhausted */
+    EDDY_ERROR_LIMIT = -4,            /* a request exceeds a device limit */
+    EDDY_ERROR_IO = -5,               /* a file could not be read or written */
+    EDDY_ERROR_PARSE = -6,            /* a file has bad syntax or content */
+    EDDY_ERROR_NOT_FOUND = -7,        /* a named thing (module, set, device) does not exist */
+    EDDY_ERROR_ABI = -8,              /* a module was built for another ABI */
+    EDDY_ERROR_UNSUPPORTED = -9,      /* the device or build lacks a feature */
+} eddy_result;
+
+/* A short English name of a result ("invalid argument", ...). */
+const char *eddy_result_string(eddy_result r);
+
+typedef struct eddy_engine eddy_engine;
+typedef struct eddy_buffer { uint32_t id; } eddy_buffer;
+typedef struct eddy_kernel { uint32_t id; } eddy_kernel;
+typedef struct eddy_graph { uint32_t id; } eddy_graph;
+typedef struct eddy_particles { uint32_t id; } eddy_particles;
+
+/* ------------------------------------------------------------------ log */
+
+typedef enum eddy_log_level {
+    EDDY_LOG_DEBUG = 0,
+    EDDY_LOG_INFO = 1,
+    EDDY_LOG_WARN = 2,
+    EDDY_LOG_ERROR = 3,
+} eddy_log_level;
+
+/* Receives every message of an engine: eddy's own and, when validation is on,
+ * the validation layer's (source "vulkan"). May be called from a driver
+ * thread for validation messages; must not call back into the engine. */
+typedef void (*eddy_log_fn)(void *user, eddy_log_level level, const char *source,
+                            const char *message);
+
+/* ------------------------------------------------------------------ engine */
+
+typedef enum eddy_validation {
+    EDDY_VALIDATION_DEFAULT = 0, /* from the environment: EDDY_VALIDATION=off|on|sync; else off */
+    EDDY_VALIDATION_OFF = 1,
+    EDDY_VALIDATION_ON = 2,      /* Khronos validation layer */
+    EDDY_VALIDATION_SYNC = 3,    /* validation layer plus synchronization validation */
+} eddy_validation;
+
+/* Hand in a host renderer's Vulkan objects. When `device` is non-null eddy
+ * creates no instance, device or queue and destroys none of these; it only
+ * creates its own pools, buffers, pipelines and semaphores on the device.
+ * Requirements on the host: Vulkan 1.2 or newer (api_version), the queue
+ * supports compute, and the device was created with the Vulkan 1.2 feature
+ * timelineSemaphore. The host must not use the queue from another thread
+ * while eddy submits to it. Validation of an adopted device is the host's
+ * choice (its instance layers); eddy still routes VK_EXT_debug_utils messages
+ * to its log when the host enabled that instance extension. */
+typedef struct eddy_adopt_desc {
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr; /* required when adopting */
+    uint32_t api_version;     /* the instance's apiVersion; 0 = VK_API_VERSION_1_2 */
+    bool debug_utils_enabled; /* the host enabled VK_EXT_debug_utils on its instance */
+} eddy_adopt_desc;
+
+typedef struct eddy_engine_desc {
+    /* Device choice: a decimal index into `eddy devices`, or a case-insensitive
+     * part of the device name. NULL = the EDDY_DEVICE environment variable,
+     * else the best device: discrete GPU, then integrated, then virtual, then
+     * CPU (lavapipe). Ignored when adopting. */
+    const char *device;
+    eddy_validation validation; /* default: EDDY_VALIDATION from the environment, else off */
+    eddy_log_fn log;            /* NULL = print to stderr */
+    void *log_user;             /* passed to log */
+    bool verbose;               /* also log debug messages; default: info and above */
+    eddy_adopt_desc adopt;      /* zero = eddy creates its own instance and device */
+} eddy_engine_desc;
+
+/* Creates an engine, or NULL (after logging why). */
+eddy_engine *eddy_create_engine(const eddy_engine_desc *desc);
+/* Waits for the GPU, destroys everything the engine created. NULL is ignored. */
+void eddy_destroy_engine(eddy_engine *e);
+
+/* Logs through the engine's log callback (printf format). */
+void eddy_log(eddy_engine *e, eddy_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Messages the validation layer reported at warning or error severity since
+ * the engine was created (0 when validation is off). Tests fail on any. */
+uint32_t eddy_validation_message_count(const eddy_engine *e);
+
+typedef struct eddy_device_info {
+    char name[256];
+    uint32_t index;              /* index in the enumeration */
+    VkPhysicalDeviceType type;
+    uint32_t api_version;
+    uint32_t vendor_id, device_id;
+    uint64_t max_storage_buffer_range; /* bytes */
+    uint64_t device_local_bytes;       /* size of the largest device-local heap */
+    uint32_t subgroup_size;
+    uint32_t max_workgroup_invocations;
+    uint32_t max_push_constants;       /* bytes */
+    float timestamp_period_ns;         /* 0 = no timestamps on the compute queue */
+    bool adopted;
+} eddy_device_info;
+
+/* Lists the Vulkan devices of this machine (creates and destroys a temporary
+ * instance). Returns how many were found (may exceed max); -1 when Vulkan
+ * itself cannot be loaded (message on stderr). */
+int eddy_enumerate_devices(eddy_device_info *out, int max);
+/* The device the engine runs on. */
+const eddy_device_info *eddy_engine_device(const eddy_engine *e);
+
+/* The raw Vulkan objects, for renderers that share buffers with eddy. */
+typedef struct eddy_vk_objects {
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+} eddy_vk_objects;
+eddy_vk_objects eddy_engine_vk(const eddy_engine *e);
+
+/* Waits until the engine's queue is idle. */
+eddy_result eddy_wait_idle(eddy_engine *e);
+
+/* ------------------------------------------------------------------ buffers */
+
+typedef struct eddy_buffer_desc {
+    uint64_t size;           /* bytes, required (> 0); at most maxStorageBufferRange */
+    const char *label;       /* debug name shown in validation messages and tools; copied */
+    const void *data;        /* optional: uploaded at creation (size bytes); else zero-filled */
+} eddy_buffer_desc;
+
+/* Creates a device-local storage buffer (also usable as indirect-argument and
+ * transfer source/destination). Refused with a message naming the size and
+ * the limit when size exceeds maxStorageBufferRange, maxMemoryAllocationSize
+ * or the memory left in the device-local heap. */
+eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc);
+void eddy_destroy_buffer(eddy_engine *e, eddy_buffer b);
+uint64_t eddy_buffer_size(eddy_engine *e, eddy_buffer b);
+const char *eddy_buffer_label(eddy_engine *e, eddy_buffer b);
+
+/* Host <-> device transfers. They wait until the queue's earlier work is
+ * done and return when the transfer is complete. Direct memory mapping is
+ * used where the buffer's memory is host-visible, a staging buffer elsewhere.
+ * offset and size in bytes; offset + size must fit the buffer. */
+eddy_result eddy_buffer_upload(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size,
+                               const void *data);
+eddy_result eddy_buffer_download(eddy_engine *e, eddy_buffer b, uint64_t offset,
+                                 uint64_t size, void *data);
+/* Fills size bytes (a multiple of 4) with a repeated 32-bit word. */
+eddy_result eddy_buffer_fill(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size,
+                             uint32_t value);
+eddy_result eddy_buffer_copy(eddy_engine *e, eddy_buffer src, uint64_t src_offset,
+                             eddy_buffer dst, uint64_t dst_offset, uint64_t size);
+
+/* For renderers: the Vulkan buffer behind a handle. The VkBuffer belongs to
+ * eddy and lives until eddy_destroy_buffer. The data of the eddy buffer lies
+ * at [offset, offset + size) of it. */
+typedef struct eddy_vk_buffer {
+    VkBuffer buffer;
+    VkDeviceSize offset, size;
+} eddy_vk_buffer;
+eddy_result eddy_buffer_vk(eddy_engine *e, eddy_buffer b, eddy_vk_buffer *out);
+
+/* ------------------------------------------------------------------ kernels */
+
+#define EDDY_MAX_SPECIALIZATION 8
+#define EDDY_MAX_BINDINGS 16
+#define EDDY_PUSH_CONSTANT_BYTES 128 /* every kernel's push range: the minimum every device has */
+
+typedef struct eddy_specialization {
+    uint32_t id;    /* constant_id in the shader */
+    uint32_t value; /* 32-bit value (int, uint or float bits) */
+} eddy_specialization;
+
+/* A compute kernel: a pipeline with its descriptor layout. Its storage buffer
+ * bindings are read from the SPIR-V (set 0, bindings 0..n-1, all storage
+ * buffers) so a pass must bind exactly those. Push constants: up to
+ * EDDY_PUSH_CONSTANT_BYTES. The workgroup size along x is specialization
+ * constant 0 when the shader declares `layout(local_size_x_id = 0) in;`. */
+typedef struct eddy_kernel_desc {
+    const char *label;         /* copied; shown in profiles and messages */
+    const uint32_t *spirv;     /* SPIR-V words (EDDY_SPIRV(name) fills spirv and spirv_size) */
+    size_t spirv_size;         /* bytes */
+    const char *glsl;          /* or: GLSL compute source compiled now with shaderc */
+    const char *glsl_name;     /* file name used in shaderc messages; default label */
+    const char *entry;         /* entry point; default "main" */
+    uint32_t workgroup_size;   /* local_size_x through constant 0; default 64. Ignored
+                                  (with the shader's own size) when the shader has no constant 0 */
+    eddy_specialization specialization[EDDY_MAX_SPECIALIZATION]; /* more constants */
+    uint32_t specialization_count;
+} eddy_kernel_desc;
+
+#define EDDY_SPIRV(array) .spirv = (array), .spirv_size = sizeof(array)
+
+/* Creates the pipeline once (never per step). */
+eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc);
+void eddy_destroy_kernel(eddy_engine *e, eddy_kernel k);
+uint32_t eddy_kernel_workgroup_size(eddy_engine *e, eddy_kernel k);
+uint32_t eddy_kernel_binding_count(eddy_engine *e, eddy_kernel k);
+
+/* ------------------------------------------------------------------ graphs */
+
+typedef enum eddy_access {
+    EDDY_READ = 1,       /* the pass only reads the buffer */
+    EDDY_WRITE = 2,      /* the pass overwrites what it touches, reads nothing of it */
+    EDDY_READ_WRITE = 3, /* reads and writes */
+    EDDY_ATOMIC = 4,     /* concurrent atomic writes: consecutive ATOMIC passes on one
+                            buffer run without a barrier between them */
+} eddy_access;
+
+typedef struct eddy_binding {
+    eddy_buffer buffer;
+    eddy_access access;
+} eddy_binding;
+
+typedef struct eddy_pass_desc {
+    const char *label;                     /* copied; in profiles ("module.pass") */
+    eddy_kernel kernel;                    /* required */
+    eddy_binding bindings[EDDY_MAX_BINDINGS]; /* binding i of set 0; exactly the kernel's count */
+    uint32_t groups[3];                    /* workgroups; 0 in y/z means 1 */
+    uint32_t threads;                      /* or: threads along x; groups = ceil(threads / wg size) */
+    eddy_buffer indirect;                  /* or: VkDispatchIndirectCommand read from this buffer */
+    uint64_t indirect_offset;              /* bytes, multiple of 4 */
+    const void *push;                      /* push constants, copied at add time */
+    uint32_t push_size;                    /* bytes, multiple of 4, <= EDDY_PUSH_CONSTANT_BYTES */
+} eddy_pass_desc;
+
+typedef struct eddy_graph_desc {
+    const char *label;   /* copied */
+    uint32_t times;      /* the whole graph runs this often per eddy_graph_run "time"
+                            (substeps), recorded into one command buffer; default 1 */
+    bool timestamps;     /* measure each pass with GPU timestamps (see eddy_graph_profile) */
+} eddy_graph_desc;
+
+eddy_graph eddy_create_graph(eddy_engine *e, const eddy_graph_desc *desc);
+void eddy_destroy_graph(eddy_engine *e, eddy_graph g);
+
+/* Appends a pass; returns its index (>= 0) or a negative eddy_result. A graph
+ * records its command buffer at the first run after a change. */
+int eddy_graph_add_pass(eddy_engine *e, eddy_graph g, const eddy_pass_desc *desc);
+/* Passes [first, first + count) run `times` times in a row (solver
+ * iterations). Ranges of one graph must not overlap. */
+eddy_result eddy_graph_repeat(eddy_engine *e, eddy_graph g, uint32_t first, uint32_t count,
+                              uint32_t times);
+uint32_t eddy_graph_pass_count(eddy_engine *e, eddy_graph g);
+
+/* Runs the graph `times` times (each = desc.times substeps) on eddy's queue
+ * and waits for it. The recorded command buffer is replayed, not re-recorded. */
+eddy_result eddy_graph_run(eddy_engine *e, eddy_graph g, uint32_t times);
+/* Same, without waiting: signals the engine's timeline semaphore; *value
+ * receives the value to wait for with eddy_wait. */
+eddy_result eddy_graph_submit(eddy_engine *e, eddy_graph g, uint32_t times, uint64_t *value);
+eddy_result eddy_wait(eddy_engine *e, uint64_t value, uint64_t timeout_ns);
+/* The engine's timeline semaphore (for hosts that wait on eddy's work). */
+VkSemaphore eddy_engine_timeline(const eddy_engine *e);
+
+/* Records the graph (desc.times substeps) into a host's command buffer in the
+ * recording state, on a queue of the engine's queue family. The recording
+ * starts with a barrier from all earlier commands' writes to compute reads and
+ * writes, and ends with one from compute writes to all later commands, so the
+ * host needs no barriers of its own around it. No timestamps. */
+eddy_result eddy_graph_record(eddy_engine *e, eddy_graph g, VkCommandBuffer cb);
+
+typedef struct eddy_pass_time {
+    const char *label;  /* valid while the graph lives */
+    uint64_t calls;     /* dispatches measured */
+    double total_ms;    /* summed GPU time */
+} eddy_pass_time;
+/* Per-pass GPU times summed over every run since the graph was created
+ * (timestamps must be on). Returns the number of passes (may exceed max). */
+int eddy_graph_profile(eddy_engine *e, eddy_graph g, eddy_pass_time *out, int max);
+
+/* ------------------------------------------------------------------ particle sets */
+
+/* Standard buffers of every particle set (element layout in std430):
+ *   "position": vec4 per particle: xyz position (m), w radius (m)
+ *   "velocity": vec4 per particle: xyz velocity (m/s), w unused (0)
+ *   "mass":     float per particle (kg)
+ *   "phase":    uint per particle: free for modules (body id, material, ...)
+ * Modules may add more named buffers, shared with every other module. */
+typedef struct eddy_particles_desc {
+    const char *name;     /* required, unique in the engine; copied */
+    uint32_t count;       /* particles in use, <= capacity */
+    uint32_t capacity;    /* particles the buffers hold; default count */
+} eddy_particles_desc;
+
+eddy_particles eddy_create_particles(eddy_engine *e, const eddy_particles_desc *desc);
+void eddy_destroy_particles(eddy_engine *e, eddy_particles p);
+eddy_particles eddy_find_particles(eddy_engine *e, const char *name);
+const char *eddy_particles_name(eddy_engine *e, eddy_particles p);
+uint32_t eddy_particles_count(eddy_engine *e, eddy_particles p);
+uint32_t eddy_particles_capacity(eddy_engine *e, eddy_particles p);
+/* A named buffer of the set, or a zero handle. */
+eddy_buffer eddy_particles_buffer(eddy_engine *e, eddy_particles p, const char *name);
+/* Adds (or returns the existing) named buffer of element_size bytes per
+ * particle (capacity elements). An existing buffer with another element size
+ * is refused. */
+eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const char *name,
+                                      uint32_t element_size);
+
+/* ------------------------------------------------------------------ modules */
+
+typedef struct eddy_module_desc eddy_module_desc; /* eddy_module.h */
+
+/* Built-in modules and those loaded so far, in registration order. */
+uint32_t eddy_module_count(eddy_engine *e);
+const eddy_module_desc *eddy_module_at(eddy_engine *e, uint32_t index);
+const eddy_module_desc *eddy_find_module(eddy_engine *e, const char *name);
+/* Loads a module from a shared library exporting eddy_module_entry
+ * (see eddy_module.h). A module built for another ABI version or descriptor
+ * size, or one whose name is already registered, is refused. */
+eddy_result eddy_load_module(eddy_engine *e, const char *path);
+
+/* ------------------------------------------------------------------ scenes */
+
+typedef struct eddy_scene eddy_scene;
+
+typedef struct eddy_scene_desc {
+    const char *path;      /* scene file (JSON); used in messages */
+    const char *json;      /* or: the scene text itself (path then only names it) */
+    const char *out_dir;   /* output folder; NULL = "out/<scene name>" */
+    bool profile;          /* GPU timestamps per pass */
+    bool no_output;        /* write nothing (tests) */
+} eddy_scene_desc;
+
+/* Parses and checks the whole scene and creates its sets, systems and step
+ * graph. Nothing is written to disk here: a bad scene fails with one message
+ * (file, field, expected value) before any output exists. */
+eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc);
+void eddy_destroy_scene(eddy_scene *s);
+
+typedef struct eddy_scene_info {
+    const char *name;
+    double dt;            /* s, one step (all substeps) */
+    uint32_t substeps;
+    double duration;      /* s */
+    uint64_t steps;       /* ceil(duration / dt) */
+    uint64_t steps_done;
+    double time;          /* s, simulated so far */
+    uint32_t frame_every; /* steps between output frames */
+    uint32_t particle_count; /* all sets */
+    const char *out_dir;
+} eddy_scene_info;
+eddy_scene_info eddy_scene_get_info(const eddy_scene *s);
+
+/* Advances `steps` steps (no output). */
+eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps);
+/* Writes one output frame of the current state (VTK, stats) when outputs are on. */
+eddy_result eddy_scene_write_frame(eddy_scene *s);
+/* Runs the scene to its end (or max_steps when non-zero), writing frames; prints
+ * a progress line when progress is true. */
+eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress);
+eddy_graph eddy_scene_graph(const eddy_scene *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,103 @@
+/* eddy_module.h: for module authors.
+ *
+ * A module is a versioned descriptor. Built-in modules are listed in
+ * modules/builtin.c; others live in a shared library that exports
+ *
+ *     EDDY_MODULE_EXPORT const eddy_module_desc *eddy_module_entry(void);
+ *
+ * which eddy_load_module() (or `eddy run --module lib.so`) calls. eddy checks
+ * abi_version and struct_size before touching anything else, so a library
+ * built against another eddy is refused with a message naming both versions.
+ *
+ * Life of a system (a module instance named in a scene):
+ *   create(ctx) -> declare_step(state, step) once -> the step graph runs many
+ *   times -> stats(state, ...) per output frame -> destroy(state).
+ * A module never records Vulkan commands or barriers itself: it adds passes
+ * with their declared accesses and the graph derives the barriers.
+ */
+#ifndef EDDY_MODULE_H
+#define EDDY_MODULE_H
+
+#include "eddy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Raised whenever eddy_module_desc or anything a module calls changes
+ * incompatibly. */
+#define EDDY_MODULE_ABI_VERSION 1
+
+#if defined(__GNUC__)
+#define EDDY_MODULE_EXPORT __attribute__((visibility("default")))
+#else
+#define EDDY_MODULE_EXPORT
+#endif
+
+#define EDDY_MODULE_ENTRY_SYMBOL "eddy_module_entry"
+
+typedef enum eddy_param_type {
+    EDDY_PARAM_FLOAT = 1, /* one number */
+    EDDY_PARAM_INT = 2,   /* one integer (stored in value[0]) */
+    EDDY_PARAM_BOOL = 3,  /* true/false (value[0] is 0 or 1) */
+    EDDY_PARAM_VEC3 = 4,  /* three numbers; the range applies to each */
+} eddy_param_type;
+
+typedef struct eddy_param_info {
+    const char *name;      /* key in the scene file's "params" object */
+    eddy_param_type type;
+    const char *unit;      /* SI unit ("m/s^2", "1" for none) */
+    double def[3];         /* default (def[0] for scalars) */
+    double min, max;       /* inclusive range checked on load */
+    const char *doc;       /* one line for `eddy modules` and the README */
+} eddy_param_info;
+
+typedef struct eddy_param_value {
+    double v[3];
+} eddy_param_value;
+
+/* What a system gets at creation. Valid during create only, except the
+ * engine pointer and handles, which live as long as the system. */
+typedef struct eddy_system_ctx {
+    eddy_engine *engine;
+    const char *name;              /* the system's name in the scene */
+    eddy_particles particles;      /* the set it runs on */
+    const eddy_param_value *params;/* one per descriptor param, in order, defaults filled in */
+    float box_min[3], box_max[3];  /* the scene's box (m) */
+    double dt;                     /* s, one substep */
+    uint32_t substeps;             /* substeps per step */
+} eddy_system_ctx;
+
+/* Per-frame statistics: a module adds named numbers to the frame's JSON line. */
+typedef struct eddy_stats eddy_stats;
+void eddy_stats_add(eddy_stats *st, const char *key, double value);
+
+struct eddy_module_desc {
+    uint32_t abi_version;   /* EDDY_MODULE_ABI_VERSION */
+    uint32_t struct_size;   /* sizeof(eddy_module_desc) */
+    const char *name;       /* unique; the scene's "module" value */
+    const char *version;    /* the module's own version, free form */
+    const char *summary;    /* one line */
+    const eddy_param_info *params;
+    uint32_t param_count;
+    /* Particle-set buffers the system reads or writes (shared with other
+     * modules): standard ones are always there, others it adds with
+     * eddy_particles_add_buffer in create. */
+    const char *const *shared_buffers;
+    uint32_t shared_buffer_count;
+    /* Creates the system's kernels and buffers; *state is the module's. */
+    eddy_result (*create)(const eddy_system_ctx *ctx, void **state);
+    /* Frees what create made. state may be NULL after a failed create. */
+    void (*destroy)(void *state);
+    /* Adds the system's passes for one substep to the step graph. */
+    eddy_result (*declare_step)(void *state, eddy_graph step);
+    /* Optional: adds per-frame statistics. */
+    void (*stats)(void *state, eddy_stats *st);
+};
+
+typedef const eddy_module_desc *(*eddy_module_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

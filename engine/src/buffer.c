@@ -1,0 +1,447 @@
+/* Device-local storage buffers and host transfers. */
+#include "internal.h"
+
+#include <inttypes.h>
+
+#define STAGING_CHUNK (64ull << 20)
+
+eddy_buffer_obj *eddy_buffer_get(eddy_engine *e, eddy_buffer b)
+{
+    return eddy_pool_get(&e->buffers, b.id);
+}
+
+/* Every recorded sequence starts and ends with these, so work recorded
+ * separately (transfers, graph runs, a host's commands) never races. */
+void eddy_cmd_barrier_in(eddy_engine *e, VkCommandBuffer cb)
+{
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+    };
+    e->vk.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                               VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+void eddy_cmd_barrier_out(eddy_engine *e, VkCommandBuffer cb)
+{
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT |
+                         VK_ACCESS_HOST_READ_BIT,
+    };
+    e->vk.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                               VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                               0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+eddy_result eddy_begin_transfer(eddy_engine *e, VkCommandBuffer *cb)
+{
+    VkCommandBufferBeginInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    VkResult r = e->vk.vkBeginCommandBuffer(e->transfer_cb, &bi);
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkBeginCommandBuffer");
+    eddy_cmd_barrier_in(e, e->transfer_cb);
+    *cb = e->transfer_cb;
+    return EDDY_OK;
+}
+
+eddy_result eddy_end_transfer(eddy_engine *e)
+{
+    eddy_cmd_barrier_out(e, e->transfer_cb);
+    VkResult r = e->vk.vkEndCommandBuffer(e->transfer_cb);
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkEndCommandBuffer");
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .commandBufferCount = 1,
+        .pCommandBuffers = &e->transfer_cb,
+    };
+    r = e->vk.vkQueueSubmit(e->queue, 1, &si, e->transfer_fence);
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkQueueSubmit (transfer)");
+    r = e->vk.vkWaitForFences(e->device, 1, &e->transfer_fence, VK_TRUE, UINT64_MAX);
+    e->vk.vkResetFences(e->device, 1, &e->transfer_fence);
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkWaitForFences (transfer)");
+    return EDDY_OK;
+}
+
+static int find_memory_type(eddy_engine *e, uint32_t bits, VkMemoryPropertyFlags want)
+{
+    for (uint32_t i = 0; i < e->memory.memoryTypeCount; i++)
+        if ((bits & (1u << i)) && (e->memory.memoryTypes[i].propertyFlags & want) == want)
+            return (int)i;
+    return -1;
+}
+
+/* Bytes still free in a heap: the driver's budget where VK_EXT_memory_budget
+ * exists, else the heap size (the driver refuses what does not fit). */
+static uint64_t heap_free(eddy_engine *e, uint32_t heap)
+{
+    if (!e->has_memory_budget)
+        return e->memory.memoryHeaps[heap].size;
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT budget = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT,
+    };
+    VkPhysicalDeviceMemoryProperties2 p = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2,
+        .pNext = &budget,
+    };
+    vkGetPhysicalDeviceMemoryProperties2(e->physical_device, &p);
+    uint64_t b = budget.heapBudget[heap], u = budget.heapUsage[heap];
+    return b > u ? b - u : 0;
+}
+
+typedef struct raw_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    void *mapped;
+} raw_buffer;
+
+static eddy_result create_raw(eddy_engine *e, uint64_t size, VkBufferUsageFlags usage,
+                              bool host, const char *label, raw_buffer *out)
+{
+    memset(out, 0, sizeof *out);
+    VkBufferCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    VkResult r = e->vk.vkCreateBuffer(e->device, &ci, NULL, &out->buffer);
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkCreateBuffer");
+    VkMemoryRequirements req;
+    e->vk.vkGetBufferMemoryRequirements(e->device, out->buffer, &req);
+    const VkMemoryPropertyFlags visible =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    int type = host ? find_memory_type(e, req.memoryTypeBits, visible)
+                    : find_memory_type(e, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type < 0)
+        type = find_memory_type(e, req.memoryTypeBits, host ? visible : 0);
+    if (type < 0) {
+        e->vk.vkDestroyBuffer(e->device, out->buffer, NULL);
+        eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': no suitable memory type", label);
+        return EDDY_ERROR_UNSUPPORTED;
+    }
+    uint32_t heap = e->memory.memoryTypes[type].heapIndex;
+    uint64_t free_bytes = heap_free(e, heap);
+    if (req.size > free_bytes) {
+        e->vk.vkDestroyBuffer(e->device, out->buffer, NULL);
+        eddy_log(e, EDDY_LOG_ERROR,
+                 "buffer '%s': %" PRIu64 " bytes requested but only %" PRIu64
+                 " bytes are free in memory heap %u of device '%s'",
+                 label, (uint64_t)req.size, free_bytes, heap, e->info.name);
+        return EDDY_ERROR_LIMIT;
+    }
+    VkMemoryAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .allocationSize = req.size,
+        .memoryTypeIndex = (uint32_t)type,
+    };
+    r = e->vk.vkAllocateMemory(e->device, &ai, NULL, &out->memory);
+    if (r != VK_SUCCESS) {
+        e->vk.vkDestroyBuffer(e->device, out->buffer, NULL);
+        eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': allocating %" PRIu64 " bytes failed: %s", label,
+                 (uint64_t)req.size, eddy_vk_result_string(r));
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    e->vk.vkBindBufferMemory(e->device, out->buffer, out->memory, 0);
+    if ((e->memory.memoryTypes[type].propertyFlags & visible) == visible) {
+        r = e->vk.vkMapMemory(e->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped);
+        if (r != VK_SUCCESS)
+            out->mapped = NULL;
+    }
+    return EDDY_OK;
+}
+
+static void destroy_raw(eddy_engine *e, raw_buffer *b)
+{
+    if (b->buffer)
+        e->vk.vkDestroyBuffer(e->device, b->buffer, NULL);
+    if (b->memory)
+        e->vk.vkFreeMemory(e->device, b->memory, NULL);
+    memset(b, 0, sizeof *b);
+}
+
+eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
+{
+    eddy_buffer none = { 0 };
+    const char *label = desc && desc->label && *desc->label ? desc->label : "(unnamed)";
+    if (!desc || desc->size == 0) {
+        eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': size must be > 0 bytes", label);
+        return none;
+    }
+    if (desc->size > e->info.max_storage_buffer_range) {
+        eddy_log(e, EDDY_LOG_ERROR,
+                 "buffer '%s': %" PRIu64 " bytes exceeds the device's maxStorageBufferRange of %"
+                 PRIu64 " bytes (device '%s')",
+                 label, desc->size, e->info.max_storage_buffer_range, e->info.name);
+        return none;
+    }
+    if (e->max_allocation && desc->size > e->max_allocation) {
+        eddy_log(e, EDDY_LOG_ERROR,
+                 "buffer '%s': %" PRIu64 " bytes exceeds the device's maxMemoryAllocationSize of %"
+                 PRIu64 " bytes (device '%s')",
+                 label, desc->size, e->max_allocation, e->info.name);
+        return none;
+    }
+    raw_buffer raw;
+    /* Rounded to 4 bytes so that whole-buffer fills and copies are legal. */
+    uint64_t size = (desc->size + 3) & ~3ull;
+    if (create_raw(e, size,
+                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                       VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                   false, label, &raw) != EDDY_OK)
+        return none;
+    uint32_t id;
+    eddy_buffer_obj *b = eddy_pool_alloc(&e->buffers, &id);
+    if (!b) {
+        destroy_raw(e, &raw);
+        eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': out of host memory", label);
+        return none;
+    }
+    b->buffer = raw.buffer;
+    b->memory = raw.memory;
+    b->mapped = raw.mapped;
+    b->size = desc->size;
+    eddy_copy_label(b->label, sizeof b->label, desc->label, "(unnamed)");
+    eddy_set_name(e, VK_OBJECT_TYPE_BUFFER, (uint64_t)raw.buffer, b->label);
+    eddy_buffer h = { id };
+    eddy_result r = desc->data ? eddy_buffer_upload(e, h, 0, desc->size, desc->data)
+                               : eddy_buffer_fill(e, h, 0, size, 0);
+    if (r != EDDY_OK) {
+        eddy_destroy_buffer(e, h);
+        return none;
+    }
+    return h;
+}
+
+void eddy_destroy_buffer(eddy_engine *e, eddy_buffer h)
+{
+    eddy_buffer_obj *b = eddy_buffer_get(e, h);
+    if (!b)
+        return;
+    e->vk.vkQueueWaitIdle(e->queue);
+    raw_buffer raw = { b->buffer, b->memory, b->mapped };
+    destroy_raw(e, &raw);
+    eddy_pool_free(&e->buffers, h.id);
+}
+
+void eddy_destroy_all_buffers(eddy_engine *e)
+{
+    for (uint32_t i = 0; i < e->buffers.count; i++) {
+        eddy_buffer_obj *b = (eddy_buffer_obj *)(e->buffers.items + (size_t)i * e->buffers.elem_size);
+        if (b->slot.live) {
+            raw_buffer raw = { b->buffer, b->memory, b->mapped };
+            destroy_raw(e, &raw);
+            b->slot.live = false;
+        }
+    }
+}
+
+uint64_t eddy_buffer_size(eddy_engine *e, eddy_buffer h)
+{
+    eddy_buffer_obj *b = eddy_buffer_get(e, h);
+    return b ? b->size : 0;
+}
+
+const char *eddy_buffer_label(eddy_engine *e, eddy_buffer h)
+{
+    eddy_buffer_obj *b = eddy_buffer_get(e, h);
+    return b ? b->label : "(none)";
+}
+
+static eddy_buffer_obj *checked(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
+                                const char *what)
+{
+    eddy_buffer_obj *b = eddy_buffer_get(e, h);
+    if (!b) {
+        eddy_log(e, EDDY_LOG_ERROR, "%s: not a live buffer handle (id %u)", what, h.id);
+        return NULL;
+    }
+    if (offset > b->size || size > b->size - offset) {
+        eddy_log(e, EDDY_LOG_ERROR,
+                 "%s: bytes [%" PRIu64 ", %" PRIu64 ") lie outside buffer '%s' of %" PRIu64 " bytes",
+                 what, offset, offset + size, b->label, b->size);
+        return NULL;
+    }
+    return b;
+}
+
+eddy_result eddy_buffer_upload(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
+                               const void *data)
+{
+    eddy_buffer_obj *b = checked(e, h, offset, size, "upload");
+    if (!b)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (size == 0)
+        return EDDY_OK;
+    if (b->mapped) {
+        VkResult r = e->vk.vkQueueWaitIdle(e->queue);
+        if (r != VK_SUCCESS)
+            return eddy_vk_fail(e, r, "vkQueueWaitIdle");
+        memcpy((char *)b->mapped + offset, data, size);
+        return EDDY_OK;
+    }
+    raw_buffer staging;
+    uint64_t chunk = size < STAGING_CHUNK ? size : STAGING_CHUNK;
+    eddy_result res = create_raw(e, chunk, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, "eddy.staging",
+                                 &staging);
+    if (res != EDDY_OK)
+        return res;
+    for (uint64_t done = 0; done < size && res == EDDY_OK; done += chunk) {
+        uint64_t n = size - done < chunk ? size - done : chunk;
+        memcpy(staging.mapped, (const char *)data + done, n);
+        VkCommandBuffer cb;
+        res = eddy_begin_transfer(e, &cb);
+        if (res != EDDY_OK)
+            break;
+        VkBufferCopy region = { 0, offset + done, n };
+        e->vk.vkCmdCopyBuffer(cb, staging.buffer, b->buffer, 1, &region);
+        res = eddy_end_transfer(e);
+    }
+    destroy_raw(e, &staging);
+    return res;
+}
+
+eddy_result eddy_buffer_download(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
+                                 void *data)
+{
+    eddy_buffer_obj *b = checked(e, h, offset, size, "download");
+    if (!b)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (size == 0)
+        return EDDY_OK;
+    if (b->mapped) {
+        VkResult r = e->vk.vkQueueWaitIdle(e->queue);
+        if (r != VK_SUCCESS)
+            return eddy_vk_fail(e, r, "vkQueueWaitIdle");
+        memcpy(data, (const char *)b->mapped + offset, size);
+        return EDDY_OK;
+    }
+    raw_buffer staging;
+    uint64_t chunk = size < STAGING_CHUNK ? size : STAGING_CHUNK;
+    eddy_result res = create_raw(e, chunk, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "eddy.staging",
+                                 &staging);
+    if (res != EDDY_OK)
+        return res;
+    for (uint64_t done = 0; done < size && res == EDDY_OK; done += chunk) {
+        uint64_t n = size - done < chunk ? size - done : chunk;
+        VkCommandBuffer cb;
+        res = eddy_begin_transfer(e, &cb);
+        if (res != EDDY_OK)
+            break;
+        VkBufferCopy region = { offset + done, 0, n };
+        e->vk.vkCmdCopyBuffer(cb, b->buffer, staging.buffer, 1, &region);
+        res = eddy_end_transfer(e);
+        if (res == EDDY_OK)
+            memcpy((char *)data + done, staging.mapped, n);
+    }
+    destroy_raw(e, &staging);
+    return res;
+}
+
+eddy_result eddy_buffer_fill(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
+                             uint32_t value)
+{
+    eddy_buffer_obj *b = eddy_buffer_get(e, h);
+    /* The allocation is rounded up to 4 bytes; a fill may cover that tail. */
+    uint64_t cap = b ? (b->size + 3) & ~3ull : 0;
+    if (!b || offset % 4 || size % 4 || offset > cap || size > cap - offset) {
+        eddy_log(e, EDDY_LOG_ERROR,
+                 "fill: bytes [%" PRIu64 ", %" PRIu64 ") must be 4-byte aligned and inside "
+                 "buffer '%s' (%" PRIu64 " bytes)",
+                 offset, offset + size, b ? b->label : "(none)", b ? b->size : 0);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (size == 0)
+        return EDDY_OK;
+    VkCommandBuffer cb;
+    eddy_result res = eddy_begin_transfer(e, &cb);
+    if (res != EDDY_OK)
+        return res;
+    e->vk.vkCmdFillBuffer(cb, b->buffer, offset, size, value);
+    return eddy_end_transfer(e);
+}
+
+eddy_result eddy_buffer_copy(eddy_engine *e, eddy_buffer src, uint64_t src_offset,
+                             eddy_buffer dst, uint64_t dst_offset, uint64_t size)
+{
+    eddy_buffer_obj *s = checked(e, src, src_offset, size, "copy source");
+    eddy_buffer_obj *d = checked(e, dst, dst_offset, size, "copy destination");
+    if (!s || !d)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (s == d && src_offset < dst_offset + size && dst_offset < src_offset + size) {
+        eddy_log(e, EDDY_LOG_ERROR, "copy: source and destination ranges of '%s' overlap",
+                 s->label);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (size == 0)
+        return EDDY_OK;
+    VkCommandBuffer cb;
+    eddy_result res = eddy_begin_transfer(e, &cb);
+    if (res != EDDY_OK)
+        return res;
+    VkBufferCopy region = { src_offset, dst_offset, size };
+    e->vk.vkCmdCopyBuffer(cb, s->buffer, d->buffer, 1, &region);
+    return eddy_end_transfer(e);
+}
+
+eddy_result eddy_buffer_vk(eddy_engine *e, eddy_buffer h, eddy_vk_buffer *out)
+{
+    eddy_buffer_obj *b = eddy_buffer_get(e, h);
+    if (!b) {
+        eddy_log(e, EDDY_LOG_ERROR, "buffer_vk: not a live buffer handle (id %u)", h.id);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    *out = (eddy_vk_buffer){ b->buffer, 0, b->size };
+    return EDDY_OK;
+}
+
+eddy_result eddy_submit(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t count,
+                        uint64_t *value)
+{
+    uint64_t signal = ++e->timeline_value;
+    VkTimelineSemaphoreSubmitInfo ti = {
+        .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+        .signalSemaphoreValueCount = 1,
+        .pSignalSemaphoreValues = &signal,
+    };
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .pNext = &ti,
+        .commandBufferCount = count,
+        .pCommandBuffers = cbs,
+        .signalSemaphoreCount = 1,
+        .pSignalSemaphores = &e->timeline,
+    };
+    VkResult r = e->vk.vkQueueSubmit(e->queue, 1, &si, VK_NULL_HANDLE);
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkQueueSubmit");
+    if (value)
+        *value = signal;
+    return EDDY_OK;
+}
+
+eddy_result eddy_wait(eddy_engine *e, uint64_t value, uint64_t timeout_ns)
+{
+    VkSemaphoreWaitInfo wi = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+        .semaphoreCount = 1,
+        .pSemaphores = &e->timeline,
+        .pValues = &value,
+    };
+    VkResult r = e->vk.vkWaitSemaphores(e->device, &wi, timeout_ns ? timeout_ns : UINT64_MAX);
+    if (r == VK_TIMEOUT) {
+        eddy_log(e, EDDY_LOG_ERROR, "wait: timeline value %" PRIu64 " not reached in %" PRIu64 " ns",
+                 value, timeout_ns);
+        return EDDY_ERROR_VULKAN;
+    }
+    return r == VK_SUCCESS ? EDDY_OK : eddy_vk_fail(e, r, "vkWaitSemaphores");
+}

@@ -1,0 +1,169 @@
+/* Handle pools, logging, result strings. */
+#include "internal.h"
+
+#include <ctype.h>
+
+void *eddy_pool_get(eddy_pool *p, uint32_t id)
+{
+    uint32_t index = (id & ((1u << EDDY_ID_INDEX_BITS) - 1)) - 1;
+    if (id == 0 || index >= p->count)
+        return NULL;
+    eddy_slot *s = (eddy_slot *)(p->items + (size_t)index * p->elem_size);
+    if (!s->live || s->generation != (id >> EDDY_ID_INDEX_BITS))
+        return NULL;
+    return s;
+}
+
+void *eddy_pool_alloc(eddy_pool *p, uint32_t *id)
+{
+    uint32_t index = 0;
+    while (index < p->count && ((eddy_slot *)(p->items + (size_t)index * p->elem_size))->live)
+        index++;
+    if (index == p->count) {
+        if (p->count + 1 >= (1u << EDDY_ID_INDEX_BITS))
+            return NULL;
+        if (p->count == p->cap) {
+            uint32_t cap = p->cap ? p->cap * 2 : 16;
+            unsigned char *items = realloc(p->items, (size_t)cap * p->elem_size);
+            if (!items)
+                return NULL;
+            p->items = items;
+            p->cap = cap;
+        }
+        memset(p->items + (size_t)index * p->elem_size, 0, p->elem_size);
+        p->count++;
+    }
+    eddy_slot *s = (eddy_slot *)(p->items + (size_t)index * p->elem_size);
+    /* Generation 0 is never handed out, so that a zeroed handle never matches. */
+    uint32_t generation = (s->generation + 1) & ((1u << (32 - EDDY_ID_INDEX_BITS)) - 1);
+    if (generation == 0)
+        generation = 1;
+    memset(s, 0, p->elem_size);
+    s->generation = generation;
+    s->live = true;
+    *id = (generation << EDDY_ID_INDEX_BITS) | (index + 1);
+    return s;
+}
+
+void eddy_pool_free(eddy_pool *p, uint32_t id)
+{
+    eddy_slot *s = eddy_pool_get(p, id);
+    if (s)
+        s->live = false;
+}
+
+void eddy_pool_release(eddy_pool *p)
+{
+    free(p->items);
+    p->items = NULL;
+    p->count = p->cap = 0;
+}
+
+const char *eddy_result_string(eddy_result r)
+{
+    switch (r) {
+    case EDDY_OK: return "ok";
+    case EDDY_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case EDDY_ERROR_VULKAN: return "Vulkan error";
+    case EDDY_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case EDDY_ERROR_LIMIT: return "over a device limit";
+    case EDDY_ERROR_IO: return "input/output error";
+    case EDDY_ERROR_PARSE: return "parse error";
+    case EDDY_ERROR_NOT_FOUND: return "not found";
+    case EDDY_ERROR_ABI: return "module ABI mismatch";
+    case EDDY_ERROR_UNSUPPORTED: return "unsupported";
+    }
+    return "unknown error";
+}
+
+const char *eddy_vk_result_string(VkResult r)
+{
+    switch (r) {
+#define C(x) case x: return #x;
+        C(VK_SUCCESS) C(VK_NOT_READY) C(VK_TIMEOUT) C(VK_INCOMPLETE)
+        C(VK_ERROR_OUT_OF_HOST_MEMORY) C(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+        C(VK_ERROR_INITIALIZATION_FAILED) C(VK_ERROR_DEVICE_LOST)
+        C(VK_ERROR_MEMORY_MAP_FAILED) C(VK_ERROR_LAYER_NOT_PRESENT)
+        C(VK_ERROR_EXTENSION_NOT_PRESENT) C(VK_ERROR_FEATURE_NOT_PRESENT)
+        C(VK_ERROR_INCOMPATIBLE_DRIVER) C(VK_ERROR_TOO_MANY_OBJECTS)
+        C(VK_ERROR_FORMAT_NOT_SUPPORTED) C(VK_ERROR_FRAGMENTED_POOL)
+        C(VK_ERROR_OUT_OF_POOL_MEMORY) C(VK_ERROR_INVALID_SHADER_NV)
+        C(VK_ERROR_UNKNOWN)
+#undef C
+    default: return "VkResult(other)";
+    }
+}
+
+static const char *level_name(eddy_log_level level)
+{
+    switch (level) {
+    case EDDY_LOG_DEBUG: return "debug";
+    case EDDY_LOG_INFO: return "info";
+    case EDDY_LOG_WARN: return "warning";
+    case EDDY_LOG_ERROR: return "error";
+    }
+    return "?";
+}
+
+void eddy_logv(eddy_engine *e, eddy_log_level level, const char *source, const char *fmt,
+               va_list ap)
+{
+    if (level == EDDY_LOG_DEBUG && !(e && e->verbose))
+        return;
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (e && e->log) {
+        e->log(e->log_user, level, source, msg);
+        return;
+    }
+    fprintf(stderr, "eddy %s%s%s: %s\n", level_name(level), source ? " " : "",
+            source ? source : "", msg);
+}
+
+void eddy_log_src(eddy_engine *e, eddy_log_level level, const char *source, const char *fmt,
+                  ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    eddy_logv(e, level, source, fmt, ap);
+    va_end(ap);
+}
+
+void eddy_log(eddy_engine *e, eddy_log_level level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    eddy_logv(e, level, NULL, fmt, ap);
+    va_end(ap);
+}
+
+eddy_result eddy_vk_fail(eddy_engine *e, VkResult r, const char *what)
+{
+    eddy_log(e, EDDY_LOG_ERROR, "%s failed: %s", what, eddy_vk_result_string(r));
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    return EDDY_ERROR_VULKAN;
+}
+
+void eddy_copy_label(char *dst, size_t cap, const char *src, const char *fallback)
+{
+    snprintf(dst, cap, "%s", src && *src ? src : fallback);
+}
+
+void eddy_set_name(eddy_engine *e, VkObjectType type, uint64_t handle, const char *name)
+{
+    if (!e->debug_utils || !vkSetDebugUtilsObjectNameEXT || !name)
+        return;
+    VkDebugUtilsObjectNameInfoEXT info = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+        .objectType = type,
+        .objectHandle = handle,
+        .pObjectName = name,
+    };
+    vkSetDebugUtilsObjectNameEXT(e->device, &info);
+}
+
+uint32_t eddy_validation_message_count(const eddy_engine *e)
+{
+    return e ? __atomic_load_n(&e->validation_messages, __ATOMIC_SEQ_CST) : 0;
+}

@@ -1,0 +1,572 @@
+/* Instance and device: created by eddy or adopted from a host renderer. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <strings.h>
+
+static const char *validation_layer = "VK_LAYER_KHRONOS_validation";
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL debug_callback(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
+    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    (void)types;
+    eddy_engine *e = user;
+    eddy_log_level level = EDDY_LOG_DEBUG;
+    if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)
+        level = EDDY_LOG_ERROR;
+    else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT)
+        level = EDDY_LOG_WARN;
+    else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT)
+        level = EDDY_LOG_DEBUG;
+    if (level >= EDDY_LOG_WARN)
+        __atomic_add_fetch(&e->validation_messages, 1, __ATOMIC_SEQ_CST);
+    eddy_log_src(e, level, "vulkan", "%s", data && data->pMessage ? data->pMessage : "(no text)");
+    return VK_FALSE;
+}
+
+static eddy_validation validation_from_env(void)
+{
+    const char *v = getenv("EDDY_VALIDATION");
+    if (!v || !*v || !strcasecmp(v, "off") || !strcmp(v, "0"))
+        return EDDY_VALIDATION_OFF;
+    if (!strcasecmp(v, "sync"))
+        return EDDY_VALIDATION_SYNC;
+    return EDDY_VALIDATION_ON;
+}
+
+static bool has_instance_layer(const char *name)
+{
+    uint32_t n = 0;
+    if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || n == 0)
+        return false;
+    VkLayerProperties *props = calloc(n, sizeof *props);
+    bool found = false;
+    if (props && vkEnumerateInstanceLayerProperties(&n, props) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n; i++)
+            found |= !strcmp(props[i].layerName, name);
+    free(props);
+    return found;
+}
+
+static bool has_instance_extension(const char *name)
+{
+    uint32_t n = 0;
+    if (vkEnumerateInstanceExtensionProperties(NULL, &n, NULL) != VK_SUCCESS || n == 0)
+        return false;
+    VkExtensionProperties *props = calloc(n, sizeof *props);
+    bool found = false;
+    if (props && vkEnumerateInstanceExtensionProperties(NULL, &n, props) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n; i++)
+            found |= !strcmp(props[i].extensionName, name);
+    free(props);
+    return found;
+}
+
+static bool has_device_extension(VkPhysicalDevice pd, const char *name)
+{
+    uint32_t n = 0;
+    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || n == 0)
+        return false;
+    VkExtensionProperties *props = calloc(n, sizeof *props);
+    bool found = false;
+    if (props && vkEnumerateDeviceExtensionProperties(pd, NULL, &n, props) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n; i++)
+            found |= !strcmp(props[i].extensionName, name);
+    free(props);
+    return found;
+}
+
+/* The first queue family with compute, preferring one with timestamps. */
+static int compute_family(VkPhysicalDevice pd, uint32_t *timestamp_bits)
+{
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
+    VkQueueFamilyProperties *props = calloc(n ? n : 1, sizeof *props);
+    if (!props)
+        return -1;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, props);
+    int best = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(props[i].queueFlags & VK_QUEUE_COMPUTE_BIT))
+            continue;
+        if (best < 0 || (props[best].timestampValidBits == 0 && props[i].timestampValidBits))
+            best = (int)i;
+    }
+    if (best >= 0 && timestamp_bits)
+        *timestamp_bits = props[best].timestampValidBits;
+    free(props);
+    return best;
+}
+
+static void fill_info(VkPhysicalDevice pd, uint32_t index, eddy_device_info *info)
+{
+    VkPhysicalDeviceSubgroupProperties sub = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
+    };
+    VkPhysicalDeviceProperties2 p2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+        .pNext = &sub,
+    };
+    vkGetPhysicalDeviceProperties2(pd, &p2);
+    const VkPhysicalDeviceProperties *p = &p2.properties;
+    memset(info, 0, sizeof *info);
+    snprintf(info->name, sizeof info->name, "%s", p->deviceName);
+    info->index = index;
+    info->type = p->deviceType;
+    info->api_version = p->apiVersion;
+    info->vendor_id = p->vendorID;
+    info->device_id = p->deviceID;
+    info->max_storage_buffer_range = p->limits.maxStorageBufferRange;
+    info->subgroup_size = sub.subgroupSize;
+    info->max_workgroup_invocations = p->limits.maxComputeWorkGroupInvocations;
+    info->max_push_constants = p->limits.maxPushConstantsSize;
+    uint32_t bits = 0;
+    compute_family(pd, &bits);
+    info->timestamp_period_ns = bits ? p->limits.timestampPeriod : 0.0f;
+    VkPhysicalDeviceMemoryProperties mem;
+    vkGetPhysicalDeviceMemoryProperties(pd, &mem);
+    for (uint32_t i = 0; i < mem.memoryHeapCount; i++)
+        if ((mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+            mem.memoryHeaps[i].size > info->device_local_bytes)
+            info->device_local_bytes = mem.memoryHeaps[i].size;
+}
+
+static int type_rank(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+    default: return 0;
+    }
+}
+
+static VkResult load_vulkan(void)
+{
+    static int state; /* 0 untried, 1 ok, -1 failed */
+    if (state == 0)
+        state = volkInitialize() == VK_SUCCESS ? 1 : -1;
+    return state == 1 ? VK_SUCCESS : VK_ERROR_INITIALIZATION_FAILED;
+}
+
+static VkResult create_instance(bool validation, bool sync, bool debug_utils, VkInstance *out)
+{
+    const char *exts[2];
+    uint32_t ext_count = 0;
+    if (debug_utils)
+        exts[ext_count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    VkApplicationInfo app = {
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "eddy",
+        .pEngineName = "eddy",
+        .engineVersion = VK_MAKE_VERSION(EDDY_VERSION_MAJOR, EDDY_VERSION_MINOR,
+                                         EDDY_VERSION_PATCH),
+        .apiVersion = VK_API_VERSION_1_2,
+    };
+    VkValidationFeatureEnableEXT enables[] = {
+        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT,
+    };
+    VkValidationFeaturesEXT features = {
+        .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+        .enabledValidationFeatureCount = 1,
+        .pEnabledValidationFeatures = enables,
+    };
+    VkInstanceCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pNext = validation && sync ? &features : NULL,
+        .pApplicationInfo = &app,
+        .enabledLayerCount = validation ? 1 : 0,
+        .ppEnabledLayerNames = &validation_layer,
+        .enabledExtensionCount = ext_count,
+        .ppEnabledExtensionNames = exts,
+    };
+    return vkCreateInstance(&ci, NULL, out);
+}
+
+int eddy_enumerate_devices(eddy_device_info *out, int max)
+{
+    if (load_vulkan() != VK_SUCCESS) {
+        fprintf(stderr, "eddy error: the Vulkan loader (libvulkan.so.1) was not found; "
+                        "install libvulkan1 and a driver (mesa-vulkan-drivers for lavapipe)\n");
+        return -1;
+    }
+    VkInstance instance;
+    VkResult r = create_instance(false, false, false, &instance);
+    if (r != VK_SUCCESS) {
+        fprintf(stderr, "eddy error: vkCreateInstance failed: %s\n", eddy_vk_result_string(r));
+        return -1;
+    }
+    volkLoadInstanceOnly(instance);
+    uint32_t n = 0;
+    vkEnumeratePhysicalDevices(instance, &n, NULL);
+    VkPhysicalDevice *pds = calloc(n ? n : 1, sizeof *pds);
+    if (pds)
+        vkEnumeratePhysicalDevices(instance, &n, pds);
+    for (uint32_t i = 0; pds && i < n && (int)i < max; i++)
+        fill_info(pds[i], i, &out[i]);
+    free(pds);
+    vkDestroyInstance(instance, NULL);
+    return (int)n;
+}
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return false;
+    return true;
+}
+
+static bool contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (!strncasecmp(hay, needle, n))
+            return true;
+    return false;
+}
+
+static eddy_result pick_device(eddy_engine *e, const char *want)
+{
+    uint32_t n = 0;
+    VkResult r = vkEnumeratePhysicalDevices(e->instance, &n, NULL);
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkEnumeratePhysicalDevices");
+    if (n == 0) {
+        eddy_log(e, EDDY_LOG_ERROR, "no Vulkan device found; install mesa-vulkan-drivers "
+                                    "for lavapipe (a CPU device) or a GPU driver");
+        return EDDY_ERROR_NOT_FOUND;
+    }
+    VkPhysicalDevice *pds = calloc(n, sizeof *pds);
+    if (!pds)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    vkEnumeratePhysicalDevices(e->instance, &n, pds);
+    int chosen = -1, best_rank = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        eddy_device_info info;
+        fill_info(pds[i], i, &info);
+        bool usable = info.api_version >= VK_API_VERSION_1_2 && compute_family(pds[i], NULL) >= 0;
+        if (want && *want) {
+            bool match = all_digits(want) ? strtoul(want, NULL, 10) == i
+                                          : contains_nocase(info.name, want);
+            if (match && !usable) {
+                eddy_log(e, EDDY_LOG_ERROR,
+                         "device %u '%s' matches '%s' but lacks Vulkan 1.2 or a compute queue",
+                         i, info.name, want);
+                free(pds);
+                return EDDY_ERROR_UNSUPPORTED;
+            }
+            if (match) {
+                chosen = (int)i;
+                break;
+            }
+        } else if (usable && type_rank(info.type) > best_rank) {
+            best_rank = type_rank(info.type);
+            chosen = (int)i;
+        }
+    }
+    if (chosen < 0) {
+        if (want && *want)
+            eddy_log(e, EDDY_LOG_ERROR,
+                     "no Vulkan device matches '%s' (an index 0..%u or part of a name; "
+                     "`eddy devices` lists them)", want, n - 1);
+        else
+            eddy_log(e, EDDY_LOG_ERROR, "no Vulkan 1.2 device with a compute queue found");
+        free(pds);
+        return EDDY_ERROR_NOT_FOUND;
+    }
+    e->physical_device = pds[chosen];
+    fill_info(pds[chosen], (uint32_t)chosen, &e->info);
+    free(pds);
+    return EDDY_OK;
+}
+
+static eddy_result create_device(eddy_engine *e)
+{
+    int family = compute_family(e->physical_device, NULL);
+    e->queue_family = (uint32_t)family;
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo q = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = e->queue_family,
+        .queueCount = 1,
+        .pQueuePriorities = &priority,
+    };
+    VkPhysicalDeviceVulkan12Features have12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+    };
+    VkPhysicalDeviceFeatures2 have = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &have12,
+    };
+    vkGetPhysicalDeviceFeatures2(e->physical_device, &have);
+    if (!have12.timelineSemaphore) {
+        eddy_log(e, EDDY_LOG_ERROR, "device '%s' lacks timeline semaphores (Vulkan 1.2)",
+                 e->info.name);
+        return EDDY_ERROR_UNSUPPORTED;
+    }
+    /* Enable what later modules' shaders may use, where the device has it. */
+    VkPhysicalDeviceVulkan12Features want12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+        .timelineSemaphore = VK_TRUE,
+        .scalarBlockLayout = have12.scalarBlockLayout,
+        .shaderFloat16 = have12.shaderFloat16,
+        .shaderInt8 = have12.shaderInt8,
+        .storageBuffer8BitAccess = have12.storageBuffer8BitAccess,
+        .shaderBufferInt64Atomics = have12.shaderBufferInt64Atomics,
+        .hostQueryReset = have12.hostQueryReset,
+    };
+    VkPhysicalDeviceFeatures2 want = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &want12,
+        .features = {
+            .shaderInt64 = have.features.shaderInt64,
+            .shaderFloat64 = have.features.shaderFloat64,
+            .shaderInt16 = have.features.shaderInt16,
+        },
+    };
+    const char *exts[1];
+    uint32_t ext_count = 0;
+    if (has_device_extension(e->physical_device, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME)) {
+        exts[ext_count++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+        e->has_memory_budget = true;
+    }
+    VkDeviceCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .pNext = &want,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &q,
+        .enabledExtensionCount = ext_count,
+        .ppEnabledExtensionNames = exts,
+    };
+    VkResult r = vkCreateDevice(e->physical_device, &ci, NULL, &e->device);
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkCreateDevice");
+    return EDDY_OK;
+}
+
+static eddy_result create_engine_objects(eddy_engine *e)
+{
+    volkLoadDeviceTable(&e->vk, e->device);
+    if (!e->adopted)
+        e->vk.vkGetDeviceQueue(e->device, e->queue_family, 0, &e->queue);
+    vkGetPhysicalDeviceMemoryProperties(e->physical_device, &e->memory);
+    VkPhysicalDeviceMaintenance3Properties m3 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
+    };
+    VkPhysicalDeviceProperties2 p2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+        .pNext = &m3,
+    };
+    vkGetPhysicalDeviceProperties2(e->physical_device, &p2);
+    e->max_allocation = m3.maxMemoryAllocationSize;
+    compute_family(e->physical_device, &e->timestamp_bits);
+
+    VkCommandPoolCreateInfo pci = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        .queueFamilyIndex = e->queue_family,
+    };
+    VkResult r = e->vk.vkCreateCommandPool(e->device, &pci, NULL, &e->command_pool);
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkCreateCommandPool");
+    VkCommandBufferAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = e->command_pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    r = e->vk.vkAllocateCommandBuffers(e->device, &ai, &e->transfer_cb);
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkAllocateCommandBuffers");
+    VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+    r = e->vk.vkCreateFence(e->device, &fci, NULL, &e->transfer_fence);
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkCreateFence");
+    VkSemaphoreTypeCreateInfo tci = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+        .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
+    };
+    VkSemaphoreCreateInfo sci = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &tci };
+    r = e->vk.vkCreateSemaphore(e->device, &sci, NULL, &e->timeline);
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkCreateSemaphore (timeline)");
+    eddy_set_name(e, VK_OBJECT_TYPE_SEMAPHORE, (uint64_t)e->timeline, "eddy.timeline");
+    return EDDY_OK;
+}
+
+static eddy_result init_own_device(eddy_engine *e, const eddy_engine_desc *desc)
+{
+    if (load_vulkan() != VK_SUCCESS) {
+        eddy_log(e, EDDY_LOG_ERROR, "the Vulkan loader (libvulkan.so.1) was not found; install "
+                                    "libvulkan1 and a driver (mesa-vulkan-drivers for lavapipe)");
+        return EDDY_ERROR_UNSUPPORTED;
+    }
+    bool validation = e->validation >= EDDY_VALIDATION_ON;
+    if (validation && !has_instance_layer(validation_layer)) {
+        eddy_log(e, EDDY_LOG_ERROR, "validation was asked for but %s is not installed "
+                                    "(Debian: apt-get install vulkan-validationlayers)",
+                 validation_layer);
+        return EDDY_ERROR_UNSUPPORTED;
+    }
+    e->debug_utils = has_instance_extension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    VkResult r = create_instance(validation, e->validation == EDDY_VALIDATION_SYNC,
+                                 e->debug_utils, &e->instance);
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkCreateInstance");
+    volkLoadInstanceOnly(e->instance);
+    const char *want = desc->device;
+    if (!want || !*want)
+        want = getenv("EDDY_DEVICE");
+    eddy_result res = pick_device(e, want);
+    if (res != EDDY_OK)
+        return res;
+    return create_device(e);
+}
+
+static eddy_result init_adopted(eddy_engine *e, const eddy_adopt_desc *a)
+{
+    if (!a->instance || !a->physical_device || !a->get_instance_proc_addr || !a->queue) {
+        eddy_log(e, EDDY_LOG_ERROR, "adopting a device needs adopt.instance, "
+                                    "adopt.physical_device, adopt.device, adopt.queue and "
+                                    "adopt.get_instance_proc_addr (one is missing)");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (a->api_version && a->api_version < VK_API_VERSION_1_2) {
+        eddy_log(e, EDDY_LOG_ERROR, "adopted instance has Vulkan %u.%u; eddy needs 1.2",
+                 VK_API_VERSION_MAJOR(a->api_version), VK_API_VERSION_MINOR(a->api_version));
+        return EDDY_ERROR_UNSUPPORTED;
+    }
+    e->adopted = true;
+    e->instance = a->instance;
+    e->physical_device = a->physical_device;
+    e->device = a->device;
+    e->queue_family = a->queue_family;
+    e->queue = a->queue;
+    e->debug_utils = a->debug_utils_enabled;
+    volkInitializeCustom(a->get_instance_proc_addr);
+    volkLoadInstanceOnly(a->instance);
+    /* Find the adopted device's index so `info.index` means the same as elsewhere. */
+    uint32_t n = 0, index = 0;
+    vkEnumeratePhysicalDevices(a->instance, &n, NULL);
+    VkPhysicalDevice *pds = calloc(n ? n : 1, sizeof *pds);
+    if (pds && vkEnumeratePhysicalDevices(a->instance, &n, pds) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n; i++)
+            if (pds[i] == a->physical_device)
+                index = i;
+    free(pds);
+    fill_info(a->physical_device, index, &e->info);
+    e->info.adopted = true;
+    return EDDY_OK;
+}
+
+eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
+{
+    eddy_engine_desc desc = desc_in ? *desc_in : (eddy_engine_desc){ 0 };
+    eddy_engine *e = calloc(1, sizeof *e);
+    if (!e) {
+        fprintf(stderr, "eddy error: out of host memory creating the engine\n");
+        return NULL;
+    }
+    e->log = desc.log;
+    e->log_user = desc.log_user;
+    e->verbose = desc.verbose;
+    e->validation = desc.validation ? desc.validation : validation_from_env();
+    e->buffers = EDDY_POOL(eddy_buffer_obj);
+    e->kernels = EDDY_POOL(eddy_kernel_obj);
+    e->graphs = EDDY_POOL(eddy_graph_obj);
+    e->particles = EDDY_POOL(eddy_particles_obj);
+
+    eddy_result r = desc.adopt.device ? init_adopted(e, &desc.adopt) : init_own_device(e, &desc);
+    /* The messenger exists only where a validation layer may speak: eddy's own
+     * instance with validation on, or a host instance with debug utils. */
+    if (r == EDDY_OK && e->debug_utils &&
+        (e->adopted || e->validation >= EDDY_VALIDATION_ON)) {
+        VkDebugUtilsMessengerCreateInfoEXT mci = {
+            .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+            .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                               VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+            .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+            .pfnUserCallback = debug_callback,
+            .pUserData = e,
+        };
+        if (vkCreateDebugUtilsMessengerEXT &&
+            vkCreateDebugUtilsMessengerEXT(e->instance, &mci, NULL, &e->messenger) != VK_SUCCESS)
+            e->messenger = VK_NULL_HANDLE;
+    }
+    if (r == EDDY_OK)
+        r = create_engine_objects(e);
+    if (r == EDDY_OK)
+        r = eddy_register_builtin_modules(e);
+    if (r != EDDY_OK) {
+        eddy_destroy_engine(e);
+        return NULL;
+    }
+    eddy_log(e, EDDY_LOG_DEBUG, "device %u: %s%s (validation %s)", e->info.index, e->info.name,
+             e->adopted ? ", adopted" : "",
+             e->validation == EDDY_VALIDATION_SYNC ? "with synchronization"
+             : e->validation == EDDY_VALIDATION_ON ? "on" : "off");
+    return e;
+}
+
+void eddy_destroy_engine(eddy_engine *e)
+{
+    if (!e)
+        return;
+    if (e->device)
+        e->vk.vkDeviceWaitIdle ? e->vk.vkDeviceWaitIdle(e->device) : (void)0;
+    if (e->device && e->vk.vkDestroyFence) {
+        eddy_destroy_all_graphs(e);
+        eddy_destroy_all_particles(e);
+        eddy_destroy_all_kernels(e);
+        eddy_destroy_all_buffers(e);
+        if (e->timeline)
+            e->vk.vkDestroySemaphore(e->device, e->timeline, NULL);
+        if (e->transfer_fence)
+            e->vk.vkDestroyFence(e->device, e->transfer_fence, NULL);
+        if (e->command_pool)
+            e->vk.vkDestroyCommandPool(e->device, e->command_pool, NULL);
+    }
+    eddy_release_modules(e);
+    eddy_pool_release(&e->buffers);
+    eddy_pool_release(&e->kernels);
+    eddy_pool_release(&e->graphs);
+    eddy_pool_release(&e->particles);
+    if (e->messenger)
+        vkDestroyDebugUtilsMessengerEXT(e->instance, e->messenger, NULL);
+    if (!e->adopted) {
+        if (e->device)
+            e->vk.vkDestroyDevice(e->device, NULL);
+        if (e->instance)
+            vkDestroyInstance(e->instance, NULL);
+    }
+    free(e);
+}
+
+const eddy_device_info *eddy_engine_device(const eddy_engine *e)
+{
+    return &e->info;
+}
+
+eddy_vk_objects eddy_engine_vk(const eddy_engine *e)
+{
+    return (eddy_vk_objects){ e->instance, e->physical_device, e->device, e->queue,
+                              e->queue_family };
+}
+
+VkSemaphore eddy_engine_timeline(const eddy_engine *e)
+{
+    return e->timeline;
+}
+
+eddy_result eddy_wait_idle(eddy_engine *e)
+{
+    VkResult r = e->vk.vkQueueWaitIdle(e->queue);
+    return r == VK_SUCCESS ? EDDY_OK : eddy_vk_fail(e, r, "vkQueueWaitIdle");
+}

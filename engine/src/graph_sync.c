@@ -1,0 +1,381 @@
+/* Barrier planner; the rules it applies are documented in graph_sync.h. */
+#include "graph_sync.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* All uses of one resource by one pass folded together, so that the hazard
+ * check sees each pass as a single access per resource and emits at most one
+ * entry for it. */
+typedef struct eddy_sync_merged {
+    uint32_t resource;
+    uint32_t slot;        /* index into the per-resource state array */
+    uint32_t read_stages; /* EDDY_SYNC_STAGE_* bits */
+    bool writes;
+    bool atomic_only;     /* only then may it overlap a preceding ATOMIC pass */
+} eddy_sync_merged;
+
+typedef struct eddy_sync_state {
+    uint32_t write_stages, write_access; /* 0: no write since the start */
+    bool write_atomic;
+    uint32_t visible_stages; /* stages a barrier already made the last write visible to */
+    uint32_t read_stages;    /* stages that read since the last write */
+} eddy_sync_state;
+
+typedef struct eddy_sync_builder {
+    eddy_sync_plan plan;
+    size_t barrier_cap;
+    const eddy_sync_merged *merged;
+    const uint32_t *pass_first; /* per pass: its entries in merged[] */
+    const uint32_t *pass_count;
+    eddy_sync_state *state;
+} eddy_sync_builder;
+
+static bool eddy_sync_access_valid(eddy_sync_access access)
+{
+    /* Compared as unsigned so that a negative value cast into the enum is
+     * rejected too. */
+    uint32_t v = (uint32_t)access;
+    return v >= (uint32_t)EDDY_SYNC_READ && v <= (uint32_t)EDDY_SYNC_INDIRECT;
+}
+
+static eddy_sync_merged eddy_sync_merged_from_use(eddy_sync_use use)
+{
+    eddy_sync_merged m = {.resource = use.resource};
+    switch (use.access) {
+    case EDDY_SYNC_READ:
+        m.read_stages = EDDY_SYNC_STAGE_COMPUTE;
+        break;
+    case EDDY_SYNC_WRITE:
+        m.writes = true;
+        break;
+    case EDDY_SYNC_READ_WRITE:
+        m.read_stages = EDDY_SYNC_STAGE_COMPUTE;
+        m.writes = true;
+        break;
+    case EDDY_SYNC_ATOMIC:
+        /* An atomic reads the old value, so outside the ATOMIC-after-ATOMIC
+         * exemption it must be ordered like a read and a write. */
+        m.read_stages = EDDY_SYNC_STAGE_COMPUTE;
+        m.writes = true;
+        m.atomic_only = true;
+        break;
+    case EDDY_SYNC_INDIRECT:
+        m.read_stages = EDDY_SYNC_STAGE_INDIRECT;
+        break;
+    }
+    return m;
+}
+
+static int eddy_sync_cmp_merged(const void *a, const void *b)
+{
+    uint32_t x = ((const eddy_sync_merged *)a)->resource;
+    uint32_t y = ((const eddy_sync_merged *)b)->resource;
+    return (x > y) - (x < y);
+}
+
+static int eddy_sync_cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int eddy_sync_cmp_range(const void *a, const void *b)
+{
+    uint32_t x = ((const eddy_sync_range *)a)->first;
+    uint32_t y = ((const eddy_sync_range *)b)->first;
+    return (x > y) - (x < y);
+}
+
+/* Each stage has exactly one kind of read, so the destination access of a
+ * read barrier follows from its stages. */
+static uint32_t eddy_sync_read_access(uint32_t stages)
+{
+    uint32_t access = 0;
+    if (stages & EDDY_SYNC_STAGE_COMPUTE)
+        access |= EDDY_SYNC_ACCESS_SHADER_READ;
+    if (stages & EDDY_SYNC_STAGE_INDIRECT)
+        access |= EDDY_SYNC_ACCESS_INDIRECT_READ;
+    return access;
+}
+
+/* Hazards of pass use m against the state left by earlier passes only, so a
+ * READ_WRITE never conflicts with itself. Returns an entry with dst_stages 0
+ * when there is none. */
+static eddy_sync_barrier eddy_sync_hazard(const eddy_sync_state *s,
+                                          const eddy_sync_merged *m)
+{
+    eddy_sync_barrier b = {.resource = m->resource};
+
+    /* Atomics of consecutive passes commute, so their order does not matter;
+     * any access in between breaks that and the ordinary rules apply. */
+    if (m->atomic_only && s->write_atomic && s->read_stages == 0)
+        return b;
+
+    if (s->write_stages) {
+        /* Visibility is per stage: a write already made visible to compute
+         * still needs a barrier before the indirect-argument fetch. */
+        uint32_t unseen = m->read_stages & ~s->visible_stages;
+        if (unseen) {
+            b.src_stages |= s->write_stages;
+            b.src_access |= s->write_access;
+            b.dst_stages |= unseen;
+            b.dst_access |= eddy_sync_read_access(unseen);
+        }
+    }
+    if (m->writes) {
+        if (s->read_stages) {
+            /* Reads do not dirty caches: only their execution must finish
+             * before the write starts. */
+            b.src_stages |= s->read_stages;
+            b.dst_stages |= EDDY_SYNC_STAGE_COMPUTE;
+            b.dst_access |= EDDY_SYNC_ACCESS_SHADER_WRITE;
+        }
+        if (s->write_stages) {
+            b.src_stages |= s->write_stages;
+            b.src_access |= s->write_access;
+            b.dst_stages |= EDDY_SYNC_STAGE_COMPUTE;
+            b.dst_access |= EDDY_SYNC_ACCESS_SHADER_WRITE;
+        }
+    }
+    return b;
+}
+
+static void eddy_sync_apply(eddy_sync_state *s, const eddy_sync_merged *m)
+{
+    if (m->writes) {
+        /* Reads of the same pass are not recorded: the pass's own dispatch
+         * orders them before its write, and a later barrier from the compute
+         * stage also covers the logically earlier indirect fetch. */
+        s->write_stages = EDDY_SYNC_STAGE_COMPUTE;
+        s->write_access = EDDY_SYNC_ACCESS_SHADER_WRITE;
+        s->write_atomic = m->atomic_only;
+        s->visible_stages = 0;
+        s->read_stages = 0;
+    } else {
+        /* Any read stage not yet visible got a barrier just now. */
+        s->visible_stages |= m->read_stages;
+        s->read_stages |= m->read_stages;
+    }
+}
+
+static int eddy_sync_push_barrier(eddy_sync_builder *bld, eddy_sync_barrier b)
+{
+    eddy_sync_plan *plan = &bld->plan;
+    if (plan->barrier_count == bld->barrier_cap) {
+        if (plan->barrier_count == UINT32_MAX)
+            return -1;
+        size_t cap = bld->barrier_cap ? bld->barrier_cap * 2 : 16;
+        if (cap > SIZE_MAX / sizeof(*plan->barriers) || cap < bld->barrier_cap)
+            return -1;
+        eddy_sync_barrier *grown = realloc(plan->barriers, cap * sizeof(*grown));
+        if (!grown)
+            return -1;
+        plan->barriers = grown;
+        bld->barrier_cap = cap;
+    }
+    plan->barriers[plan->barrier_count++] = b;
+    return 0;
+}
+
+static int eddy_sync_execute(eddy_sync_builder *bld, uint32_t pass)
+{
+    eddy_sync_plan *plan = &bld->plan;
+    eddy_sync_step *step = &plan->steps[plan->step_count++];
+    step->pass = pass;
+    step->first_barrier = plan->barrier_count;
+    step->barrier_count = 0;
+
+    /* merged[] holds each resource once per pass, so checking and updating
+     * one resource before looking at the next still checks every use against
+     * the state before the pass; the ascending resource order of merged[]
+     * gives the sorted entries. */
+    const eddy_sync_merged *m = bld->merged + bld->pass_first[pass];
+    for (uint32_t i = 0; i < bld->pass_count[pass]; i++) {
+        eddy_sync_state *s = &bld->state[m[i].slot];
+        eddy_sync_barrier b = eddy_sync_hazard(s, &m[i]);
+        if (b.dst_stages) {
+            if (eddy_sync_push_barrier(bld, b) != 0)
+                return -1;
+            step->barrier_count++;
+        }
+        eddy_sync_apply(s, &m[i]);
+    }
+    return 0;
+}
+
+/* Sorts the ranges into sorted[] and checks them; returns the number of
+ * executed steps of one graph repeat, or -1. */
+static int64_t eddy_sync_check_ranges(const eddy_sync_range *ranges, uint32_t range_count,
+                                      uint32_t pass_count, eddy_sync_range *sorted)
+{
+    if (range_count)
+        memcpy(sorted, ranges, (size_t)range_count * sizeof(*sorted));
+    qsort(sorted, range_count, sizeof(*sorted), eddy_sync_cmp_range);
+
+    uint64_t steps = pass_count;
+    for (uint32_t i = 0; i < range_count; i++) {
+        const eddy_sync_range *r = &sorted[i];
+        /* An empty range repeats nothing, so only a recorder bug makes one;
+         * rejecting it surfaces that bug instead of hiding it. */
+        if (r->times == 0 || r->count == 0 || r->first >= pass_count ||
+            r->count > pass_count - r->first)
+            return -1;
+        if (i > 0 && r->first < sorted[i - 1].first + sorted[i - 1].count)
+            return -1;
+        steps += (uint64_t)r->count * (r->times - 1);
+        /* Checked per range so that the sum cannot wrap 64 bits. */
+        if (steps > UINT32_MAX)
+            return -1;
+    }
+    return (int64_t)steps;
+}
+
+/* Returns the number of slots (distinct resources), or -1. */
+static int64_t eddy_sync_assign_slots(eddy_sync_merged *merged, size_t merged_count)
+{
+    if (merged_count == 0)
+        return 0;
+    uint32_t *ids = malloc(merged_count * sizeof(*ids));
+    if (!ids)
+        return -1;
+    for (size_t i = 0; i < merged_count; i++)
+        ids[i] = merged[i].resource;
+    qsort(ids, merged_count, sizeof(*ids), eddy_sync_cmp_u32);
+    size_t unique = 0;
+    for (size_t i = 0; i < merged_count; i++)
+        if (unique == 0 || ids[unique - 1] != ids[i])
+            ids[unique++] = ids[i];
+    for (size_t i = 0; i < merged_count; i++) {
+        const uint32_t *hit = bsearch(&merged[i].resource, ids, unique, sizeof(*ids),
+                                      eddy_sync_cmp_u32);
+        merged[i].slot = (uint32_t)(hit - ids);
+    }
+    free(ids);
+    return (int64_t)unique;
+}
+
+int eddy_sync_plan_build(const eddy_sync_pass *passes, uint32_t pass_count,
+                         const eddy_sync_range *ranges, uint32_t range_count,
+                         uint32_t graph_times, eddy_sync_plan *out)
+{
+    if (!out)
+        return -1;
+    memset(out, 0, sizeof(*out));
+    if (graph_times == 0 || (pass_count && !passes) || (range_count && !ranges))
+        return -1;
+
+    int rc = -1;
+    eddy_sync_builder bld = {0};
+    eddy_sync_range *sorted = NULL;
+    eddy_sync_merged *merged = NULL;
+    uint32_t *pass_first = NULL, *pass_merged = NULL;
+    int64_t per_graph, slots;
+    uint64_t step_total;
+    size_t merged_count = 0;
+
+    size_t use_total = 0;
+    for (uint32_t p = 0; p < pass_count; p++) {
+        if (passes[p].use_count && !passes[p].uses)
+            return -1;
+        for (uint32_t u = 0; u < passes[p].use_count; u++)
+            if (!eddy_sync_access_valid(passes[p].uses[u].access))
+                return -1;
+        /* merged[] offsets are stored as uint32_t. */
+        if (passes[p].use_count > UINT32_MAX - use_total)
+            return -1;
+        use_total += passes[p].use_count;
+    }
+
+    sorted = malloc((range_count ? range_count : 1) * sizeof(*sorted));
+    if (!sorted)
+        goto done;
+    per_graph = eddy_sync_check_ranges(ranges, range_count, pass_count, sorted);
+    if (per_graph < 0)
+        goto done;
+    step_total = (uint64_t)per_graph * graph_times;
+    if (step_total > UINT32_MAX || step_total > SIZE_MAX / sizeof(eddy_sync_step))
+        goto done;
+
+    merged = malloc((use_total ? use_total : 1) * sizeof(*merged));
+    pass_first = malloc((pass_count ? pass_count : 1) * sizeof(*pass_first));
+    pass_merged = malloc((pass_count ? pass_count : 1) * sizeof(*pass_merged));
+    if (!merged || !pass_first || !pass_merged)
+        goto done;
+
+    /* Merging once per pass instead of once per executed step keeps long
+     * repeated ranges cheap. */
+    for (uint32_t p = 0; p < pass_count; p++) {
+        eddy_sync_merged *seg = merged + merged_count;
+        uint32_t n = passes[p].use_count;
+        for (uint32_t u = 0; u < n; u++)
+            seg[u] = eddy_sync_merged_from_use(passes[p].uses[u]);
+        qsort(seg, n, sizeof(*seg), eddy_sync_cmp_merged);
+        uint32_t kept = 0;
+        for (uint32_t u = 0; u < n; u++) {
+            if (kept && seg[kept - 1].resource == seg[u].resource) {
+                eddy_sync_merged *k = &seg[kept - 1];
+                k->read_stages |= seg[u].read_stages;
+                k->writes = k->writes || seg[u].writes;
+                k->atomic_only = k->atomic_only && seg[u].atomic_only;
+            } else {
+                seg[kept++] = seg[u];
+            }
+        }
+        pass_first[p] = (uint32_t)merged_count;
+        pass_merged[p] = kept;
+        merged_count += kept;
+    }
+
+    slots = eddy_sync_assign_slots(merged, merged_count);
+    if (slots < 0)
+        goto done;
+    bld.state = calloc(slots ? (size_t)slots : 1, sizeof(*bld.state));
+    if (!bld.state)
+        goto done;
+    if (step_total) {
+        bld.plan.steps = malloc((size_t)step_total * sizeof(*bld.plan.steps));
+        if (!bld.plan.steps)
+            goto done;
+    }
+    bld.merged = merged;
+    bld.pass_first = pass_first;
+    bld.pass_count = pass_merged;
+
+    for (uint32_t g = 0; g < graph_times; g++) {
+        uint32_t r = 0;
+        for (uint32_t p = 0; p < pass_count;) {
+            if (r < range_count && sorted[r].first == p) {
+                for (uint32_t t = 0; t < sorted[r].times; t++)
+                    for (uint32_t q = p; q < p + sorted[r].count; q++)
+                        if (eddy_sync_execute(&bld, q) != 0)
+                            goto done;
+                p += sorted[r].count;
+                r++;
+            } else if (eddy_sync_execute(&bld, p++) != 0) {
+                goto done;
+            }
+        }
+    }
+
+    *out = bld.plan;
+    bld.plan = (eddy_sync_plan){0};
+    rc = 0;
+done:
+    eddy_sync_plan_free(&bld.plan);
+    free(bld.state);
+    free(pass_merged);
+    free(pass_first);
+    free(merged);
+    free(sorted);
+    return rc;
+}
+
+void eddy_sync_plan_free(eddy_sync_plan *plan)
+{
+    if (!plan)
+        return;
+    free(plan->steps);
+    free(plan->barriers);
+    memset(plan, 0, sizeof(*plan));
+}

@@ -1,0 +1,192 @@
+/* Engine internals shared by the engine's source files. */
+#ifndef EDDY_INTERNAL_H
+#define EDDY_INTERNAL_H
+
+#include <volk.h>
+
+#include "eddy/eddy.h"
+#include "eddy/eddy_module.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ handle pools */
+
+/* Slots addressed by generation-checked ids: id = generation << 20 | (index + 1),
+ * so a stale handle (its slot freed and reused) is recognised and ignored. */
+typedef struct eddy_pool {
+    unsigned char *items; /* elem_size bytes each; first member of each item is eddy_slot */
+    uint32_t count, cap, elem_size;
+} eddy_pool;
+
+typedef struct eddy_slot {
+    uint32_t generation;
+    bool live;
+} eddy_slot;
+
+#define EDDY_ID_INDEX_BITS 20u
+void *eddy_pool_get(eddy_pool *p, uint32_t id);
+/* Returns a zeroed live item and its id, or NULL on out of memory. The item
+ * pointer is valid until the next allocation in the pool. */
+void *eddy_pool_alloc(eddy_pool *p, uint32_t *id);
+void eddy_pool_free(eddy_pool *p, uint32_t id);
+void eddy_pool_release(eddy_pool *p);
+#define EDDY_POOL(type) ((eddy_pool){ .elem_size = sizeof(type) })
+
+/* ------------------------------------------------------------------ objects */
+
+typedef struct eddy_buffer_obj {
+    eddy_slot slot;
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    uint64_t size;
+    void *mapped; /* non-NULL where the memory is host-visible and coherent */
+    char label[96];
+} eddy_buffer_obj;
+
+typedef struct eddy_kernel_obj {
+    eddy_slot slot;
+    VkPipeline pipeline;
+    VkPipelineLayout layout;
+    VkDescriptorSetLayout set_layout;
+    uint32_t binding_count;
+    uint32_t workgroup_size;
+    char label[96];
+} eddy_kernel_obj;
+
+typedef struct eddy_pass {
+    char label[96];
+    eddy_kernel kernel;
+    eddy_binding bindings[EDDY_MAX_BINDINGS];
+    uint32_t binding_count;
+    uint32_t groups[3];
+    eddy_buffer indirect;
+    uint64_t indirect_offset;
+    uint32_t push[EDDY_PUSH_CONSTANT_BYTES / 4];
+    uint32_t push_size;
+    VkDescriptorSet set;
+    uint64_t calls;
+    double total_ms;
+} eddy_pass;
+
+typedef struct eddy_graph_range {
+    uint32_t first, count, times;
+} eddy_graph_range;
+
+typedef struct eddy_graph_obj {
+    eddy_slot slot;
+    char label[96];
+    uint32_t times;
+    bool timestamps;
+    eddy_pass *passes;
+    uint32_t pass_count, pass_cap;
+    eddy_graph_range *ranges;
+    uint32_t range_count;
+    /* Built at the first run after a change: */
+    bool dirty;
+    VkDescriptorPool pool;
+    VkCommandBuffer cb;
+    VkQueryPool queries;
+    uint32_t query_count;
+    uint32_t *query_pass; /* pass of each begin/end query pair */
+} eddy_graph_obj;
+
+typedef struct eddy_named_buffer {
+    char name[64];
+    eddy_buffer buffer;
+    uint32_t element_size;
+} eddy_named_buffer;
+
+typedef struct eddy_particles_obj {
+    eddy_slot slot;
+    char name[64];
+    uint32_t count, capacity;
+    eddy_named_buffer *buffers;
+    uint32_t buffer_count;
+} eddy_particles_obj;
+
+struct eddy_engine {
+    eddy_log_fn log;
+    void *log_user;
+    bool verbose;
+    uint32_t validation_messages;
+    eddy_validation validation;
+
+    bool adopted;
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    VkDebugUtilsMessengerEXT messenger;
+    bool debug_utils;
+    struct VolkDeviceTable vk;
+
+    eddy_device_info info;
+    VkPhysicalDeviceMemoryProperties memory;
+    bool has_memory_budget;
+    uint32_t timestamp_bits;
+    uint64_t max_allocation;
+
+    VkCommandPool command_pool;
+    VkCommandBuffer transfer_cb;
+    VkFence transfer_fence;
+    VkSemaphore timeline;
+    uint64_t timeline_value;
+
+    eddy_pool buffers, kernels, graphs, particles;
+
+    /* Modules: built-in ones and those loaded from shared libraries. */
+    const eddy_module_desc **modules;
+    void **module_libraries; /* dlopen handle per module, NULL for built-in */
+    uint32_t module_count;
+};
+
+/* ------------------------------------------------------------------ helpers */
+
+void eddy_logv(eddy_engine *e, eddy_log_level level, const char *source, const char *fmt,
+               va_list ap);
+void eddy_log_src(eddy_engine *e, eddy_log_level level, const char *source, const char *fmt,
+                  ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+const char *eddy_vk_result_string(VkResult r);
+/* Logs a failed Vulkan call and maps it to an eddy_result. */
+eddy_result eddy_vk_fail(eddy_engine *e, VkResult r, const char *what);
+void eddy_set_name(eddy_engine *e, VkObjectType type, uint64_t handle, const char *name);
+void eddy_copy_label(char *dst, size_t cap, const char *src, const char *fallback);
+
+eddy_buffer_obj *eddy_buffer_get(eddy_engine *e, eddy_buffer b);
+eddy_kernel_obj *eddy_kernel_get(eddy_engine *e, eddy_kernel k);
+
+/* One-shot command buffer on the engine's queue, waited for with a fence. */
+eddy_result eddy_begin_transfer(eddy_engine *e, VkCommandBuffer *cb);
+eddy_result eddy_end_transfer(eddy_engine *e);
+
+/* Submits command buffers and signals the timeline with a new value. */
+eddy_result eddy_submit(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t count,
+                        uint64_t *value);
+
+/* Full barriers at the start and end of every recorded sequence. */
+void eddy_cmd_barrier_in(eddy_engine *e, VkCommandBuffer cb);
+void eddy_cmd_barrier_out(eddy_engine *e, VkCommandBuffer cb);
+
+eddy_result eddy_register_builtin_modules(eddy_engine *e);
+void eddy_release_modules(eddy_engine *e);
+void eddy_destroy_all_graphs(eddy_engine *e);
+void eddy_destroy_all_kernels(eddy_engine *e);
+void eddy_destroy_all_buffers(eddy_engine *e);
+void eddy_destroy_all_particles(eddy_engine *e);
+
+/* Shaderc: GLSL compute source to SPIR-V. *words is malloc'd. */
+eddy_result eddy_compile_glsl(eddy_engine *e, const char *source, const char *name,
+                              uint32_t **words, size_t *size);
+
+/* Defined in modules/builtin.c. */
+const eddy_module_desc *const *eddy_builtin_module_list(uint32_t *count);
+
+#endif

@@ -1,0 +1,121 @@
+/* Module registry: built-in modules and modules from shared libraries. */
+#include "internal.h"
+
+#include <dlfcn.h>
+
+static eddy_result add_module(eddy_engine *e, const eddy_module_desc *m, void *library,
+                              const char *from)
+{
+    if (m->abi_version != EDDY_MODULE_ABI_VERSION) {
+        eddy_log(e, EDDY_LOG_ERROR, "module %s was built for eddy module ABI version %u, but "
+                 "this eddy has ABI version %u: rebuild the module against this eddy",
+                 from, m->abi_version, EDDY_MODULE_ABI_VERSION);
+        return EDDY_ERROR_ABI;
+    }
+    if (m->struct_size != sizeof(eddy_module_desc)) {
+        eddy_log(e, EDDY_LOG_ERROR, "module %s has a descriptor of %u bytes, but this eddy's "
+                 "eddy_module_desc has %zu bytes (ABI version %u): rebuild the module",
+                 from, m->struct_size, sizeof(eddy_module_desc), EDDY_MODULE_ABI_VERSION);
+        return EDDY_ERROR_ABI;
+    }
+    if (!m->name || !*m->name || !m->create || !m->destroy || !m->declare_step ||
+        (m->param_count && !m->params)) {
+        eddy_log(e, EDDY_LOG_ERROR, "module %s: the descriptor lacks a name, create, destroy, "
+                 "declare_step or its params", from);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (eddy_find_module(e, m->name)) {
+        eddy_log(e, EDDY_LOG_ERROR, "module %s: a module named '%s' is registered already",
+                 from, m->name);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    const eddy_module_desc **mods = realloc(e->modules, (e->module_count + 1) * sizeof *mods);
+    if (!mods)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    e->modules = mods;
+    void **libs = realloc(e->module_libraries, (e->module_count + 1) * sizeof *libs);
+    if (!libs)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    e->module_libraries = libs;
+    e->modules[e->module_count] = m;
+    e->module_libraries[e->module_count] = library;
+    e->module_count++;
+    return EDDY_OK;
+}
+
+eddy_result eddy_register_builtin_modules(eddy_engine *e)
+{
+    uint32_t n = 0;
+    const eddy_module_desc *const *list = eddy_builtin_module_list(&n);
+    for (uint32_t i = 0; i < n; i++) {
+        char from[96];
+        snprintf(from, sizeof from, "'%s' (built in)", list[i]->name ? list[i]->name : "?");
+        eddy_result r = add_module(e, list[i], NULL, from);
+        if (r != EDDY_OK)
+            return r;
+    }
+    return EDDY_OK;
+}
+
+void eddy_release_modules(eddy_engine *e)
+{
+    for (uint32_t i = 0; i < e->module_count; i++)
+        if (e->module_libraries[i])
+            dlclose(e->module_libraries[i]);
+    free(e->modules);
+    free(e->module_libraries);
+    e->modules = NULL;
+    e->module_libraries = NULL;
+    e->module_count = 0;
+}
+
+uint32_t eddy_module_count(eddy_engine *e)
+{
+    return e->module_count;
+}
+
+const eddy_module_desc *eddy_module_at(eddy_engine *e, uint32_t index)
+{
+    return index < e->module_count ? e->modules[index] : NULL;
+}
+
+const eddy_module_desc *eddy_find_module(eddy_engine *e, const char *name)
+{
+    for (uint32_t i = 0; name && i < e->module_count; i++)
+        if (!strcmp(e->modules[i]->name, name))
+            return e->modules[i];
+    return NULL;
+}
+
+eddy_result eddy_load_module(eddy_engine *e, const char *path)
+{
+    if (!path || !*path) {
+        eddy_log(e, EDDY_LOG_ERROR, "load_module: no path given");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        eddy_log(e, EDDY_LOG_ERROR, "module '%s' could not be loaded: %s", path, dlerror());
+        return EDDY_ERROR_NOT_FOUND;
+    }
+    eddy_module_entry_fn entry;
+    /* POSIX allows this conversion; ISO C does not know function pointers in void *. */
+    *(void **)&entry = dlsym(lib, EDDY_MODULE_ENTRY_SYMBOL);
+    const eddy_module_desc *m = entry ? entry() : NULL;
+    if (!m) {
+        eddy_log(e, EDDY_LOG_ERROR, "module '%s' exports no %s() returning a descriptor", path,
+                 EDDY_MODULE_ENTRY_SYMBOL);
+        dlclose(lib);
+        return EDDY_ERROR_NOT_FOUND;
+    }
+    /* Read only the two leading fields before trusting the rest of the layout. */
+    char from[1200];
+    snprintf(from, sizeof from, "'%s'", path);
+    eddy_result r = add_module(e, m, lib, from);
+    if (r != EDDY_OK) {
+        dlclose(lib);
+        return r;
+    }
+    eddy_log(e, EDDY_LOG_DEBUG, "loaded module '%s' from %s", m->name, path);
+    return EDDY_OK;
+}

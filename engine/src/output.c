@@ -1,0 +1,173 @@
+/* Output files: VTK XML PolyData particles (.vtp), the .pvd time series and
+ * JSON-lines statistics. Every file is written to a temporary name and renamed
+ * into place, so a reader (or a crash) never sees half a file. */
+#include "output.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int eddy_mkdirs(const char *path, char *err, size_t err_cap)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+        snprintf(err, err_cap, "output folder path too long");
+        return -1;
+    }
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == 0) {
+            char c = *p;
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+                snprintf(err, err_cap, "cannot create folder '%s': %s", buf, strerror(errno));
+                return -1;
+            }
+            *p = c;
+            if (!c)
+                break;
+        }
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, err_cap, "'%s' exists and is not a folder", path);
+        return -1;
+    }
+    return 0;
+}
+
+FILE *eddy_atomic_open(const char *path, char *tmp, size_t tmp_cap)
+{
+    snprintf(tmp, tmp_cap, "%s.tmp", path);
+    return fopen(tmp, "wb");
+}
+
+int eddy_atomic_close(FILE *f, const char *tmp, const char *path, char *err, size_t err_cap)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0)
+        bad = 1;
+    if (bad || rename(tmp, path) != 0) {
+        snprintf(err, err_cap, "cannot write '%s': %s", path, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct array_spec {
+    const char *type; /* VTK type name */
+    const char *name;
+    int components;
+    uint64_t bytes;
+    const void *data;
+} array_spec;
+
+static void write_block(FILE *f, const void *data, uint64_t bytes)
+{
+    /* header_type="UInt64": each appended block starts with its byte count. */
+    fwrite(&bytes, sizeof bytes, 1, f);
+    if (bytes)
+        fwrite(data, 1, bytes, f);
+}
+
+int eddy_write_vtp(const char *path, const eddy_vtp_particles *p, char *err, size_t err_cap)
+{
+    char tmp[4200];
+    FILE *f = eddy_atomic_open(path, tmp, sizeof tmp);
+    if (!f) {
+        snprintf(err, err_cap, "cannot create '%s': %s", tmp, strerror(errno));
+        return -1;
+    }
+    uint32_t n = p->count;
+    float *points = malloc((size_t)n * 12 + 1), *vel = malloc((size_t)n * 12 + 1);
+    float *radius = malloc((size_t)n * 4 + 1), *speed = malloc((size_t)n * 4 + 1);
+    int64_t *conn = malloc((size_t)n * 8 + 1), *offs = malloc((size_t)n * 8 + 1);
+    uint32_t *ids = malloc((size_t)n * 4 + 1);
+    if (!points || !vel || !radius || !speed || !conn || !offs || !ids) {
+        free(points), free(vel), free(radius), free(speed), free(conn), free(offs), free(ids);
+        fclose(f);
+        remove(tmp);
+        snprintf(err, err_cap, "out of host memory writing '%s'", path);
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const float *x = p->position + 4 * (size_t)i, *v = p->velocity + 4 * (size_t)i;
+        memcpy(points + 3 * (size_t)i, x, 12);
+        memcpy(vel + 3 * (size_t)i, v, 12);
+        radius[i] = x[3];
+        speed[i] = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        conn[i] = i;
+        offs[i] = (int64_t)i + 1;
+        ids[i] = i;
+    }
+    array_spec pd[] = {
+        { "Float32", "velocity", 3, (uint64_t)n * 12, vel },
+        { "Float32", "speed", 1, (uint64_t)n * 4, speed },
+        { "Float32", "radius", 1, (uint64_t)n * 4, radius },
+        { "Float32", "mass", 1, (uint64_t)n * 4, p->mass },
+        { "UInt32", "phase", 1, (uint64_t)n * 4, p->phase },
+        { "UInt32", "id", 1, (uint64_t)n * 4, ids },
+    };
+    const int npd = (int)(sizeof pd / sizeof pd[0]);
+    uint64_t offset = 0;
+    fprintf(f, "<?xml version=\"1.0\"?>\n"
+               "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" "
+               "header_type=\"UInt64\">\n"
+               "  <PolyData>\n"
+               "    <FieldData>\n"
+               "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
+               "format=\"ascii\">%.17g</DataArray>\n"
+               "    </FieldData>\n"
+               "    <Piece NumberOfPoints=\"%u\" NumberOfVerts=\"%u\" NumberOfLines=\"0\" "
+               "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n"
+               "      <PointData Scalars=\"speed\" Vectors=\"velocity\">\n",
+            p->time, n, n);
+    for (int i = 0; i < npd; i++) {
+        fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" "
+                   "format=\"appended\" offset=\"%llu\"/>\n",
+                pd[i].type, pd[i].name, pd[i].components, (unsigned long long)offset);
+        offset += 8 + pd[i].bytes;
+    }
+    fprintf(f, "      </PointData>\n      <Points>\n        <DataArray type=\"Float32\" "
+               "Name=\"position\" NumberOfComponents=\"3\" format=\"appended\" offset=\"%llu\"/>\n"
+               "      </Points>\n",
+            (unsigned long long)offset);
+    offset += 8 + (uint64_t)n * 12;
+    fprintf(f, "      <Verts>\n        <DataArray type=\"Int64\" Name=\"connectivity\" "
+               "format=\"appended\" offset=\"%llu\"/>\n",
+            (unsigned long long)offset);
+    offset += 8 + (uint64_t)n * 8;
+    fprintf(f, "        <DataArray type=\"Int64\" Name=\"offsets\" format=\"appended\" "
+               "offset=\"%llu\"/>\n      </Verts>\n    </Piece>\n  </PolyData>\n"
+               "  <AppendedData encoding=\"raw\">\n   _",
+            (unsigned long long)offset);
+    for (int i = 0; i < npd; i++)
+        write_block(f, pd[i].data, pd[i].bytes);
+    write_block(f, points, (uint64_t)n * 12);
+    write_block(f, conn, (uint64_t)n * 8);
+    write_block(f, offs, (uint64_t)n * 8);
+    fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
+    free(points), free(vel), free(radius), free(speed), free(conn), free(offs), free(ids);
+    return eddy_atomic_close(f, tmp, path, err, err_cap);
+}
+
+int eddy_write_pvd(const char *path, const eddy_pvd_entry *entries, uint32_t count, char *err,
+                   size_t err_cap)
+{
+    char tmp[4200];
+    FILE *f = eddy_atomic_open(path, tmp, sizeof tmp);
+    if (!f) {
+        snprintf(err, err_cap, "cannot create '%s': %s", tmp, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" "
+               "byte_order=\"LittleEndian\">\n  <Collection>\n");
+    for (uint32_t i = 0; i < count; i++)
+        fprintf(f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"%u\" file=\"%s\"/>\n",
+                entries[i].time, entries[i].part, entries[i].file);
+    fprintf(f, "  </Collection>\n</VTKFile>\n");
+    return eddy_atomic_close(f, tmp, path, err, err_cap);
+}

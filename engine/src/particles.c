@@ -1,0 +1,157 @@
+/* Particle sets: named groups of per-particle buffers owned by the engine, so
+ * that solver modules, coupling modules and renderers share one memory. */
+#include "internal.h"
+
+static eddy_particles_obj *set_get(eddy_engine *e, eddy_particles p)
+{
+    return eddy_pool_get(&e->particles, p.id);
+}
+
+static const struct {
+    const char *name;
+    uint32_t element_size;
+} standard[] = {
+    { "position", 16 },
+    { "velocity", 16 },
+    { "mass", 4 },
+    { "phase", 4 },
+};
+
+static void free_set(eddy_engine *e, eddy_particles_obj *s)
+{
+    for (uint32_t i = 0; i < s->buffer_count; i++)
+        eddy_destroy_buffer(e, s->buffers[i].buffer);
+    free(s->buffers);
+    s->buffers = NULL;
+    s->buffer_count = 0;
+    s->slot.live = false;
+}
+
+eddy_particles eddy_create_particles(eddy_engine *e, const eddy_particles_desc *d)
+{
+    eddy_particles none = { 0 };
+    if (!d || !d->name || !*d->name || strlen(d->name) >= sizeof(((eddy_particles_obj *)0)->name)) {
+        eddy_log(e, EDDY_LOG_ERROR, "particle set: name must be 1..63 characters");
+        return none;
+    }
+    if (eddy_find_particles(e, d->name).id) {
+        eddy_log(e, EDDY_LOG_ERROR, "particle set '%s' exists already", d->name);
+        return none;
+    }
+    uint32_t capacity = d->capacity ? d->capacity : d->count;
+    if (capacity == 0 || d->count > capacity) {
+        eddy_log(e, EDDY_LOG_ERROR, "particle set '%s': count %u and capacity %u: need "
+                 "1 <= capacity and count <= capacity", d->name, d->count, capacity);
+        return none;
+    }
+    uint32_t id;
+    eddy_particles_obj *s = eddy_pool_alloc(&e->particles, &id);
+    if (!s)
+        return none;
+    snprintf(s->name, sizeof s->name, "%s", d->name);
+    s->count = d->count;
+    s->capacity = capacity;
+    eddy_particles h = { id };
+    for (size_t i = 0; i < sizeof standard / sizeof standard[0]; i++)
+        if (!eddy_particles_add_buffer(e, h, standard[i].name, standard[i].element_size).id) {
+            eddy_destroy_particles(e, h);
+            return none;
+        }
+    return h;
+}
+
+void eddy_destroy_particles(eddy_engine *e, eddy_particles p)
+{
+    eddy_particles_obj *s = set_get(e, p);
+    if (s)
+        free_set(e, s);
+}
+
+void eddy_destroy_all_particles(eddy_engine *e)
+{
+    for (uint32_t i = 0; i < e->particles.count; i++) {
+        eddy_particles_obj *s =
+            (eddy_particles_obj *)(e->particles.items + (size_t)i * e->particles.elem_size);
+        if (s->slot.live)
+            free_set(e, s);
+    }
+}
+
+eddy_particles eddy_find_particles(eddy_engine *e, const char *name)
+{
+    for (uint32_t i = 0; name && i < e->particles.count; i++) {
+        eddy_particles_obj *s =
+            (eddy_particles_obj *)(e->particles.items + (size_t)i * e->particles.elem_size);
+        if (s->slot.live && !strcmp(s->name, name))
+            return (eddy_particles){ (s->slot.generation << EDDY_ID_INDEX_BITS) | (i + 1) };
+    }
+    return (eddy_particles){ 0 };
+}
+
+const char *eddy_particles_name(eddy_engine *e, eddy_particles p)
+{
+    eddy_particles_obj *s = set_get(e, p);
+    return s ? s->name : "(none)";
+}
+
+uint32_t eddy_particles_count(eddy_engine *e, eddy_particles p)
+{
+    eddy_particles_obj *s = set_get(e, p);
+    return s ? s->count : 0;
+}
+
+uint32_t eddy_particles_capacity(eddy_engine *e, eddy_particles p)
+{
+    eddy_particles_obj *s = set_get(e, p);
+    return s ? s->capacity : 0;
+}
+
+eddy_buffer eddy_particles_buffer(eddy_engine *e, eddy_particles p, const char *name)
+{
+    eddy_particles_obj *s = set_get(e, p);
+    for (uint32_t i = 0; s && name && i < s->buffer_count; i++)
+        if (!strcmp(s->buffers[i].name, name))
+            return s->buffers[i].buffer;
+    return (eddy_buffer){ 0 };
+}
+
+eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const char *name,
+                                      uint32_t element_size)
+{
+    eddy_buffer none = { 0 };
+    eddy_particles_obj *s = set_get(e, p);
+    if (!s || !name || !*name || strlen(name) >= sizeof s->buffers[0].name || element_size == 0) {
+        eddy_log(e, EDDY_LOG_ERROR, "particle buffer: needs a live set, a name of 1..63 "
+                 "characters and an element size > 0");
+        return none;
+    }
+    for (uint32_t i = 0; i < s->buffer_count; i++) {
+        if (strcmp(s->buffers[i].name, name))
+            continue;
+        if (s->buffers[i].element_size != element_size) {
+            eddy_log(e, EDDY_LOG_ERROR, "particle set '%s': buffer '%s' has %u bytes per "
+                     "particle, not %u", s->name, name, s->buffers[i].element_size, element_size);
+            return none;
+        }
+        return s->buffers[i].buffer;
+    }
+    char label[160];
+    snprintf(label, sizeof label, "%s.%s", s->name, name);
+    eddy_buffer b = eddy_create_buffer(e, &(eddy_buffer_desc){
+        .size = (uint64_t)s->capacity * element_size, .label = label });
+    if (!b.id)
+        return none;
+    s = set_get(e, p); /* the pool did not move, but stay safe against future changes */
+    eddy_named_buffer *grown = realloc(s->buffers, (s->buffer_count + 1) * sizeof *grown);
+    if (!grown) {
+        eddy_destroy_buffer(e, b);
+        return none;
+    }
+    s->buffers = grown;
+    eddy_named_buffer *nb = &s->buffers[s->buffer_count++];
+    memset(nb, 0, sizeof *nb);
+    snprintf(nb->name, sizeof nb->name, "%s", name);
+    nb->buffer = b;
+    nb->element_size = element_size;
+    return b;
+}

@@ -1,0 +1,1121 @@
+/* Scene files (JSON): particle sets, systems, time stepping and outputs.
+ * Everything is parsed and checked before anything is written, so a bad
+ * scene leaves no output behind. See README.md, "Scene files". */
+#include "internal.h"
+#include "output.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct scene_set {
+    eddy_particles handle;
+    char name[64];
+    uint32_t count;
+} scene_set;
+
+typedef struct scene_system {
+    const eddy_module_desc *module;
+    void *state;
+    char name[64];
+} scene_system;
+
+struct eddy_scene {
+    eddy_engine *e;
+    char path[1024];
+    char name[128];
+    char out_dir[2048];
+    double dt;
+    uint32_t substeps;
+    double duration;
+    uint64_t steps, steps_done;
+    uint32_t frame_every;
+    bool vtk, stats, no_output, profile;
+    float box_min[3], box_max[3];
+    scene_set *sets;
+    uint32_t set_count;
+    scene_system *systems;
+    uint32_t system_count;
+    eddy_graph graph;
+    eddy_pvd_entry *pvd;      /* per set and frame; file names owned here */
+    uint32_t pvd_count, pvd_cap;
+    uint32_t frames;
+    bool out_ready;
+};
+
+/* ------------------------------------------------------------------ messages */
+
+typedef struct parse_ctx {
+    eddy_engine *e;
+    const char *file;
+    bool failed;
+} parse_ctx;
+
+static bool fail(parse_ctx *c, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static bool fail(parse_ctx *c, const char *field, const char *fmt, ...)
+{
+    if (c->failed)
+        return false; /* one message per scene: the first problem */
+    c->failed = true;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    eddy_log(c->e, EDDY_LOG_ERROR, "%s: %s%s%s", c->file, field ? field : "", field ? ": " : "",
+             msg);
+    return false;
+}
+
+static const char *json_type(const cJSON *j)
+{
+    if (!j)
+        return "nothing";
+    if (cJSON_IsNumber(j))
+        return "a number";
+    if (cJSON_IsString(j))
+        return "a string";
+    if (cJSON_IsBool(j))
+        return "a boolean";
+    if (cJSON_IsArray(j))
+        return "an array";
+    if (cJSON_IsObject(j))
+        return "an object";
+    if (cJSON_IsNull(j))
+        return "null";
+    return "something else";
+}
+
+static bool check_keys(parse_ctx *c, const cJSON *obj, const char *path, const char *const *keys)
+{
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        bool known = false;
+        for (const char *const *k = keys; *k; k++)
+            known |= !strcmp(it->string, *k);
+        if (!known) {
+            char expected[512] = "";
+            for (const char *const *k = keys; *k; k++)
+                snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%s",
+                         k == keys ? "" : ", ", *k);
+            char field[512];
+            snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", it->string);
+            return fail(c, field, "unknown field; expected one of: %s", expected);
+        }
+    }
+    return true;
+}
+
+static bool get_number(parse_ctx *c, const cJSON *obj, const char *key, const char *path,
+                       bool required, double def, double min, double max, double *out)
+{
+    char field[512];
+    snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", key);
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!j) {
+        if (required)
+            return fail(c, field, "missing; expected a number in [%g, %g]", min, max);
+        *out = def;
+        return true;
+    }
+    if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble))
+        return fail(c, field, "expected a finite number, got %s", json_type(j));
+    if (j->valuedouble < min || j->valuedouble > max)
+        return fail(c, field, "%g is out of range; expected a number in [%g, %g]", j->valuedouble,
+                    min, max);
+    *out = j->valuedouble;
+    return true;
+}
+
+static bool get_vec3(parse_ctx *c, const cJSON *j, const char *field, double min, double max,
+                     double out[3])
+{
+    if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != 3)
+        return fail(c, field, "expected an array of 3 numbers, got %s", json_type(j));
+    for (int i = 0; i < 3; i++) {
+        const cJSON *x = cJSON_GetArrayItem(j, i);
+        if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
+            return fail(c, field, "element %d: expected a finite number, got %s", i, json_type(x));
+        if (x->valuedouble < min || x->valuedouble > max)
+            return fail(c, field, "element %d = %g is out of range [%g, %g]", i, x->valuedouble,
+                        min, max);
+        out[i] = x->valuedouble;
+    }
+    return true;
+}
+
+static bool get_vec3_key(parse_ctx *c, const cJSON *obj, const char *key, const char *path,
+                         bool required, const double def[3], double out[3])
+{
+    char field[512];
+    snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", key);
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!j) {
+        if (required)
+            return fail(c, field, "missing; expected an array of 3 numbers");
+        memcpy(out, def, 3 * sizeof *out);
+        return true;
+    }
+    return get_vec3(c, j, field, -1e30, 1e30, out);
+}
+
+static bool get_string(parse_ctx *c, const cJSON *obj, const char *key, const char *path,
+                       bool required, const char **out)
+{
+    char field[512];
+    snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", key);
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!j) {
+        if (required)
+            return fail(c, field, "missing; expected a string");
+        *out = NULL;
+        return true;
+    }
+    if (!cJSON_IsString(j) || !*j->valuestring)
+        return fail(c, field, "expected a non-empty string, got %s", json_type(j));
+    *out = j->valuestring;
+    return true;
+}
+
+static bool get_bool(parse_ctx *c, const cJSON *obj, const char *key, const char *path, bool def,
+                     bool *out)
+{
+    char field[512];
+    snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", key);
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!j) {
+        *out = def;
+        return true;
+    }
+    if (!cJSON_IsBool(j))
+        return fail(c, field, "expected true or false, got %s", json_type(j));
+    *out = cJSON_IsTrue(j);
+    return true;
+}
+
+/* ------------------------------------------------------------------ particle fills */
+
+typedef struct host_particles {
+    float *position, *velocity, *mass;
+    uint32_t *phase;
+    uint64_t count, cap;
+} host_particles;
+
+static bool host_push(host_particles *h, const double x[3], double radius, const double v[3],
+                      double mass, uint32_t phase)
+{
+    if (h->count == h->cap) {
+        uint64_t cap = h->cap ? h->cap * 2 : 1024;
+        float *p = realloc(h->position, cap * 16), *vv = realloc(h->velocity, cap * 16);
+        if (p)
+            h->position = p;
+        if (vv)
+            h->velocity = vv;
+        float *m = realloc(h->mass, cap * 4);
+        if (m)
+            h->mass = m;
+        uint32_t *ph = realloc(h->phase, cap * 4);
+        if (ph)
+            h->phase = ph;
+        if (!p || !vv || !m || !ph)
+            return false;
+        h->cap = cap;
+    }
+    float *p = h->position + 4 * h->count, *vv = h->velocity + 4 * h->count;
+    for (int a = 0; a < 3; a++) {
+        p[a] = (float)x[a];
+        vv[a] = (float)v[a];
+    }
+    p[3] = (float)radius;
+    vv[3] = 0.0f;
+    h->mass[h->count] = (float)mass;
+    h->phase[h->count] = phase;
+    h->count++;
+    return true;
+}
+
+static void host_free(host_particles *h)
+{
+    free(h->position);
+    free(h->velocity);
+    free(h->mass);
+    free(h->phase);
+    memset(h, 0, sizeof *h);
+}
+
+static const char *const set_keys[] = { "name", "radius", "mass", "velocity", "capacity",
+                                        "spacing", "fill", "points", "phase", NULL };
+static const char *const fill_keys[] = { "shape", "min", "max", "center", "radius", NULL };
+
+static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double spacing,
+                       uint64_t limit, double radius, const double vel[3], double mass,
+                       uint32_t phase, host_particles *h)
+{
+    if (!cJSON_IsObject(f))
+        return fail(c, path, "expected an object like {\"shape\": \"box\", \"min\": [..], "
+                             "\"max\": [..]}, got %s", json_type(f));
+    if (!check_keys(c, f, path, fill_keys))
+        return false;
+    const char *shape;
+    if (!get_string(c, f, "shape", path, true, &shape))
+        return false;
+    if (spacing <= 0)
+        return fail(c, path, "a fill needs the set's \"spacing\" (m, > 0)");
+    double lo[3], hi[3];
+    long n[3];
+    bool sphere = !strcmp(shape, "sphere");
+    double center[3], r = 0;
+    if (!strcmp(shape, "box")) {
+        if (!get_vec3_key(c, f, "min", path, true, NULL, lo) ||
+            !get_vec3_key(c, f, "max", path, true, NULL, hi))
+            return false;
+    } else if (sphere) {
+        if (!get_vec3_key(c, f, "center", path, true, NULL, center) ||
+            !get_number(c, f, "radius", path, true, 0, 1e-9, 1e9, &r))
+            return false;
+        for (int a = 0; a < 3; a++) {
+            lo[a] = center[a] - r;
+            hi[a] = center[a] + r;
+        }
+    } else {
+        char field[512];
+        snprintf(field, sizeof field, "%s.shape", path);
+        return fail(c, field, "unknown shape '%s'; expected \"box\" or \"sphere\"", shape);
+    }
+    uint64_t total = 1;
+    for (int a = 0; a < 3; a++) {
+        if (!(hi[a] > lo[a])) {
+            return fail(c, path, "max must exceed min along every axis (axis %d: %g .. %g)", a,
+                        lo[a], hi[a]);
+        }
+        double cells = (hi[a] - lo[a]) / spacing;
+        if (cells > 1e7)
+            return fail(c, path, "%g particles along axis %d: too many for spacing %g m", cells,
+                        a, spacing);
+        n[a] = (long)floor(cells + 1e-9);
+        if (n[a] < 1)
+            n[a] = 1;
+        total *= (uint64_t)n[a];
+    }
+    if (h->count + total > limit)
+        return fail(c, path, "the fill would make the set hold %" PRIu64 " particles or more, over "
+                    "the %" PRIu64 " that fit in one buffer on this device (maxStorageBufferRange)",
+                    h->count + total, limit);
+    /* Lattice points in cell centres, in x-fastest order so every run is the same. */
+    for (long k = 0; k < n[2]; k++)
+        for (long j = 0; j < n[1]; j++)
+            for (long i = 0; i < n[0]; i++) {
+                double x[3] = { lo[0] + spacing * (i + 0.5), lo[1] + spacing * (j + 0.5),
+                                lo[2] + spacing * (k + 0.5) };
+                if (sphere) {
+                    double d2 = 0;
+                    for (int a = 0; a < 3; a++)
+                        d2 += (x[a] - center[a]) * (x[a] - center[a]);
+                    if (d2 > r * r)
+                        continue;
+                }
+                if (!host_push(h, x, radius, vel, mass, phase))
+                    return fail(c, path, "out of host memory");
+            }
+    return true;
+}
+
+static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, uint64_t limit,
+                      host_particles *h, uint32_t *capacity, char name[64])
+{
+    char path[64];
+    snprintf(path, sizeof path, "particle_sets[%d]", index);
+    if (!cJSON_IsObject(js))
+        return fail(c, path, "expected an object, got %s", json_type(js));
+    if (!check_keys(c, js, path, set_keys))
+        return false;
+    const char *n;
+    if (!get_string(c, js, "name", path, true, &n))
+        return false;
+    if (strlen(n) >= 64)
+        return fail(c, path, "name '%s' is longer than 63 characters", n);
+    for (uint32_t i = 0; i < s->set_count; i++)
+        if (!strcmp(s->sets[i].name, n))
+            return fail(c, path, "a particle set named '%s' exists already", n);
+    snprintf(name, 64, "%s", n);
+    double spacing, radius, mass, cap, phase;
+    double vel[3];
+    static const double zero[3] = { 0, 0, 0 };
+    if (!get_number(c, js, "spacing", path, false, 0, 1e-9, 1e9, &spacing) ||
+        !get_number(c, js, "radius", path, false, spacing > 0 ? spacing / 2 : 0.01, 1e-9, 1e9,
+                    &radius) ||
+        !get_number(c, js, "mass", path, false, 1000.0 * 8 * radius * radius * radius, 1e-30,
+                    1e30, &mass) ||
+        !get_number(c, js, "capacity", path, false, 0, 0, 4294967295.0, &cap) ||
+        !get_number(c, js, "phase", path, false, 0, 0, 4294967295.0, &phase) ||
+        !get_vec3_key(c, js, "velocity", path, false, zero, vel))
+        return false;
+    const cJSON *fills = cJSON_GetObjectItemCaseSensitive(js, "fill");
+    if (fills) {
+        char fp[128];
+        if (cJSON_IsObject(fills)) {
+            snprintf(fp, sizeof fp, "%s.fill", path);
+            if (!parse_fill(c, fills, fp, spacing, limit, radius, vel, mass, (uint32_t)phase, h))
+                return false;
+        } else if (cJSON_IsArray(fills)) {
+            int i = 0;
+            for (const cJSON *f = fills->child; f; f = f->next, i++) {
+                snprintf(fp, sizeof fp, "%s.fill[%d]", path, i);
+                if (!parse_fill(c, f, fp, spacing, limit, radius, vel, mass, (uint32_t)phase, h))
+                    return false;
+            }
+        } else {
+            snprintf(fp, sizeof fp, "%s.fill", path);
+            return fail(c, fp, "expected a shape object or an array of them, got %s",
+                        json_type(fills));
+        }
+    }
+    const cJSON *points = cJSON_GetObjectItemCaseSensitive(js, "points");
+    if (points) {
+        char pp[128];
+        snprintf(pp, sizeof pp, "%s.points", path);
+        if (!cJSON_IsArray(points))
+            return fail(c, pp, "expected an array of [x, y, z] positions, got %s",
+                        json_type(points));
+        int i = 0;
+        for (const cJSON *p = points->child; p; p = p->next, i++) {
+            char ip[160];
+            snprintf(ip, sizeof ip, "%s[%d]", pp, i);
+            double x[3];
+            if (!get_vec3(c, p, ip, -1e30, 1e30, x))
+                return false;
+            if (h->count >= limit)
+                return fail(c, pp, "more than %" PRIu64 " particles do not fit in one buffer",
+                            limit);
+            if (!host_push(h, x, radius, vel, mass, (uint32_t)phase))
+                return fail(c, pp, "out of host memory");
+        }
+    }
+    if (h->count == 0)
+        return fail(c, path, "the set has no particles: give \"fill\" (with \"spacing\") or "
+                             "\"points\"");
+    if (cap != 0 && cap < (double)h->count)
+        return fail(c, path, "capacity %g is below the %" PRIu64 " particles of its fills", cap,
+                    h->count);
+    *capacity = cap != 0 ? (uint32_t)cap : (uint32_t)h->count;
+    return true;
+}
+
+/* ------------------------------------------------------------------ systems */
+
+static const char *const system_keys[] = { "name", "module", "set", "params", NULL };
+
+static bool parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *jp,
+                         const char *path, eddy_param_value *values)
+{
+    for (uint32_t i = 0; i < m->param_count; i++)
+        memcpy(values[i].v, m->params[i].def, sizeof values[i].v);
+    if (!jp)
+        return true;
+    if (!cJSON_IsObject(jp))
+        return fail(c, path, "expected an object of parameters, got %s", json_type(jp));
+    for (const cJSON *it = jp->child; it; it = it->next) {
+        char field[512];
+        snprintf(field, sizeof field, "%s.%s", path, it->string);
+        const eddy_param_info *info = NULL;
+        uint32_t index = 0;
+        for (uint32_t i = 0; i < m->param_count; i++)
+            if (!strcmp(m->params[i].name, it->string)) {
+                info = &m->params[i];
+                index = i;
+            }
+        if (!info) {
+            char known[512] = "";
+            for (uint32_t i = 0; i < m->param_count; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         i ? ", " : "", m->params[i].name);
+            return fail(c, field, "module '%s' has no parameter '%s'; its parameters: %s",
+                        m->name, it->string, m->param_count ? known : "(none)");
+        }
+        double *v = values[index].v;
+        switch (info->type) {
+        case EDDY_PARAM_VEC3:
+            if (!get_vec3(c, it, field, info->min, info->max, v))
+                return false;
+            break;
+        case EDDY_PARAM_BOOL:
+            if (!cJSON_IsBool(it))
+                return fail(c, field, "expected true or false, got %s", json_type(it));
+            v[0] = cJSON_IsTrue(it) ? 1 : 0;
+            break;
+        case EDDY_PARAM_INT:
+        case EDDY_PARAM_FLOAT:
+            if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
+                return fail(c, field, "expected a finite number (%s), got %s", info->unit,
+                            json_type(it));
+            if (info->type == EDDY_PARAM_INT && it->valuedouble != floor(it->valuedouble))
+                return fail(c, field, "expected an integer, got %g", it->valuedouble);
+            if (it->valuedouble < info->min || it->valuedouble > info->max)
+                return fail(c, field, "%g is out of range; expected %g .. %g %s", it->valuedouble,
+                            info->min, info->max, info->unit);
+            v[0] = it->valuedouble;
+            break;
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ load */
+
+static const char *const scene_keys[] = { "name", "dt", "substeps", "duration", "box",
+                                          "particle_sets", "systems", "output", "plugins",
+                                          "description", NULL };
+static const char *const box_keys[] = { "min", "max", NULL };
+static const char *const output_keys[] = { "frame_interval", "vtk", "stats", NULL };
+
+static char *read_file(const char *path, char *err, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, cap, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    size_t len = 0, size = 4096;
+    char *buf = malloc(size);
+    while (buf) {
+        size_t n = fread(buf + len, 1, size - len - 1, f);
+        len += n;
+        if (len + 1 < size)
+            break;
+        char *grown = size < (64u << 20) ? realloc(buf, size * 2) : NULL;
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            snprintf(err, cap, "larger than 64 MiB or out of memory");
+            break;
+        }
+        buf = grown;
+        size *= 2;
+    }
+    if (buf && ferror(f)) {
+        snprintf(err, cap, "read error: %s", strerror(errno));
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf)
+        buf[len] = 0;
+    return buf;
+}
+
+static void line_col(const char *text, const char *at, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (const char *p = text; p < at && *p; p++) {
+        if (*p == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+static void dir_of(const char *path, char *out, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(out, cap, ".");
+    else
+        snprintf(out, cap, "%.*s", (int)(slash - path), path);
+}
+
+static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scene_desc *desc)
+{
+    eddy_engine *e = s->e;
+    if (!cJSON_IsObject(root))
+        return fail(c, NULL, "the scene must be a JSON object, not %s", json_type(root));
+    if (!check_keys(c, root, "", scene_keys))
+        return false;
+    const char *name;
+    if (!get_string(c, root, "name", "", false, &name))
+        return false;
+    if (!name) {
+        /* The file's stem names an unnamed scene. */
+        const char *base = strrchr(s->path, '/');
+        base = base ? base + 1 : s->path;
+        snprintf(s->name, sizeof s->name, "%.127s", base);
+        char *dot = strrchr(s->name, '.');
+        if (dot && dot != s->name)
+            *dot = 0;
+    } else {
+        snprintf(s->name, sizeof s->name, "%s", name);
+    }
+    double substeps;
+    if (!get_number(c, root, "dt", "", true, 0, 1e-9, 10, &s->dt) ||
+        !get_number(c, root, "substeps", "", false, 1, 1, 10000, &substeps) ||
+        !get_number(c, root, "duration", "", true, 0, 0, 1e9, &s->duration))
+        return false;
+    if (substeps != floor(substeps))
+        return fail(c, "substeps", "expected an integer, got %g", substeps);
+    s->substeps = (uint32_t)substeps;
+    double steps = ceil(s->duration / s->dt - 1e-9);
+    if (steps > 1e12)
+        return fail(c, "duration", "%g s at dt %g s is %g steps; at most 1e12", s->duration, s->dt,
+                    steps);
+    s->steps = (uint64_t)(steps > 0 ? steps : 0);
+
+    const cJSON *box = cJSON_GetObjectItemCaseSensitive(root, "box");
+    if (!box)
+        return fail(c, "box", "missing; expected {\"min\": [x, y, z], \"max\": [x, y, z]} (m)");
+    if (!cJSON_IsObject(box))
+        return fail(c, "box", "expected an object, got %s", json_type(box));
+    double bmin[3], bmax[3];
+    if (!check_keys(c, box, "box", box_keys) ||
+        !get_vec3_key(c, box, "min", "box", true, NULL, bmin) ||
+        !get_vec3_key(c, box, "max", "box", true, NULL, bmax))
+        return false;
+    for (int a = 0; a < 3; a++) {
+        if (!(bmax[a] > bmin[a]))
+            return fail(c, "box", "max must exceed min along every axis (axis %d: %g .. %g)", a,
+                        bmin[a], bmax[a]);
+        s->box_min[a] = (float)bmin[a];
+        s->box_max[a] = (float)bmax[a];
+    }
+
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(root, "output");
+    double frame_interval = 1.0 / 30.0;
+    s->vtk = s->stats = true;
+    if (out) {
+        if (!cJSON_IsObject(out))
+            return fail(c, "output", "expected an object, got %s", json_type(out));
+        if (!check_keys(c, out, "output", output_keys) ||
+            !get_number(c, out, "frame_interval", "output", false, 1.0 / 30.0, 1e-9, 1e9,
+                        &frame_interval) ||
+            !get_bool(c, out, "vtk", "output", true, &s->vtk) ||
+            !get_bool(c, out, "stats", "output", true, &s->stats))
+            return false;
+    }
+    double every = floor(frame_interval / s->dt + 0.5);
+    s->frame_every = every < 1 ? 1 : every > 4e9 ? 4000000000u : (uint32_t)every;
+
+    const cJSON *plugins = cJSON_GetObjectItemCaseSensitive(root, "plugins");
+    if (plugins) {
+        if (!cJSON_IsArray(plugins))
+            return fail(c, "plugins", "expected an array of shared library paths, got %s",
+                        json_type(plugins));
+        char dir[1024];
+        dir_of(s->path, dir, sizeof dir);
+        int i = 0;
+        for (const cJSON *p = plugins->child; p; p = p->next, i++) {
+            char field[64];
+            snprintf(field, sizeof field, "plugins[%d]", i);
+            if (!cJSON_IsString(p))
+                return fail(c, field, "expected a path string, got %s", json_type(p));
+            char full[2200];
+            if (p->valuestring[0] == '/')
+                snprintf(full, sizeof full, "%s", p->valuestring);
+            else
+                snprintf(full, sizeof full, "%s/%s", dir, p->valuestring);
+            if (eddy_load_module(e, full) != EDDY_OK)
+                return fail(c, field, "module '%s' could not be loaded (see above)", full);
+        }
+    }
+
+    /* Particle sets. */
+    const cJSON *sets = cJSON_GetObjectItemCaseSensitive(root, "particle_sets");
+    if (!cJSON_IsArray(sets) || cJSON_GetArraySize(sets) == 0)
+        return fail(c, "particle_sets", "expected a non-empty array of particle sets, got %s",
+                    json_type(sets));
+    int set_n = cJSON_GetArraySize(sets);
+    s->sets = calloc((size_t)set_n, sizeof *s->sets);
+    if (!s->sets)
+        return fail(c, NULL, "out of host memory");
+    uint64_t limit = e->info.max_storage_buffer_range / 16;
+    int index = 0;
+    for (const cJSON *js = sets->child; js; js = js->next, index++) {
+        host_particles h = { 0 };
+        uint32_t capacity = 0;
+        char sname[64];
+        if (!parse_set(c, s, js, index, limit, &h, &capacity, sname)) {
+            host_free(&h);
+            return false;
+        }
+        eddy_particles p = eddy_create_particles(e, &(eddy_particles_desc){
+            .name = sname, .count = (uint32_t)h.count, .capacity = capacity });
+        if (!p.id) {
+            host_free(&h);
+            char field[64];
+            snprintf(field, sizeof field, "particle_sets[%d]", index);
+            return fail(c, field, "the set's buffers could not be created (see above)");
+        }
+        scene_set *ss = &s->sets[s->set_count++];
+        ss->handle = p;
+        ss->count = (uint32_t)h.count;
+        snprintf(ss->name, sizeof ss->name, "%s", sname);
+        eddy_result r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "position"), 0,
+                                           h.count * 16, h.position);
+        if (r == EDDY_OK)
+            r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "velocity"), 0, h.count * 16,
+                                   h.velocity);
+        if (r == EDDY_OK)
+            r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "mass"), 0, h.count * 4, h.mass);
+        if (r == EDDY_OK)
+            r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "phase"), 0, h.count * 4,
+                                   h.phase);
+        host_free(&h);
+        if (r != EDDY_OK)
+            return fail(c, NULL, "uploading particle set '%s' failed", sname);
+    }
+
+    /* Systems. */
+    const cJSON *systems = cJSON_GetObjectItemCaseSensitive(root, "systems");
+    if (!cJSON_IsArray(systems) || cJSON_GetArraySize(systems) == 0)
+        return fail(c, "systems", "expected a non-empty array of systems, got %s",
+                    json_type(systems));
+    int sys_n = cJSON_GetArraySize(systems);
+    s->systems = calloc((size_t)sys_n, sizeof *s->systems);
+    if (!s->systems)
+        return fail(c, NULL, "out of host memory");
+    s->graph = eddy_create_graph(e, &(eddy_graph_desc){
+        .label = "step", .times = s->substeps, .timestamps = desc->profile });
+    if (!s->graph.id)
+        return fail(c, NULL, "the step graph could not be created");
+    index = 0;
+    for (const cJSON *js = systems->child; js; js = js->next, index++) {
+        char path[64];
+        snprintf(path, sizeof path, "systems[%d]", index);
+        if (!cJSON_IsObject(js))
+            return fail(c, path, "expected an object, got %s", json_type(js));
+        const char *mname, *setname, *sname;
+        if (!check_keys(c, js, path, system_keys) ||
+            !get_string(c, js, "module", path, true, &mname) ||
+            !get_string(c, js, "set", path, true, &setname) ||
+            !get_string(c, js, "name", path, false, &sname))
+            return false;
+        const eddy_module_desc *m = eddy_find_module(e, mname);
+        char field[128];
+        if (!m) {
+            char known[512] = "";
+            for (uint32_t i = 0; i < e->module_count; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         i ? ", " : "", e->modules[i]->name);
+            snprintf(field, sizeof field, "%s.module", path);
+            return fail(c, field, "unknown module '%s'; known modules: %s (`eddy modules` "
+                        "lists them)", mname, known);
+        }
+        eddy_particles set = eddy_find_particles(e, setname);
+        if (!set.id) {
+            snprintf(field, sizeof field, "%s.set", path);
+            return fail(c, field, "no particle set named '%s' in particle_sets", setname);
+        }
+        eddy_param_value values[64];
+        if (m->param_count > 64) {
+            snprintf(field, sizeof field, "%s.module", path);
+            return fail(c, field, "module '%s' declares more than 64 parameters", m->name);
+        }
+        snprintf(field, sizeof field, "%s.params", path);
+        if (!parse_params(c, m, cJSON_GetObjectItemCaseSensitive(js, "params"), field, values))
+            return false;
+        scene_system *sys = &s->systems[s->system_count++];
+        sys->module = m;
+        snprintf(sys->name, sizeof sys->name, "%s", sname ? sname : mname);
+        eddy_system_ctx ctx = {
+            .engine = e,
+            .name = sys->name,
+            .particles = set,
+            .params = values,
+            .dt = s->dt / s->substeps,
+            .substeps = s->substeps,
+        };
+        memcpy(ctx.box_min, s->box_min, sizeof ctx.box_min);
+        memcpy(ctx.box_max, s->box_max, sizeof ctx.box_max);
+        if (m->create(&ctx, &sys->state) != EDDY_OK)
+            return fail(c, path, "module '%s' could not create the system (see above)", m->name);
+        if (m->declare_step(sys->state, s->graph) != EDDY_OK)
+            return fail(c, path, "module '%s' could not declare its step (see above)", m->name);
+    }
+    return true;
+}
+
+eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
+{
+    if (!desc || (!desc->path && !desc->json)) {
+        eddy_log(e, EDDY_LOG_ERROR, "load_scene: give a path or the JSON text");
+        return NULL;
+    }
+    eddy_scene *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->e = e;
+    s->no_output = desc->no_output;
+    s->profile = desc->profile;
+    snprintf(s->path, sizeof s->path, "%s", desc->path ? desc->path : "(scene text)");
+    parse_ctx c = { e, s->path, false };
+    char *text = NULL;
+    if (desc->json) {
+        text = strdup(desc->json);
+    } else {
+        char err[256];
+        text = read_file(desc->path, err, sizeof err);
+        if (!text) {
+            fail(&c, NULL, "%s", err);
+            free(s);
+            return NULL;
+        }
+    }
+    if (!text) {
+        free(s);
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) {
+        int line, col;
+        const char *at = end ? end : cJSON_GetErrorPtr();
+        line_col(text, at ? at : text, &line, &col);
+        eddy_log(e, EDDY_LOG_ERROR, "%s:%d:%d: malformed JSON near '%.20s'", s->path, line, col,
+                 at && *at ? at : "(end of file)");
+        free(text);
+        free(s);
+        return NULL;
+    }
+    bool ok = load(&c, s, root, desc);
+    cJSON_Delete(root);
+    free(text);
+    if (!ok) {
+        eddy_destroy_scene(s);
+        return NULL;
+    }
+    if (desc->out_dir && *desc->out_dir)
+        snprintf(s->out_dir, sizeof s->out_dir, "%s", desc->out_dir);
+    else
+        snprintf(s->out_dir, sizeof s->out_dir, "out/%s", s->name);
+    return s;
+}
+
+void eddy_destroy_scene(eddy_scene *s)
+{
+    if (!s)
+        return;
+    eddy_engine *e = s->e;
+    eddy_destroy_graph(e, s->graph);
+    for (uint32_t i = 0; i < s->system_count; i++)
+        s->systems[i].module->destroy(s->systems[i].state);
+    for (uint32_t i = 0; i < s->set_count; i++)
+        eddy_destroy_particles(e, s->sets[i].handle);
+    for (uint32_t i = 0; i < s->pvd_count; i++)
+        free((char *)s->pvd[i].file);
+    free(s->pvd);
+    free(s->systems);
+    free(s->sets);
+    free(s);
+}
+
+eddy_scene_info eddy_scene_get_info(const eddy_scene *s)
+{
+    uint32_t particles = 0;
+    for (uint32_t i = 0; i < s->set_count; i++)
+        particles += s->sets[i].count;
+    return (eddy_scene_info){
+        .name = s->name,
+        .dt = s->dt,
+        .substeps = s->substeps,
+        .duration = s->duration,
+        .steps = s->steps,
+        .steps_done = s->steps_done,
+        .time = (double)s->steps_done * s->dt,
+        .frame_every = s->frame_every,
+        .particle_count = particles,
+        .out_dir = s->out_dir,
+    };
+}
+
+eddy_graph eddy_scene_graph(const eddy_scene *s)
+{
+    return s->graph;
+}
+
+eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps)
+{
+    while (steps) {
+        uint32_t n = steps > 1000000 ? 1000000 : (uint32_t)steps;
+        eddy_result r = eddy_graph_run(s->e, s->graph, n);
+        if (r != EDDY_OK)
+            return r;
+        s->steps_done += n;
+        steps -= n;
+    }
+    return EDDY_OK;
+}
+
+/* ------------------------------------------------------------------ frames */
+
+struct eddy_stats {
+    char *buf;
+    size_t len, cap;
+    bool first;
+};
+
+static void stats_printf(eddy_stats *st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void stats_printf(eddy_stats *st, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(st->buf ? st->buf + st->len : NULL, st->buf ? st->cap - st->len : 0,
+                          fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if (st->buf && st->len + (size_t)n < st->cap) {
+            st->len += (size_t)n;
+            return;
+        }
+        size_t cap = (st->cap + (size_t)n + 1) * 2;
+        char *grown = realloc(st->buf, cap);
+        if (!grown)
+            return;
+        st->buf = grown;
+        st->cap = cap;
+    }
+}
+
+/* JSON has no NaN or infinity: write null for them. */
+static void stats_number(eddy_stats *st, double v)
+{
+    if (isfinite(v))
+        stats_printf(st, "%.9g", v);
+    else
+        stats_printf(st, "null");
+}
+
+void eddy_stats_add(eddy_stats *st, const char *key, double value)
+{
+    stats_printf(st, "%s\"%s\":", st->first ? "" : ",", key);
+    stats_number(st, value);
+    st->first = false;
+}
+
+static eddy_result ensure_out(eddy_scene *s)
+{
+    if (s->out_ready)
+        return EDDY_OK;
+    char err[512];
+    if (eddy_mkdirs(s->out_dir, err, sizeof err) != 0) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "output: %s", err);
+        return EDDY_ERROR_IO;
+    }
+    if (s->stats) {
+        /* A fresh run starts a fresh statistics file. */
+        char path[2200];
+        snprintf(path, sizeof path, "%s/stats.jsonl", s->out_dir);
+        FILE *f = fopen(path, "wb");
+        if (!f) {
+            eddy_log(s->e, EDDY_LOG_ERROR, "output: cannot create '%s': %s", path, strerror(errno));
+            return EDDY_ERROR_IO;
+        }
+        fclose(f);
+    }
+    s->out_ready = true;
+    return EDDY_OK;
+}
+
+eddy_result eddy_scene_write_frame(eddy_scene *s)
+{
+    eddy_engine *e = s->e;
+    double t = (double)s->steps_done * s->dt;
+    eddy_stats st = { 0 };
+    st.first = true;
+    stats_printf(&st, "{\"frame\":%u,\"step\":%" PRIu64 ",\"time\":", s->frames, s->steps_done);
+    stats_number(&st, t);
+    stats_printf(&st, ",\"sets\":{");
+    eddy_result res = s->no_output ? EDDY_OK : ensure_out(s);
+    for (uint32_t i = 0; i < s->set_count && res == EDDY_OK; i++) {
+        scene_set *ss = &s->sets[i];
+        uint32_t n = ss->count;
+        float *pos = malloc((size_t)n * 16 + 16), *vel = malloc((size_t)n * 16 + 16);
+        float *mass = malloc((size_t)n * 4 + 4);
+        uint32_t *phase = malloc((size_t)n * 4 + 4);
+        if (!pos || !vel || !mass || !phase)
+            res = EDDY_ERROR_OUT_OF_MEMORY;
+        if (res == EDDY_OK)
+            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, "position"), 0,
+                                       (uint64_t)n * 16, pos);
+        if (res == EDDY_OK)
+            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, "velocity"), 0,
+                                       (uint64_t)n * 16, vel);
+        if (res == EDDY_OK)
+            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, "mass"), 0,
+                                       (uint64_t)n * 4, mass);
+        if (res == EDDY_OK)
+            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, "phase"), 0,
+                                       (uint64_t)n * 4, phase);
+        if (res == EDDY_OK) {
+            double ke = 0, mom[3] = { 0 }, com[3] = { 0 }, mtot = 0, vmax = 0;
+            double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+            uint32_t bad = 0;
+            for (uint32_t k = 0; k < n; k++) {
+                const float *x = pos + 4 * (size_t)k, *v = vel + 4 * (size_t)k;
+                double m = mass[k], v2 = 0;
+                if (!isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2]) || !isfinite(v[0]) ||
+                    !isfinite(v[1]) || !isfinite(v[2])) {
+                    bad++;
+                    continue;
+                }
+                for (int a = 0; a < 3; a++) {
+                    v2 += (double)v[a] * v[a];
+                    mom[a] += m * v[a];
+                    com[a] += m * x[a];
+                    lo[a] = x[a] < lo[a] ? x[a] : lo[a];
+                    hi[a] = x[a] > hi[a] ? x[a] : hi[a];
+                }
+                mtot += m;
+                ke += 0.5 * m * v2;
+                vmax = sqrt(v2) > vmax ? sqrt(v2) : vmax;
+            }
+            stats_printf(&st, "%s\"%s\":{\"count\":%u,\"kinetic_energy\":", i ? "," : "",
+                         ss->name, n);
+            stats_number(&st, ke);
+            stats_printf(&st, ",\"max_speed\":");
+            stats_number(&st, vmax);
+            stats_printf(&st, ",\"momentum\":[");
+            for (int a = 0; a < 3; a++) {
+                stats_number(&st, mom[a]);
+                stats_printf(&st, a < 2 ? "," : "],\"center_of_mass\":[");
+            }
+            for (int a = 0; a < 3; a++) {
+                stats_number(&st, mtot > 0 ? com[a] / mtot : 0);
+                stats_printf(&st, a < 2 ? "," : "],\"min\":[");
+            }
+            for (int a = 0; a < 3; a++) {
+                stats_number(&st, lo[a]);
+                stats_printf(&st, a < 2 ? "," : "],\"max\":[");
+            }
+            for (int a = 0; a < 3; a++) {
+                stats_number(&st, hi[a]);
+                stats_printf(&st, a < 2 ? "," : "],");
+            }
+            stats_printf(&st, "\"non_finite\":%u}", bad);
+            if (bad) {
+                eddy_log(e, EDDY_LOG_ERROR,
+                         "particle set '%s': %u particle(s) have a non-finite position or "
+                         "velocity at step %" PRIu64 " (t = %g s): the simulation is unstable; "
+                         "lower dt or check the parameters", ss->name, bad, s->steps_done, t);
+                res = EDDY_ERROR_INVALID_ARGUMENT;
+            }
+        }
+        if (res == EDDY_OK && !s->no_output && s->vtk) {
+            char file[160], path[2400], err[512];
+            snprintf(file, sizeof file, "%s_%06u.vtp", ss->name, s->frames);
+            snprintf(path, sizeof path, "%s/%s", s->out_dir, file);
+            eddy_vtp_particles vp = { t, n, pos, vel, mass, phase };
+            if (eddy_write_vtp(path, &vp, err, sizeof err) != 0) {
+                eddy_log(e, EDDY_LOG_ERROR, "output: %s", err);
+                res = EDDY_ERROR_IO;
+            }
+            if (res == EDDY_OK && s->pvd_count == s->pvd_cap) {
+                uint32_t cap = s->pvd_cap ? s->pvd_cap * 2 : 64;
+                eddy_pvd_entry *grown = realloc(s->pvd, cap * sizeof *grown);
+                if (grown) {
+                    s->pvd = grown;
+                    s->pvd_cap = cap;
+                } else {
+                    res = EDDY_ERROR_OUT_OF_MEMORY;
+                }
+            }
+            if (res == EDDY_OK) {
+                s->pvd[s->pvd_count++] = (eddy_pvd_entry){ t, i, strdup(file) };
+                /* One .pvd per set, listing that set's frames. */
+                eddy_pvd_entry *mine = malloc(s->pvd_count * sizeof *mine);
+                uint32_t m = 0;
+                for (uint32_t k = 0; mine && k < s->pvd_count; k++)
+                    if (s->pvd[k].part == i)
+                        mine[m] = s->pvd[k], mine[m++].part = 0;
+                snprintf(path, sizeof path, "%s/%s.pvd", s->out_dir, ss->name);
+                if (!mine || eddy_write_pvd(path, mine, m, err, sizeof err) != 0) {
+                    eddy_log(e, EDDY_LOG_ERROR, "output: %s", mine ? err : "out of memory");
+                    res = EDDY_ERROR_IO;
+                }
+                free(mine);
+            }
+        }
+        free(pos);
+        free(vel);
+        free(mass);
+        free(phase);
+    }
+    stats_printf(&st, "},\"systems\":{");
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        stats_printf(&st, "%s\"%s\":{", i ? "," : "", s->systems[i].name);
+        st.first = true;
+        if (s->systems[i].module->stats)
+            s->systems[i].module->stats(s->systems[i].state, &st);
+        stats_printf(&st, "}");
+    }
+    stats_printf(&st, "}}\n");
+    if (res == EDDY_OK && !s->no_output && s->stats && st.buf) {
+        char path[2200];
+        snprintf(path, sizeof path, "%s/stats.jsonl", s->out_dir);
+        FILE *f = fopen(path, "ab");
+        if (!f || fwrite(st.buf, 1, st.len, f) != st.len) {
+            eddy_log(e, EDDY_LOG_ERROR, "output: cannot append to '%s': %s", path,
+                     strerror(errno));
+            res = EDDY_ERROR_IO;
+        }
+        if (f && fclose(f) != 0)
+            res = EDDY_ERROR_IO;
+    }
+    free(st.buf);
+    if (res == EDDY_OK)
+        s->frames++;
+    return res;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress)
+{
+    uint64_t total = max_steps ? max_steps : s->steps;
+    uint64_t end = s->steps_done + total;
+    double start = now_s(), last = start;
+    bool tty = isatty(2);
+    uint64_t last_decile = 0;
+    eddy_result r = eddy_scene_write_frame(s);
+    while (r == EDDY_OK && s->steps_done < end) {
+        uint64_t to_frame = s->frame_every - s->steps_done % s->frame_every;
+        uint64_t n = end - s->steps_done < to_frame ? end - s->steps_done : to_frame;
+        r = eddy_scene_step(s, n);
+        if (r == EDDY_OK)
+            r = eddy_scene_write_frame(s);
+        double t = now_s();
+        /* A terminal gets one line rewritten in place, a log file a line every 10%. */
+        uint64_t done = total - (end - s->steps_done);
+        bool report = tty ? t - last > 0.5 || s->steps_done == end
+                          : done * 10 / (total ? total : 1) != last_decile;
+        if (progress && report) {
+            double rate = (double)done / (t - start > 1e-9 ? t - start : 1e-9);
+            fprintf(stderr, "%s%s: step %" PRIu64 "/%" PRIu64 " (%3.0f%%)  t = %.4g s  "
+                            "%.3g steps/s  frame %u   %s",
+                    tty ? "\r" : "", s->name, done, total,
+                    100.0 * (double)done / (double)(total ? total : 1),
+                    (double)s->steps_done * s->dt, rate, s->frames, tty ? "" : "\n");
+            last = t;
+            last_decile = done * 10 / (total ? total : 1);
+        }
+    }
+    if (progress && tty)
+        fputc('\n', stderr);
+    return r;
+}

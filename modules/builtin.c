@@ -1,0 +1,14 @@
+/* The modules compiled into libeddy, registered at engine creation. A new
+ * built-in module adds its descriptor function here and its folder to
+ * modules/meson.build. */
+#include "ballistic/ballistic.h"
+
+const eddy_module_desc *const *eddy_builtin_module_list(uint32_t *count);
+
+const eddy_module_desc *const *eddy_builtin_module_list(uint32_t *count)
+{
+    static const eddy_module_desc *list[1];
+    list[0] = eddy_ballistic_module();
+    *count = sizeof list / sizeof list[0];
+    return list;
+}

@@ -1,0 +1,298 @@
+/* eddy: the command line tool. `eddy help` lists the commands. */
+#include "eddy/eddy.h"
+#include "eddy/eddy_module.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *usage =
+    "usage:\n"
+    "  eddy devices                      list Vulkan devices (* = the default choice)\n"
+    "  eddy modules [--module LIB.so]    list modules with their parameters\n"
+    "  eddy run SCENE.json [options]     run a scene\n"
+    "      --out DIR          output folder (default out/<scene name>)\n"
+    "      --device X         device index or part of its name (default: EDDY_DEVICE, else\n"
+    "                         the best: discrete GPU, integrated, virtual, CPU)\n"
+    "      --steps N          run N steps instead of the scene's duration\n"
+    "      --profile          per-pass GPU times at the end\n"
+    "      --module LIB.so    load a module from a shared library (repeatable)\n"
+    "      --validation V     off, on or sync (default: EDDY_VALIDATION, else off)\n"
+    "      --no-output        write nothing (timing runs)\n"
+    "      --quiet            no progress line\n"
+    "  eddy version\n";
+
+static const char *type_name(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
+    default: return "other";
+    }
+}
+
+static int cmd_devices(void)
+{
+    eddy_device_info infos[32];
+    int n = eddy_enumerate_devices(infos, 32);
+    if (n < 0)
+        return 1;
+    if (n == 0) {
+        fprintf(stderr, "eddy: no Vulkan device found (install mesa-vulkan-drivers for "
+                        "lavapipe, or a GPU driver)\n");
+        return 1;
+    }
+    /* The default choice, as eddy_create_engine makes it, without creating a device. */
+    int best = -1, best_rank = -1;
+    for (int i = 0; i < n && i < 32; i++) {
+        int rank = infos[i].type == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU     ? 4
+                   : infos[i].type == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? 3
+                   : infos[i].type == VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU    ? 2
+                   : infos[i].type == VK_PHYSICAL_DEVICE_TYPE_CPU            ? 1
+                                                                             : 0;
+        if (infos[i].api_version >= VK_API_VERSION_1_2 && rank > best_rank) {
+            best = i;
+            best_rank = rank;
+        }
+    }
+    for (int i = 0; i < n && i < 32; i++) {
+        const eddy_device_info *d = &infos[i];
+        printf("%c %d: %s (%s, Vulkan %u.%u.%u)\n", i == best ? '*' : ' ', i, d->name,
+               type_name(d->type), VK_API_VERSION_MAJOR(d->api_version),
+               VK_API_VERSION_MINOR(d->api_version), VK_API_VERSION_PATCH(d->api_version));
+        printf("     device-local memory %.1f GiB, max storage buffer %.1f MiB, subgroup %u, "
+               "max workgroup %u, push constants %u B, timestamps %s\n",
+               (double)d->device_local_bytes / (1 << 30),
+               (double)d->max_storage_buffer_range / (1 << 20), d->subgroup_size,
+               d->max_workgroup_invocations, d->max_push_constants,
+               d->timestamp_period_ns > 0 ? "yes" : "no");
+    }
+    const char *env = getenv("EDDY_DEVICE");
+    if (env && *env)
+        printf("EDDY_DEVICE=%s overrides the default choice\n", env);
+    return 0;
+}
+
+typedef struct options {
+    const char *scene, *out, *device, *validation;
+    const char *modules[16];
+    int module_count;
+    uint64_t steps;
+    bool profile, quiet, no_output;
+} options;
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    if (!s || !*s || *s == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, int first, options *o)
+{
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--out") && next) {
+            o->out = argv[++i];
+        } else if (!strcmp(a, "--device") && next) {
+            o->device = argv[++i];
+        } else if (!strcmp(a, "--validation") && next) {
+            o->validation = argv[++i];
+            if (strcmp(o->validation, "off") && strcmp(o->validation, "on") &&
+                strcmp(o->validation, "sync")) {
+                fprintf(stderr, "eddy: --validation: expected off, on or sync, got '%s'\n",
+                        o->validation);
+                return -1;
+            }
+        } else if (!strcmp(a, "--steps") && next) {
+            if (parse_u64(argv[++i], &o->steps) != 0 || o->steps == 0) {
+                fprintf(stderr, "eddy: --steps: expected a whole number > 0, got '%s'\n",
+                        argv[i]);
+                return -1;
+            }
+        } else if (!strcmp(a, "--module") && next) {
+            if (o->module_count == 16) {
+                fprintf(stderr, "eddy: at most 16 --module options\n");
+                return -1;
+            }
+            o->modules[o->module_count++] = argv[++i];
+        } else if (!strcmp(a, "--profile")) {
+            o->profile = true;
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = true;
+        } else if (!strcmp(a, "--no-output")) {
+            o->no_output = true;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "eddy: unknown option '%s' (or its value is missing)\n%s", a, usage);
+            return -1;
+        } else if (!o->scene) {
+            o->scene = a;
+        } else {
+            fprintf(stderr, "eddy: unexpected argument '%s'\n%s", a, usage);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static eddy_engine *make_engine(const options *o)
+{
+    eddy_validation v = EDDY_VALIDATION_DEFAULT;
+    if (o->validation)
+        v = !strcmp(o->validation, "sync") ? EDDY_VALIDATION_SYNC
+            : !strcmp(o->validation, "on") ? EDDY_VALIDATION_ON
+                                           : EDDY_VALIDATION_OFF;
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ .device = o->device, .validation = v });
+    if (!e)
+        return NULL;
+    for (int i = 0; i < o->module_count; i++)
+        if (eddy_load_module(e, o->modules[i]) != EDDY_OK) {
+            eddy_destroy_engine(e);
+            return NULL;
+        }
+    return e;
+}
+
+static const char *param_type(eddy_param_type t)
+{
+    switch (t) {
+    case EDDY_PARAM_FLOAT: return "float";
+    case EDDY_PARAM_INT: return "int";
+    case EDDY_PARAM_BOOL: return "bool";
+    case EDDY_PARAM_VEC3: return "vec3";
+    }
+    return "?";
+}
+
+static int cmd_modules(const options *o)
+{
+    eddy_engine *e = make_engine(o);
+    if (!e)
+        return 1;
+    for (uint32_t i = 0; i < eddy_module_count(e); i++) {
+        const eddy_module_desc *m = eddy_module_at(e, i);
+        printf("%s %s: %s\n", m->name, m->version ? m->version : "", m->summary ? m->summary : "");
+        for (uint32_t k = 0; k < m->param_count; k++) {
+            const eddy_param_info *p = &m->params[k];
+            char def[96];
+            if (p->type == EDDY_PARAM_VEC3)
+                snprintf(def, sizeof def, "[%g, %g, %g]", p->def[0], p->def[1], p->def[2]);
+            else if (p->type == EDDY_PARAM_BOOL)
+                snprintf(def, sizeof def, "%s", p->def[0] ? "true" : "false");
+            else
+                snprintf(def, sizeof def, "%g", p->def[0]);
+            printf("  %-16s %-5s %-8s default %-18s range [%g, %g]  %s\n", p->name,
+                   param_type(p->type), p->unit ? p->unit : "", def, p->min, p->max,
+                   p->doc ? p->doc : "");
+        }
+        if (m->shared_buffer_count) {
+            printf("  shares:");
+            for (uint32_t k = 0; k < m->shared_buffer_count; k++)
+                printf(" %s", m->shared_buffers[k]);
+            printf("\n");
+        }
+    }
+    eddy_destroy_engine(e);
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmd_run(const options *o)
+{
+    if (!o->scene) {
+        fprintf(stderr, "eddy run: no scene file given\n%s", usage);
+        return 2;
+    }
+    if (access(o->scene, R_OK) != 0) {
+        fprintf(stderr, "eddy: %s: cannot read the scene file (does it exist?)\n", o->scene);
+        return 1;
+    }
+    eddy_engine *e = make_engine(o);
+    if (!e)
+        return 1;
+    const eddy_device_info *d = eddy_engine_device(e);
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){
+        .path = o->scene, .out_dir = o->out, .profile = o->profile, .no_output = o->no_output });
+    if (!s) {
+        eddy_destroy_engine(e);
+        return 1;
+    }
+    eddy_scene_info info = eddy_scene_get_info(s);
+    fprintf(stderr, "eddy: scene '%s' on %s: %u particles, dt %g s x %u substeps, %" PRIu64
+                    " steps, output %s\n",
+            info.name, d->name, info.particle_count, info.dt, info.substeps,
+            o->steps ? o->steps : info.steps, o->no_output ? "off" : info.out_dir);
+    double t0 = now_s();
+    eddy_result r = eddy_scene_run(s, o->steps, !o->quiet);
+    double wall = now_s() - t0;
+    info = eddy_scene_get_info(s);
+    if (r == EDDY_OK) {
+        double rate = wall > 0 ? (double)info.particle_count * (double)info.steps_done / wall : 0;
+        printf("done: %" PRIu64 " steps, t = %.6g s, %u particles, %.3f s wall, %.3g particle-steps/s"
+               " (with output), output in %s\n",
+               info.steps_done, info.time, info.particle_count, wall, rate,
+               o->no_output ? "(none)" : info.out_dir);
+    } else {
+        fprintf(stderr, "eddy: the run stopped at step %" PRIu64 ": %s\n", info.steps_done,
+                eddy_result_string(r));
+    }
+    if (o->profile && r == EDDY_OK) {
+        eddy_pass_time times[256];
+        int n = eddy_graph_profile(e, eddy_scene_graph(s), times, 256);
+        printf("profile (GPU time per pass, %s):\n", d->name);
+        printf("  %-32s %10s %12s %12s\n", "pass", "calls", "total ms", "mean us");
+        for (int i = 0; i < n && i < 256; i++)
+            printf("  %-32s %10" PRIu64 " %12.3f %12.3f\n", times[i].label, times[i].calls,
+                   times[i].total_ms,
+                   times[i].calls ? 1e3 * times[i].total_ms / (double)times[i].calls : 0.0);
+    }
+    uint32_t vmsg = eddy_validation_message_count(e);
+    if (vmsg)
+        fprintf(stderr, "eddy: %u validation message(s)\n", vmsg);
+    eddy_destroy_scene(s);
+    eddy_destroy_engine(e);
+    return r == EDDY_OK ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+        !strcmp(argv[1], "-h")) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        printf("eddy %d.%d.%d (module ABI %d)\n", EDDY_VERSION_MAJOR, EDDY_VERSION_MINOR,
+               EDDY_VERSION_PATCH, EDDY_MODULE_ABI_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "devices"))
+        return cmd_devices();
+    options o = { 0 };
+    if (parse_options(argc, argv, 2, &o) != 0)
+        return 2;
+    if (!strcmp(cmd, "modules"))
+        return cmd_modules(&o);
+    if (!strcmp(cmd, "run"))
+        return cmd_run(&o);
+    fprintf(stderr, "eddy: unknown command '%s'\n%s", cmd, usage);
+    return 2;
+}
