@@ -152,7 +152,8 @@ static eddy_result create_raw(eddy_engine *e, uint64_t size, VkBufferUsageFlags 
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
     e->vk.vkBindBufferMemory(e->device, out->buffer, out->memory, 0);
-    if ((e->memory.memoryTypes[type].propertyFlags & visible) == visible) {
+    if ((e->memory.memoryTypes[type].propertyFlags & visible) == visible &&
+        (host || !e->force_staging)) {
         r = e->vk.vkMapMemory(e->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped);
         if (r != VK_SUCCESS)
             out->mapped = NULL;

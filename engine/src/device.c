@@ -475,6 +475,8 @@ eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
     e->log = desc.log;
     e->log_user = desc.log_user;
     e->verbose = desc.verbose;
+    const char *fs = getenv("EDDY_FORCE_STAGING");
+    e->force_staging = fs && *fs && strcmp(fs, "0") != 0;
     e->validation = desc.validation ? desc.validation : validation_from_env();
     e->buffers = EDDY_POOL(eddy_buffer_obj);
     e->kernels = EDDY_POOL(eddy_kernel_obj);

@@ -111,6 +111,7 @@ struct eddy_engine {
     eddy_log_fn log;
     void *log_user;
     bool verbose;
+    bool force_staging; /* EDDY_FORCE_STAGING=1: test the staging path on lavapipe */
     uint32_t validation_messages;
     eddy_validation validation;
 

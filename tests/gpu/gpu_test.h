@@ -1,0 +1,54 @@
+/* Shared by the GPU tests: an engine with validation and synchronization
+ * validation on (any message fails the test), and a log that keeps the last
+ * error so tests can check what a refusal said. */
+#ifndef EDDY_GPU_TEST_H
+#define EDDY_GPU_TEST_H
+
+#include "../test.h"
+#include "eddy/eddy.h"
+#include "eddy/eddy_module.h"
+
+#include <string.h>
+
+static char test_last_error[4096];
+static int test_errors_seen;
+
+static void test_log(void *user, eddy_log_level level, const char *source, const char *msg)
+{
+    (void)user;
+    fprintf(stderr, "[%s%s%s] %s\n", level == EDDY_LOG_ERROR ? "error" : level == EDDY_LOG_WARN ? "warn" : "info",
+            source ? " " : "", source ? source : "", msg);
+    if (level == EDDY_LOG_ERROR && !(source && !strcmp(source, "vulkan"))) {
+        snprintf(test_last_error, sizeof test_last_error, "%s", msg);
+        test_errors_seen++;
+    }
+}
+
+static inline eddy_engine *test_engine(void)
+{
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){
+        .validation = EDDY_VALIDATION_SYNC, .log = test_log });
+    REQUIRE(e != NULL);
+    return e;
+}
+
+/* Checks that validation said nothing, then destroys the engine. */
+static inline void test_finish(eddy_engine *e)
+{
+    uint32_t n = eddy_validation_message_count(e);
+    CHECKF(n == 0, "%u validation message(s)", n);
+    eddy_destroy_engine(e);
+}
+
+static inline void test_clear_error(void)
+{
+    test_last_error[0] = 0;
+}
+
+static inline uint32_t test_rand(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*state >> 33);
+}
+
+#endif

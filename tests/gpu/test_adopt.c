@@ -1,0 +1,180 @@
+/* Adoption: the test creates its own instance and device with plain Vulkan
+ * (validation and synchronization validation on), hands them to eddy, runs a
+ * graph on eddy's side and recorded into its own command buffer, destroys
+ * eddy, and then still uses its device: eddy destroyed nothing of it. */
+#undef VK_NO_PROTOTYPES
+#include "gpu_test.h"
+
+#include <vulkan/vulkan.h>
+
+static const uint32_t ops_spv[] =
+#include "ops.spv.inc"
+    ;
+
+static uint32_t host_messages;
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL host_debug(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
+                                                 VkDebugUtilsMessageTypeFlagsEXT types,
+                                                 const VkDebugUtilsMessengerCallbackDataEXT *d,
+                                                 void *user)
+{
+    (void)types, (void)user;
+    if (sev & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
+        host_messages++;
+        fprintf(stderr, "[host validation] %s\n", d->pMessage);
+    }
+    return VK_FALSE;
+}
+
+#define VK(x) REQUIRE((x) == VK_SUCCESS)
+enum { N = 4096 };
+
+int main(void)
+{
+    const char *layer = "VK_LAYER_KHRONOS_validation";
+    const char *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    VkValidationFeatureEnableEXT en = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    VkValidationFeaturesEXT vf = { .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+                                   .enabledValidationFeatureCount = 1, .pEnabledValidationFeatures = &en };
+    VkApplicationInfo app = { .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_2 };
+    VkInstanceCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pNext = &vf,
+                                 .pApplicationInfo = &app, .enabledLayerCount = 1, .ppEnabledLayerNames = &layer,
+                                 .enabledExtensionCount = 1, .ppEnabledExtensionNames = &ext };
+    VkInstance instance;
+    VK(vkCreateInstance(&ici, NULL, &instance));
+    PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
+        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT");
+    PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger =
+        (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT");
+    VkDebugUtilsMessengerCreateInfoEXT mci = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
+        .pfnUserCallback = host_debug };
+    VkDebugUtilsMessengerEXT messenger;
+    VK(create_messenger(instance, &mci, NULL, &messenger));
+
+    uint32_t n = 1;
+    VkPhysicalDevice pd;
+    VkResult er = vkEnumeratePhysicalDevices(instance, &n, &pd);
+    REQUIRE((er == VK_SUCCESS || er == VK_INCOMPLETE) && n >= 1);
+    uint32_t nf = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nf, NULL);
+    VkQueueFamilyProperties fams[16];
+    nf = nf > 16 ? 16 : nf;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nf, fams);
+    uint32_t family = UINT32_MAX;
+    for (uint32_t i = 0; i < nf && family == UINT32_MAX; i++)
+        if (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
+            family = i;
+    REQUIRE(family != UINT32_MAX);
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                    .queueFamilyIndex = family, .queueCount = 1, .pQueuePriorities = &prio };
+    VkPhysicalDeviceVulkan12Features f12 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                             .timelineSemaphore = VK_TRUE };
+    VkDeviceCreateInfo dci = { .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f12,
+                               .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci };
+    VkDevice device;
+    VK(vkCreateDevice(pd, &dci, NULL, &device));
+    VkQueue queue;
+    vkGetDeviceQueue(device, family, 0, &queue);
+
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){
+        .log = test_log,
+        .adopt = { .instance = instance, .physical_device = pd, .device = device, .queue = queue,
+                   .queue_family = family, .get_instance_proc_addr = vkGetInstanceProcAddr,
+                   .api_version = VK_API_VERSION_1_2, .debug_utils_enabled = true } });
+    REQUIRE(e != NULL);
+    CHECK(eddy_engine_device(e)->adopted);
+    eddy_vk_objects vo = eddy_engine_vk(e);
+    CHECK(vo.device == device && vo.queue == queue && vo.instance == instance);
+
+    uint32_t a[N], b[N], got[N];
+    for (uint32_t i = 0; i < N; i++)
+        a[i] = i * 7u, b[i] = i;
+    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ops", EDDY_SPIRV(ops_spv) });
+    eddy_buffer ba = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof a, .label = "a", .data = a });
+    eddy_buffer bb = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof b, .label = "b", .data = b });
+    REQUIRE(k.id && ba.id && bb.id);
+    struct { uint32_t count, op; } p = { N, 1 };
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "b+=a" });
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = k, .threads = N,
+        .bindings = { { ba, EDDY_READ }, { bb, EDDY_READ_WRITE } }, .push = &p, .push_size = sizeof p }) == 0);
+    CHECK(eddy_graph_run(e, g, 2) == EDDY_OK);
+
+    /* The host records the same graph into its own command buffer, twice. */
+    VkCommandPool pool;
+    VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = family };
+    VK(vkCreateCommandPool(device, &pci, NULL, &pool));
+    VkCommandBuffer cb;
+    VkCommandBufferAllocateInfo cai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                        .commandPool = pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1 };
+    VK(vkAllocateCommandBuffers(device, &cai, &cb));
+    VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+    VK(vkBeginCommandBuffer(cb, &bi));
+    CHECK(eddy_graph_record(e, g, cb) == EDDY_OK);
+    CHECK(eddy_graph_record(e, g, cb) == EDDY_OK);
+    VK(vkEndCommandBuffer(cb));
+    VkFence fence;
+    VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+    VK(vkCreateFence(device, &fci, NULL, &fence));
+    VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb };
+    VK(vkQueueSubmit(queue, 1, &si, fence));
+    VK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
+    CHECK(eddy_buffer_download(e, bb, 0, sizeof got, got) == EDDY_OK);
+    int bad = 0;
+    for (uint32_t i = 0; i < N; i++)
+        bad += got[i] != b[i] + 4 * a[i];
+    CHECKF(bad == 0, "%d results differ after 2 runs + 2 host recordings", bad);
+
+    eddy_destroy_graph(e, g);
+    uint32_t eddy_messages = eddy_validation_message_count(e);
+    CHECKF(eddy_messages == 0, "eddy saw %u validation message(s)", eddy_messages);
+    eddy_destroy_engine(e);
+
+    /* eddy is gone; the host's device, queue and pool still work. */
+    VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = 256,
+                               .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT };
+    VkBuffer buf;
+    VK(vkCreateBuffer(device, &bci, NULL, &buf));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(device, buf, &req);
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+    uint32_t type = UINT32_MAX;
+    for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; i++)
+        if ((req.memoryTypeBits & (1u << i)) &&
+            (mp.memoryTypes[i].propertyFlags & (VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) ==
+                (VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))
+            type = i;
+    REQUIRE(type != UINT32_MAX);
+    VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = type };
+    VkDeviceMemory mem;
+    VK(vkAllocateMemory(device, &mai, NULL, &mem));
+    VK(vkBindBufferMemory(device, buf, mem, 0));
+    VK(vkResetCommandPool(device, pool, 0));
+    VK(vkResetFences(device, 1, &fence));
+    VK(vkBeginCommandBuffer(cb, &bi));
+    vkCmdFillBuffer(cb, buf, 0, 256, 0x01020304u);
+    VkMemoryBarrier mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                           .dstAccessMask = VK_ACCESS_HOST_READ_BIT };
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    VK(vkEndCommandBuffer(cb));
+    VK(vkQueueSubmit(queue, 1, &si, fence));
+    VK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
+    uint32_t *mapped;
+    VK(vkMapMemory(device, mem, 0, 256, 0, (void **)&mapped));
+    CHECK(mapped[0] == 0x01020304u && mapped[63] == 0x01020304u);
+    vkUnmapMemory(device, mem);
+    vkDestroyFence(device, fence, NULL);
+    vkDestroyBuffer(device, buf, NULL);
+    vkFreeMemory(device, mem, NULL);
+    vkDestroyCommandPool(device, pool, NULL);
+    VK(vkDeviceWaitIdle(device));
+    vkDestroyDevice(device, NULL);
+    destroy_messenger(instance, messenger, NULL);
+    vkDestroyInstance(instance, NULL);
+    CHECKF(host_messages == 0, "%u validation message(s) on the host's instance", host_messages);
+    return test_report("adopt");
+}

@@ -1,0 +1,127 @@
+/* A graph with a 10-times repeated range, run as 2 substeps a run, with a
+ * kernel compiled from GLSL at run time and a dispatch whose size the GPU
+ * writes itself (indirect), against the CPU reference, exactly. */
+#include "gpu_test.h"
+
+static const uint32_t ops_spv[] =
+#include "ops.spv.inc"
+    ;
+static const uint32_t indirect_args_spv[] =
+#include "indirect_args.spv.inc"
+    ;
+
+static const char *mul3_glsl =
+    "#version 450\n"
+    "layout(local_size_x_id = 0) in;\n"
+    "layout(std430, binding = 0) buffer A { uint a[]; };\n"
+    "layout(push_constant) uniform P { uint count; } pc;\n"
+    "void main() {\n"
+    "    uint i = gl_GlobalInvocationID.x;\n"
+    "    if (i < pc.count) a[i] = a[i] * 3u + 1u;\n"
+    "}\n";
+
+enum { N = 5000, ITER = 10, SUBSTEPS = 2, RUNS = 3 };
+
+static void cpu_substep(uint32_t *a, uint32_t *b)
+{
+    for (int i = 0; i < N; i++)
+        a[i] = a[i] * 3u + 1u;
+    for (int k = 0; k < ITER; k++) {
+        for (int i = 0; i < N; i++)
+            b[i] = b[i] + a[i];
+        for (int i = 0; i < N; i++)
+            a[i] = a[i] ^ (b[i] >> 3);
+    }
+    for (int i = 0; i < N; i++) /* the indirect pass */
+        a[i] = a[i] * 3u + 1u;
+}
+
+int main(void)
+{
+    eddy_engine *e = test_engine();
+    eddy_kernel ops = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ops", EDDY_SPIRV(ops_spv), .workgroup_size = 32 });
+    eddy_kernel mul3 = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "mul3", .glsl = mul3_glsl });
+    eddy_kernel args = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "args", EDDY_SPIRV(indirect_args_spv) });
+    REQUIRE(ops.id && mul3.id && args.id);
+    CHECK(eddy_kernel_workgroup_size(e, ops) == 32);
+    CHECK(eddy_kernel_workgroup_size(e, args) == 1); /* fixed in the shader */
+    CHECK(eddy_kernel_binding_count(e, mul3) == 1);
+
+    uint32_t a[N], b[N], ga[N], gb[N], count = N;
+    uint64_t seed = 7;
+    for (int i = 0; i < N; i++) {
+        a[i] = test_rand(&seed);
+        b[i] = test_rand(&seed);
+    }
+    eddy_buffer ba = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof a, .label = "a", .data = a });
+    eddy_buffer bb = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof b, .label = "b", .data = b });
+    eddy_buffer bc = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4, .label = "count", .data = &count });
+    eddy_buffer bargs = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 12, .label = "args" });
+    REQUIRE(ba.id && bb.id && bc.id && bargs.id);
+
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "ops", .times = SUBSTEPS, .timestamps = true });
+    struct { uint32_t count, op; } p1 = { N, 1 }, p2 = { N, 2 };
+    uint32_t pc = N;
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "mul3", .kernel = mul3, .threads = N,
+        .bindings = { { ba, EDDY_READ_WRITE } }, .push = &pc, .push_size = 4 }) == 0);
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "b+=a", .kernel = ops, .threads = N,
+        .bindings = { { ba, EDDY_READ }, { bb, EDDY_READ_WRITE } }, .push = &p1, .push_size = sizeof p1 }) == 1);
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "a^=b>>3", .kernel = ops, .threads = N,
+        .bindings = { { ba, EDDY_READ_WRITE }, { bb, EDDY_READ } }, .push = &p2, .push_size = sizeof p2 }) == 2);
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "args", .kernel = args, .groups = { 1 },
+        .bindings = { { bc, EDDY_READ }, { bargs, EDDY_WRITE } } }) == 3);
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "mul3.indirect", .kernel = mul3,
+        .indirect = bargs, .bindings = { { ba, EDDY_READ_WRITE } }, .push = &pc, .push_size = 4 }) == 4);
+    CHECK(eddy_graph_repeat(e, g, 1, 2, ITER) == EDDY_OK);
+    /* Overlapping and empty ranges are refused. */
+    CHECK(eddy_graph_repeat(e, g, 2, 2, 3) == EDDY_ERROR_INVALID_ARGUMENT);
+    CHECK(eddy_graph_repeat(e, g, 0, 0, 3) == EDDY_ERROR_INVALID_ARGUMENT);
+    /* A pass that binds fewer buffers than its kernel has is refused. */
+    test_clear_error();
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = ops, .threads = N, .bindings = { { ba, EDDY_READ } } }) < 0);
+    CHECK(strstr(test_last_error, "binding 1 has no buffer") != NULL);
+
+    CHECK(eddy_graph_run(e, g, RUNS) == EDDY_OK);
+    for (int r = 0; r < RUNS * SUBSTEPS; r++)
+        cpu_substep(a, b);
+    CHECK(eddy_buffer_download(e, ba, 0, sizeof ga, ga) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, bb, 0, sizeof gb, gb) == EDDY_OK);
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += ga[i] != a[i] || gb[i] != b[i];
+    CHECKF(bad == 0, "%d of %d elements differ from the CPU reference", bad, N);
+
+    /* Per-pass timestamps: every executed dispatch counted. */
+    eddy_pass_time t[8];
+    CHECK(eddy_graph_profile(e, g, t, 8) == 5);
+    CHECK(t[0].calls == RUNS * SUBSTEPS);
+    CHECK(t[1].calls == RUNS * SUBSTEPS * ITER && t[2].calls == RUNS * SUBSTEPS * ITER);
+    CHECK(t[4].calls == RUNS * SUBSTEPS && t[4].total_ms >= 0);
+    CHECK(!strcmp(t[1].label, "b+=a"));
+
+    /* Asynchronous submission on the timeline, then the same check. */
+    eddy_graph g2 = eddy_create_graph(e, &(eddy_graph_desc){ .label = "async" });
+    CHECK(eddy_graph_add_pass(e, g2, &(eddy_pass_desc){ .label = "mul3", .kernel = mul3, .threads = N,
+        .bindings = { { ba, EDDY_READ_WRITE } }, .push = &pc, .push_size = 4 }) == 0);
+    uint64_t v = 0;
+    CHECK(eddy_graph_submit(e, g2, 4, &v) == EDDY_OK && v > 0);
+    CHECK(eddy_wait(e, v, 0) == EDDY_OK);
+    for (int r = 0; r < 4; r++)
+        for (int i = 0; i < N; i++)
+            a[i] = a[i] * 3u + 1u;
+    CHECK(eddy_buffer_download(e, ba, 0, sizeof ga, ga) == EDDY_OK);
+    CHECK(memcmp(ga, a, sizeof a) == 0);
+
+    /* GLSL that does not compile: refused with the compiler's message. */
+    test_clear_error();
+    eddy_kernel broken = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "broken",
+        .glsl = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() { undefined_thing = 1; }\n" });
+    CHECK(broken.id == 0);
+    CHECKF(strstr(test_last_error, "broken") && strstr(test_last_error, "undefined_thing"),
+           "message was: %s", test_last_error);
+
+    eddy_destroy_graph(e, g);
+    eddy_destroy_graph(e, g2);
+    test_finish(e);
+    return test_report("graph");
+}

@@ -1,0 +1,91 @@
+/* A module built as its own shared library, loaded with dlopen by the tests:
+ * linear velocity damping, v *= exp(-rate * dt) each substep. Built twice:
+ * once for this eddy's ABI and once claiming ABI TEST_MODULE_ABI, which eddy
+ * must refuse. */
+#include "eddy/eddy_module.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef TEST_MODULE_ABI
+#define TEST_MODULE_ABI EDDY_MODULE_ABI_VERSION
+#endif
+
+static const uint32_t damping_spv[] =
+#include "damping.spv.inc"
+    ;
+
+static const eddy_param_info params[] = {
+    { "rate", EDDY_PARAM_FLOAT, "1/s", { 1.0 }, 0, 1000, "velocity decay rate" },
+};
+
+typedef struct damping {
+    eddy_engine *e;
+    eddy_particles set;
+    eddy_kernel k;
+    struct { uint32_t count; float factor; } push;
+    uint64_t steps_declared;
+} damping;
+
+static eddy_result create(const eddy_system_ctx *ctx, void **state)
+{
+    damping *d = calloc(1, sizeof *d);
+    if (!d)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    *state = d;
+    d->e = ctx->engine;
+    d->set = ctx->particles;
+    d->push.count = eddy_particles_count(ctx->engine, ctx->particles);
+    d->push.factor = (float)exp(-ctx->params[0].v[0] * ctx->dt);
+    d->k = eddy_create_kernel(ctx->engine, &(eddy_kernel_desc){ .label = "damping", EDDY_SPIRV(damping_spv) });
+    return d->k.id ? EDDY_OK : EDDY_ERROR_VULKAN;
+}
+
+static void destroy(void *state)
+{
+    damping *d = state;
+    if (d)
+        eddy_destroy_kernel(d->e, d->k);
+    free(d);
+}
+
+static eddy_result declare_step(void *state, eddy_graph g)
+{
+    damping *d = state;
+    int r = eddy_graph_add_pass(d->e, g, &(eddy_pass_desc){
+        .label = "damping.scale", .kernel = d->k, .threads = d->push.count,
+        .bindings = { { eddy_particles_buffer(d->e, d->set, "velocity"), EDDY_READ_WRITE } },
+        .push = &d->push, .push_size = sizeof d->push });
+    return r < 0 ? (eddy_result)r : EDDY_OK;
+}
+
+static void stats(void *state, eddy_stats *st)
+{
+    damping *d = state;
+    eddy_stats_add(st, "factor", d->push.factor);
+}
+
+static const char *const shared[] = { "velocity" };
+
+static const eddy_module_desc desc = {
+    .abi_version = TEST_MODULE_ABI,
+    .struct_size = sizeof(eddy_module_desc),
+    .name = "test_damping",
+    .version = "1",
+    .summary = "test module: linear velocity damping",
+    .params = params,
+    .param_count = 1,
+    .shared_buffers = shared,
+    .shared_buffer_count = 1,
+    .create = create,
+    .destroy = destroy,
+    .declare_step = declare_step,
+    .stats = stats,
+};
+
+EDDY_MODULE_EXPORT const eddy_module_desc *eddy_module_entry(void);
+EDDY_MODULE_EXPORT const eddy_module_desc *eddy_module_entry(void)
+{
+    return &desc;
+}
