@@ -124,8 +124,11 @@ static bool get_number(parse_ctx *c, const cJSON *obj, const char *key, const ch
         *out = def;
         return true;
     }
-    if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble))
-        return fail(c, field, "expected a finite number, got %s", json_type(j));
+    if (!cJSON_IsNumber(j))
+        return fail(c, field, "expected a number in [%g, %g], got %s", min, max, json_type(j));
+    if (!isfinite(j->valuedouble))
+        return fail(c, field, "expected a finite number in [%g, %g], got %g", min, max,
+                    j->valuedouble);
     if (j->valuedouble < min || j->valuedouble > max)
         return fail(c, field, "%g is out of range; expected a number in [%g, %g]", j->valuedouble,
                     min, max);
@@ -140,8 +143,11 @@ static bool get_vec3(parse_ctx *c, const cJSON *j, const char *field, double min
         return fail(c, field, "expected an array of 3 numbers, got %s", json_type(j));
     for (int i = 0; i < 3; i++) {
         const cJSON *x = cJSON_GetArrayItem(j, i);
-        if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
-            return fail(c, field, "element %d: expected a finite number, got %s", i, json_type(x));
+        if (!cJSON_IsNumber(x))
+            return fail(c, field, "element %d: expected a number, got %s", i, json_type(x));
+        if (!isfinite(x->valuedouble))
+            return fail(c, field, "element %d: expected a finite number, got %g", i,
+                        x->valuedouble);
         if (x->valuedouble < min || x->valuedouble > max)
             return fail(c, field, "element %d = %g is out of range [%g, %g]", i, x->valuedouble,
                         min, max);
@@ -404,6 +410,14 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
         return fail(c, path, "capacity %g is below the %" PRIu64 " particles of its fills", cap,
                     h->count);
     *capacity = cap != 0 ? (uint32_t)cap : (uint32_t)h->count;
+    if (*capacity > limit) {
+        char field[96];
+        snprintf(field, sizeof field, "%s.capacity", path);
+        return fail(c, field, "%u particles need %" PRIu64 " bytes per position buffer, over the "
+                    "device's maxStorageBufferRange of %" PRIu64 " bytes; at most %" PRIu64
+                    " particles fit", *capacity, (uint64_t)*capacity * 16,
+                    c->e->info.max_storage_buffer_range, limit);
+    }
     return true;
 }
 
@@ -451,14 +465,19 @@ static bool parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *j
             break;
         case EDDY_PARAM_INT:
         case EDDY_PARAM_FLOAT:
-            if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
-                return fail(c, field, "expected a finite number (%s), got %s", info->unit,
-                            json_type(it));
+            if (!cJSON_IsNumber(it))
+                return fail(c, field, "expected a number in [%g, %g], got %s", info->min,
+                            info->max, json_type(it));
+            if (!isfinite(it->valuedouble))
+                return fail(c, field, "expected a finite number in [%g, %g], got %g",
+                            info->min, info->max, it->valuedouble);
             if (info->type == EDDY_PARAM_INT && it->valuedouble != floor(it->valuedouble))
                 return fail(c, field, "expected an integer, got %g", it->valuedouble);
             if (it->valuedouble < info->min || it->valuedouble > info->max)
-                return fail(c, field, "%g is out of range; expected %g .. %g %s", it->valuedouble,
-                            info->min, info->max, info->unit);
+                return fail(c, field, "%g is out of range; expected a number in [%g, %g]%s%s",
+                            it->valuedouble, info->min, info->max,
+                            info->unit && strcmp(info->unit, "1") ? " " : "",
+                            info->unit && strcmp(info->unit, "1") ? info->unit : "");
             v[0] = it->valuedouble;
             break;
         }

@@ -43,7 +43,7 @@ static int cmd_devices(void)
     if (n < 0)
         return 1;
     if (n == 0) {
-        fprintf(stderr, "eddy: no Vulkan device found (install mesa-vulkan-drivers for "
+        fprintf(stderr, "eddy error: no Vulkan device found (install mesa-vulkan-drivers for "
                         "lavapipe, or a GPU driver)\n");
         return 1;
     }
@@ -111,19 +111,19 @@ static int parse_options(int argc, char **argv, int first, options *o)
             o->validation = argv[++i];
             if (strcmp(o->validation, "off") && strcmp(o->validation, "on") &&
                 strcmp(o->validation, "sync")) {
-                fprintf(stderr, "eddy: --validation: expected off, on or sync, got '%s'\n",
+                fprintf(stderr, "eddy error: --validation: expected off, on or sync, got '%s'\n",
                         o->validation);
                 return -1;
             }
         } else if (!strcmp(a, "--steps") && next) {
             if (parse_u64(argv[++i], &o->steps) != 0 || o->steps == 0) {
-                fprintf(stderr, "eddy: --steps: expected a whole number > 0, got '%s'\n",
+                fprintf(stderr, "eddy error: --steps: expected a whole number > 0, got '%s'\n",
                         argv[i]);
                 return -1;
             }
         } else if (!strcmp(a, "--module") && next) {
             if (o->module_count == 16) {
-                fprintf(stderr, "eddy: at most 16 --module options\n");
+                fprintf(stderr, "eddy error: at most 16 --module options\n");
                 return -1;
             }
             o->modules[o->module_count++] = argv[++i];
@@ -134,12 +134,12 @@ static int parse_options(int argc, char **argv, int first, options *o)
         } else if (!strcmp(a, "--no-output")) {
             o->no_output = true;
         } else if (a[0] == '-') {
-            fprintf(stderr, "eddy: unknown option '%s' (or its value is missing)\n%s", a, usage);
+            fprintf(stderr, "eddy error: unknown option '%s' (or its value is missing)\n%s", a, usage);
             return -1;
         } else if (!o->scene) {
             o->scene = a;
         } else {
-            fprintf(stderr, "eddy: unexpected argument '%s'\n%s", a, usage);
+            fprintf(stderr, "eddy error: unexpected argument '%s'\n%s", a, usage);
             return -1;
         }
     }
@@ -217,11 +217,11 @@ static double now_s(void)
 static int cmd_run(const options *o)
 {
     if (!o->scene) {
-        fprintf(stderr, "eddy run: no scene file given\n%s", usage);
+        fprintf(stderr, "eddy error: run: no scene file given\n%s", usage);
         return 2;
     }
     if (access(o->scene, R_OK) != 0) {
-        fprintf(stderr, "eddy: %s: cannot read the scene file (does it exist?)\n", o->scene);
+        fprintf(stderr, "eddy error: %s: cannot read the scene file (does it exist?)\n", o->scene);
         return 1;
     }
     eddy_engine *e = make_engine(o);
@@ -250,7 +250,7 @@ static int cmd_run(const options *o)
                info.steps_done, info.time, info.particle_count, wall, rate,
                o->no_output ? "(none)" : info.out_dir);
     } else {
-        fprintf(stderr, "eddy: the run stopped at step %" PRIu64 ": %s\n", info.steps_done,
+        fprintf(stderr, "eddy error: the run stopped at step %" PRIu64 ": %s\n", info.steps_done,
                 eddy_result_string(r));
     }
     if (o->profile && r == EDDY_OK) {
@@ -265,7 +265,7 @@ static int cmd_run(const options *o)
     }
     uint32_t vmsg = eddy_validation_message_count(e);
     if (vmsg)
-        fprintf(stderr, "eddy: %u validation message(s)\n", vmsg);
+        fprintf(stderr, "eddy warning: %u validation message(s)\n", vmsg);
     eddy_destroy_scene(s);
     eddy_destroy_engine(e);
     return r == EDDY_OK ? 0 : 1;
@@ -293,6 +293,6 @@ int main(int argc, char **argv)
         return cmd_modules(&o);
     if (!strcmp(cmd, "run"))
         return cmd_run(&o);
-    fprintf(stderr, "eddy: unknown command '%s'\n%s", cmd, usage);
+    fprintf(stderr, "eddy error: unknown command '%s'\n%s", cmd, usage);
     return 2;
 }

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Command-line tests of `eddy`: one case per invocation.
+# usage: cli_test.sh EDDY_BINARY SOURCE_ROOT CASE [ABI2_MODULE]
+# A bad-input case passes when eddy exits non-zero, its message names what is
+# wrong (the file, the field, the expected value) and the output folder does
+# not exist afterwards. Any validation message fails every case.
+set -u
+eddy=$1 root=$2 case=$3 abi2=${4:-}
+scenes=$root/tests/cli/scenes
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/out
+
+fail() { echo "FAIL ($case): $*"; echo "--- stderr:"; cat "$tmp/err"; exit 1; }
+
+# expect_bad SCENE_OR_ARGS... -- PATTERN...: eddy must refuse with every pattern in stderr.
+expect_bad() {
+    local args=() pats=() seen=0
+    for a in "$@"; do
+        if [ "$a" = "--" ]; then seen=1; elif [ $seen = 0 ]; then args+=("$a"); else pats+=("$a"); fi
+    done
+    "$eddy" run "${args[@]}" --out "$out" --quiet >"$tmp/outlog" 2>"$tmp/err"
+    local rc=$?
+    [ $rc -ne 0 ] || fail "exit status 0, expected non-zero"
+    for p in "${pats[@]}"; do
+        grep -qF -- "$p" "$tmp/err" || fail "stderr lacks '$p'"
+    done
+    [ ! -e "$out" ] || fail "the output folder $out was created"
+    [ "$(grep -c 'error' "$tmp/err")" -ge 1 ] || fail "no error line"
+    echo "ok ($case): exit $rc, message: $(grep -m1 error "$tmp/err")"
+}
+
+case $case in
+good_run)
+    "$eddy" run "$root/scenes/bounce.json" --steps 40 --out "$out" >"$tmp/outlog" 2>"$tmp/err" \
+        || fail "exit status $?"
+    grep -q "validation message" "$tmp/err" && fail "validation messages"
+    grep -q "^done: 40 steps" "$tmp/outlog" || fail "no summary line: $(cat "$tmp/outlog")"
+    grep -q "step 40/40 (100%)" "$tmp/err" || fail "no progress line"
+    for f in balls.pvd balls_000000.vtp balls_000001.vtp balls_000002.vtp stats.jsonl; do
+        [ -s "$out/$f" ] || fail "$f missing"
+    done
+    [ "$(wc -l < "$out/stats.jsonl")" = 3 ] || fail "stats.jsonl should have 3 frames (0, 20, 40 steps)"
+    ls "$out" | grep -q '\.tmp$' && fail "temporary files left behind"
+    python3 "$root/tests/cli/check_vtp.py" "$out/balls_000002.vtp" "$out/balls.pvd" || fail "bad VTK output"
+    python3 -c "
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert [l['step'] for l in lines] == [0, 20, 40], lines
+b = lines[-1]['sets']['balls']
+assert b['count'] == 8000 and b['non_finite'] == 0
+assert abs(lines[-1]['time'] - 0.04) < 1e-12
+" "$out/stats.jsonl" || fail "stats.jsonl content"
+    echo "ok ($case)";;
+devices)
+    "$eddy" devices >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
+    grep -q '^\* [0-9]*: ' "$tmp/outlog" || fail "no default device marked: $(cat "$tmp/outlog")"
+    echo "ok ($case): $(grep '^\*' "$tmp/outlog")";;
+modules)
+    "$eddy" modules >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
+    grep -q '^ballistic' "$tmp/outlog" || fail "ballistic not listed"
+    grep -q 'restitution.*float.*default 0.5.*range \[0, 1\]' "$tmp/outlog" || fail "parameter line: $(cat "$tmp/outlog")"
+    echo "ok ($case)";;
+malformed_json)
+    expect_bad "$scenes/malformed.json" -- "malformed.json:3:15: malformed JSON";;
+missing_file)
+    expect_bad "$scenes/does_not_exist.json" -- "does_not_exist.json" "cannot read";;
+unknown_module)
+    expect_bad "$scenes/unknown_module.json" -- "unknown_module.json: systems[0].module" "unknown module 'no_such_module'" "ballistic";;
+unknown_param)
+    expect_bad "$scenes/unknown_param.json" -- "systems[0].params.gravty" "no parameter 'gravty'" "gravity, restitution";;
+out_of_range)
+    expect_bad "$scenes/out_of_range.json" -- "out_of_range.json: systems[0].params.restitution" "1.5 is out of range; expected a number in [0, 1]";;
+over_limit)
+    expect_bad "$scenes/over_limit.json" -- "over_limit.json: particle_sets[0].capacity" "16000000000 bytes" "maxStorageBufferRange";;
+non_finite)
+    expect_bad "$scenes/non_finite.json" -- "non_finite.json: systems[0].params.restitution" "expected a finite number in [0, 1], got inf";;
+unknown_field)
+    expect_bad "$scenes/unknown_field.json" -- "unknown_field.json: substep: unknown field" "substeps";;
+negative_dt)
+    expect_bad "$scenes/negative_dt.json" -- "negative_dt.json: dt: -0.001 is out of range";;
+negative_mass)
+    expect_bad "$scenes/negative_mass.json" -- "particle_sets[0].mass: -1 is out of range";;
+bad_device)
+    expect_bad "$root/scenes/bounce.json" --device no-such-gpu -- "no Vulkan device matches 'no-such-gpu'";;
+bad_option)
+    expect_bad "$root/scenes/bounce.json" --steps -3 -- "--steps: expected a whole number";;
+module_abi)
+    expect_bad "$root/scenes/bounce.json" --module "$abi2" -- "ABI version 2" "ABI version 1";;
+*)
+    echo "unknown case $case"; exit 2;;
+esac

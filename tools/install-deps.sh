@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what eddy needs to build, run and test on Debian 12, skipping what
+# is there already. Needs root (or sudo) only when something is missing.
+set -euo pipefail
+packages=(
+  gcc pkg-config meson ninja-build python3
+  libvulkan-dev libvulkan1 libvulkan-volk-dev   # Vulkan headers, loader, volk source
+  glslc libshaderc-dev glslang-dev spirv-tools  # GLSL -> SPIR-V at build and run time
+  mesa-vulkan-drivers vulkan-validationlayers   # lavapipe and the validation layer
+  libcjson-dev                                  # scene files
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: everything is installed"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" != 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: run as root: apt-get install ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
