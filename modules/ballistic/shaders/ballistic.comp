@@ -1,10 +1,13 @@
 #version 450
 // Ballistic particles: symplectic Euler under gravity, with restitution
-// against the walls of the scene's box. CPU reference: tests/gpu/test_ballistic.c.
-layout(local_size_x_id = 0) in;
+// against the walls of the scene's box. CPU reference: eddy_ballistic_step_cpu (ballistic.c),
+// compared in tests/physics/test_ballistic.c.
+#extension GL_GOOGLE_include_directive : require
+#include "particles.glsl"
 
-layout(std430, set = 0, binding = 0) buffer Position { vec4 position[]; }; // xyz m, w radius m
-layout(std430, set = 0, binding = 1) buffer Velocity { vec4 velocity[]; }; // xyz m/s
+layout(local_size_x_id = 0) in;
+EDDY_POSITION_BUFFER(0)
+EDDY_VELOCITY_BUFFER(1)
 
 layout(push_constant) uniform Params {
     vec4 gravity_dt;   // xyz gravity (m/s^2), w substep (s)
@@ -15,9 +18,7 @@ layout(push_constant) uniform Params {
 
 void main()
 {
-    uint i = gl_GlobalInvocationID.x;
-    if (i >= pc.count)
-        return;
+    EDDY_PARTICLE_INDEX(pc.count)
     float dt = pc.gravity_dt.w;
     float e = pc.box_min_e.w;
     vec4 p = position[i];
