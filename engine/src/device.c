@@ -121,6 +121,8 @@ static void fill_info(VkPhysicalDevice pd, uint32_t index, eddy_device_info *inf
     info->subgroup_size = sub.subgroupSize;
     info->max_workgroup_invocations = p->limits.maxComputeWorkGroupInvocations;
     info->max_push_constants = p->limits.maxPushConstantsSize;
+    for (int i = 0; i < 3; i++)
+        info->max_workgroup_count[i] = p->limits.maxComputeWorkGroupCount[i];
     uint32_t bits = 0;
     compute_family(pd, &bits);
     info->timestamp_period_ns = bits ? p->limits.timestampPeriod : 0.0f;
@@ -521,8 +523,9 @@ void eddy_destroy_engine(eddy_engine *e)
 {
     if (!e)
         return;
-    if (e->device)
-        e->vk.vkDeviceWaitIdle ? e->vk.vkDeviceWaitIdle(e->device) : (void)0;
+    /* Only eddy's queue: an adopted device may be busy with the host's work. */
+    if (e->queue && e->vk.vkQueueWaitIdle)
+        e->vk.vkQueueWaitIdle(e->queue);
     if (e->device && e->vk.vkDestroyFence) {
         eddy_destroy_all_graphs(e);
         eddy_destroy_all_particles(e);

@@ -138,6 +138,14 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
         p.groups[1] = d->groups[1] ? d->groups[1] : 1;
         p.groups[2] = d->groups[2] ? d->groups[2] : 1;
         /* A pass with nothing to do (an empty particle set) is legal: it records no dispatch. */
+        for (int a = 0; a < 3; a++)
+            if (p.groups[a] > e->info.max_workgroup_count[a]) {
+                eddy_log(e, EDDY_LOG_ERROR, "pass '%s': %u workgroups along %c (%u threads of "
+                         "%u) exceed the device's maxComputeWorkGroupCount of %u",
+                         label, p.groups[a], "xyz"[a], d->threads, k->workgroup_size,
+                         e->info.max_workgroup_count[a]);
+                return EDDY_ERROR_LIMIT;
+            }
     }
     if (d->push_size > EDDY_PUSH_CONSTANT_BYTES || d->push_size % 4 ||
         (d->push_size && !d->push)) {

@@ -26,6 +26,7 @@ expect_bad() {
         grep -qF -- "$p" "$tmp/err" || fail "stderr lacks '$p'"
     done
     [ ! -e "$out" ] || fail "the output folder $out was created"
+    grep -q "validation message" "$tmp/err" && fail "validation messages"
     [ "$(grep -c 'error' "$tmp/err")" -ge 1 ] || fail "no error line"
     echo "ok ($case): exit $rc, message: $(grep -m1 error "$tmp/err")"
 }
@@ -60,6 +61,45 @@ modules)
     "$eddy" modules >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
     grep -q '^ballistic' "$tmp/outlog" || fail "ballistic not listed"
     grep -q 'restitution.*float.*default 0.5.*range \[0, 1\]' "$tmp/outlog" || fail "parameter line: $(cat "$tmp/outlog")"
+    echo "ok ($case)";;
+reproducible)
+    # The same scene on the same device twice: bitwise identical files.
+    for k in 1 2; do
+        "$eddy" run "$root/scenes/bounce.json" --steps 200 --out "$tmp/run$k" --quiet \
+            >"$tmp/outlog" 2>"$tmp/err" || fail "run $k: exit status $?"
+    done
+    n=0
+    for f in "$tmp/run1"/*; do
+        cmp -s "$f" "$tmp/run2/$(basename "$f")" || fail "$(basename "$f") differs between runs"
+        n=$((n + 1))
+    done
+    [ $n -ge 12 ] || fail "only $n files"
+    echo "ok ($case): $n files identical";;
+profile)
+    "$eddy" run "$root/scenes/bounce.json" --steps 10 --profile --no-output --out "$out" \
+        >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
+    grep -qE '^  ballistic.integrate +10 ' "$tmp/outlog" || fail "no profile line: $(cat "$tmp/outlog")"
+    [ ! -e "$out" ] || fail "--no-output wrote $out"
+    echo "ok ($case): $(grep ballistic.integrate "$tmp/outlog")";;
+fills)
+    # Lattice fills: a sphere of radius 10 spacings holds about 4/3 pi 10^3
+    # points; a box of 4 spacings a side holds 4^3; explicit points add to it.
+    "$eddy" run "$scenes/sphere.json" --out "$out" --quiet >"$tmp/outlog" 2>"$tmp/err" \
+        || fail "exit status $?"
+    python3 -c "
+import json, math, sys
+f = json.loads(open(sys.argv[1]).readline())['sets']
+n = f['ball']['count']
+want = 4 / 3 * math.pi * 10 ** 3
+assert abs(n - want) < 0.03 * want, (n, want)
+for a in range(3):
+    assert f['ball']['min'][a] >= 0.3 - 1e-6 and f['ball']['max'][a] <= 0.7 + 1e-6
+    assert abs(f['ball']['center_of_mass'][a] - 0.5) < 1e-5
+b = f['block']
+assert b['count'] == 65, b
+assert abs(b['min'][0] - 0.05) < 1e-6 and abs(b['max'][0] - 0.9) < 1e-6, b
+print('sphere', n, 'of', round(want), '; block', b['count'])
+" "$out/stats.jsonl" || fail "fill counts"
     echo "ok ($case)";;
 malformed_json)
     expect_bad "$scenes/malformed.json" -- "malformed.json:3:15: malformed JSON";;

@@ -81,6 +81,16 @@ int main(void)
     CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = ops, .threads = N, .bindings = { { ba, EDDY_READ } } }) < 0);
     CHECK(strstr(test_last_error, "binding 1 has no buffer") != NULL);
 
+    /* A dispatch over the device's workgroup-count limit is refused. */
+    uint32_t too_many = eddy_engine_device(e)->max_workgroup_count[0];
+    test_clear_error();
+    if (too_many < UINT32_MAX) {
+        CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = mul3, .groups = { too_many + 1 },
+            .bindings = { { ba, EDDY_READ_WRITE } } }) == EDDY_ERROR_LIMIT);
+        CHECK(strstr(test_last_error, "maxComputeWorkGroupCount") != NULL);
+    }
+    CHECK(eddy_graph_pass_count(e, g) == 5);
+
     CHECK(eddy_graph_run(e, g, RUNS) == EDDY_OK);
     for (int r = 0; r < RUNS * SUBSTEPS; r++)
         cpu_substep(a, b);

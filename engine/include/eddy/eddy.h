@@ -136,6 +136,7 @@ typedef struct eddy_device_info {
     uint64_t device_local_bytes;       /* size of the largest device-local heap */
     uint32_t subgroup_size;
     uint32_t max_workgroup_invocations;
+    uint32_t max_workgroup_count[3];   /* workgroups per dispatch along x, y, z */
     uint32_t max_push_constants;       /* bytes */
     float timestamp_period_ns;         /* 0 = no timestamps on the compute queue */
     bool adopted;
