@@ -80,11 +80,13 @@ static int find_memory_type(eddy_engine *e, uint32_t bits, VkMemoryPropertyFlags
 }
 
 /* Bytes still free in a heap: the driver's budget where VK_EXT_memory_budget
- * exists, else the heap size (the driver refuses what does not fit). */
+ * exists, else the heap size less what eddy itself allocated there. */
 static uint64_t heap_free(eddy_engine *e, uint32_t heap)
 {
-    if (!e->has_memory_budget)
-        return e->memory.memoryHeaps[heap].size;
+    if (!e->has_memory_budget) {
+        uint64_t size = e->memory.memoryHeaps[heap].size, used = e->heap_used[heap];
+        return size > used ? size - used : 0;
+    }
     VkPhysicalDeviceMemoryBudgetPropertiesEXT budget = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT,
     };
@@ -101,6 +103,8 @@ typedef struct raw_buffer {
     VkBuffer buffer;
     VkDeviceMemory memory;
     void *mapped;
+    uint32_t heap;
+    uint64_t bytes;
 } raw_buffer;
 
 static eddy_result create_raw(eddy_engine *e, uint64_t size, VkBufferUsageFlags usage,
@@ -152,6 +156,9 @@ static eddy_result create_raw(eddy_engine *e, uint64_t size, VkBufferUsageFlags 
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
     e->vk.vkBindBufferMemory(e->device, out->buffer, out->memory, 0);
+    out->heap = heap;
+    out->bytes = req.size;
+    e->heap_used[heap] += req.size;
     if ((e->memory.memoryTypes[type].propertyFlags & visible) == visible &&
         (host || !e->force_staging)) {
         r = e->vk.vkMapMemory(e->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped);
@@ -165,8 +172,10 @@ static void destroy_raw(eddy_engine *e, raw_buffer *b)
 {
     if (b->buffer)
         e->vk.vkDestroyBuffer(e->device, b->buffer, NULL);
-    if (b->memory)
+    if (b->memory) {
         e->vk.vkFreeMemory(e->device, b->memory, NULL);
+        e->heap_used[b->heap] -= b->bytes;
+    }
     memset(b, 0, sizeof *b);
 }
 
@@ -210,6 +219,8 @@ eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
     b->buffer = raw.buffer;
     b->memory = raw.memory;
     b->mapped = raw.mapped;
+    b->heap = raw.heap;
+    b->bytes = raw.bytes;
     b->size = desc->size;
     eddy_copy_label(b->label, sizeof b->label, desc->label, "(unnamed)");
     eddy_set_name(e, VK_OBJECT_TYPE_BUFFER, (uint64_t)raw.buffer, b->label);
@@ -229,7 +240,7 @@ void eddy_destroy_buffer(eddy_engine *e, eddy_buffer h)
     if (!b)
         return;
     e->vk.vkQueueWaitIdle(e->queue);
-    raw_buffer raw = { b->buffer, b->memory, b->mapped };
+    raw_buffer raw = { b->buffer, b->memory, b->mapped, b->heap, b->bytes };
     destroy_raw(e, &raw);
     eddy_pool_free(&e->buffers, h.id);
 }
@@ -239,7 +250,7 @@ void eddy_destroy_all_buffers(eddy_engine *e)
     for (uint32_t i = 0; i < e->buffers.count; i++) {
         eddy_buffer_obj *b = (eddy_buffer_obj *)(e->buffers.items + (size_t)i * e->buffers.elem_size);
         if (b->slot.live) {
-            raw_buffer raw = { b->buffer, b->memory, b->mapped };
+            raw_buffer raw = { b->buffer, b->memory, b->mapped, b->heap, b->bytes };
             destroy_raw(e, &raw);
             b->slot.live = false;
         }

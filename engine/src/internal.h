@@ -43,6 +43,8 @@ typedef struct eddy_buffer_obj {
     VkDeviceMemory memory;
     uint64_t size;
     void *mapped; /* non-NULL where the memory is host-visible and coherent */
+    uint32_t heap;  /* memory heap of the allocation */
+    uint64_t bytes; /* allocation size */
     char label[96];
 } eddy_buffer_obj;
 
@@ -128,6 +130,7 @@ struct eddy_engine {
     eddy_device_info info;
     VkPhysicalDeviceMemoryProperties memory;
     bool has_memory_budget;
+    uint64_t heap_used[VK_MAX_MEMORY_HEAPS]; /* bytes eddy allocated, for devices without a budget */
     uint32_t timestamp_bits;
     uint64_t max_allocation;
 
