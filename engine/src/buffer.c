@@ -286,10 +286,12 @@ static eddy_buffer_obj *checked(eddy_engine *e, eddy_buffer h, uint64_t offset, 
     return b;
 }
 
-eddy_result eddy_buffer_upload(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
-                               const void *data)
+/* Moves bytes between host memory and a buffer: a memcpy where the buffer is
+ * mapped, else through a staging buffer in chunks of at most STAGING_CHUNK. */
+static eddy_result transfer(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
+                            char *host, bool upload)
 {
-    eddy_buffer_obj *b = checked(e, h, offset, size, "upload");
+    eddy_buffer_obj *b = checked(e, h, offset, size, upload ? "upload" : "download");
     if (!b)
         return EDDY_ERROR_INVALID_ARGUMENT;
     if (size == 0)
@@ -298,65 +300,48 @@ eddy_result eddy_buffer_upload(eddy_engine *e, eddy_buffer h, uint64_t offset, u
         VkResult r = e->vk.vkQueueWaitIdle(e->queue);
         if (r != VK_SUCCESS)
             return eddy_vk_fail(e, r, "vkQueueWaitIdle");
-        memcpy((char *)b->mapped + offset, data, size);
+        char *dev = (char *)b->mapped + offset;
+        memcpy(upload ? dev : host, upload ? host : dev, size);
         return EDDY_OK;
     }
     raw_buffer staging;
     uint64_t chunk = size < STAGING_CHUNK ? size : STAGING_CHUNK;
-    eddy_result res = create_raw(e, chunk, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, "eddy.staging",
-                                 &staging);
+    eddy_result res = create_raw(e, chunk,
+                                 upload ? VK_BUFFER_USAGE_TRANSFER_SRC_BIT
+                                        : VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                 true, "eddy.staging", &staging);
     if (res != EDDY_OK)
         return res;
     for (uint64_t done = 0; done < size && res == EDDY_OK; done += chunk) {
         uint64_t n = size - done < chunk ? size - done : chunk;
-        memcpy(staging.mapped, (const char *)data + done, n);
+        if (upload)
+            memcpy(staging.mapped, host + done, n);
         VkCommandBuffer cb;
         res = eddy_begin_transfer(e, &cb);
         if (res != EDDY_OK)
             break;
-        VkBufferCopy region = { 0, offset + done, n };
-        e->vk.vkCmdCopyBuffer(cb, staging.buffer, b->buffer, 1, &region);
+        VkBufferCopy region = { upload ? 0 : offset + done, upload ? offset + done : 0, n };
+        e->vk.vkCmdCopyBuffer(cb, upload ? staging.buffer : b->buffer,
+                              upload ? b->buffer : staging.buffer, 1, &region);
         res = eddy_end_transfer(e);
+        if (res == EDDY_OK && !upload)
+            memcpy(host + done, staging.mapped, n);
     }
     destroy_raw(e, &staging);
     return res;
 }
 
+eddy_result eddy_buffer_upload(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
+                               const void *data)
+{
+    /* transfer() only reads the host side when uploading. */
+    return transfer(e, h, offset, size, (char *)(uintptr_t)data, true);
+}
+
 eddy_result eddy_buffer_download(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
                                  void *data)
 {
-    eddy_buffer_obj *b = checked(e, h, offset, size, "download");
-    if (!b)
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    if (size == 0)
-        return EDDY_OK;
-    if (b->mapped) {
-        VkResult r = e->vk.vkQueueWaitIdle(e->queue);
-        if (r != VK_SUCCESS)
-            return eddy_vk_fail(e, r, "vkQueueWaitIdle");
-        memcpy(data, (const char *)b->mapped + offset, size);
-        return EDDY_OK;
-    }
-    raw_buffer staging;
-    uint64_t chunk = size < STAGING_CHUNK ? size : STAGING_CHUNK;
-    eddy_result res = create_raw(e, chunk, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "eddy.staging",
-                                 &staging);
-    if (res != EDDY_OK)
-        return res;
-    for (uint64_t done = 0; done < size && res == EDDY_OK; done += chunk) {
-        uint64_t n = size - done < chunk ? size - done : chunk;
-        VkCommandBuffer cb;
-        res = eddy_begin_transfer(e, &cb);
-        if (res != EDDY_OK)
-            break;
-        VkBufferCopy region = { offset + done, 0, n };
-        e->vk.vkCmdCopyBuffer(cb, b->buffer, staging.buffer, 1, &region);
-        res = eddy_end_transfer(e);
-        if (res == EDDY_OK)
-            memcpy((char *)data + done, staging.mapped, n);
-    }
-    destroy_raw(e, &staging);
-    return res;
+    return transfer(e, h, offset, size, data, false);
 }
 
 eddy_result eddy_buffer_fill(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,

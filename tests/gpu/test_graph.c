@@ -122,6 +122,27 @@ int main(void)
     CHECK(eddy_buffer_download(e, ba, 0, sizeof ga, ga) == EDDY_OK);
     CHECK(memcmp(ga, a, sizeof a) == 0);
 
+    /* A specialization constant besides the workgroup size: a = a * K + 5. */
+    eddy_kernel spec = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "spec", .workgroup_size = 128,
+        .glsl = "#version 450\n"
+                "layout(local_size_x_id = 0) in;\n"
+                "layout(constant_id = 1) const uint K = 1u;\n"
+                "layout(std430, binding = 0) buffer A { uint a[]; };\n"
+                "layout(push_constant) uniform P { uint count; } pc;\n"
+                "void main() { uint i = gl_GlobalInvocationID.x; if (i < pc.count) a[i] = a[i] * K + 5u; }\n",
+        .specialization = { { 1, 77 } }, .specialization_count = 1 });
+    REQUIRE(spec.id);
+    CHECK(eddy_kernel_workgroup_size(e, spec) == 128);
+    eddy_graph g3 = eddy_create_graph(e, &(eddy_graph_desc){ .label = "spec" });
+    CHECK(eddy_graph_add_pass(e, g3, &(eddy_pass_desc){ .kernel = spec, .threads = N,
+        .bindings = { { ba, EDDY_READ_WRITE } }, .push = &pc, .push_size = 4 }) == 0);
+    CHECK(eddy_graph_run(e, g3, 1) == EDDY_OK);
+    for (int i = 0; i < N; i++)
+        a[i] = a[i] * 77u + 5u;
+    CHECK(eddy_buffer_download(e, ba, 0, sizeof ga, ga) == EDDY_OK);
+    CHECK(memcmp(ga, a, sizeof a) == 0);
+    eddy_destroy_graph(e, g3);
+
     /* GLSL that does not compile: refused with the compiler's message. */
     test_clear_error();
     eddy_kernel broken = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "broken",
