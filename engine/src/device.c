@@ -119,6 +119,10 @@ static void fill_info(VkPhysicalDevice pd, uint32_t index, eddy_device_info *inf
     info->device_id = p->deviceID;
     info->max_storage_buffer_range = p->limits.maxStorageBufferRange;
     info->subgroup_size = sub.subgroupSize;
+    info->subgroup_arithmetic =
+        (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+        (sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
+        (sub.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT);
     info->max_workgroup_invocations = p->limits.maxComputeWorkGroupInvocations;
     info->max_push_constants = p->limits.maxPushConstantsSize;
     for (int i = 0; i < 3; i++)
@@ -539,6 +543,7 @@ void eddy_destroy_engine(eddy_engine *e)
             e->vk.vkDestroyCommandPool(e->device, e->command_pool, NULL);
     }
     eddy_release_modules(e);
+    eddy_release_prims(e);
     eddy_pool_release(&e->buffers);
     eddy_pool_release(&e->kernels);
     eddy_pool_release(&e->graphs);

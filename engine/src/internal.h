@@ -142,6 +142,8 @@ struct eddy_engine {
 
     eddy_pool buffers, kernels, graphs, particles;
 
+    struct eddy_prims_kernels *prims; /* scan/sort/grid/reduce kernels, made at first use */
+
     /* Modules: built-in ones and those loaded from shared libraries. */
     const eddy_module_desc **modules;
     void **module_libraries; /* dlopen handle per module, NULL for built-in */
@@ -180,6 +182,7 @@ void eddy_cmd_barrier_in(eddy_engine *e, VkCommandBuffer cb);
 void eddy_cmd_barrier_out(eddy_engine *e, VkCommandBuffer cb);
 
 eddy_result eddy_register_builtin_modules(eddy_engine *e);
+void eddy_release_prims(eddy_engine *e);
 void eddy_release_modules(eddy_engine *e);
 void eddy_destroy_all_graphs(eddy_engine *e);
 void eddy_destroy_all_kernels(eddy_engine *e);

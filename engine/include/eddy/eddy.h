@@ -135,6 +135,7 @@ typedef struct eddy_device_info {
     uint64_t max_storage_buffer_range; /* bytes */
     uint64_t device_local_bytes;       /* size of the largest device-local heap */
     uint32_t subgroup_size;
+    bool subgroup_arithmetic;          /* compute shaders have subgroup add/min/max */
     uint32_t max_workgroup_invocations;
     uint32_t max_workgroup_count[3];   /* workgroups per dispatch along x, y, z */
     uint32_t max_push_constants;       /* bytes */
