@@ -101,6 +101,20 @@ assert abs(b['min'][0] - 0.05) < 1e-6 and abs(b['max'][0] - 0.9) < 1e-6, b
 print('sphere', n, 'of', round(want), '; block', b['count'])
 " "$out/stats.jsonl" || fail "fill counts"
     echo "ok ($case)";;
+bench)
+    # Not a timing test: the benchmark runs and its results equal the C reference.
+    "$eddy" bench scan.1M sort.1M grid.64k density.16k --iterations 1 >"$tmp/outlog" 2>"$tmp/err" \
+        || fail "exit status $?"
+    python3 -c "
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r['case'] for r in rows] == ['scan.1M', 'sort.1M', 'grid.64k', 'density.16k'], rows
+for r in rows:
+    assert r['match'] is True and r['gpu_ms'] > 0 and r['cpu_ms'] > 0 and r['passes'], r
+" "$tmp/outlog" || fail "bench output: $(cat "$tmp/outlog")"
+    "$eddy" bench no.such.case >"$tmp/outlog" 2>"$tmp/err" && fail "an unknown case was accepted"
+    grep -q "no case matches" "$tmp/err" || fail "no message for an unknown case"
+    echo "ok ($case)";;
 malformed_json)
     expect_bad "$scenes/malformed.json" -- "malformed.json:3:15: malformed JSON";;
 missing_file)

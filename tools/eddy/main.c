@@ -2,6 +2,8 @@
 #include "eddy/eddy.h"
 #include "eddy/eddy_module.h"
 
+#include "bench.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,12 @@ static const char *usage =
     "      --validation V     off, on or sync (default: EDDY_VALIDATION, else off)\n"
     "      --no-output        write nothing (timing runs)\n"
     "      --quiet            no progress line\n"
+    "  eddy bench [CASE...] [--iterations N] [--device X]\n"
+    "                                    time the shared GPU building blocks against a C\n"
+    "                                    reference of the same algorithm (JSON lines); cases:\n"
+    "                                    scan.1M scan.16M sort.1M sort.4M grid.64k grid.256k\n"
+    "                                    grid.1M density.16k density.65k density.262k, or a\n"
+    "                                    group (scan, sort, grid, density); default all\n"
     "  eddy version\n";
 
 static const char *type_name(VkPhysicalDeviceType t)
@@ -271,6 +279,36 @@ static int cmd_run(const options *o)
     return r == EDDY_OK ? 0 : 1;
 }
 
+static int cmd_bench(int argc, char **argv)
+{
+    options o = { 0 };
+    uint64_t iterations = 0;
+    char *names[64];
+    int n = 0;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--iterations") && i + 1 < argc) {
+            if (parse_u64(argv[++i], &iterations) != 0 || iterations == 0 || iterations > 100000) {
+                fprintf(stderr, "eddy error: --iterations: expected a whole number in 1..100000, "
+                                "got '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            o.device = argv[++i];
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "eddy error: bench: unknown option '%s'\n%s", argv[i], usage);
+            return 2;
+        } else if (n < 64) {
+            names[n++] = argv[i];
+        }
+    }
+    eddy_engine *e = make_engine(&o);
+    if (!e)
+        return 1;
+    int rc = eddy_bench_main(e, n, names, (uint32_t)iterations);
+    eddy_destroy_engine(e);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
@@ -286,6 +324,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "devices"))
         return cmd_devices();
+    if (!strcmp(cmd, "bench"))
+        return cmd_bench(argc, argv);
     options o = { 0 };
     if (parse_options(argc, argv, 2, &o) != 0)
         return 2;
