@@ -9,21 +9,15 @@ layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer Keys { uint keys[]; };
 layout(std430, binding = 1) writeonly buffer Hist { uint hist[]; };
 
-shared uint counts[EDDY_RADIX_DIGITS];
-
 void main()
 {
     uint t = gl_LocalInvocationIndex;
-    if (t < EDDY_RADIX_DIGITS)
-        counts[t] = 0u;
-    barrier();
-    uint base = gl_WorkGroupID.x * EDDY_RADIX_BLOCK;
-    for (uint k = 0u; k < 4u; k++) {
-        uint i = base + t + k * 256u;
-        if (i < pc.count)
-            atomicAdd(counts[eddy_digit(keys[i])], 1u); // integer counts: order-free
-    }
-    barrier();
-    if (t < EDDY_RADIX_DIGITS)
-        hist[t * pc.blocks + gl_WorkGroupID.x] = counts[t];
+    uint first = gl_WorkGroupID.x * EDDY_RADIX_BLOCK + t * EDDY_RADIX_ITEMS;
+    uvec4 lo = uvec4(0u), hi = uvec4(0u);
+    for (uint k = 0u; k < EDDY_RADIX_ITEMS; k++)
+        if (first + k < pc.count)
+            eddy_radix_inc(lo, hi, eddy_digit(keys[first + k]));
+    eddy_radix_scan(lo, hi);
+    if (t < 16u)
+        hist[t * pc.blocks + gl_WorkGroupID.x] = eddy_radix_get(eddy_radix_total[0], eddy_radix_total[1], t);
 }

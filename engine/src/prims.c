@@ -22,6 +22,12 @@ static const uint32_t radix_hist_spv[] =
 static const uint32_t radix_scatter_spv[] =
 #include "radix_scatter.spv.inc"
     ;
+static const uint32_t radix_hist_sg_spv[] =
+#include "radix_hist_sg.spv.inc"
+    ;
+static const uint32_t radix_scatter_sg_spv[] =
+#include "radix_scatter_sg.spv.inc"
+    ;
 static const uint32_t grid_cell_spv[] =
 #include "grid_cell.spv.inc"
     ;
@@ -31,6 +37,9 @@ static const uint32_t grid_range_spv[] =
 static const uint32_t permute_spv[] =
 #include "permute.spv.inc"
     ;
+static const uint32_t permute4_spv[] =
+#include "permute4.spv.inc"
+    ;
 static const uint32_t reduce_spv[] =
 #include "reduce.spv.inc"
     ;
@@ -38,11 +47,12 @@ static const uint32_t segreduce_spv[] =
 #include "segreduce.spv.inc"
     ;
 
-#define BLOCK 1024u /* elements per workgroup of the scan, sort and reduce kernels */
+#define BLOCK 1024u       /* elements per workgroup of the scan and reduce kernels */
+#define SORT_BLOCK 4096u  /* keys per workgroup of the radix sort kernels */
 
 struct eddy_prims_kernels {
     eddy_kernel scan_block, scan_add, fill, radix_hist, radix_scatter, grid_cell, grid_range,
-        permute, reduce, segreduce;
+        permute, permute4, reduce, segreduce;
 };
 
 static struct eddy_prims_kernels *kernels(eddy_engine *e)
@@ -63,11 +73,17 @@ static struct eddy_prims_kernels *kernels(eddy_engine *e)
         K(scan_block, scan_block_spv, 0);
     K(scan_add, scan_add_spv, 0);
     K(fill, fill_spv, 256);
-    K(radix_hist, radix_hist_spv, 0);
-    K(radix_scatter, radix_scatter_spv, 0);
+    if (sg) {
+        K(radix_hist, radix_hist_sg_spv, 0);
+        K(radix_scatter, radix_scatter_sg_spv, 0);
+    } else {
+        K(radix_hist, radix_hist_spv, 0);
+        K(radix_scatter, radix_scatter_spv, 0);
+    }
     K(grid_cell, grid_cell_spv, 256);
     K(grid_range, grid_range_spv, 256);
     K(permute, permute_spv, 256);
+    K(permute4, permute4_spv, 256);
     K(reduce, reduce_spv, 0);
     K(segreduce, segreduce_spv, 0);
 #undef K
@@ -261,7 +277,7 @@ eddy_sort *eddy_create_sort(eddy_engine *e, const eddy_sort_desc *d)
     if (!s)
         return NULL;
     s->max_count = d->max_count;
-    uint32_t hist = 16 * div_up(d->max_count, BLOCK);
+    uint32_t hist = 16 * div_up(d->max_count, SORT_BLOCK);
     char sl[128];
     snprintf(sl, sizeof sl, "%s.hist_scan", label);
     s->keys_tmp = scratch_buffer(e, label, "keys_tmp", (uint64_t)d->max_count * 4);
@@ -305,7 +321,7 @@ eddy_result eddy_sort_record(eddy_engine *e, eddy_sort *s, eddy_graph g, eddy_bu
     /* An even number of passes brings the data back into keys/values. */
     uint32_t passes = div_up(bits, 4);
     passes += passes & 1;
-    uint32_t blocks = div_up(count, BLOCK);
+    uint32_t blocks = div_up(count, SORT_BLOCK);
     eddy_buffer src_k = keys, src_v = values, dst_k = s->keys_tmp, dst_v = s->values_tmp;
     for (uint32_t p = 0; p < passes; p++) {
         struct { uint32_t count, shift, blocks; } push = { count, 4 * p, blocks };
@@ -464,9 +480,11 @@ static eddy_result permute(eddy_engine *e, eddy_grid *grid, eddy_graph g, eddy_b
     }
     if (count == 0)
         return EDDY_OK;
-    struct { uint32_t count, words, scatter; } push = { count, words, scatter };
+    bool vec4 = words % 4 == 0;
+    struct { uint32_t count, words, scatter; } push = { count, vec4 ? words / 4 : words, scatter };
     return add(e, g, &(eddy_pass_desc){
-        .label = scatter ? "eddy.grid.scatter" : "eddy.grid.gather", .kernel = e->prims->permute,
+        .label = scatter ? "eddy.grid.scatter" : "eddy.grid.gather",
+        .kernel = vec4 ? e->prims->permute4 : e->prims->permute,
         .groups = { stride_groups(e, count, 256) },
         .bindings = { { grid->b.sorted_index, EDDY_READ }, { src, EDDY_READ }, { dst, EDDY_WRITE } },
         .push = &push, .push_size = sizeof push });
