@@ -2,13 +2,15 @@
  * built-in module adds its descriptor function here and its folder to
  * modules/meson.build. */
 #include "ballistic/ballistic.h"
+#include "sph/sph.h"
 
 const eddy_module_desc *const *eddy_builtin_module_list(uint32_t *count);
 
 const eddy_module_desc *const *eddy_builtin_module_list(uint32_t *count)
 {
-    static const eddy_module_desc *list[1];
+    static const eddy_module_desc *list[2];
     list[0] = eddy_ballistic_module();
+    list[1] = eddy_sph_module();
     *count = sizeof list / sizeof list[0];
     return list;
 }

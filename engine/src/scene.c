@@ -39,6 +39,8 @@ struct eddy_scene {
     uint32_t set_count;
     scene_system *systems;
     uint32_t system_count;
+    eddy_solid *solids;
+    uint32_t solid_count;
     eddy_graph graph;
     eddy_pvd_entry *pvd;      /* per set and frame; file names owned here */
     uint32_t pvd_count, pvd_cap;
@@ -489,7 +491,73 @@ static bool parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *j
 
 static const char *const scene_keys[] = { "name", "dt", "substeps", "duration", "box",
                                           "particle_sets", "systems", "output", "plugins",
-                                          "description", NULL };
+                                          "description", "solids", NULL };
+
+/* ------------------------------------------------------------------ solids */
+
+static bool parse_solid(parse_ctx *c, const cJSON *j, const char *path, eddy_solid *out)
+{
+    static const char *const plane_keys[] = { "type", "point", "normal", NULL };
+    static const char *const sphere_keys[] = { "type", "center", "radius", NULL };
+    static const char *const capsule_keys[] = { "type", "a", "b", "radius", NULL };
+    static const char *const glass_keys[] = { "type", "center", "axis", "radius", "height",
+                                              "thickness", NULL };
+    if (!cJSON_IsObject(j))
+        return fail(c, path, "expected an object with a \"type\", got %s", json_type(j));
+    const char *type;
+    if (!get_string(c, j, "type", path, true, &type))
+        return false;
+    memset(out, 0, sizeof *out);
+    double a[3], b[3], r = 0, hgt = 0, t = 0;
+    char field[160];
+    if (!strcmp(type, "plane")) {
+        if (!check_keys(c, j, path, plane_keys) || !get_vec3_key(c, j, "point", path, true, NULL, a) ||
+            !get_vec3_key(c, j, "normal", path, true, NULL, b))
+            return false;
+        out->type = EDDY_SOLID_PLANE;
+    } else if (!strcmp(type, "sphere")) {
+        if (!check_keys(c, j, path, sphere_keys) || !get_vec3_key(c, j, "center", path, true, NULL, a) ||
+            !get_number(c, j, "radius", path, true, 0, 1e-9, 1e9, &r))
+            return false;
+        out->type = EDDY_SOLID_SPHERE;
+    } else if (!strcmp(type, "capsule")) {
+        if (!check_keys(c, j, path, capsule_keys) || !get_vec3_key(c, j, "a", path, true, NULL, a) ||
+            !get_vec3_key(c, j, "b", path, true, NULL, b) ||
+            !get_number(c, j, "radius", path, true, 0, 1e-9, 1e9, &r))
+            return false;
+        out->type = EDDY_SOLID_CAPSULE;
+    } else if (!strcmp(type, "glass")) {
+        static const double up[3] = { 0, 1, 0 };
+        if (!check_keys(c, j, path, glass_keys) || !get_vec3_key(c, j, "center", path, true, NULL, a) ||
+            !get_vec3_key(c, j, "axis", path, false, up, b) ||
+            !get_number(c, j, "radius", path, true, 0, 1e-9, 1e9, &r) ||
+            !get_number(c, j, "height", path, true, 0, 1e-9, 1e9, &hgt) ||
+            !get_number(c, j, "thickness", path, false, 0.005, 1e-9, 1e9, &t))
+            return false;
+        out->type = EDDY_SOLID_GLASS;
+    } else {
+        snprintf(field, sizeof field, "%s.type", path);
+        return fail(c, field, "unknown solid '%s'; expected \"plane\", \"sphere\", \"capsule\" "
+                    "or \"glass\"", type);
+    }
+    if (out->type == EDDY_SOLID_PLANE || out->type == EDDY_SOLID_GLASS) {
+        double len = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+        if (!(len > 1e-12)) {
+            snprintf(field, sizeof field, "%s.%s", path, out->type == EDDY_SOLID_PLANE ? "normal" : "axis");
+            return fail(c, field, "expected a non-zero vector");
+        }
+        for (int k = 0; k < 3; k++)
+            b[k] /= len;
+    }
+    for (int k = 0; k < 3; k++) {
+        out->a[k] = (float)a[k];
+        out->b[k] = out->type == EDDY_SOLID_SPHERE ? 0.0f : (float)b[k];
+    }
+    out->a[3] = (float)r;
+    out->b[3] = (float)hgt;
+    out->c[0] = (float)t;
+    return true;
+}
 static const char *const box_keys[] = { "min", "max", NULL };
 static const char *const output_keys[] = { "frame_interval", "vtk", "stats", NULL };
 
@@ -643,6 +711,24 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         }
     }
 
+    const cJSON *solids = cJSON_GetObjectItemCaseSensitive(root, "solids");
+    if (solids) {
+        if (!cJSON_IsArray(solids))
+            return fail(c, "solids", "expected an array of solids, got %s", json_type(solids));
+        int n = cJSON_GetArraySize(solids);
+        s->solids = calloc((size_t)n + 1, sizeof *s->solids);
+        if (!s->solids)
+            return fail(c, NULL, "out of host memory");
+        int i = 0;
+        for (const cJSON *js = solids->child; js; js = js->next, i++) {
+            char path[64];
+            snprintf(path, sizeof path, "solids[%d]", i);
+            if (!parse_solid(c, js, path, &s->solids[s->solid_count]))
+                return false;
+            s->solid_count++;
+        }
+    }
+
     /* Particle sets. */
     const cJSON *sets = cJSON_GetObjectItemCaseSensitive(root, "particle_sets");
     if (!cJSON_IsArray(sets) || cJSON_GetArraySize(sets) == 0)
@@ -748,6 +834,8 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             .params = values,
             .dt = s->dt / s->substeps,
             .substeps = s->substeps,
+            .solids = s->solids,
+            .solid_count = s->solid_count,
         };
         memcpy(ctx.box_min, s->box_min, sizeof ctx.box_min);
         memcpy(ctx.box_max, s->box_max, sizeof ctx.box_max);
@@ -828,6 +916,7 @@ void eddy_destroy_scene(eddy_scene *s)
     for (uint32_t i = 0; i < s->pvd_count; i++)
         free((char *)s->pvd[i].file);
     free(s->pvd);
+    free(s->solids);
     free(s->systems);
     free(s->sets);
     free(s);

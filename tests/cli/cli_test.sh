@@ -135,6 +135,10 @@ negative_dt)
     expect_bad "$scenes/negative_dt.json" -- "negative_dt.json: dt: -0.001 is out of range";;
 negative_mass)
     expect_bad "$scenes/negative_mass.json" -- "particle_sets[0].mass: -1 is out of range";;
+sph_h)
+    expect_bad "$scenes/sph_h.json" -- "sph_h.json: systems[0].params.h: 0 is out of range; expected a number in [1e-05, 100] m";;
+sph_cfl)
+    expect_bad "$scenes/sph_cfl.json" -- "dt = 0.001 s is above the stability bound 0.00016 s" "sqrt(stiffness)" "sph_cfl.json: systems[0]";;
 bad_device)
     expect_bad "$root/scenes/bounce.json" --device no-such-gpu -- "no Vulkan device matches 'no-such-gpu'";;
 bad_option)

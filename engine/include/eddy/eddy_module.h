@@ -19,6 +19,7 @@
 #define EDDY_MODULE_H
 
 #include "eddy.h"
+#include "eddy_solids.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,8 @@ typedef struct eddy_system_ctx {
     float box_min[3], box_max[3];  /* the scene's box (m) */
     double dt;                     /* s, one substep */
     uint32_t substeps;             /* substeps per step */
+    const eddy_solid *solids;      /* the scene's static solids (eddy_solids.h) */
+    uint32_t solid_count;
 } eddy_system_ctx;
 
 /* Per-frame statistics: a module adds named numbers to the frame's JSON line. */

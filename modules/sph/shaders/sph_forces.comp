@@ -1,0 +1,66 @@
+#version 450
+// SPH pass 2 (cell order): pressure (symmetrised, spiky gradient),
+// viscosity (viscosity-kernel Laplacian), surface tension from the colour
+// field, gravity and the vortex field, as an acceleration a_i = f_i / rho_i.
+// Also the colour-field gradient n (surface normal = -n) and |n|.
+#extension GL_GOOGLE_include_directive : require
+#include "sph_common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(std430, binding = 1) readonly buffer Pos { vec4 spos[]; };
+layout(std430, binding = 2) readonly buffer Vel { vec4 svel[]; };
+layout(std430, binding = 3) readonly buffer Mass { float smass[]; };
+layout(std430, binding = 4) readonly buffer Density { float sdensity[]; };
+layout(std430, binding = 5) readonly buffer Start { uint cell_start[]; };
+layout(std430, binding = 6) readonly buffer End { uint cell_end[]; };
+layout(std430, binding = 7) writeonly buffer Accel { vec4 saccel[]; };
+layout(std430, binding = 8) writeonly buffer Normal { vec4 snormal[]; };
+
+void main()
+{
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= SPH_COUNT)
+        return;
+    vec3 p = spos[i].xyz, v = svel[i].xyz;
+    float h = SPH_H, k = P.material.x, mu = P.material.y, sigma = P.material.z, l = P.material.w;
+    float rho_i = sdensity[i], p_i = k * (rho_i - SPH_RHO0);
+    vec3 f_p = vec3(0.0), f_v = vec3(0.0), n = vec3(0.0);
+    float lap_c = 0.0;
+    ivec3 c = sph_cell(p);
+    for (int dz = -1; dz <= 1; dz++)
+    for (int dy = -1; dy <= 1; dy++)
+    for (int dx = -1; dx <= 1; dx++) {
+        ivec3 q = c + ivec3(dx, dy, dz);
+        if (any(lessThan(q, ivec3(0))) || any(greaterThanEqual(q, P.dims.xyz)))
+            continue;
+        uint cell = eddy_grid_linear(q, P.dims.xyz);
+        uint s = cell_start[cell];
+        if (s == EDDY_GRID_EMPTY)
+            continue;
+        for (uint j = s; j < cell_end[cell]; j++) {
+            vec3 r = p - spos[j].xyz;
+            float r2 = dot(r, r);
+            if (r2 >= h * h)
+                continue;
+            float m_j = smass[j], rho_j = sdensity[j], vol = m_j / rho_j;
+            lap_c += vol * eddy_lap_poly6(r2, h); // j = i too: c includes the particle itself
+            if (j == i)
+                continue;
+            float p_j = k * (rho_j - SPH_RHO0);
+            f_p -= m_j * (p_i + p_j) / (2.0 * rho_j) * eddy_grad_spiky(r2, h) * r;
+            f_v += mu * vol * (svel[j].xyz - v) * eddy_lap_visc(r2, h);
+            n += vol * eddy_grad_poly6(r2, h) * r;
+        }
+    }
+    f_p += p_i * sph_wall_push(p);
+    float nl = length(n);
+    vec3 f_s = nl > l ? -sigma * lap_c * n / nl : vec3(0.0);
+    vec3 a = (f_p + f_v + f_s) / rho_i + P.gravity.xyz;
+    // Vortex: a tangential acceleration around the axis within its radius.
+    vec3 rc = p - P.vortex.xyz;
+    vec3 radial = rc - dot(rc, P.vortex_axis.xyz) * P.vortex_axis.xyz;
+    if (P.vortex.w != 0.0 && length(radial) < P.vortex_axis.w)
+        a += P.vortex.w * cross(P.vortex_axis.xyz, radial);
+    saccel[i] = vec4(a, 0.0);
+    snormal[i] = vec4(n, nl);
+}

@@ -1,0 +1,283 @@
+/* sph module: see README.md beside this file. */
+#include "sph.h"
+
+#include "eddy/eddy_prims.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const uint32_t density_spv[] =
+#include "sph_density.spv.inc"
+    ;
+static const uint32_t forces_spv[] =
+#include "sph_forces.spv.inc"
+    ;
+static const uint32_t integrate_spv[] =
+#include "sph_integrate.spv.inc"
+    ;
+
+enum {
+    P_H, P_RHO0, P_K, P_MU, P_SIGMA, P_L, P_GRAVITY, P_RESTITUTION, P_VORTEX_CENTER,
+    P_VORTEX_AXIS, P_VORTEX_STRENGTH, P_VORTEX_RADIUS, P_FRONT_AXIS, P_COUNT
+};
+
+static const eddy_param_info params[P_COUNT] = {
+    [P_H] = { "h", EDDY_PARAM_FLOAT, "m", { 0.04 }, 1e-5, 100, "kernel support radius (about 2 particle spacings)" },
+    [P_RHO0] = { "rest_density", EDDY_PARAM_FLOAT, "kg/m^3", { 1000 }, 1e-3, 1e6, "rest density rho0" },
+    [P_K] = { "stiffness", EDDY_PARAM_FLOAT, "m^2/s^2", { 100 }, 1e-6, 1e8, "gas constant k of p = k (rho - rho0)" },
+    [P_MU] = { "viscosity", EDDY_PARAM_FLOAT, "Pa s", { 3.5 }, 0, 1e6, "dynamic viscosity mu" },
+    [P_SIGMA] = { "surface_tension", EDDY_PARAM_FLOAT, "N/m", { 0.0728 }, 0, 1e4, "surface tension coefficient sigma" },
+    [P_L] = { "surface_threshold", EDDY_PARAM_FLOAT, "1/m", { 7.065 }, 0, 1e8, "|grad c| above which a particle is at the surface (l)" },
+    [P_GRAVITY] = { "gravity", EDDY_PARAM_VEC3, "m/s^2", { 0, -9.81, 0 }, -1e4, 1e4, "uniform acceleration" },
+    [P_RESTITUTION] = { "restitution", EDDY_PARAM_FLOAT, "1", { 0.1 }, 0, 1, "normal speed kept after a boundary contact" },
+    [P_VORTEX_CENTER] = { "vortex_center", EDDY_PARAM_VEC3, "m", { 0, 0, 0 }, -1e6, 1e6, "a point on the vortex axis" },
+    [P_VORTEX_AXIS] = { "vortex_axis", EDDY_PARAM_VEC3, "1", { 0, 1, 0 }, -1, 1, "vortex axis direction (normalised)" },
+    [P_VORTEX_STRENGTH] = { "vortex_strength", EDDY_PARAM_FLOAT, "1/s^2", { 0 }, -1e6, 1e6, "tangential acceleration per metre from the axis (0 = off)" },
+    [P_VORTEX_RADIUS] = { "vortex_radius", EDDY_PARAM_FLOAT, "m", { 1e6 }, 0, 1e9, "the field acts within this distance of the axis" },
+    [P_FRONT_AXIS] = { "front_axis", EDDY_PARAM_INT, "1", { 0 }, 0, 2, "axis (0 x, 1 y, 2 z) of the surge front statistic" },
+};
+
+static const char *const shared[] = { "position", "velocity", "mass", "density", "normal" };
+
+typedef struct sph {
+    eddy_engine *e;
+    eddy_particles set;
+    uint32_t n;
+    struct eddy_sph_params p;
+    int front_axis;
+    eddy_grid *grid;
+    eddy_kernel k_density, k_forces, k_integrate;
+    eddy_buffer params, solids, pushes;
+    eddy_buffer spos, svel, smass, sdensity, saccel, snormal;
+    eddy_buffer position, velocity, mass, density, normal;
+} sph;
+
+static void destroy(void *state)
+{
+    sph *s = state;
+    if (!s)
+        return;
+    eddy_engine *e = s->e;
+    eddy_destroy_grid(e, s->grid);
+    eddy_destroy_kernel(e, s->k_density);
+    eddy_destroy_kernel(e, s->k_forces);
+    eddy_destroy_kernel(e, s->k_integrate);
+    eddy_buffer own[] = { s->params, s->solids, s->pushes, s->spos, s->svel, s->smass,
+                          s->sdensity, s->saccel, s->snormal };
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        eddy_destroy_buffer(e, own[i]);
+    free(s);
+}
+
+static eddy_buffer scratch(sph *s, const char *name, const char *what, uint64_t bytes)
+{
+    char label[160];
+    snprintf(label, sizeof label, "%s.%s", name, what);
+    return eddy_create_buffer(s->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label });
+}
+
+static eddy_result create(const eddy_system_ctx *ctx, void **state)
+{
+    eddy_engine *e = ctx->engine;
+    sph *s = calloc(1, sizeof *s);
+    if (!s)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    *state = s;
+    s->e = e;
+    s->set = ctx->particles;
+    s->n = eddy_particles_count(e, ctx->particles);
+    const eddy_param_value *v = ctx->params;
+    double h = v[P_H].v[0], k = v[P_K].v[0], rho0 = v[P_RHO0].v[0], mu = v[P_MU].v[0];
+
+    /* The time step must resolve sound (p = k (rho - rho0) has speed c = sqrt(k))
+     * and viscous diffusion: dt <= 0.4 h / c and dt <= 0.125 h^2 rho0 / mu
+     * (Monaghan's bounds; PHYSICS.md). Adaptive stepping is not offered yet. */
+    double dt_sound = 0.4 * h / sqrt(k), dt_visc = mu > 0 ? 0.125 * h * h * rho0 / mu : INFINITY;
+    double dt_max = dt_sound < dt_visc ? dt_sound : dt_visc;
+    if (ctx->dt > dt_max) {
+        eddy_log(e, EDDY_LOG_ERROR, "system '%s': substep dt = %g s is above the stability bound "
+                 "%g s (sound: 0.4 h / sqrt(stiffness) = %g s; viscosity: 0.125 h^2 rest_density / "
+                 "viscosity = %g s): lower dt or raise substeps", ctx->name, ctx->dt, dt_max,
+                 dt_sound, dt_visc);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    double axis[3] = { v[P_VORTEX_AXIS].v[0], v[P_VORTEX_AXIS].v[1], v[P_VORTEX_AXIS].v[2] };
+    double alen = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    if (!(alen > 1e-12)) {
+        eddy_log(e, EDDY_LOG_ERROR, "system '%s': params.vortex_axis must be a non-zero vector",
+                 ctx->name);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    /* A grid over the box with a cell of margin: particles only leave the box
+     * through a bug, and then they are clamped into the border cells. */
+    uint32_t dims[3];
+    for (int a = 0; a < 3; a++) {
+        double cells = ceil((ctx->box_max[a] - ctx->box_min[a]) / h) + 2;
+        if (cells > 1 << 20) {
+            eddy_log(e, EDDY_LOG_ERROR, "system '%s': the box spans %g cells of h = %g m along "
+                     "axis %d; raise h or shrink the box", ctx->name, cells, h, a);
+            return EDDY_ERROR_LIMIT;
+        }
+        dims[a] = (uint32_t)cells;
+        s->p.grid[a] = (float)(ctx->box_min[a] - h);
+        s->p.box_min[a] = ctx->box_min[a];
+        s->p.box_max[a] = ctx->box_max[a];
+        s->p.dims[a] = (int32_t)dims[a];
+        s->p.gravity[a] = (float)v[P_GRAVITY].v[a];
+        s->p.vortex[a] = (float)v[P_VORTEX_CENTER].v[a];
+        s->p.vortex_axis[a] = (float)(axis[a] / alen);
+    }
+    s->p.grid[3] = (float)(1.0 / h);
+    s->p.dims[3] = (int32_t)ctx->solid_count;
+    s->p.box_min[3] = (float)h;
+    s->p.box_max[3] = (float)ctx->dt;
+    s->p.gravity[3] = (float)rho0;
+    s->p.material[0] = (float)k;
+    s->p.material[1] = (float)mu;
+    s->p.material[2] = (float)v[P_SIGMA].v[0];
+    s->p.material[3] = (float)v[P_L].v[0];
+    s->p.vortex[3] = (float)v[P_VORTEX_STRENGTH].v[0];
+    s->p.vortex_axis[3] = (float)v[P_VORTEX_RADIUS].v[0];
+    s->p.misc[0] = s->n;
+    float e_rest = (float)v[P_RESTITUTION].v[0];
+    memcpy(&s->p.misc[1], &e_rest, 4);
+    s->front_axis = (int)v[P_FRONT_AXIS].v[0];
+
+    char gl[160];
+    snprintf(gl, sizeof gl, "%s.grid", ctx->name);
+    s->grid = eddy_create_grid(e, &(eddy_grid_desc){
+        .label = gl, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
+        .dims = { dims[0], dims[1], dims[2] }, .max_count = s->n ? s->n : 1 });
+    if (!s->grid)
+        return EDDY_ERROR_LIMIT;
+    s->position = eddy_particles_buffer(e, s->set, "position");
+    s->velocity = eddy_particles_buffer(e, s->set, "velocity");
+    s->mass = eddy_particles_buffer(e, s->set, "mass");
+    s->density = eddy_particles_add_buffer(e, s->set, "density", 4);
+    s->normal = eddy_particles_add_buffer(e, s->set, "normal", 16);
+    uint64_t n = s->n;
+    s->params = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof s->p, .label = "sph.params", .data = &s->p });
+    s->solids = scratch(s, ctx->name, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1));
+    s->pushes = scratch(s, ctx->name, "pushes", 4);
+    s->spos = scratch(s, ctx->name, "sorted.position", 16 * n);
+    s->svel = scratch(s, ctx->name, "sorted.velocity", 16 * n);
+    s->smass = scratch(s, ctx->name, "sorted.mass", 4 * n);
+    s->sdensity = scratch(s, ctx->name, "sorted.density", 4 * n);
+    s->saccel = scratch(s, ctx->name, "sorted.acceleration", 16 * n);
+    s->snormal = scratch(s, ctx->name, "sorted.normal", 16 * n);
+    if (!s->density.id || !s->normal.id || !s->params.id || !s->solids.id || !s->pushes.id ||
+        !s->spos.id || !s->svel.id || !s->smass.id || !s->sdensity.id || !s->saccel.id ||
+        !s->snormal.id)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    if (ctx->solid_count &&
+        eddy_buffer_upload(e, s->solids, 0, sizeof(eddy_solid) * ctx->solid_count, ctx->solids) != EDDY_OK)
+        return EDDY_ERROR_VULKAN;
+    s->k_density = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.density", EDDY_SPIRV(density_spv) });
+    s->k_forces = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.forces", EDDY_SPIRV(forces_spv) });
+    s->k_integrate = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.integrate", EDDY_SPIRV(integrate_spv) });
+    if (!s->k_density.id || !s->k_forces.id || !s->k_integrate.id)
+        return EDDY_ERROR_VULKAN;
+    return EDDY_OK;
+}
+
+static eddy_result declare_step(void *state, eddy_graph g)
+{
+    sph *s = state;
+    eddy_engine *e = s->e;
+    if (s->n == 0)
+        return EDDY_OK;
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    eddy_result r = eddy_grid_record_build(e, s->grid, g, s->position, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, g, s->position, s->spos, 4, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, g, s->velocity, s->svel, 4, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, g, s->mass, s->smass, 1, s->n);
+    if (r != EDDY_OK)
+        return r;
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "sph.density", .kernel = s->k_density, .threads = s->n,
+        .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
+                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
+                      { s->sdensity, EDDY_WRITE } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "sph.forces", .kernel = s->k_forces, .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->svel, EDDY_READ },
+                          { s->smass, EDDY_READ }, { s->sdensity, EDDY_READ },
+                          { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
+                          { s->saccel, EDDY_WRITE }, { s->snormal, EDDY_WRITE } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "sph.integrate", .kernel = s->k_integrate, .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { gb.sorted_index, EDDY_READ },
+                          { s->spos, EDDY_READ }, { s->svel, EDDY_READ }, { s->saccel, EDDY_READ },
+                          { s->sdensity, EDDY_READ }, { s->snormal, EDDY_READ },
+                          { s->solids, EDDY_READ }, { s->position, EDDY_WRITE },
+                          { s->velocity, EDDY_WRITE }, { s->density, EDDY_WRITE },
+                          { s->normal, EDDY_WRITE }, { s->pushes, EDDY_ATOMIC } } });
+    return rc < 0 ? (eddy_result)rc : EDDY_OK;
+}
+
+/* Per frame: density error against rho0, the surge front, surface
+ * particles and boundary pushes since the last frame. */
+static void stats(void *state, eddy_stats *st)
+{
+    sph *s = state;
+    eddy_engine *e = s->e;
+    uint32_t n = s->n, pushes = 0;
+    float *rho = malloc(4ull * n + 4), *pos = malloc(16ull * n + 16), *nrm = malloc(16ull * n + 16);
+    if (rho && pos && nrm && n &&
+        eddy_buffer_download(e, s->density, 0, 4ull * n, rho) == EDDY_OK &&
+        eddy_buffer_download(e, s->position, 0, 16ull * n, pos) == EDDY_OK &&
+        eddy_buffer_download(e, s->normal, 0, 16ull * n, nrm) == EDDY_OK &&
+        eddy_buffer_download(e, s->pushes, 0, 4, &pushes) == EDDY_OK) {
+        double rho0 = s->p.gravity[3], sum = 0, worst = 0, front = -INFINITY;
+        uint32_t surface = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            double err = fabs(rho[i] - rho0) / rho0;
+            sum += err;
+            worst = err > worst ? err : worst;
+            front = pos[4 * i + s->front_axis] > front ? pos[4 * i + s->front_axis] : front;
+            surface += nrm[4 * i + 3] > s->p.material[3];
+        }
+        /* Before the first step no density has been computed: say so (null). */
+        bool computed = false;
+        for (uint32_t i = 0; i < n && !computed; i++)
+            computed = rho[i] != 0.0f;
+        eddy_stats_add(st, "mean_density_error", computed ? sum / n : NAN);
+        eddy_stats_add(st, "max_density_error", computed ? worst : NAN);
+        eddy_stats_add(st, "surge_front", front);
+        eddy_stats_add(st, "surface_particles", surface);
+        eddy_stats_add(st, "boundary_pushes", pushes);
+        uint32_t zero = 0;
+        eddy_buffer_upload(e, s->pushes, 0, 4, &zero);
+    }
+    free(rho);
+    free(pos);
+    free(nrm);
+}
+
+static const eddy_module_desc desc = {
+    .abi_version = EDDY_MODULE_ABI_VERSION,
+    .struct_size = sizeof(eddy_module_desc),
+    .name = "sph",
+    .version = "0.1",
+    .summary = "SPH fluid (Mueller, Charypar, Gross 2003): pressure, viscosity, surface tension, solids",
+    .params = params,
+    .param_count = P_COUNT,
+    .shared_buffers = shared,
+    .shared_buffer_count = sizeof shared / sizeof shared[0],
+    .create = create,
+    .destroy = destroy,
+    .declare_step = declare_step,
+    .stats = stats,
+};
+
+const eddy_module_desc *eddy_sph_module(void)
+{
+    return &desc;
+}

@@ -1,0 +1,157 @@
+/* The CPU reference of one SPH substep: the shaders' equations, all pairs. */
+#include "sph.h"
+
+#include "sph_kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static float dot3(const float *a, const float *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static float box2_sdf(float px, float py, float cx, float cy, float ex, float ey)
+{
+    float dx = fabsf(px - cx) - ex, dy = fabsf(py - cy) - ey;
+    float mx = dx > 0 ? dx : 0, my = dy > 0 ? dy : 0;
+    float inside = dx > dy ? dx : dy;
+    return sqrtf(mx * mx + my * my) + (inside < 0 ? inside : 0);
+}
+
+static float solid_sdf(const eddy_solid *s, const float *x)
+{
+    float q[3] = { x[0] - s->a[0], x[1] - s->a[1], x[2] - s->a[2] };
+    switch (s->type) {
+    case EDDY_SOLID_PLANE:
+        return dot3(q, s->b);
+    case EDDY_SOLID_SPHERE:
+        return sqrtf(dot3(q, q)) - s->a[3];
+    case EDDY_SOLID_CAPSULE: {
+        float ab[3] = { s->b[0] - s->a[0], s->b[1] - s->a[1], s->b[2] - s->a[2] };
+        float den = dot3(ab, ab);
+        float t = dot3(q, ab) / (den > 1e-30f ? den : 1e-30f);
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        float d[3] = { q[0] - t * ab[0], q[1] - t * ab[1], q[2] - t * ab[2] };
+        return sqrtf(dot3(d, d)) - s->a[3];
+    }
+    case EDDY_SOLID_GLASS: {
+        float z = dot3(q, s->b);
+        float d[3] = { q[0] - z * s->b[0], q[1] - z * s->b[1], q[2] - z * s->b[2] };
+        float rho = sqrtf(dot3(d, d)), R = s->a[3], H = s->b[3], t = s->c[0];
+        float wall = box2_sdf(rho, z, R + 0.5f * t, 0.5f * (H - t), 0.5f * t, 0.5f * (H + t));
+        float bottom = box2_sdf(rho, z, 0.0f, -0.5f * t, R + t, 0.5f * t);
+        return wall < bottom ? wall : bottom;
+    }
+    }
+    return 1e30f;
+}
+
+static void collide(const struct eddy_sph_params *p, const eddy_solid *solids, float *x, float *v,
+                    float r)
+{
+    float e;
+    memcpy(&e, &p->misc[1], 4);
+    for (int k = 0; k < p->dims[3]; k++) {
+        const eddy_solid *s = &solids[k];
+        float d = solid_sdf(s, x);
+        if (d >= r)
+            continue;
+        float h = 1e-3f * r > 1e-7f ? 1e-3f * r : 1e-7f, n[3];
+        for (int a = 0; a < 3; a++) {
+            float xp[3] = { x[0], x[1], x[2] }, xm[3] = { x[0], x[1], x[2] };
+            xp[a] += h;
+            xm[a] -= h;
+            n[a] = solid_sdf(s, xp) - solid_sdf(s, xm);
+        }
+        float len = sqrtf(dot3(n, n));
+        if (len <= 0)
+            continue;
+        for (int a = 0; a < 3; a++)
+            n[a] /= len;
+        for (int a = 0; a < 3; a++)
+            x[a] += (r - d) * n[a];
+        float vn = dot3(v, n);
+        if (vn < 0)
+            for (int a = 0; a < 3; a++)
+                v[a] -= (1.0f + e) * vn * n[a];
+    }
+    for (int a = 0; a < 3; a++) {
+        if (x[a] < p->box_min[a] + r) {
+            x[a] = p->box_min[a] + r;
+            if (v[a] < 0)
+                v[a] = -e * v[a];
+        } else if (x[a] > p->box_max[a] - r) {
+            x[a] = p->box_max[a] - r;
+            if (v[a] > 0)
+                v[a] = -e * v[a];
+        }
+    }
+}
+
+void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
+                       float *pos, float *vel, const float *mass, float *density)
+{
+    float h = p->box_min[3], dt = p->box_max[3], rho0 = p->gravity[3];
+    float k = p->material[0], mu = p->material[1], sigma = p->material[2], l = p->material[3];
+    float *acc = calloc((size_t)n * 3 + 3, sizeof *acc);
+    if (!acc)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        float rho = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            float r[3] = { pos[4 * i] - pos[4 * j], pos[4 * i + 1] - pos[4 * j + 1], pos[4 * i + 2] - pos[4 * j + 2] };
+            rho += mass[j] * eddy_w_poly6(dot3(r, r), h);
+        }
+        for (int a = 0; a < 3; a++)
+            rho += rho0 * (eddy_wall_poly6(pos[4 * i + a] - p->box_min[a], h) +
+                           eddy_wall_poly6(p->box_max[a] - pos[4 * i + a], h));
+        density[i] = rho;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const float *x = pos + 4 * i, *v = vel + 4 * i;
+        float rho_i = density[i], p_i = k * (rho_i - rho0);
+        float fp[3] = { 0 }, fv[3] = { 0 }, nn[3] = { 0 }, lap = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
+            float r2 = dot3(r, r);
+            if (r2 >= h * h)
+                continue;
+            float vol = mass[j] / density[j];
+            lap += vol * eddy_lap_poly6(r2, h);
+            if (j == i)
+                continue;
+            float p_j = k * (density[j] - rho0);
+            float cp = mass[j] * (p_i + p_j) / (2.0f * density[j]) * eddy_grad_spiky(r2, h);
+            float cv = mu * vol * eddy_lap_visc(r2, h), cn = vol * eddy_grad_poly6(r2, h);
+            for (int a = 0; a < 3; a++) {
+                fp[a] -= cp * r[a];
+                fv[a] += cv * (vel[4 * j + a] - v[a]);
+                nn[a] += cn * r[a];
+            }
+        }
+        for (int a = 0; a < 3; a++)
+            fp[a] += p_i * (eddy_wall_spiky(x[a] - p->box_min[a], h) - eddy_wall_spiky(p->box_max[a] - x[a], h));
+        float nl = sqrtf(dot3(nn, nn));
+        float rc[3] = { x[0] - p->vortex[0], x[1] - p->vortex[1], x[2] - p->vortex[2] };
+        float ax = dot3(rc, p->vortex_axis);
+        float rad[3] = { rc[0] - ax * p->vortex_axis[0], rc[1] - ax * p->vortex_axis[1], rc[2] - ax * p->vortex_axis[2] };
+        bool vortex = p->vortex[3] != 0 && sqrtf(dot3(rad, rad)) < p->vortex_axis[3];
+        const float *A = p->vortex_axis;
+        float cr[3] = { A[1] * rad[2] - A[2] * rad[1], A[2] * rad[0] - A[0] * rad[2], A[0] * rad[1] - A[1] * rad[0] };
+        for (int a = 0; a < 3; a++) {
+            float fs = nl > l ? -sigma * lap * nn[a] / nl : 0.0f;
+            acc[3 * i + a] = (fp[a] + fv[a] + fs) / rho_i + p->gravity[a] + (vortex ? p->vortex[3] * cr[a] : 0.0f);
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        float *x = pos + 4 * i, *v = vel + 4 * i;
+        for (int a = 0; a < 3; a++) {
+            v[a] += acc[3 * i + a] * dt;
+            x[a] += v[a] * dt;
+        }
+        collide(p, solids, x, v, x[3]);
+    }
+    free(acc);
+}

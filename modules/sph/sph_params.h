@@ -1,0 +1,35 @@
+/* The SPH module's parameter block: one layout (std430) for C and GLSL,
+ * uploaded once to a storage buffer when the system is created. */
+#ifndef EDDY_SPH_PARAMS_H
+#define EDDY_SPH_PARAMS_H
+
+#if defined(VULKAN) || defined(GL_SPIRV)
+#define EDDY_V4 vec4
+#define EDDY_I4 ivec4
+#define EDDY_U4 uvec4
+#else
+#include <stdint.h>
+#define EDDY_V4 float
+#define EDDY_I4 int32_t
+#define EDDY_U4 uint32_t
+#define EDDY_ARR4 [4]
+#endif
+#ifndef EDDY_ARR4
+#define EDDY_ARR4
+#endif
+
+struct eddy_sph_params {
+    EDDY_V4 grid EDDY_ARR4;      /* xyz grid origin (m), w 1 / cell (1/m) */
+    EDDY_I4 dims EDDY_ARR4;      /* xyz cells, w solids */
+    EDDY_V4 box_min EDDY_ARR4;   /* xyz (m), w support radius h (m) */
+    EDDY_V4 box_max EDDY_ARR4;   /* xyz (m), w substep dt (s) */
+    EDDY_V4 gravity EDDY_ARR4;   /* xyz (m/s^2), w rest density rho0 (kg/m^3) */
+    EDDY_V4 material EDDY_ARR4;  /* x stiffness k (m^2/s^2), y viscosity mu (Pa s),
+                                    z surface tension sigma (N/m), w threshold l (1/m) */
+    EDDY_V4 vortex EDDY_ARR4;    /* xyz centre (m), w strength (1/s^2) */
+    EDDY_V4 vortex_axis EDDY_ARR4; /* xyz unit axis, w radius (m) */
+    EDDY_U4 misc EDDY_ARR4;      /* x particles, y restitution (float bits), z, w unused */
+};
+
+#undef EDDY_ARR4
+#endif
