@@ -171,3 +171,118 @@ int eddy_write_pvd(const char *path, const eddy_pvd_entry *entries, uint32_t cou
     fprintf(f, "  </Collection>\n</VTKFile>\n");
     return eddy_atomic_close(f, tmp, path, err, err_cap);
 }
+
+/* ------------------------------------------------------------------ meshes */
+
+#include "internal.h"
+
+typedef struct weld_entry {
+    uint32_t key[3]; /* the position's bits */
+    uint32_t index;
+    bool used;
+} weld_entry;
+
+int64_t eddy_weld_triangles(const float *tri, uint32_t count, float **vertices, uint32_t **indices)
+{
+    uint64_t corners = (uint64_t)count * 3, cap = 16;
+    while (cap < corners * 2)
+        cap *= 2;
+    weld_entry *table = calloc(cap, sizeof *table);
+    float *v = malloc(corners * 12 + 12);
+    uint32_t *idx = malloc(corners * 4 + 4);
+    if (!table || !v || !idx) {
+        free(table), free(v), free(idx);
+        return -1;
+    }
+    uint32_t n = 0;
+    for (uint64_t c = 0; c < corners; c++) {
+        uint32_t key[3];
+        memcpy(key, tri + 3 * c, 12);
+        uint64_t hsh = (key[0] * 73856093u) ^ (key[1] * 19349663u) ^ (key[2] * 83492791u);
+        uint64_t slot = hsh & (cap - 1);
+        while (table[slot].used && memcmp(table[slot].key, key, 12))
+            slot = (slot + 1) & (cap - 1);
+        if (!table[slot].used) {
+            table[slot].used = true;
+            memcpy(table[slot].key, key, 12);
+            table[slot].index = n;
+            memcpy(v + 3 * n, key, 12);
+            n++;
+        }
+        idx[c] = table[slot].index;
+    }
+    free(table);
+    *vertices = v;
+    *indices = idx;
+    return n;
+}
+
+eddy_result eddy_write_mesh(eddy_engine *e, const char *dir, const char *name,
+                            const float *triangles, uint32_t count, double time)
+{
+    float *v;
+    uint32_t *idx;
+    int64_t n = eddy_weld_triangles(triangles, count, &v, &idx);
+    if (n < 0) {
+        eddy_log(e, EDDY_LOG_ERROR, "mesh '%s': out of host memory", name);
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    char path[4200], tmp[4300], err[512];
+    eddy_result res = EDDY_OK;
+    /* PLY, binary little endian: what Blender and MeshLab read. */
+    snprintf(path, sizeof path, "%s/%s.ply", dir, name);
+    FILE *f = eddy_atomic_open(path, tmp, sizeof tmp);
+    if (!f) {
+        eddy_log(e, EDDY_LOG_ERROR, "cannot create '%s': %s", tmp, strerror(errno));
+        free(v), free(idx);
+        return EDDY_ERROR_IO;
+    }
+    fprintf(f, "ply\nformat binary_little_endian 1.0\ncomment eddy surface, time %.9g s\n"
+               "element vertex %lld\nproperty float x\nproperty float y\nproperty float z\n"
+               "element face %u\nproperty list uchar uint vertex_indices\nend_header\n",
+            time, (long long)n, count);
+    fwrite(v, 12, (size_t)n, f);
+    for (uint32_t t = 0; t < count; t++) {
+        unsigned char three = 3;
+        fwrite(&three, 1, 1, f);
+        fwrite(idx + 3 * (size_t)t, 4, 3, f);
+    }
+    if (eddy_atomic_close(f, tmp, path, err, sizeof err) != 0) {
+        eddy_log(e, EDDY_LOG_ERROR, "%s", err);
+        res = EDDY_ERROR_IO;
+    }
+    /* VTK PolyData with triangles, ASCII: small enough at these sizes. */
+    snprintf(path, sizeof path, "%s/%s.vtp", dir, name);
+    f = res == EDDY_OK ? eddy_atomic_open(path, tmp, sizeof tmp) : NULL;
+    if (res == EDDY_OK && !f) {
+        eddy_log(e, EDDY_LOG_ERROR, "cannot create '%s': %s", tmp, strerror(errno));
+        res = EDDY_ERROR_IO;
+    }
+    if (f) {
+        fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" "
+                   "byte_order=\"LittleEndian\">\n  <PolyData>\n    <FieldData>\n      "
+                   "<DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
+                   "format=\"ascii\">%.17g</DataArray>\n    </FieldData>\n"
+                   "    <Piece NumberOfPoints=\"%lld\" NumberOfPolys=\"%u\">\n      <Points>\n"
+                   "        <DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">\n",
+                time, (long long)n, count);
+        for (int64_t i = 0; i < n; i++)
+            fprintf(f, "%.9g %.9g %.9g\n", v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+        fprintf(f, "        </DataArray>\n      </Points>\n      <Polys>\n        <DataArray "
+                   "type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n");
+        for (uint32_t t = 0; t < count; t++)
+            fprintf(f, "%u %u %u\n", idx[3 * t], idx[3 * t + 1], idx[3 * t + 2]);
+        fprintf(f, "        </DataArray>\n        <DataArray type=\"Int64\" Name=\"offsets\" "
+                   "format=\"ascii\">\n");
+        for (uint32_t t = 0; t < count; t++)
+            fprintf(f, "%u\n", 3 * (t + 1));
+        fprintf(f, "        </DataArray>\n      </Polys>\n    </Piece>\n  </PolyData>\n"
+                   "</VTKFile>\n");
+        if (eddy_atomic_close(f, tmp, path, err, sizeof err) != 0) {
+            eddy_log(e, EDDY_LOG_ERROR, "%s", err);
+            res = EDDY_ERROR_IO;
+        }
+    }
+    free(v), free(idx);
+    return res;
+}

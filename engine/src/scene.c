@@ -1168,6 +1168,11 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         stats_printf(&st, "}");
     }
     stats_printf(&st, "}}\n");
+    for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && !s->no_output; i++)
+        if (s->systems[i].module->write_frame) {
+            eddy_frame_ctx fc = { s->out_dir, s->frames, t };
+            res = s->systems[i].module->write_frame(s->systems[i].state, &fc);
+        }
     if (res == EDDY_OK && !s->no_output && s->stats && st.buf) {
         char path[2200];
         snprintf(path, sizeof path, "%s/stats.jsonl", s->out_dir);

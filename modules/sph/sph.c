@@ -17,10 +17,20 @@ static const uint32_t forces_spv[] =
 static const uint32_t integrate_spv[] =
 #include "sph_integrate.spv.inc"
     ;
+static const uint32_t field_spv[] =
+#include "sph_field.spv.inc"
+    ;
+static const uint32_t mt_count_spv[] =
+#include "sph_mt_count.spv.inc"
+    ;
+static const uint32_t mt_emit_spv[] =
+#include "sph_mt_emit.spv.inc"
+    ;
 
 enum {
     P_H, P_RHO0, P_K, P_MU, P_SIGMA, P_L, P_GRAVITY, P_RESTITUTION, P_VORTEX_CENTER,
-    P_VORTEX_AXIS, P_VORTEX_STRENGTH, P_VORTEX_RADIUS, P_FRONT_AXIS, P_COUNT
+    P_VORTEX_AXIS, P_VORTEX_STRENGTH, P_VORTEX_RADIUS, P_FRONT_AXIS, P_SURFACE_MESH,
+    P_SURFACE_CELL, P_SURFACE_ISO, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -37,6 +47,9 @@ static const eddy_param_info params[P_COUNT] = {
     [P_VORTEX_STRENGTH] = { "vortex_strength", EDDY_PARAM_FLOAT, "1/s^2", { 0 }, -1e6, 1e6, "tangential acceleration per metre from the axis (0 = off)" },
     [P_VORTEX_RADIUS] = { "vortex_radius", EDDY_PARAM_FLOAT, "m", { 1e6 }, 0, 1e9, "the field acts within this distance of the axis" },
     [P_FRONT_AXIS] = { "front_axis", EDDY_PARAM_INT, "1", { 0 }, 0, 2, "axis (0 x, 1 y, 2 z) of the surge front statistic" },
+    [P_SURFACE_MESH] = { "surface_mesh", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1, "write the colour field's iso-surface per frame (PLY and VTK)" },
+    [P_SURFACE_CELL] = { "surface_cell", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 100, "surface grid spacing; 0 = h / 2" },
+    [P_SURFACE_ISO] = { "surface_iso", EDDY_PARAM_FLOAT, "1", { 0.45 }, 1e-3, 0.999, "level of the fluid indicator at the surface (1 inside, 0 outside)" },
 };
 
 static const char *const shared[] = { "position", "velocity", "mass", "density", "normal" };
@@ -52,6 +65,15 @@ typedef struct sph {
     eddy_buffer params, solids, pushes;
     eddy_buffer spos, svel, smass, sdensity, saccel, snormal;
     eddy_buffer position, velocity, mass, density, normal;
+    /* Surface extraction (surface_mesh): run per output frame. */
+    char name[64];
+    bool surface;
+    struct { float origin_cell[4]; int32_t dims[4]; float iso; } vgrid;
+    uint32_t cells, tri_cap;
+    eddy_kernel k_field, k_count, k_emit;
+    eddy_buffer field, counts, offsets, tris;
+    eddy_scan *scan;
+    eddy_graph g_field, g_emit;
 } sph;
 
 static void destroy(void *state)
@@ -60,6 +82,15 @@ static void destroy(void *state)
     if (!s)
         return;
     eddy_engine *e = s->e;
+    eddy_destroy_graph(e, s->g_field);
+    eddy_destroy_graph(e, s->g_emit);
+    eddy_destroy_scan(e, s->scan);
+    eddy_destroy_kernel(e, s->k_field);
+    eddy_destroy_kernel(e, s->k_count);
+    eddy_destroy_kernel(e, s->k_emit);
+    eddy_buffer surf[] = { s->field, s->counts, s->offsets, s->tris };
+    for (size_t i = 0; i < 4; i++)
+        eddy_destroy_buffer(e, surf[i]);
     eddy_destroy_grid(e, s->grid);
     eddy_destroy_kernel(e, s->k_density);
     eddy_destroy_kernel(e, s->k_forces);
@@ -76,6 +107,74 @@ static eddy_buffer scratch(sph *s, const char *name, const char *what, uint64_t 
     char label[160];
     snprintf(label, sizeof label, "%s.%s", name, what);
     return eddy_create_buffer(s->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label });
+}
+
+/* The surface grid covers the box and one cell beyond it, where the colour
+ * field is zero, so the iso-surface closes even where fluid touches a wall. */
+static eddy_result create_surface(sph *s, const eddy_system_ctx *ctx, double h, double cell,
+                                  double iso)
+{
+    eddy_engine *e = s->e;
+    if (cell <= 0)
+        cell = h / 2;
+    uint64_t nv = 1;
+    for (int a = 0; a < 3; a++) {
+        double n = ceil((ctx->box_max[a] - ctx->box_min[a]) / cell) + 3;
+        s->vgrid.origin_cell[a] = (float)(ctx->box_min[a] - cell);
+        s->vgrid.dims[a] = (int32_t)n;
+        nv *= (uint64_t)n;
+    }
+    s->vgrid.origin_cell[3] = (float)cell;
+    s->vgrid.iso = (float)iso;
+    if (nv * 4 > eddy_engine_device(e)->max_storage_buffer_range || nv > (1u << 26)) {
+        eddy_log(e, EDDY_LOG_ERROR, "system '%s': the surface grid of %llu vertices (spacing "
+                 "%g m over the box) is too large; raise params.surface_cell", ctx->name,
+                 (unsigned long long)nv, cell);
+        return EDDY_ERROR_LIMIT;
+    }
+    s->cells = (uint32_t)((s->vgrid.dims[0] - 1) * (s->vgrid.dims[1] - 1) * (s->vgrid.dims[2] - 1));
+    s->surface = true;
+    s->field = scratch(s, ctx->name, "surface.field", 4 * nv);
+    s->counts = scratch(s, ctx->name, "surface.counts", 4ull * s->cells);
+    s->offsets = scratch(s, ctx->name, "surface.offsets", 4ull * s->cells);
+    s->scan = eddy_create_scan(e, &(eddy_scan_desc){ .label = "sph.surface", .max_count = s->cells });
+    s->k_field = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.surface.field", EDDY_SPIRV(field_spv) });
+    s->k_count = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.surface.count", EDDY_SPIRV(mt_count_spv) });
+    s->k_emit = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.surface.emit", EDDY_SPIRV(mt_emit_spv) });
+    if (!s->field.id || !s->counts.id || !s->offsets.id || !s->scan || !s->k_field.id ||
+        !s->k_count.id || !s->k_emit.id)
+        return EDDY_ERROR_VULKAN;
+    /* The field graph rebuilds the grid from the current positions, so the
+     * surface belongs to the frame's particles, not to the last substep's start. */
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    s->g_field = eddy_create_graph(e, &(eddy_graph_desc){ .label = "sph.surface" });
+    eddy_result r = eddy_grid_record_build(e, s->grid, s->g_field, s->position, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, s->g_field, s->position, s->spos, 4, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, s->g_field, s->mass, s->smass, 1, s->n);
+    if (r != EDDY_OK)
+        return r;
+    int rc = eddy_graph_add_pass(e, s->g_field, &(eddy_pass_desc){
+        .label = "sph.density", .kernel = s->k_density, .threads = s->n,
+        .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
+                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
+                      { s->sdensity, EDDY_WRITE } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, s->g_field, &(eddy_pass_desc){
+            .label = "sph.surface.field", .kernel = s->k_field, .threads = (uint32_t)nv,
+            .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
+                          { s->sdensity, EDDY_READ }, { gb.cell_start, EDDY_READ },
+                          { gb.cell_end, EDDY_READ }, { s->field, EDDY_WRITE } },
+            .push = &s->vgrid, .push_size = sizeof s->vgrid });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, s->g_field, &(eddy_pass_desc){
+            .label = "sph.surface.count", .kernel = s->k_count, .threads = s->cells,
+            .bindings = { { s->field, EDDY_READ }, { s->counts, EDDY_WRITE } },
+            .push = &s->vgrid, .push_size = sizeof s->vgrid });
+    if (rc < 0)
+        return (eddy_result)rc;
+    return eddy_scan_record(e, s->scan, s->g_field, s->counts, 0, s->offsets, 0, s->cells, false);
 }
 
 static eddy_result create(const eddy_system_ctx *ctx, void **state)
@@ -179,6 +278,9 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->k_integrate = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.integrate", EDDY_SPIRV(integrate_spv) });
     if (!s->k_density.id || !s->k_forces.id || !s->k_integrate.id)
         return EDDY_ERROR_VULKAN;
+    snprintf(s->name, sizeof s->name, "%s", ctx->name);
+    if (v[P_SURFACE_MESH].v[0] != 0)
+        return create_surface(s, ctx, h, v[P_SURFACE_CELL].v[0], v[P_SURFACE_ISO].v[0]);
     return EDDY_OK;
 }
 
@@ -261,6 +363,55 @@ static void stats(void *state, eddy_stats *st)
     free(nrm);
 }
 
+/* The iso-surface of the current particles as <name>_surface_NNNNNN.ply/.vtp. */
+static eddy_result write_frame(void *state, const eddy_frame_ctx *f)
+{
+    sph *s = state;
+    eddy_engine *e = s->e;
+    if (!s->surface || s->n == 0)
+        return EDDY_OK;
+    eddy_result r = eddy_graph_run(e, s->g_field, 1);
+    uint32_t last[2] = { 0, 0 };
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(e, s->offsets, 4ull * (s->cells - 1), 4, &last[0]);
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(e, s->counts, 4ull * (s->cells - 1), 4, &last[1]);
+    if (r != EDDY_OK)
+        return r;
+    uint32_t total = last[0] + last[1];
+    if (total > s->tri_cap) {
+        /* Grow the triangle buffer (and re-record the emit pass) only when a
+         * frame needs more: output, not the step, pays for it. */
+        uint32_t cap = total + total / 2 + 1024;
+        eddy_destroy_graph(e, s->g_emit);
+        eddy_destroy_buffer(e, s->tris);
+        s->g_emit = (eddy_graph){ 0 };
+        s->tris = scratch(s, s->name, "surface.triangles", 36ull * cap);
+        if (!s->tris.id)
+            return EDDY_ERROR_OUT_OF_MEMORY;
+        s->tri_cap = cap;
+        s->g_emit = eddy_create_graph(e, &(eddy_graph_desc){ .label = "sph.surface.emit" });
+        int rc = eddy_graph_add_pass(e, s->g_emit, &(eddy_pass_desc){
+            .label = "sph.surface.emit", .kernel = s->k_emit, .threads = s->cells,
+            .bindings = { { s->field, EDDY_READ }, { s->offsets, EDDY_READ }, { s->tris, EDDY_WRITE } },
+            .push = &s->vgrid, .push_size = sizeof s->vgrid });
+        if (rc < 0)
+            return (eddy_result)rc;
+    }
+    float *tri = malloc(36ull * total + 36);
+    if (!tri)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    r = total ? eddy_graph_run(e, s->g_emit, 1) : EDDY_OK;
+    if (r == EDDY_OK && total)
+        r = eddy_buffer_download(e, s->tris, 0, 36ull * total, tri);
+    char name[128];
+    snprintf(name, sizeof name, "%s_surface_%06u", s->name, f->frame);
+    if (r == EDDY_OK)
+        r = eddy_write_mesh(e, f->out_dir, name, tri, total, f->time);
+    free(tri);
+    return r;
+}
+
 static const eddy_module_desc desc = {
     .abi_version = EDDY_MODULE_ABI_VERSION,
     .struct_size = sizeof(eddy_module_desc),
@@ -275,6 +426,7 @@ static const eddy_module_desc desc = {
     .destroy = destroy,
     .declare_step = declare_step,
     .stats = stats,
+    .write_frame = write_frame,
 };
 
 const eddy_module_desc *eddy_sph_module(void)

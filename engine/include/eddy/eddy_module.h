@@ -71,6 +71,26 @@ typedef struct eddy_system_ctx {
     uint32_t solid_count;
 } eddy_system_ctx;
 
+/* A frame being written: where, which, when. */
+typedef struct eddy_frame_ctx {
+    const char *out_dir; /* the run's output folder (exists) */
+    uint32_t frame;      /* frame number, from 0 */
+    double time;         /* s */
+} eddy_frame_ctx;
+
+/* Writes a triangle soup (9 floats per triangle: three xyz corners, wound
+ * counter-clockwise seen from outside) as one indexed mesh, corners at equal
+ * positions welded, to "<dir>/<name>.ply" (Blender, MeshLab) and
+ * "<dir>/<name>.vtp" (ParaView), each through a temporary file. */
+eddy_result eddy_write_mesh(eddy_engine *e, const char *dir, const char *name,
+                            const float *triangles, uint32_t triangle_count, double time);
+
+/* Welds a triangle soup into indexed form: *vertices (3 floats each) and
+ * *indices (3 per triangle) are malloc'd; equal positions (bitwise) become one
+ * vertex, in order of first appearance. Returns the vertex count, or -1. */
+int64_t eddy_weld_triangles(const float *triangles, uint32_t triangle_count, float **vertices,
+                            uint32_t **indices);
+
 /* Per-frame statistics: a module adds named numbers to the frame's JSON line. */
 typedef struct eddy_stats eddy_stats;
 void eddy_stats_add(eddy_stats *st, const char *key, double value);
@@ -96,6 +116,9 @@ struct eddy_module_desc {
     eddy_result (*declare_step)(void *state, eddy_graph step);
     /* Optional: adds per-frame statistics. */
     void (*stats)(void *state, eddy_stats *st);
+    /* Optional: writes the system's own files for a frame (meshes, ...),
+     * after the particle files; not called when output is off. */
+    eddy_result (*write_frame)(void *state, const eddy_frame_ctx *frame);
 };
 
 typedef const eddy_module_desc *(*eddy_module_entry_fn)(void);
