@@ -7,7 +7,7 @@ packages=(
   libvulkan-dev libvulkan1 libvulkan-volk-dev   # Vulkan headers, loader, volk source
   glslc libshaderc-dev glslang-dev spirv-tools  # GLSL -> SPIR-V at build and run time
   mesa-vulkan-drivers vulkan-validationlayers   # lavapipe and the validation layer
-  libcjson-dev                                  # scene files
+  libcjson-dev libpng-dev                       # scene files, PNG frames
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -3,6 +3,7 @@
  * scene leaves no output behind. See README.md, "Scene files". */
 #include "internal.h"
 #include "output.h"
+#include "render.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -46,6 +47,11 @@ struct eddy_scene {
     uint32_t pvd_count, pvd_cap;
     uint32_t frames;
     bool out_ready;
+    /* PNG frames ("output.images"). */
+    eddy_renderer *renderer;
+    uint32_t image_w, image_h;
+    int color_by;            /* 0 speed, 1 density, 2 set */
+    double color_range[2];
 };
 
 /* ------------------------------------------------------------------ messages */
@@ -559,7 +565,79 @@ static bool parse_solid(parse_ctx *c, const cJSON *j, const char *path, eddy_sol
     return true;
 }
 static const char *const box_keys[] = { "min", "max", NULL };
-static const char *const output_keys[] = { "frame_interval", "vtk", "stats", NULL };
+static const char *const output_keys[] = { "frame_interval", "vtk", "stats", "images", NULL };
+static const char *const image_keys[] = { "width", "height", "camera", "color_by", "range", NULL };
+static const char *const camera_keys[] = { "eye", "target", "up", "fov", NULL };
+
+/* "output.images": the renderer's size, camera and colouring. The default
+ * camera looks at the box centre from the front, a little from above. */
+static bool parse_images(parse_ctx *c, eddy_scene *s, const cJSON *j, eddy_render_desc *rd)
+{
+    if (!cJSON_IsObject(j))
+        return fail(c, "output.images", "expected an object, got %s", json_type(j));
+    double w, h, fov = 40;
+    if (!check_keys(c, j, "output.images", image_keys) ||
+        !get_number(c, j, "width", "output.images", false, 640, 16, 8192, &w) ||
+        !get_number(c, j, "height", "output.images", false, 480, 16, 8192, &h))
+        return false;
+    double center[3], ext = 0, eye[3], target[3], up[3] = { 0, 1, 0 };
+    for (int a = 0; a < 3; a++) {
+        center[a] = 0.5 * (s->box_min[a] + s->box_max[a]);
+        double d = s->box_max[a] - s->box_min[a];
+        ext += d * d;
+    }
+    ext = sqrt(ext);
+    static const double dir[3] = { 0.35, 0.45, 1.0 };
+    for (int a = 0; a < 3; a++) {
+        target[a] = center[a];
+        eye[a] = center[a] + 1.3 * ext * dir[a];
+    }
+    const cJSON *cam = cJSON_GetObjectItemCaseSensitive(j, "camera");
+    if (cam) {
+        if (!cJSON_IsObject(cam))
+            return fail(c, "output.images.camera", "expected an object, got %s", json_type(cam));
+        double e0[3], t0[3], u0[3];
+        memcpy(e0, eye, sizeof e0), memcpy(t0, target, sizeof t0), memcpy(u0, up, sizeof u0);
+        if (!check_keys(c, cam, "output.images.camera", camera_keys) ||
+            !get_vec3_key(c, cam, "eye", "output.images.camera", false, e0, eye) ||
+            !get_vec3_key(c, cam, "target", "output.images.camera", false, t0, target) ||
+            !get_vec3_key(c, cam, "up", "output.images.camera", false, u0, up) ||
+            !get_number(c, cam, "fov", "output.images.camera", false, 40, 1, 170, &fov))
+            return false;
+    }
+    const char *by;
+    if (!get_string(c, j, "color_by", "output.images", false, &by))
+        return false;
+    s->color_by = !by || !strcmp(by, "speed") ? 0 : !strcmp(by, "density") ? 1 : !strcmp(by, "set") ? 2 : -1;
+    if (s->color_by < 0)
+        return fail(c, "output.images.color_by", "unknown '%s'; expected \"speed\", \"density\" or \"set\"", by);
+    s->color_range[0] = s->color_by == 1 ? 900 : 0;
+    s->color_range[1] = s->color_by == 1 ? 1100 : s->color_by == 0 ? 3 : 1;
+    const cJSON *range = cJSON_GetObjectItemCaseSensitive(j, "range");
+    if (range) {
+        double r3[3];
+        if (!cJSON_IsArray(range) || cJSON_GetArraySize(range) != 2)
+            return fail(c, "output.images.range", "expected [low, high], got %s", json_type(range));
+        for (int i = 0; i < 2; i++) {
+            const cJSON *x = cJSON_GetArrayItem(range, i);
+            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
+                return fail(c, "output.images.range", "element %d: expected a finite number", i);
+            r3[i] = x->valuedouble;
+        }
+        if (!(r3[1] > r3[0]))
+            return fail(c, "output.images.range", "high must exceed low (%g .. %g)", r3[0], r3[1]);
+        s->color_range[0] = r3[0], s->color_range[1] = r3[1];
+    }
+    s->image_w = (uint32_t)w;
+    s->image_h = (uint32_t)h;
+    *rd = (eddy_render_desc){ .width = s->image_w, .height = s->image_h, .fov_deg = (float)fov };
+    for (int a = 0; a < 3; a++) {
+        rd->eye[a] = (float)eye[a];
+        rd->target[a] = (float)target[a];
+        rd->up[a] = (float)up[a];
+    }
+    return true;
+}
 
 static char *read_file(const char *path, char *err, size_t cap)
 {
@@ -684,6 +762,15 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             !get_bool(c, out, "vtk", "output", true, &s->vtk) ||
             !get_bool(c, out, "stats", "output", true, &s->stats))
             return false;
+        const cJSON *images = cJSON_GetObjectItemCaseSensitive(out, "images");
+        if (images) {
+            eddy_render_desc rd;
+            if (!parse_images(c, s, images, &rd))
+                return false;
+            s->renderer = eddy_create_renderer(e, &rd);
+            if (!s->renderer)
+                return fail(c, "output.images", "the renderer could not be created (see above)");
+        }
     }
     double every = floor(frame_interval / s->dt + 0.5);
     s->frame_every = every < 1 ? 1 : every > 4e9 ? 4000000000u : (uint32_t)every;
@@ -909,6 +996,7 @@ void eddy_destroy_scene(eddy_scene *s)
         return;
     eddy_engine *e = s->e;
     eddy_destroy_graph(e, s->graph);
+    eddy_destroy_renderer(e, s->renderer);
     for (uint32_t i = 0; i < s->system_count; i++)
         s->systems[i].module->destroy(s->systems[i].state);
     for (uint32_t i = 0; i < s->set_count; i++)
@@ -1045,6 +1133,14 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
     stats_number(&st, t);
     stats_printf(&st, ",\"sets\":{");
     eddy_result res = s->no_output ? EDDY_OK : ensure_out(s);
+    bool draw = s->renderer && !s->no_output;
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < s->set_count; i++)
+        total += s->sets[i].count;
+    float *spheres = draw ? malloc(16ull * total + 16) : NULL, *scalars = draw ? malloc(4ull * total + 4) : NULL;
+    uint32_t drawn = 0;
+    if (draw && (!spheres || !scalars))
+        res = EDDY_ERROR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < s->set_count && res == EDDY_OK; i++) {
         scene_set *ss = &s->sets[i];
         uint32_t n = ss->count;
@@ -1119,6 +1215,23 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
                 res = EDDY_ERROR_INVALID_ARGUMENT;
             }
         }
+        if (res == EDDY_OK && draw) {
+            eddy_buffer db = eddy_particles_buffer(e, ss->handle, "density");
+            float *rho = s->color_by == 1 && db.id ? malloc(4ull * n + 4) : NULL;
+            if (rho && eddy_buffer_download(e, db, 0, 4ull * n, rho) != EDDY_OK) {
+                free(rho);
+                rho = NULL;
+            }
+            double lo = s->color_range[0], span = s->color_range[1] - s->color_range[0];
+            for (uint32_t k = 0; k < n; k++) {
+                const float *v = vel + 4 * (size_t)k;
+                double x = s->color_by == 2 ? (s->set_count > 1 ? (double)i / (s->set_count - 1) : 0.5)
+                           : rho ? rho[k] : sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+                memcpy(spheres + 4 * (size_t)drawn, pos + 4 * (size_t)k, 16);
+                scalars[drawn++] = (float)(s->color_by == 2 ? x : (x - lo) / span);
+            }
+            free(rho);
+        }
         if (res == EDDY_OK && !s->no_output && s->vtk) {
             char file[160], path[2400], err[512];
             snprintf(file, sizeof file, "%s_%06u.vtp", ss->name, s->frames);
@@ -1159,6 +1272,17 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         free(mass);
         free(phase);
     }
+    if (res == EDDY_OK && draw) {
+        uint8_t *rgba = malloc(4ull * s->image_w * s->image_h);
+        char path[2300];
+        snprintf(path, sizeof path, "%s/frame_%06u.png", s->out_dir, s->frames);
+        res = rgba ? eddy_render(e, s->renderer, spheres, scalars, drawn, rgba) : EDDY_ERROR_OUT_OF_MEMORY;
+        if (res == EDDY_OK)
+            res = eddy_write_png(e, path, rgba, s->image_w, s->image_h);
+        free(rgba);
+    }
+    free(spheres);
+    free(scalars);
     stats_printf(&st, "},\"systems\":{");
     for (uint32_t i = 0; i < s->system_count; i++) {
         stats_printf(&st, "%s\"%s\":{", i ? "," : "", s->systems[i].name);

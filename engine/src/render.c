@@ -1,0 +1,205 @@
+/* The offscreen particle renderer: spheres with a depth test, shaded, into
+ * an RGBA8 image, by compute passes (shaders/render_*.comp), and PNG files. */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <png.h>
+
+#include "render.h"
+#include "eddy/eddy_prims.h"
+#include "output.h"
+
+static const uint32_t splat_spv[] =
+#include "render_splat.spv.inc"
+    ;
+static const uint32_t shade_spv[] =
+#include "render_shade.spv.inc"
+    ;
+
+struct eddy_renderer {
+    eddy_engine *e;
+    uint32_t width, height, capacity, count;
+    struct {
+        float eye[4], forward[4], right[4], up[4];
+        uint32_t count, id_base, set, pad;
+    } cam;
+    eddy_kernel depth_k, claim_k, shade_k;
+    eddy_buffer spheres, scalars, depth, ids, image;
+    eddy_graph g;
+};
+
+static void normalize3(float *v)
+{
+    float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (l > 0)
+        v[0] /= l, v[1] /= l, v[2] /= l;
+}
+
+static void cross3(const float *a, const float *b, float *out)
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+eddy_renderer *eddy_create_renderer(eddy_engine *e, const eddy_render_desc *d)
+{
+    if (!d || d->width < 1 || d->height < 1 || d->width > 8192 || d->height > 8192 ||
+        !(d->fov_deg > 0 && d->fov_deg < 179)) {
+        eddy_log(e, EDDY_LOG_ERROR, "renderer: image size must be 1..8192 px a side and the "
+                 "field of view in (0, 179) degrees");
+        return NULL;
+    }
+    float f[3] = { d->target[0] - d->eye[0], d->target[1] - d->eye[1], d->target[2] - d->eye[2] };
+    float r[3], u[3];
+    normalize3(f);
+    cross3(f, d->up, r);
+    normalize3(r);
+    cross3(r, f, u);
+    if (!(fabsf(r[0]) + fabsf(r[1]) + fabsf(r[2]) > 0.5f)) {
+        eddy_log(e, EDDY_LOG_ERROR, "renderer: the camera's up vector is parallel to its view "
+                 "direction (or eye equals target)");
+        return NULL;
+    }
+    eddy_renderer *rd = calloc(1, sizeof *rd);
+    if (!rd)
+        return NULL;
+    rd->e = e;
+    rd->width = d->width;
+    rd->height = d->height;
+    for (int a = 0; a < 3; a++) {
+        rd->cam.eye[a] = d->eye[a];
+        rd->cam.forward[a] = f[a];
+        rd->cam.right[a] = r[a];
+        rd->cam.up[a] = u[a];
+    }
+    rd->cam.eye[3] = tanf(d->fov_deg * 0.5f * 3.14159265f / 180.0f);
+    rd->cam.forward[3] = (float)d->width / (float)d->height;
+    rd->cam.right[3] = (float)d->width;
+    rd->cam.up[3] = (float)d->height;
+    uint64_t pixels = (uint64_t)d->width * d->height;
+    rd->depth_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.depth", EDDY_SPIRV(splat_spv),
+                                                            .specialization = { { 1, 0 } }, .specialization_count = 1 });
+    rd->claim_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.claim", EDDY_SPIRV(splat_spv),
+                                                            .specialization = { { 1, 1 } }, .specialization_count = 1 });
+    rd->shade_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.shade", EDDY_SPIRV(shade_spv) });
+    rd->depth = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = pixels * 4, .label = "render.depth" });
+    rd->ids = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = pixels * 4, .label = "render.ids" });
+    rd->image = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = pixels * 4, .label = "render.image" });
+    if (!rd->depth_k.id || !rd->claim_k.id || !rd->shade_k.id || !rd->depth.id || !rd->ids.id ||
+        !rd->image.id) {
+        eddy_destroy_renderer(e, rd);
+        return NULL;
+    }
+    return rd;
+}
+
+void eddy_destroy_renderer(eddy_engine *e, eddy_renderer *r)
+{
+    if (!r)
+        return;
+    eddy_destroy_graph(e, r->g);
+    eddy_destroy_kernel(e, r->depth_k);
+    eddy_destroy_kernel(e, r->claim_k);
+    eddy_destroy_kernel(e, r->shade_k);
+    eddy_buffer b[] = { r->spheres, r->scalars, r->depth, r->ids, r->image };
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+        eddy_destroy_buffer(e, b[i]);
+    free(r);
+}
+
+/* (Re)records the graph for n particles; buffers grow, never shrink. */
+static eddy_result prepare(eddy_renderer *r, uint32_t n)
+{
+    eddy_engine *e = r->e;
+    if (r->g.id && n == r->count)
+        return EDDY_OK;
+    if (n > r->capacity) {
+        eddy_destroy_buffer(e, r->spheres);
+        eddy_destroy_buffer(e, r->scalars);
+        r->capacity = n + n / 2 + 16;
+        r->spheres = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * r->capacity, .label = "render.spheres" });
+        r->scalars = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4ull * r->capacity, .label = "render.scalars" });
+        if (!r->spheres.id || !r->scalars.id)
+            return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    eddy_destroy_graph(e, r->g);
+    r->count = n;
+    r->cam.count = n;
+    uint32_t pixels = r->width * r->height;
+    r->g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "render" });
+    eddy_result res = eddy_fill_record(e, r->g, r->depth, 0, pixels, 0xffffffffu);
+    if (res == EDDY_OK)
+        res = eddy_fill_record(e, r->g, r->ids, 0, pixels, 0xffffffffu);
+    int rc = res == EDDY_OK ? 0 : -1;
+    if (rc >= 0 && n)
+        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+            .label = "eddy.render.depth", .kernel = r->depth_k, .threads = n,
+            .bindings = { { r->spheres, EDDY_READ }, { r->depth, EDDY_ATOMIC }, { r->ids, EDDY_READ } },
+            .push = &r->cam, .push_size = sizeof r->cam });
+    if (rc >= 0 && n)
+        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+            .label = "eddy.render.claim", .kernel = r->claim_k, .threads = n,
+            .bindings = { { r->spheres, EDDY_READ }, { r->depth, EDDY_READ }, { r->ids, EDDY_ATOMIC } },
+            .push = &r->cam, .push_size = sizeof r->cam });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+            .label = "eddy.render.shade", .kernel = r->shade_k, .threads = pixels,
+            .bindings = { { r->spheres, EDDY_READ }, { r->scalars, EDDY_READ }, { r->ids, EDDY_READ },
+                          { r->image, EDDY_WRITE } },
+            .push = &r->cam, .push_size = sizeof r->cam });
+    return rc < 0 ? EDDY_ERROR_VULKAN : EDDY_OK;
+}
+
+eddy_result eddy_render(eddy_engine *e, eddy_renderer *r, const float *spheres,
+                        const float *scalars, uint32_t n, uint8_t *rgba)
+{
+    eddy_result res = prepare(r, n);
+    if (res == EDDY_OK && n)
+        res = eddy_buffer_upload(e, r->spheres, 0, 16ull * n, spheres);
+    if (res == EDDY_OK && n)
+        res = eddy_buffer_upload(e, r->scalars, 0, 4ull * n, scalars);
+    if (res == EDDY_OK)
+        res = eddy_graph_run(e, r->g, 1);
+    if (res == EDDY_OK)
+        res = eddy_buffer_download(e, r->image, 0, 4ull * r->width * r->height, rgba);
+    return res;
+}
+
+eddy_result eddy_write_png(eddy_engine *e, const char *path, const uint8_t *rgba, uint32_t w,
+                           uint32_t h)
+{
+    char tmp[4300], err[512];
+    FILE *f = eddy_atomic_open(path, tmp, sizeof tmp);
+    if (!f) {
+        eddy_log(e, EDDY_LOG_ERROR, "cannot create '%s': %s", tmp, strerror(errno));
+        return EDDY_ERROR_IO;
+    }
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    png_bytep *rows = malloc(sizeof *rows * h);
+    if (!png || !info || !rows || setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        free(rows);
+        fclose(f);
+        remove(tmp);
+        eddy_log(e, EDDY_LOG_ERROR, "writing '%s' failed (libpng)", path);
+        return EDDY_ERROR_IO;
+    }
+    png_init_io(png, f);
+    png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (uint32_t y = 0; y < h; y++)
+        rows[y] = (png_bytep)(rgba + 4ull * w * y);
+    png_write_image(png, rows);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    free(rows);
+    if (eddy_atomic_close(f, tmp, path, err, sizeof err) != 0) {
+        eddy_log(e, EDDY_LOG_ERROR, "%s", err);
+        return EDDY_ERROR_IO;
+    }
+    return EDDY_OK;
+}

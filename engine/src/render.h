@@ -1,0 +1,23 @@
+/* The offscreen particle renderer (render.c). */
+#ifndef EDDY_RENDER_H
+#define EDDY_RENDER_H
+
+#include "eddy/eddy.h"
+
+typedef struct eddy_render_desc {
+    uint32_t width, height; /* px */
+    float eye[3], target[3], up[3]; /* m; up need not be orthogonal to the view */
+    float fov_deg;          /* vertical field of view, degrees */
+} eddy_render_desc;
+
+typedef struct eddy_renderer eddy_renderer;
+eddy_renderer *eddy_create_renderer(eddy_engine *e, const eddy_render_desc *desc);
+void eddy_destroy_renderer(eddy_engine *e, eddy_renderer *r);
+/* Draws n spheres (vec4: centre, radius) coloured by scalars in [0, 1] into
+ * rgba (width x height x 4 bytes, rows top to bottom). */
+eddy_result eddy_render(eddy_engine *e, eddy_renderer *r, const float *spheres,
+                        const float *scalars, uint32_t n, uint8_t *rgba);
+eddy_result eddy_write_png(eddy_engine *e, const char *path, const uint8_t *rgba, uint32_t w,
+                           uint32_t h);
+
+#endif
