@@ -265,7 +265,7 @@ static void host_free(host_particles *h)
 
 static const char *const set_keys[] = { "name", "radius", "mass", "velocity", "capacity",
                                         "spacing", "fill", "points", "phase", NULL };
-static const char *const fill_keys[] = { "shape", "min", "max", "center", "radius", NULL };
+static const char *const fill_keys[] = { "shape", "min", "max", "center", "radius", "height", NULL };
 
 static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double spacing,
                        uint64_t limit, double radius, const double vel[3], double mass,
@@ -283,8 +283,8 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
         return fail(c, path, "a fill needs the set's \"spacing\" (m, > 0)");
     double lo[3], hi[3];
     long n[3];
-    bool sphere = !strcmp(shape, "sphere");
-    double center[3], r = 0;
+    bool sphere = !strcmp(shape, "sphere"), cylinder = !strcmp(shape, "cylinder");
+    double center[3], r = 0, height = 0;
     if (!strcmp(shape, "box")) {
         if (!get_vec3_key(c, f, "min", path, true, NULL, lo) ||
             !get_vec3_key(c, f, "max", path, true, NULL, hi))
@@ -297,10 +297,20 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
             lo[a] = center[a] - r;
             hi[a] = center[a] + r;
         }
+    } else if (cylinder) {
+        /* Upright (along +y) from the centre of its bottom. */
+        if (!get_vec3_key(c, f, "center", path, true, NULL, center) ||
+            !get_number(c, f, "radius", path, true, 0, 1e-9, 1e9, &r) ||
+            !get_number(c, f, "height", path, true, 0, 1e-9, 1e9, &height))
+            return false;
+        for (int a = 0; a < 3; a++) {
+            lo[a] = center[a] - (a == 1 ? 0 : r);
+            hi[a] = center[a] + (a == 1 ? height : r);
+        }
     } else {
         char field[512];
         snprintf(field, sizeof field, "%s.shape", path);
-        return fail(c, field, "unknown shape '%s'; expected \"box\" or \"sphere\"", shape);
+        return fail(c, field, "unknown shape '%s'; expected \"box\", \"sphere\" or \"cylinder\"", shape);
     }
     uint64_t total = 1;
     for (int a = 0; a < 3; a++) {
@@ -327,10 +337,11 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
             for (long i = 0; i < n[0]; i++) {
                 double x[3] = { lo[0] + spacing * (i + 0.5), lo[1] + spacing * (j + 0.5),
                                 lo[2] + spacing * (k + 0.5) };
-                if (sphere) {
+                if (sphere || cylinder) {
                     double d2 = 0;
                     for (int a = 0; a < 3; a++)
-                        d2 += (x[a] - center[a]) * (x[a] - center[a]);
+                        if (sphere || a != 1)
+                            d2 += (x[a] - center[a]) * (x[a] - center[a]);
                     if (d2 > r * r)
                         continue;
                 }

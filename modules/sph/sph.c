@@ -29,7 +29,7 @@ static const uint32_t mt_emit_spv[] =
 
 enum {
     P_H, P_RHO0, P_K, P_MU, P_SIGMA, P_L, P_GRAVITY, P_RESTITUTION, P_VORTEX_CENTER,
-    P_VORTEX_AXIS, P_VORTEX_STRENGTH, P_VORTEX_RADIUS, P_FRONT_AXIS, P_SURFACE_MESH,
+    P_VORTEX_AXIS, P_VORTEX_OMEGA, P_VORTEX_RATE, P_VORTEX_RADIUS, P_FRONT_AXIS, P_SURFACE_MESH,
     P_SURFACE_CELL, P_SURFACE_ISO, P_COUNT
 };
 
@@ -44,7 +44,8 @@ static const eddy_param_info params[P_COUNT] = {
     [P_RESTITUTION] = { "restitution", EDDY_PARAM_FLOAT, "1", { 0.1 }, 0, 1, "normal speed kept after a boundary contact" },
     [P_VORTEX_CENTER] = { "vortex_center", EDDY_PARAM_VEC3, "m", { 0, 0, 0 }, -1e6, 1e6, "a point on the vortex axis" },
     [P_VORTEX_AXIS] = { "vortex_axis", EDDY_PARAM_VEC3, "1", { 0, 1, 0 }, -1, 1, "vortex axis direction (normalised)" },
-    [P_VORTEX_STRENGTH] = { "vortex_strength", EDDY_PARAM_FLOAT, "1/s^2", { 0 }, -1e6, 1e6, "tangential acceleration per metre from the axis (0 = off)" },
+    [P_VORTEX_OMEGA] = { "vortex_omega", EDDY_PARAM_FLOAT, "rad/s", { 0 }, -1e4, 1e4, "stirring: angular speed the fluid is driven to about the axis (0 = off)" },
+    [P_VORTEX_RATE] = { "vortex_rate", EDDY_PARAM_FLOAT, "1/s", { 2 }, 0, 1e4, "stirring: how fast the tangential speed relaxes to omega r" },
     [P_VORTEX_RADIUS] = { "vortex_radius", EDDY_PARAM_FLOAT, "m", { 1e6 }, 0, 1e9, "the field acts within this distance of the axis" },
     [P_FRONT_AXIS] = { "front_axis", EDDY_PARAM_INT, "1", { 0 }, 0, 2, "axis (0 x, 1 y, 2 z) of the surge front statistic" },
     [P_SURFACE_MESH] = { "surface_mesh", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1, "write the colour field's iso-surface per frame (PLY and VTK)" },
@@ -237,7 +238,9 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->p.material[1] = (float)mu;
     s->p.material[2] = (float)v[P_SIGMA].v[0];
     s->p.material[3] = (float)v[P_L].v[0];
-    s->p.vortex[3] = (float)v[P_VORTEX_STRENGTH].v[0];
+    s->p.vortex[3] = (float)v[P_VORTEX_OMEGA].v[0];
+    float rate = (float)v[P_VORTEX_RATE].v[0];
+    memcpy(&s->p.misc[2], &rate, 4);
     s->p.vortex_axis[3] = (float)v[P_VORTEX_RADIUS].v[0];
     s->p.misc[0] = s->n;
     float e_rest = (float)v[P_RESTITUTION].v[0];

@@ -135,14 +135,22 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
             fp[a] += p_i * (eddy_wall_spiky(x[a] - p->box_min[a], h) - eddy_wall_spiky(p->box_max[a] - x[a], h));
         float nl = sqrtf(dot3(nn, nn));
         float rc[3] = { x[0] - p->vortex[0], x[1] - p->vortex[1], x[2] - p->vortex[2] };
-        float ax = dot3(rc, p->vortex_axis);
-        float rad[3] = { rc[0] - ax * p->vortex_axis[0], rc[1] - ax * p->vortex_axis[1], rc[2] - ax * p->vortex_axis[2] };
-        bool vortex = p->vortex[3] != 0 && sqrtf(dot3(rad, rad)) < p->vortex_axis[3];
         const float *A = p->vortex_axis;
-        float cr[3] = { A[1] * rad[2] - A[2] * rad[1], A[2] * rad[0] - A[0] * rad[2], A[0] * rad[1] - A[1] * rad[0] };
+        float ax = dot3(rc, A);
+        float rad[3] = { rc[0] - ax * A[0], rc[1] - ax * A[1], rc[2] - ax * A[2] };
+        float rr = sqrtf(dot3(rad, rad)), rate;
+        memcpy(&rate, &p->misc[2], 4);
+        float t[3] = { A[1] * rad[2] - A[2] * rad[1], A[2] * rad[0] - A[0] * rad[2], A[0] * rad[1] - A[1] * rad[0] };
+        bool vortex = p->vortex[3] != 0 && rr < A[3] && rr > 0;
+        float drive = 0;
+        if (vortex) {
+            for (int a = 0; a < 3; a++)
+                t[a] /= rr;
+            drive = rate * (p->vortex[3] * rr - dot3(v, t));
+        }
         for (int a = 0; a < 3; a++) {
             float fs = nl > l ? -sigma * lap * nn[a] / nl : 0.0f;
-            acc[3 * i + a] = (fp[a] + fv[a] + fs) / rho_i + p->gravity[a] + (vortex ? p->vortex[3] * cr[a] : 0.0f);
+            acc[3 * i + a] = (fp[a] + fv[a] + fs) / rho_i + p->gravity[a] + (vortex ? drive * t[a] : 0.0f);
         }
     }
     for (uint32_t i = 0; i < n; i++) {

@@ -26,9 +26,10 @@ struct eddy_sph_params {
     EDDY_V4 gravity EDDY_ARR4;   /* xyz (m/s^2), w rest density rho0 (kg/m^3) */
     EDDY_V4 material EDDY_ARR4;  /* x stiffness k (m^2/s^2), y viscosity mu (Pa s),
                                     z surface tension sigma (N/m), w threshold l (1/m) */
-    EDDY_V4 vortex EDDY_ARR4;    /* xyz centre (m), w strength (1/s^2) */
+    EDDY_V4 vortex EDDY_ARR4;    /* xyz centre (m), w target angular speed omega (rad/s) */
     EDDY_V4 vortex_axis EDDY_ARR4; /* xyz unit axis, w radius (m) */
-    EDDY_U4 misc EDDY_ARR4;      /* x particles, y restitution (float bits), z, w unused */
+    EDDY_U4 misc EDDY_ARR4;      /* x particles, y restitution (float bits), z stirring rate
+                                    (1/s, float bits), w unused */
 };
 
 #undef EDDY_ARR4

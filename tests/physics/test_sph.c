@@ -61,7 +61,8 @@ static void against_cpu(eddy_engine *e)
         "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.02, \"velocity\": [0.5, 0, 0.2],"
         "      \"fill\": { \"shape\": \"box\", \"min\": [0.05, 0.02, 0.05], \"max\": [0.25, 0.22, 0.25] } } ],"
         "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\","
-        "      \"params\": { \"h\": 0.04, \"stiffness\": 400, \"viscosity\": 1.0, \"restitution\": 0.2 } } ] }";
+        "      \"params\": { \"h\": 0.04, \"stiffness\": 400, \"viscosity\": 1.0, \"restitution\": 0.2,"
+        "                   \"vortex_center\": [0.15, 0, 0.15], \"vortex_omega\": 5, \"vortex_radius\": 0.12 } } ] }";
     sim m = load(e, json);
     CHECK(m.n == 1000);
     float *pos = malloc(16ull * m.n), *vel = malloc(16ull * m.n), *mass = malloc(4ull * m.n);
@@ -82,7 +83,10 @@ static void against_cpu(eddy_engine *e)
     p.grid[3] = 1 / h, p.dims[3] = 1, p.box_min[3] = h, p.box_max[3] = 0.0005f;
     p.gravity[1] = -9.81f, p.gravity[3] = 1000;
     p.material[0] = 400, p.material[1] = 1.0f, p.material[2] = 0.0728f, p.material[3] = 7.065f;
-    p.vortex_axis[3] = 1e6f;
+    p.vortex[0] = 0.15f, p.vortex[2] = 0.15f, p.vortex[3] = 5.0f;
+    p.vortex_axis[3] = 0.12f;
+    float rate = 2.0f;
+    memcpy(&p.misc[2], &rate, 4);
     p.misc[0] = m.n;
     float e_rest = 0.2f;
     memcpy(&p.misc[1], &e_rest, 4);

@@ -56,11 +56,15 @@ void main()
     float nl = length(n);
     vec3 f_s = nl > l ? -sigma * lap_c * n / nl : vec3(0.0);
     vec3 a = (f_p + f_v + f_s) / rho_i + P.gravity.xyz;
-    // Vortex: a tangential acceleration around the axis within its radius.
+    // Stirring: within the vortex radius the tangential velocity relaxes
+    // towards that of a rotation at omega about the axis, at `rate`.
     vec3 rc = p - P.vortex.xyz;
     vec3 radial = rc - dot(rc, P.vortex_axis.xyz) * P.vortex_axis.xyz;
-    if (P.vortex.w != 0.0 && length(radial) < P.vortex_axis.w)
-        a += P.vortex.w * cross(P.vortex_axis.xyz, radial);
+    float rr = length(radial), rate = uintBitsToFloat(P.misc.z);
+    if (P.vortex.w != 0.0 && rr < P.vortex_axis.w && rr > 0.0) {
+        vec3 t = cross(P.vortex_axis.xyz, radial) / rr;
+        a += rate * (P.vortex.w * rr - dot(v, t)) * t;
+    }
     saccel[i] = vec4(a, 0.0);
     snormal[i] = vec4(n, nl);
 }
