@@ -110,6 +110,42 @@ static eddy_buffer scratch(sph *s, const char *name, const char *what, uint64_t 
     return eddy_create_buffer(s->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label });
 }
 
+/* A grid over the box with a cell of margin: particles only leave the box
+ * through a bug, and then they are clamped into the border cells. */
+void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_value *v,
+                                 const float box_min[3], const float box_max[3], double dt,
+                                 uint32_t count, uint32_t solid_count)
+{
+    memset(p, 0, sizeof *p);
+    double h = v[P_H].v[0];
+    double axis[3] = { v[P_VORTEX_AXIS].v[0], v[P_VORTEX_AXIS].v[1], v[P_VORTEX_AXIS].v[2] };
+    double alen = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    for (int a = 0; a < 3; a++) {
+        p->grid[a] = (float)(box_min[a] - h);
+        p->box_min[a] = box_min[a];
+        p->box_max[a] = box_max[a];
+        p->dims[a] = (int32_t)(ceil((box_max[a] - box_min[a]) / h) + 2);
+        p->gravity[a] = (float)v[P_GRAVITY].v[a];
+        p->vortex[a] = (float)v[P_VORTEX_CENTER].v[a];
+        p->vortex_axis[a] = alen > 0 ? (float)(axis[a] / alen) : 0.0f;
+    }
+    p->grid[3] = (float)(1.0 / h);
+    p->dims[3] = (int32_t)solid_count;
+    p->box_min[3] = (float)h;
+    p->box_max[3] = (float)dt;
+    p->gravity[3] = (float)v[P_RHO0].v[0];
+    p->material[0] = (float)v[P_K].v[0];
+    p->material[1] = (float)v[P_MU].v[0];
+    p->material[2] = (float)v[P_SIGMA].v[0];
+    p->material[3] = (float)v[P_L].v[0];
+    p->vortex[3] = (float)v[P_VORTEX_OMEGA].v[0];
+    p->vortex_axis[3] = (float)v[P_VORTEX_RADIUS].v[0];
+    p->misc[0] = count;
+    float e_rest = (float)v[P_RESTITUTION].v[0], rate = (float)v[P_VORTEX_RATE].v[0];
+    memcpy(&p->misc[1], &e_rest, 4);
+    memcpy(&p->misc[2], &rate, 4);
+}
+
 /* The surface grid covers the box and one cell beyond it, where the colour
  * field is zero, so the iso-surface closes even where fluid touches a wall. */
 static eddy_result create_surface(sph *s, const eddy_system_ctx *ctx, double h, double cell,
@@ -212,7 +248,6 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     }
     /* A grid over the box with a cell of margin: particles only leave the box
      * through a bug, and then they are clamped into the border cells. */
-    uint32_t dims[3];
     for (int a = 0; a < 3; a++) {
         double cells = ceil((ctx->box_max[a] - ctx->box_min[a]) / h) + 2;
         if (cells > 1 << 20) {
@@ -220,32 +255,10 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
                      "axis %d; raise h or shrink the box", ctx->name, cells, h, a);
             return EDDY_ERROR_LIMIT;
         }
-        dims[a] = (uint32_t)cells;
-        s->p.grid[a] = (float)(ctx->box_min[a] - h);
-        s->p.box_min[a] = ctx->box_min[a];
-        s->p.box_max[a] = ctx->box_max[a];
-        s->p.dims[a] = (int32_t)dims[a];
-        s->p.gravity[a] = (float)v[P_GRAVITY].v[a];
-        s->p.vortex[a] = (float)v[P_VORTEX_CENTER].v[a];
-        s->p.vortex_axis[a] = (float)(axis[a] / alen);
     }
-    s->p.grid[3] = (float)(1.0 / h);
-    s->p.dims[3] = (int32_t)ctx->solid_count;
-    s->p.box_min[3] = (float)h;
-    s->p.box_max[3] = (float)ctx->dt;
-    s->p.gravity[3] = (float)rho0;
-    s->p.material[0] = (float)k;
-    s->p.material[1] = (float)mu;
-    s->p.material[2] = (float)v[P_SIGMA].v[0];
-    s->p.material[3] = (float)v[P_L].v[0];
-    s->p.vortex[3] = (float)v[P_VORTEX_OMEGA].v[0];
-    float rate = (float)v[P_VORTEX_RATE].v[0];
-    memcpy(&s->p.misc[2], &rate, 4);
-    s->p.vortex_axis[3] = (float)v[P_VORTEX_RADIUS].v[0];
-    s->p.misc[0] = s->n;
-    float e_rest = (float)v[P_RESTITUTION].v[0];
-    memcpy(&s->p.misc[1], &e_rest, 4);
+    eddy_sph_params_from_values(&s->p, v, ctx->box_min, ctx->box_max, ctx->dt, s->n, ctx->solid_count);
     s->front_axis = (int)v[P_FRONT_AXIS].v[0];
+    uint32_t dims[3] = { (uint32_t)s->p.dims[0], (uint32_t)s->p.dims[1], (uint32_t)s->p.dims[2] };
 
     char gl[160];
     snprintf(gl, sizeof gl, "%s.grid", ctx->name);

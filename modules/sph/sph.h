@@ -7,8 +7,14 @@
 
 const eddy_module_desc *eddy_sph_module(void);
 
-/* One substep on the CPU with the same equations (all pairs, no grid): the
- * tests' reference. pos/vel: vec4 per particle (xyz, radius / 0), updated in
+/* The parameter block, exactly as a system builds it from its parameter
+ * values (one per descriptor parameter, in order, as in eddy_system_ctx). */
+void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_value *values,
+                                 const float box_min[3], const float box_max[3], double dt,
+                                 uint32_t count, uint32_t solid_count);
+
+/* One substep on the CPU with the same equations and a grid of its own
+ * (cell h, as p describes): the tests' reference and the benchmark's C step. pos/vel: vec4 per particle (xyz, radius / 0), updated in
  * place; density: out, one per particle. */
 void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
                        float *pos, float *vel, const float *mass, float *density);

@@ -1,7 +1,7 @@
 /* The SPH module against its CPU reference and against physics:
  *  - the full step (grid, density, forces, leap-frog, box and solids) on
- *    1,000 particles for 20 steps matches eddy_sph_step_cpu (all pairs, no
- *    grid) within 1e-4 of the box size;
+ *    1,000 particles for 20 steps matches eddy_sph_step_cpu (the same
+ *    equations in C with a grid of its own) within 1e-4 of the box size;
  *  - in a closed box without gravity, boundaries untouched and no surface
  *    tension (the only force that is not a symmetric pair force), total
  *    momentum stays constant over 1,000 steps within float round-off
@@ -71,32 +71,28 @@ static void against_cpu(eddy_engine *e)
     CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "position"), 0, 16ull * m.n, pos) == EDDY_OK);
     CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "velocity"), 0, 16ull * m.n, vel) == EDDY_OK);
     CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "mass"), 0, 4ull * m.n, mass) == EDDY_OK);
-    struct eddy_sph_params p = { 0 };
-    /* The same parameter block the module builds (see sph.c). */
-    const float h = 0.04f, box[3] = { 0.4f, 0.4f, 0.4f };
-    for (int a = 0; a < 3; a++) {
-        p.grid[a] = -h;
-        p.dims[a] = (int32_t)ceil(box[a] / h) + 2;
-        p.box_max[a] = box[a];
-        p.vortex_axis[a] = a == 1;
-    }
-    p.grid[3] = 1 / h, p.dims[3] = 1, p.box_min[3] = h, p.box_max[3] = 0.0005f;
-    p.gravity[1] = -9.81f, p.gravity[3] = 1000;
-    p.material[0] = 400, p.material[1] = 1.0f, p.material[2] = 0.0728f, p.material[3] = 7.065f;
-    p.vortex[0] = 0.15f, p.vortex[2] = 0.15f, p.vortex[3] = 5.0f;
-    p.vortex_axis[3] = 0.12f;
-    float rate = 2.0f;
-    memcpy(&p.misc[2], &rate, 4);
-    p.misc[0] = m.n;
-    float e_rest = 0.2f;
-    memcpy(&p.misc[1], &e_rest, 4);
+    /* The same parameter block the system built from the scene's values. */
+    const eddy_module_desc *md = eddy_sph_module();
+    eddy_param_value values[32];
+    for (uint32_t i = 0; i < md->param_count; i++)
+        memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
+    struct { const char *name; double v[3]; } set[] = {
+        { "h", { 0.04 } }, { "stiffness", { 400 } }, { "viscosity", { 1.0 } }, { "restitution", { 0.2 } },
+        { "vortex_center", { 0.15, 0, 0.15 } }, { "vortex_omega", { 5 } }, { "vortex_radius", { 0.12 } },
+    };
+    for (size_t k = 0; k < sizeof set / sizeof set[0]; k++)
+        for (uint32_t i = 0; i < md->param_count; i++)
+            if (!strcmp(md->params[i].name, set[k].name))
+                memcpy(values[i].v, set[k].v, sizeof values[i].v);
+    struct eddy_sph_params p;
+    const float lo[3] = { 0, 0, 0 }, hi[3] = { 0.4f, 0.4f, 0.4f };
+    eddy_sph_params_from_values(&p, values, lo, hi, 0.0005, m.n, 4);
     const eddy_solid solids[4] = {
         { { 0.3f, 0.05f, 0.2f, 0.06f }, { 0, 0, 0, 0 }, { 0, 0, 0 }, EDDY_SOLID_SPHERE },
         { { 0.058f, 0, 0, 0 }, { 1, 0, 0, 0 }, { 0, 0, 0 }, EDDY_SOLID_PLANE },
         { { 0.2f, 0.228f, 0.0f, 0.01f }, { 0.2f, 0.228f, 0.4f, 0 }, { 0, 0, 0 }, EDDY_SOLID_CAPSULE },
         { { 0.15f, 0.0f, 0.15f, 0.15f }, { 0, 1, 0, 0.3f }, { 0.01f, 0, 0 }, EDDY_SOLID_GLASS },
     };
-    p.dims[3] = 4;
     for (int step = 0; step < 20; step++)
         eddy_sph_step_cpu(&p, solids, m.n, pos, vel, mass, rho);
     CHECK(eddy_scene_step(m.s, 20) == EDDY_OK);

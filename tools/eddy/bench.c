@@ -5,6 +5,7 @@
 #include "bench.h"
 
 #include "eddy/eddy_prims.h"
+#include "sph/sph.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -403,6 +404,77 @@ done:
     return rc;
 }
 
+/* An SPH dam break: a column nx x 2nx x nx at spacing 0.01 m against the wall
+ * of a tank four columns long; the full step (grid, reorder, density, forces,
+ * integration) on the device against eddy_sph_step_cpu, the same equations
+ * and grid in C. */
+static int bench_sph(bench_ctx *c, const char *name, uint32_t n, bool flag)
+{
+    (void)flag;
+    eddy_engine *e = c->e;
+    uint32_t nx = (uint32_t)round(cbrt(n / 2.0));
+    const double s = 0.01, dt = 4e-4;
+    double cx = nx * s, cy = 2 * nx * s;
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{ \"dt\": %g, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
+             "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": %g,"
+             "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [%g, %g, %g] } } ],"
+             "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\","
+             "      \"params\": { \"h\": 0.02, \"stiffness\": 400, \"viscosity\": 10 } } ] }",
+             dt, 4 * cx, 1.5 * cy, cx, s, cx, cy, cx);
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = name, .json = json, .profile = true, .no_output = true });
+    if (!sc)
+        return 1;
+    eddy_particles p = eddy_find_particles(e, "water");
+    uint32_t count = eddy_particles_count(e, p);
+    float *pos = malloc(16ull * count), *vel = malloc(16ull * count), *mass = malloc(4ull * count);
+    float *rho = malloc(4ull * count), *gpos = malloc(16ull * count);
+    int rc = 1;
+    result r = { .name = name, .n = count, .unit = "particles" };
+    if (!pos || !vel || !mass || !rho || !gpos ||
+        eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, pos) != EDDY_OK ||
+        eddy_buffer_download(e, eddy_particles_buffer(e, p, "velocity"), 0, 16ull * count, vel) != EDDY_OK ||
+        eddy_buffer_download(e, eddy_particles_buffer(e, p, "mass"), 0, 4ull * count, mass) != EDDY_OK ||
+        time_graph(e, eddy_scene_graph(sc), c->iterations, &r) != EDDY_OK ||
+        eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, gpos) != EDDY_OK)
+        goto done;
+    const eddy_module_desc *md = eddy_sph_module();
+    eddy_param_value values[32];
+    for (uint32_t i = 0; i < md->param_count && i < 32; i++) {
+        memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
+        if (!strcmp(md->params[i].name, "h"))
+            values[i].v[0] = 0.02;
+        else if (!strcmp(md->params[i].name, "stiffness"))
+            values[i].v[0] = 400;
+        else if (!strcmp(md->params[i].name, "viscosity"))
+            values[i].v[0] = 10;
+    }
+    struct eddy_sph_params params;
+    const float lo[3] = { 0, 0, 0 }, hi[3] = { (float)(4 * cx), (float)(1.5 * cy), (float)cx };
+    eddy_sph_params_from_values(&params, values, lo, hi, dt, count, 0);
+    /* The device ran 1 + iterations steps (time_graph warms up with one). */
+    double t0 = now_ms();
+    eddy_sph_step_cpu(&params, NULL, count, pos, vel, mass, rho);
+    r.cpu_ms = 0;
+    for (uint32_t k = 0; k < c->iterations; k++) {
+        double t1 = now_ms();
+        eddy_sph_step_cpu(&params, NULL, count, pos, vel, mass, rho);
+        r.cpu_ms += now_ms() - t1;
+    }
+    (void)t0;
+    double worst = 0;
+    for (uint32_t i = 0; i < 4 * count; i++)
+        worst = fmax(worst, fabs((double)gpos[i] - pos[i]));
+    r.match = worst <= 1e-4 * 4 * cx; /* the step's own test tolerance */
+    print_result(eddy_engine_device(e), &r);
+    rc = r.match ? 0 : 1;
+done:
+    free(pos), free(vel), free(mass), free(rho), free(gpos);
+    eddy_destroy_scene(sc);
+    return rc;
+}
+
 typedef struct bench_case {
     const char *name;
     int (*run)(bench_ctx *c, const char *name, uint32_t n, bool flag);
@@ -424,6 +496,9 @@ static const bench_case cases[] = {
     { "density.16k", bench_particles, 1u << 14, true },
     { "density.65k", bench_particles, 1u << 16, true },
     { "density.262k", bench_particles, 1u << 18, true },
+    { "sph.16k", bench_sph, 16000, false },
+    { "sph.65k", bench_sph, 65536, false },
+    { "sph.262k", bench_sph, 262144, false },
 };
 
 int eddy_bench_main(eddy_engine *e, int argc, char **argv, uint32_t iterations)
@@ -450,7 +525,7 @@ int eddy_bench_main(eddy_engine *e, int argc, char **argv, uint32_t iterations)
         fprintf(stderr, "eddy error: bench: no case matches; cases:");
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             fprintf(stderr, " %s", cases[i].name);
-        fprintf(stderr, " (or a group: scan, sort, grid, density)\n");
+        fprintf(stderr, " (or a group: scan, sort, grid, density, sph)\n");
         return 2;
     }
     return failed ? 1 : 0;

@@ -29,8 +29,9 @@ static const char *usage =
     "                                    time the shared GPU building blocks against a C\n"
     "                                    reference of the same algorithm (JSON lines); cases:\n"
     "                                    scan.1M scan.16M sort.1M sort.4M grid.64k grid.256k\n"
-    "                                    grid.1M density.16k density.65k density.262k, or a\n"
-    "                                    group (scan, sort, grid, density); default all\n"
+    "                                    grid.1M density.16k density.65k density.262k sph.16k\n"
+    "                                    sph.65k sph.262k, or a group (scan, sort, grid,\n"
+    "                                    density, sph); default all\n"
     "  eddy version\n";
 
 static const char *type_name(VkPhysicalDeviceType t)

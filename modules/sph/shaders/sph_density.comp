@@ -17,21 +17,27 @@ void main()
     if (i >= SPH_COUNT)
         return;
     vec3 p = spos[i].xyz;
-    ivec3 c = sph_cell(p);
-    float h = SPH_H, rho = 0.0;
+    // Parameters into registers once: the loop below runs ~30 times a particle.
+    ivec3 dims = P.dims.xyz;
+    ivec3 c = eddy_grid_cell(p, P.grid.xyz, P.grid.w, dims);
+    float h = SPH_H, h2 = h * h, rho = 0.0;
+    // W_poly6 with its constant hoisted: the same value as eddy_w_poly6.
+    float c6 = eddy_w_poly6(0.0, h) / (h2 * h2 * h2);
     for (int dz = -1; dz <= 1; dz++)
     for (int dy = -1; dy <= 1; dy++)
     for (int dx = -1; dx <= 1; dx++) {
         ivec3 q = c + ivec3(dx, dy, dz);
-        if (any(lessThan(q, ivec3(0))) || any(greaterThanEqual(q, P.dims.xyz)))
+        if (any(lessThan(q, ivec3(0))) || any(greaterThanEqual(q, dims)))
             continue;
-        uint cell = eddy_grid_linear(q, P.dims.xyz);
+        uint cell = eddy_grid_linear(q, dims);
         uint s = cell_start[cell];
         if (s == EDDY_GRID_EMPTY)
             continue;
-        for (uint j = s; j < cell_end[cell]; j++) {
+        uint e = cell_end[cell];
+        for (uint j = s; j < e; j++) {
             vec3 d = p - spos[j].xyz;
-            rho += smass[j] * eddy_w_poly6(dot(d, d), h);
+            float q = max(h2 - dot(d, d), 0.0);
+            rho += smass[j] * (c6 * (q * q * q));
         }
     }
     sdensity[i] = rho + sph_wall_density(p);
