@@ -89,32 +89,4 @@ EDDY_KFN float eddy_lap_visc(float r2, float h)
     return 45.0f / (EDDY_PI_F * h3 * h3) * (h - sqrt(r2));
 }
 
-/* Walls: the fluid beyond a flat wall is replaced by the continuum of
- * fluid at rest it stands for, so particles near a wall see a full
- * neighbourhood (no density deficit, no false tension there).
- * eddy_wall_poly6(d) = integral of W_poly6 over the half-space at distance
- * d >= 0 beyond the wall: rho_wall = rho0 * eddy_wall_poly6(d); 0.5 at d = 0.
- * eddy_wall_spiky(d) = |d/dd| of the same integral of W_spiky: the wall's
- * pressure push is p_i * eddy_wall_spiky(d) along the wall normal. */
-EDDY_KFN float eddy_wall_poly6(float d, float h)
-{
-    if (d >= h)
-        return 0.0f;
-    d = d > 0.0f ? d : 0.0f;
-    float h2 = h * h, h4 = h2 * h2, h6 = h4 * h2, h8 = h4 * h4;
-    float d2 = d * d;
-    /* F(z) = h^8 z - 4/3 h^6 z^3 + 6/5 h^4 z^5 - 4/7 h^2 z^7 + z^9 / 9, F(h) = 128/315 h^9 */
-    float fd = d * (h8 + d2 * (-4.0f / 3.0f * h6 + d2 * (1.2f * h4 + d2 * (-4.0f / 7.0f * h2 + d2 / 9.0f))));
-    return 315.0f / (256.0f * h4 * h4 * h) * (128.0f / 315.0f * h8 * h - fd);
-}
-
-EDDY_KFN float eddy_wall_spiky(float d, float h)
-{
-    if (d >= h)
-        return 0.0f;
-    d = d > 0.0f ? d : 0.0f;
-    float u = h - d, u4 = u * u * u * u, h3 = h * h * h;
-    return 30.0f / (h3 * h3) * u4 * (0.25f * h - 0.2f * u);
-}
-
 #endif

@@ -30,7 +30,7 @@ static const uint32_t mt_emit_spv[] =
 enum {
     P_H, P_RHO0, P_K, P_MU, P_SIGMA, P_L, P_GRAVITY, P_RESTITUTION, P_VORTEX_CENTER,
     P_VORTEX_AXIS, P_VORTEX_OMEGA, P_VORTEX_RATE, P_VORTEX_RADIUS, P_FRONT_AXIS, P_SURFACE_MESH,
-    P_SURFACE_CELL, P_SURFACE_ISO, P_COUNT
+    P_SURFACE_CELL, P_SURFACE_ISO, P_WALL_SPACING, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -50,6 +50,7 @@ static const eddy_param_info params[P_COUNT] = {
     [P_FRONT_AXIS] = { "front_axis", EDDY_PARAM_INT, "1", { 0 }, 0, 2, "axis (0 x, 1 y, 2 z) of the surge front statistic" },
     [P_SURFACE_MESH] = { "surface_mesh", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1, "write the colour field's iso-surface per frame (PLY and VTK)" },
     [P_SURFACE_CELL] = { "surface_cell", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 100, "surface grid spacing; 0 = h / 2" },
+    [P_WALL_SPACING] = { "wall_spacing", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 100, "spacing of the ghost lattice behind the box walls (the fill spacing); 0 = h / 2" },
     [P_SURFACE_ISO] = { "surface_iso", EDDY_PARAM_FLOAT, "1", { 0.45 }, 1e-3, 0.999, "level of the fluid indicator at the surface (1 inside, 0 outside)" },
 };
 
@@ -142,8 +143,10 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
     p->vortex_axis[3] = (float)v[P_VORTEX_RADIUS].v[0];
     p->misc[0] = count;
     float e_rest = (float)v[P_RESTITUTION].v[0], rate = (float)v[P_VORTEX_RATE].v[0];
+    float ws = (float)(v[P_WALL_SPACING].v[0] > 0 ? v[P_WALL_SPACING].v[0] : h / 2);
     memcpy(&p->misc[1], &e_rest, 4);
     memcpy(&p->misc[2], &rate, 4);
+    memcpy(&p->misc[3], &ws, 4);
 }
 
 /* The surface grid covers the box and one cell beyond it, where the colour

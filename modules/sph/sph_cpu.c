@@ -153,6 +153,43 @@ static void grid_free(cpu_grid *g)
                                   j = 0;                                                     \
                          q_ < e_ && ((j = (g)->order[q_]), 1); q_++)
 
+/* The wall ghosts of sph_common.glsl: sum W_poly6 and sum grad W_spiky. */
+static void ghosts(const struct eddy_sph_params *p, const float *x, float *w, float g[3])
+{
+    float h = p->box_min[3], s;
+    memcpy(&s, &p->misc[3], 4);
+    *w = 0;
+    g[0] = g[1] = g[2] = 0;
+    bool near = false;
+    int k0[3], k1[3];
+    for (int a = 0; a < 3; a++) {
+        near |= x[a] - p->box_min[a] < h || p->box_max[a] - x[a] < h;
+        k0[a] = (int)floorf((x[a] - h - p->box_min[a]) / s - 0.5f);
+        k1[a] = (int)ceilf((x[a] + h - p->box_min[a]) / s - 0.5f);
+    }
+    if (!near)
+        return;
+    for (int kz = k0[2]; kz <= k1[2]; kz++)
+        for (int ky = k0[1]; ky <= k1[1]; ky++)
+            for (int kx = k0[0]; kx <= k1[0]; kx++) {
+                int k[3] = { kx, ky, kz };
+                float q[3], r[3];
+                bool inside = true;
+                for (int a = 0; a < 3; a++) {
+                    q[a] = p->box_min[a] + s * ((float)k[a] + 0.5f);
+                    inside &= q[a] > p->box_min[a] && q[a] < p->box_max[a];
+                    r[a] = x[a] - q[a];
+                }
+                float r2 = dot3(r, r);
+                if (inside || r2 >= h * h)
+                    continue;
+                *w += eddy_w_poly6(r2, h);
+                float gs = eddy_grad_spiky(r2, h);
+                for (int a = 0; a < 3; a++)
+                    g[a] += gs * r[a];
+            }
+}
+
 void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
                        float *pos, float *vel, const float *mass, float *density)
 {
@@ -172,10 +209,10 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
             float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
             rho += mass[j] * eddy_w_poly6(dot3(r, r), h);
         }
-        for (int a = 0; a < 3; a++)
-            rho += rho0 * (eddy_wall_poly6(x[a] - p->box_min[a], h) +
-                           eddy_wall_poly6(p->box_max[a] - x[a], h));
-        density[i] = rho;
+        float gw, gg[3], s;
+        ghosts(p, x, &gw, gg);
+        memcpy(&s, &p->misc[3], 4);
+        density[i] = rho + rho0 * (s * s * s) * gw;
     }
     for (uint32_t i = 0; i < n; i++) {
         const float *x = pos + 4 * i, *v = vel + 4 * i;
@@ -199,8 +236,11 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
                 nn[a] += cn * r[a];
             }
         }
+        float gw, gg[3], s;
+        ghosts(p, x, &gw, gg);
+        memcpy(&s, &p->misc[3], 4);
         for (int a = 0; a < 3; a++)
-            fp[a] += p_i * (eddy_wall_spiky(x[a] - p->box_min[a], h) - eddy_wall_spiky(p->box_max[a] - x[a], h));
+            fp[a] -= p_i * (s * s * s) * gg[a];
         float nl = sqrtf(dot3(nn, nn));
         float rc[3] = { x[0] - p->vortex[0], x[1] - p->vortex[1], x[2] - p->vortex[2] };
         const float *A = p->vortex_axis;

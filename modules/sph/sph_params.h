@@ -29,7 +29,7 @@ struct eddy_sph_params {
     EDDY_V4 vortex EDDY_ARR4;    /* xyz centre (m), w target angular speed omega (rad/s) */
     EDDY_V4 vortex_axis EDDY_ARR4; /* xyz unit axis, w radius (m) */
     EDDY_U4 misc EDDY_ARR4;      /* x particles, y restitution (float bits), z stirring rate
-                                    (1/s, float bits), w unused */
+                                    (1/s, float bits), w wall ghost spacing (m, float bits) */
 };
 
 #undef EDDY_ARR4

@@ -83,29 +83,5 @@ int main(void)
             CHECKF(fabs(lp - lap) <= 2e-2 * fabs(lap) + 1e-3 * fabs(eddy_lap_poly6(0, (float)h)), "h %g r %g: poly6 Laplacian %g, differences %g", h, r, lp, lap);
         }
     }
-    /* The wall integrals against direct quadrature of W over the half-space z > d. */
-    for (int k = 0; k < 2; k++) {
-        double h = k ? 0.04 : 1.0;
-        CHECKF(fabs(eddy_wall_poly6(0, (float)h) - 0.5) < 1e-5, "h %g: wall poly6 at 0 is %g", h, eddy_wall_poly6(0, (float)h));
-        for (int i = 0; i < 10; i++) {
-            double d = h * i / 10.0, dz = (h - d) / 4000, sum = 0, dsum = 0;
-            /* Cross-section of W over the plane z: 2 pi int_z^h W(r) r dr, by midpoints. */
-            for (int zi = 0; zi < 4000; zi++) {
-                double z = d + (zi + 0.5) * dz, plane = 0, dr = (h - z) / 400;
-                for (int ri = 0; ri < 400; ri++) {
-                    double r = z + (ri + 0.5) * dr;
-                    plane += 2 * M_PI * r * eddy_w_poly6((float)(r * r), (float)h) * dr;
-                }
-                sum += plane * dz;
-            }
-            double dr = (h - d) / 4000;
-            for (int ri = 0; ri < 4000; ri++) {
-                double r = d + (ri + 0.5) * dr;
-                dsum += 2 * M_PI * r * eddy_w_spiky((float)(r * r), (float)h) * dr;
-            }
-            CHECKF(fabs(eddy_wall_poly6((float)d, (float)h) - sum) < 1e-3, "h %g d %g: wall poly6 %g, quadrature %g", h, d, eddy_wall_poly6((float)d, (float)h), sum);
-            CHECKF(fabs(eddy_wall_spiky((float)d, (float)h) - dsum) < 1e-3 * dsum + 1e-6 / h, "h %g d %g: wall spiky %g, quadrature %g", h, d, eddy_wall_spiky((float)d, (float)h), dsum);
-        }
-    }
     return test_report("sph_kernels");
 }

@@ -17,22 +17,34 @@ ivec3 sph_cell(vec3 p)
     return eddy_grid_cell(p, P.grid.xyz, P.grid.w, P.dims.xyz);
 }
 
-// The box walls stand for fluid at rest beyond them (sph_kernels.h): their
-// share of the density, and the direction-weighted factor of their pressure
-// push (force density p_i * sph_wall_push(p)).
-float sph_wall_density(vec3 p)
+// The box walls stand for fluid at rest beyond them: a lattice of ghost
+// particles of the fill spacing continues the fluid's lattice outside the box
+// (points min + s (k + 1/2) per axis, outside along at least one axis). A
+// particle within h of a wall gets their density and their pressure push
+// (ghosts at rest density carry the particle's own pressure), so a lattice at
+// rest has the same density at walls, edges and corners as inside.
+// Returns sum W_poly6 (x, y, z: sum grad W_spiky) over the ghosts near p.
+vec4 sph_ghosts(vec3 p)
 {
-    float h = SPH_H, w = 0.0;
-    for (int a = 0; a < 3; a++)
-        w += eddy_wall_poly6(p[a] - P.box_min[a], h) + eddy_wall_poly6(P.box_max[a] - p[a], h);
-    return SPH_RHO0 * w;
-}
-
-vec3 sph_wall_push(vec3 p)
-{
-    float h = SPH_H;
-    vec3 f = vec3(0.0);
-    for (int a = 0; a < 3; a++)
-        f[a] = eddy_wall_spiky(p[a] - P.box_min[a], h) - eddy_wall_spiky(P.box_max[a] - p[a], h);
-    return f;
+    float h = SPH_H, s = uintBitsToFloat(P.misc.w);
+    vec3 lo = P.box_min.xyz, hi = P.box_max.xyz;
+    if (all(greaterThanEqual(p - lo, vec3(h))) && all(greaterThanEqual(hi - p, vec3(h))))
+        return vec4(0.0);
+    ivec3 k0 = ivec3(floor((p - h - lo) / s - 0.5)), k1 = ivec3(ceil((p + h - lo) / s - 0.5));
+    float w = 0.0;
+    vec3 g = vec3(0.0);
+    for (int kz = k0.z; kz <= k1.z; kz++)
+    for (int ky = k0.y; ky <= k1.y; ky++)
+    for (int kx = k0.x; kx <= k1.x; kx++) {
+        vec3 q = lo + s * (vec3(kx, ky, kz) + 0.5);
+        if (all(greaterThan(q, lo)) && all(lessThan(q, hi)))
+            continue; // inside: real particles are there
+        vec3 r = p - q;
+        float r2 = dot(r, r);
+        if (r2 >= h * h)
+            continue;
+        w += eddy_w_poly6(r2, h);
+        g += eddy_grad_spiky(r2, h) * r;
+    }
+    return vec4(g, w);
 }

@@ -1,6 +1,6 @@
 #version 450
 // SPH pass 1 (particles in cell order): rho_i = sum_j m_j W_poly6(x_i - x_j),
-// j = i included (Müller et al. 2003, eq. 3), plus the walls' share.
+// j = i included (Müller et al. 2003, eq. 3), plus the wall ghosts' share.
 #extension GL_GOOGLE_include_directive : require
 #include "sph_common.glsl"
 
@@ -40,5 +40,7 @@ void main()
             rho += smass[j] * (c6 * (q * q * q));
         }
     }
-    sdensity[i] = rho + sph_wall_density(p);
+    float s3 = uintBitsToFloat(P.misc.w);
+    s3 = s3 * s3 * s3;
+    sdensity[i] = rho + SPH_RHO0 * s3 * sph_ghosts(p).w; // ghost mass rho0 s^3
 }

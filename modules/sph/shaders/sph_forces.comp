@@ -52,7 +52,9 @@ void main()
             n += vol * eddy_grad_poly6(r2, h) * r;
         }
     }
-    f_p += p_i * sph_wall_push(p);
+    // Wall ghosts: -sum_g m0 (p_i + p_i) / (2 rho0) grad W = -p_i s^3 sum_g grad W.
+    float s = uintBitsToFloat(P.misc.w);
+    f_p -= p_i * (s * s * s) * sph_ghosts(p).xyz;
     float nl = length(n);
     vec3 f_s = nl > l ? -sigma * lap_c * n / nl : vec3(0.0);
     vec3 a = (f_p + f_v + f_s) / rho_i + P.gravity.xyz;
