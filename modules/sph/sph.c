@@ -17,6 +17,9 @@ static const uint32_t forces_spv[] =
 static const uint32_t integrate_spv[] =
 #include "sph_integrate.spv.inc"
     ;
+static const uint32_t clock_spv[] =
+#include "sph_clock.spv.inc"
+    ;
 static const uint32_t field_spv[] =
 #include "sph_field.spv.inc"
     ;
@@ -30,7 +33,8 @@ static const uint32_t mt_emit_spv[] =
 enum {
     P_H, P_RHO0, P_K, P_MU, P_SIGMA, P_L, P_GRAVITY, P_RESTITUTION, P_VORTEX_CENTER,
     P_VORTEX_AXIS, P_VORTEX_OMEGA, P_VORTEX_RATE, P_VORTEX_RADIUS, P_FRONT_AXIS, P_SURFACE_MESH,
-    P_SURFACE_CELL, P_SURFACE_ISO, P_WALL_SPACING, P_COUNT
+    P_SURFACE_CELL, P_SURFACE_ISO, P_WALL_SPACING, P_PUSH_CENTER, P_PUSH_VELOCITY,
+    P_PUSH_RADIUS, P_PUSH_STRENGTH, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -51,6 +55,10 @@ static const eddy_param_info params[P_COUNT] = {
     [P_SURFACE_MESH] = { "surface_mesh", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1, "write the colour field's iso-surface per frame (PLY and VTK)" },
     [P_SURFACE_CELL] = { "surface_cell", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 100, "surface grid spacing; 0 = h / 2" },
     [P_WALL_SPACING] = { "wall_spacing", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 100, "spacing of the ghost lattice behind the box walls (the fill spacing); 0 = h / 2" },
+    [P_PUSH_CENTER] = { "push_center", EDDY_PARAM_VEC3, "m", { 0, 0, 0 }, -1e6, 1e6, "moving push field: its centre at t = 0" },
+    [P_PUSH_VELOCITY] = { "push_velocity", EDDY_PARAM_VEC3, "m/s", { 0, 0, 0 }, -1e4, 1e4, "moving push field: velocity of its centre" },
+    [P_PUSH_RADIUS] = { "push_radius", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 1e6, "moving push field: radius (0 = off)" },
+    [P_PUSH_STRENGTH] = { "push_strength", EDDY_PARAM_FLOAT, "m/s^2", { 0 }, -1e6, 1e6, "moving push field: outward acceleration at its centre" },
     [P_SURFACE_ISO] = { "surface_iso", EDDY_PARAM_FLOAT, "1", { 0.45 }, 1e-3, 0.999, "level of the fluid indicator at the surface (1 inside, 0 outside)" },
 };
 
@@ -63,8 +71,8 @@ typedef struct sph {
     struct eddy_sph_params p;
     int front_axis;
     eddy_grid *grid;
-    eddy_kernel k_density, k_forces, k_integrate;
-    eddy_buffer params, solids, pushes;
+    eddy_kernel k_density, k_forces, k_integrate, k_clock;
+    eddy_buffer params, solids, pushes, clock;
     eddy_buffer spos, svel, smass, sdensity, saccel, snormal;
     eddy_buffer position, velocity, mass, density, normal;
     /* Surface extraction (surface_mesh): run per output frame. */
@@ -97,7 +105,8 @@ static void destroy(void *state)
     eddy_destroy_kernel(e, s->k_density);
     eddy_destroy_kernel(e, s->k_forces);
     eddy_destroy_kernel(e, s->k_integrate);
-    eddy_buffer own[] = { s->params, s->solids, s->pushes, s->spos, s->svel, s->smass,
+    eddy_destroy_kernel(e, s->k_clock);
+    eddy_buffer own[] = { s->params, s->solids, s->pushes, s->clock, s->spos, s->svel, s->smass,
                           s->sdensity, s->saccel, s->snormal };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(e, own[i]);
@@ -141,6 +150,12 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
     p->material[3] = (float)v[P_L].v[0];
     p->vortex[3] = (float)v[P_VORTEX_OMEGA].v[0];
     p->vortex_axis[3] = (float)v[P_VORTEX_RADIUS].v[0];
+    for (int a = 0; a < 3; a++) {
+        p->push[a] = (float)v[P_PUSH_CENTER].v[a];
+        p->push_velocity[a] = (float)v[P_PUSH_VELOCITY].v[a];
+    }
+    p->push[3] = (float)v[P_PUSH_RADIUS].v[0];
+    p->push_velocity[3] = (float)v[P_PUSH_STRENGTH].v[0];
     p->misc[0] = count;
     float e_rest = (float)v[P_RESTITUTION].v[0], rate = (float)v[P_VORTEX_RATE].v[0];
     float ws = (float)(v[P_WALL_SPACING].v[0] > 0 ? v[P_WALL_SPACING].v[0] : h / 2);
@@ -279,13 +294,14 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->params = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof s->p, .label = "sph.params", .data = &s->p });
     s->solids = scratch(s, ctx->name, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1));
     s->pushes = scratch(s, ctx->name, "pushes", 4);
+    s->clock = scratch(s, ctx->name, "clock", 4);
     s->spos = scratch(s, ctx->name, "sorted.position", 16 * n);
     s->svel = scratch(s, ctx->name, "sorted.velocity", 16 * n);
     s->smass = scratch(s, ctx->name, "sorted.mass", 4 * n);
     s->sdensity = scratch(s, ctx->name, "sorted.density", 4 * n);
     s->saccel = scratch(s, ctx->name, "sorted.acceleration", 16 * n);
     s->snormal = scratch(s, ctx->name, "sorted.normal", 16 * n);
-    if (!s->density.id || !s->normal.id || !s->params.id || !s->solids.id || !s->pushes.id ||
+    if (!s->density.id || !s->normal.id || !s->params.id || !s->solids.id || !s->pushes.id || !s->clock.id ||
         !s->spos.id || !s->svel.id || !s->smass.id || !s->sdensity.id || !s->saccel.id ||
         !s->snormal.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
@@ -295,7 +311,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->k_density = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.density", EDDY_SPIRV(density_spv) });
     s->k_forces = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.forces", EDDY_SPIRV(forces_spv) });
     s->k_integrate = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.integrate", EDDY_SPIRV(integrate_spv) });
-    if (!s->k_density.id || !s->k_forces.id || !s->k_integrate.id)
+    s->k_clock = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.clock", EDDY_SPIRV(clock_spv) });
+    if (!s->k_density.id || !s->k_forces.id || !s->k_integrate.id || !s->k_clock.id)
         return EDDY_ERROR_VULKAN;
     snprintf(s->name, sizeof s->name, "%s", ctx->name);
     if (v[P_SURFACE_MESH].v[0] != 0)
@@ -330,7 +347,8 @@ static eddy_result declare_step(void *state, eddy_graph g)
             .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->svel, EDDY_READ },
                           { s->smass, EDDY_READ }, { s->sdensity, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                          { s->saccel, EDDY_WRITE }, { s->snormal, EDDY_WRITE } } });
+                          { s->saccel, EDDY_WRITE }, { s->snormal, EDDY_WRITE },
+                          { s->clock, EDDY_READ } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.integrate", .kernel = s->k_integrate, .threads = s->n,
@@ -340,6 +358,10 @@ static eddy_result declare_step(void *state, eddy_graph g)
                           { s->solids, EDDY_READ }, { s->position, EDDY_WRITE },
                           { s->velocity, EDDY_WRITE }, { s->density, EDDY_WRITE },
                           { s->normal, EDDY_WRITE }, { s->pushes, EDDY_ATOMIC } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "sph.clock", .kernel = s->k_clock, .groups = { 1 },
+            .bindings = { { s->clock, EDDY_READ_WRITE } } });
     return rc < 0 ? (eddy_result)rc : EDDY_OK;
 }
 

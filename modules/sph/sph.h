@@ -15,8 +15,9 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
 
 /* One substep on the CPU with the same equations and a grid of its own
  * (cell h, as p describes): the tests' reference and the benchmark's C step. pos/vel: vec4 per particle (xyz, radius / 0), updated in
- * place; density: out, one per particle. */
+ * place; density: out, one per particle; step: substeps done before this one
+ * (time-dependent fields). */
 void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
-                       float *pos, float *vel, const float *mass, float *density);
+                       float *pos, float *vel, const float *mass, float *density, uint32_t step);
 
 #endif

@@ -191,8 +191,9 @@ static void ghosts(const struct eddy_sph_params *p, const float *x, float *w, fl
 }
 
 void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
-                       float *pos, float *vel, const float *mass, float *density)
+                       float *pos, float *vel, const float *mass, float *density, uint32_t step)
 {
+    float t_now = (float)step * p->box_max[3];
     float h = p->box_min[3], dt = p->box_max[3], rho0 = p->gravity[3];
     float k = p->material[0], mu = p->material[1], sigma = p->material[2], l = p->material[3];
     float *acc = calloc((size_t)n * 3 + 3, sizeof *acc);
@@ -256,9 +257,19 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
                 t[a] /= rr;
             drive = rate * (p->vortex[3] * rr - dot3(v, t));
         }
+        float push[3] = { 0, 0, 0 };
+        if (p->push[3] > 0) {
+            float d[3];
+            for (int a = 0; a < 3; a++)
+                d[a] = x[a] - (p->push[a] + t_now * p->push_velocity[a]);
+            float dl = sqrtf(dot3(d, d));
+            if (dl < p->push[3] && dl > 0)
+                for (int a = 0; a < 3; a++)
+                    push[a] = p->push_velocity[3] * (1.0f - dl / p->push[3]) * d[a] / dl;
+        }
         for (int a = 0; a < 3; a++) {
             float fs = nl > l ? -sigma * lap * nn[a] / nl : 0.0f;
-            acc[3 * i + a] = (fp[a] + fv[a] + fs) / rho_i + p->gravity[a] + (vortex ? drive * t[a] : 0.0f);
+            acc[3 * i + a] = (fp[a] + fv[a] + fs) / rho_i + p->gravity[a] + (vortex ? drive * t[a] : 0.0f) + push[a];
         }
     }
     for (uint32_t i = 0; i < n; i++) {

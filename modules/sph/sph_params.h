@@ -28,6 +28,8 @@ struct eddy_sph_params {
                                     z surface tension sigma (N/m), w threshold l (1/m) */
     EDDY_V4 vortex EDDY_ARR4;    /* xyz centre (m), w target angular speed omega (rad/s) */
     EDDY_V4 vortex_axis EDDY_ARR4; /* xyz unit axis, w radius (m) */
+    EDDY_V4 push EDDY_ARR4;      /* moving push field: xyz centre at t = 0 (m), w radius (m; 0 = off) */
+    EDDY_V4 push_velocity EDDY_ARR4; /* xyz velocity of its centre (m/s), w strength (m/s^2) */
     EDDY_U4 misc EDDY_ARR4;      /* x particles, y restitution (float bits), z stirring rate
                                     (1/s, float bits), w wall ghost spacing (m, float bits) */
 };

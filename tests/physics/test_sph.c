@@ -63,7 +63,9 @@ static void against_cpu(eddy_engine *e)
         "      \"fill\": { \"shape\": \"box\", \"min\": [0.05, 0.02, 0.05], \"max\": [0.25, 0.22, 0.25] } } ],"
         "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\","
         "      \"params\": { \"h\": 0.04, \"stiffness\": 400, \"viscosity\": 1.0, \"restitution\": 0.2,"
-        "                   \"vortex_center\": [0.15, 0, 0.15], \"vortex_omega\": 5, \"vortex_radius\": 0.12 } } ] }";
+        "                   \"vortex_center\": [0.15, 0, 0.15], \"vortex_omega\": 5, \"vortex_radius\": 0.12,"
+        "                   \"push_center\": [0.0, 0.1, 0.15], \"push_velocity\": [2, 0, 0], \"push_radius\": 0.1,"
+        "                   \"push_strength\": 50 } } ] }";
     sim m = load(e, json);
     CHECK(m.n == 1000);
     float *pos = malloc(16ull * m.n), *vel = malloc(16ull * m.n), *mass = malloc(4ull * m.n);
@@ -80,6 +82,8 @@ static void against_cpu(eddy_engine *e)
     struct { const char *name; double v[3]; } set[] = {
         { "h", { 0.04 } }, { "stiffness", { 400 } }, { "viscosity", { 1.0 } }, { "restitution", { 0.2 } },
         { "vortex_center", { 0.15, 0, 0.15 } }, { "vortex_omega", { 5 } }, { "vortex_radius", { 0.12 } },
+        { "push_center", { 0.0, 0.1, 0.15 } }, { "push_velocity", { 2, 0, 0 } }, { "push_radius", { 0.1 } },
+        { "push_strength", { 50 } },
     };
     for (size_t k = 0; k < sizeof set / sizeof set[0]; k++)
         for (uint32_t i = 0; i < md->param_count; i++)
@@ -95,7 +99,7 @@ static void against_cpu(eddy_engine *e)
         { { 0.15f, 0.0f, 0.15f, 0.15f }, { 0, 1, 0, 0.3f }, { 0.01f, 0, 0 }, EDDY_SOLID_GLASS },
     };
     for (int step = 0; step < 20; step++)
-        eddy_sph_step_cpu(&p, solids, m.n, pos, vel, mass, rho);
+        eddy_sph_step_cpu(&p, solids, m.n, pos, vel, mass, rho, (uint32_t)step);
     CHECK(eddy_scene_step(m.s, 20) == EDDY_OK);
     CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "position"), 0, 16ull * m.n, gpos) == EDDY_OK);
     double worst = 0;

@@ -455,10 +455,10 @@ static int bench_sph(bench_ctx *c, const char *name, uint32_t n, bool flag)
     eddy_sph_params_from_values(&params, values, lo, hi, dt, count, 0);
     /* The device ran 1 + iterations steps (time_graph warms up with one);
      * the C step does the same and times the same ones. */
-    eddy_sph_step_cpu(&params, NULL, count, pos, vel, mass, rho);
+    eddy_sph_step_cpu(&params, NULL, count, pos, vel, mass, rho, 0);
     double t0 = now_ms();
     for (uint32_t k = 0; k < c->iterations; k++)
-        eddy_sph_step_cpu(&params, NULL, count, pos, vel, mass, rho);
+        eddy_sph_step_cpu(&params, NULL, count, pos, vel, mass, rho, k + 1);
     r.cpu_ms = now_ms() - t0;
     double worst = 0;
     for (uint32_t i = 0; i < 4 * count; i++)

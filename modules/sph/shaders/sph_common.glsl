@@ -48,3 +48,16 @@ vec4 sph_ghosts(vec3 p)
     }
     return vec4(g, w);
 }
+
+// The moving push field (the paper's splash): a ball of radius R whose centre
+// moves at constant velocity pushes particles out of it, with an acceleration
+// falling linearly from `strength` at its centre to 0 at its rim.
+vec3 sph_push(vec3 p, float t)
+{
+    float R = P.push.w;
+    if (R <= 0.0)
+        return vec3(0.0);
+    vec3 d = p - (P.push.xyz + t * P.push_velocity.xyz);
+    float l = length(d);
+    return l < R && l > 0.0 ? P.push_velocity.w * (1.0 - l / R) * d / l : vec3(0.0);
+}
