@@ -31,6 +31,9 @@ struct eddy_scene {
     char out_dir[2048];
     double dt;
     uint32_t substeps;
+    bool adaptive;         /* substeps follow the systems' stable_dt, checked per frame */
+    uint32_t current_substeps;
+    uint32_t max_substeps; /* adaptive: at most this many */
     double duration;
     uint64_t steps, steps_done;
     uint32_t frame_every;
@@ -506,7 +509,7 @@ static bool parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *j
 
 /* ------------------------------------------------------------------ load */
 
-static const char *const scene_keys[] = { "name", "dt", "substeps", "duration", "box",
+static const char *const scene_keys[] = { "name", "dt", "substeps", "adaptive", "duration", "box",
                                           "particle_sets", "systems", "output", "plugins",
                                           "description", "solids", NULL };
 
@@ -708,6 +711,39 @@ static void dir_of(const char *path, char *out, size_t cap)
         snprintf(out, cap, "%.*s", (int)(slash - path), path);
 }
 
+/* Adaptive stepping: the substeps the systems need now; a new step graph
+ * when that differs from the current one. */
+static eddy_result adapt(eddy_scene *s)
+{
+    double stable = INFINITY;
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        double d = s->systems[i].module->stable_dt(s->systems[i].state);
+        stable = d < stable ? d : stable;
+    }
+    double need = ceil(s->dt / stable - 1e-9);
+    uint32_t n = need < s->substeps ? s->substeps : need > s->max_substeps ? s->max_substeps : (uint32_t)need;
+    if (stable * n < s->dt * (1 - 1e-9))
+        eddy_log(s->e, EDDY_LOG_WARN, "adaptive: %u substeps (max_substeps) are not enough for a "
+                 "stable substep of %g s at step %llu", n, stable, (unsigned long long)s->steps_done);
+    if (s->graph.id && n == s->current_substeps)
+        return EDDY_OK;
+    eddy_destroy_graph(s->e, s->graph);
+    s->graph = eddy_create_graph(s->e, &(eddy_graph_desc){
+        .label = "step", .times = n, .timestamps = s->profile });
+    if (!s->graph.id)
+        return EDDY_ERROR_VULKAN;
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        const eddy_module_desc *m = s->systems[i].module;
+        eddy_result r = m->set_dt(s->systems[i].state, s->dt / n);
+        if (r == EDDY_OK)
+            r = m->declare_step(s->systems[i].state, s->graph);
+        if (r != EDDY_OK)
+            return r;
+    }
+    s->current_substeps = n;
+    return EDDY_OK;
+}
+
 static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scene_desc *desc)
 {
     eddy_engine *e = s->e;
@@ -737,6 +773,23 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
     if (substeps != floor(substeps))
         return fail(c, "substeps", "expected an integer, got %g", substeps);
     s->substeps = (uint32_t)substeps;
+    /* "adaptive": {"max_substeps": N}: each frame the step is split into as
+     * many substeps as the systems' stability bounds need (at least
+     * `substeps`), so a fast flow takes smaller steps; the graph is
+     * re-recorded only when that number changes. */
+    const cJSON *ad = cJSON_GetObjectItemCaseSensitive(root, "adaptive");
+    if (ad) {
+        static const char *const adaptive_keys[] = { "max_substeps", NULL };
+        double maxs;
+        if (!cJSON_IsObject(ad))
+            return fail(c, "adaptive", "expected an object like {\"max_substeps\": 100}, got %s",
+                        json_type(ad));
+        if (!check_keys(c, ad, "adaptive", adaptive_keys) ||
+            !get_number(c, ad, "max_substeps", "adaptive", false, 100, 1, 10000, &maxs))
+            return false;
+        s->adaptive = true;
+        s->max_substeps = (uint32_t)maxs;
+    }
     double steps = ceil(s->duration / s->dt - 1e-9);
     if (steps > 1e12)
         return fail(c, "duration", "%g s at dt %g s is %g steps; at most 1e12", s->duration, s->dt,
@@ -934,6 +987,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             .substeps = s->substeps,
             .solids = s->solids,
             .solid_count = s->solid_count,
+            .adaptive = s->adaptive,
         };
         memcpy(ctx.box_min, s->box_min, sizeof ctx.box_min);
         memcpy(ctx.box_max, s->box_max, sizeof ctx.box_max);
@@ -941,7 +995,12 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             return fail(c, path, "module '%s' could not create the system (see above)", m->name);
         if (m->declare_step(sys->state, s->graph) != EDDY_OK)
             return fail(c, path, "module '%s' could not declare its step (see above)", m->name);
+        if (s->adaptive && (!m->stable_dt || !m->set_dt))
+            return fail(c, "adaptive", "module '%s' (%s) cannot adapt its step (no stable_dt)",
+                        m->name, path);
     }
+    if (s->adaptive && adapt(s) != EDDY_OK)
+        return fail(c, "adaptive", "the first adaptive substep could not be set up (see above)");
     return true;
 }
 
@@ -1029,7 +1088,7 @@ eddy_scene_info eddy_scene_get_info(const eddy_scene *s)
     return (eddy_scene_info){
         .name = s->name,
         .dt = s->dt,
-        .substeps = s->substeps,
+        .substeps = s->adaptive ? s->current_substeps : s->substeps,
         .duration = s->duration,
         .steps = s->steps,
         .steps_done = s->steps_done,
@@ -1140,7 +1199,8 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
     double t = (double)s->steps_done * s->dt;
     eddy_stats st = { 0 };
     st.first = true;
-    stats_printf(&st, "{\"frame\":%u,\"step\":%" PRIu64 ",\"time\":", s->frames, s->steps_done);
+    stats_printf(&st, "{\"frame\":%u,\"step\":%" PRIu64 ",\"substeps\":%u,\"time\":", s->frames,
+                 s->steps_done, s->adaptive ? s->current_substeps : s->substeps);
     stats_number(&st, t);
     stats_printf(&st, ",\"sets\":{");
     eddy_result res = s->no_output ? EDDY_OK : ensure_out(s);
@@ -1347,6 +1407,8 @@ eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress)
         r = eddy_scene_step(s, n);
         if (r == EDDY_OK)
             r = eddy_scene_write_frame(s);
+        if (r == EDDY_OK && s->adaptive)
+            r = adapt(s);
         double t = now_s();
         /* A terminal gets one line rewritten in place, a log file a line every 10%. */
         uint64_t done = total - (end - s->steps_done);

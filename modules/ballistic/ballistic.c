@@ -2,6 +2,7 @@
 #include "ballistic.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 
 static const uint32_t ballistic_spv[] =
@@ -75,6 +76,20 @@ static eddy_result declare_step(void *state, eddy_graph step)
     return r < 0 ? (eddy_result)r : EDDY_OK;
 }
 
+/* Ballistic motion has no stability bound; the step only sets accuracy. */
+static double stable_dt(void *state)
+{
+    (void)state;
+    return INFINITY;
+}
+
+static eddy_result set_dt(void *state, double dt)
+{
+    ballistic *b = state;
+    b->push.gravity_dt[3] = (float)dt;
+    return EDDY_OK;
+}
+
 void eddy_ballistic_step_cpu(const eddy_ballistic_params *p, float pos[4], float vel[4])
 {
     float dt = p->gravity_dt[3], e = p->box_min_e[3];
@@ -110,6 +125,8 @@ static const eddy_module_desc desc = {
     .create = create,
     .destroy = destroy,
     .declare_step = declare_step,
+    .stable_dt = stable_dt,
+    .set_dt = set_dt,
 };
 
 const eddy_module_desc *eddy_ballistic_module(void)

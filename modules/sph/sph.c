@@ -250,12 +250,12 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
      * (Monaghan's bounds; PHYSICS.md). Adaptive stepping is not offered yet. */
     double dt_sound = 0.4 * h / sqrt(k), dt_visc = mu > 0 ? 0.125 * h * h * rho0 / mu : INFINITY;
     double dt_max = dt_sound < dt_visc ? dt_sound : dt_visc;
-    if (ctx->dt > dt_max) {
+    if (ctx->dt > dt_max && !ctx->adaptive) {
         eddy_log(e, EDDY_LOG_ERROR, "system '%s': substep dt = %g s is above the stability bound "
                  "%g s (sound: 0.4 h / sqrt(stiffness) = %g s; viscosity: 0.125 h^2 rest_density / "
                  "viscosity = %g s): lower dt or raise substeps", ctx->name, ctx->dt, dt_max,
                  dt_sound, dt_visc);
-        return EDDY_ERROR_INVALID_ARGUMENT;
+        return EDDY_ERROR_INVALID_ARGUMENT; /* (with "adaptive" in the scene it adapts instead) */
     }
     double axis[3] = { v[P_VORTEX_AXIS].v[0], v[P_VORTEX_AXIS].v[1], v[P_VORTEX_AXIS].v[2] };
     double alen = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
@@ -361,7 +361,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.clock", .kernel = s->k_clock, .groups = { 1 },
-            .bindings = { { s->clock, EDDY_READ_WRITE } } });
+            .bindings = { { s->params, EDDY_READ }, { s->clock, EDDY_READ_WRITE } } });
     return rc < 0 ? (eddy_result)rc : EDDY_OK;
 }
 
@@ -402,6 +402,36 @@ static void stats(void *state, eddy_stats *st)
     free(rho);
     free(pos);
     free(nrm);
+}
+
+/* The bounds of create(), with the fastest particle's speed added to the
+ * sound speed (a CFL condition on the flow, not only on sound). */
+static double stable_dt(void *state)
+{
+    sph *s = state;
+    double h = s->p.box_min[3], c = sqrt(s->p.material[0]), vmax = 0;
+    float *vel = malloc(16ull * s->n + 16);
+    if (vel && s->n &&
+        eddy_buffer_download(s->e, s->velocity, 0, 16ull * s->n, vel) == EDDY_OK)
+        for (uint32_t i = 0; i < s->n; i++) {
+            double v2 = (double)vel[4 * i] * vel[4 * i] + (double)vel[4 * i + 1] * vel[4 * i + 1] +
+                        (double)vel[4 * i + 2] * vel[4 * i + 2];
+            vmax = v2 > vmax * vmax ? sqrt(v2) : vmax;
+        }
+    free(vel);
+    double dt = 0.4 * h / (c + vmax);
+    if (s->p.material[1] > 0) {
+        double dv = 0.125 * h * h * s->p.gravity[3] / s->p.material[1];
+        dt = dv < dt ? dv : dt;
+    }
+    return dt;
+}
+
+static eddy_result set_dt(void *state, double dt)
+{
+    sph *s = state;
+    s->p.box_max[3] = (float)dt;
+    return eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p);
 }
 
 /* The iso-surface of the current particles as <name>_surface_NNNNNN.ply/.vtp. */
@@ -468,6 +498,8 @@ static const eddy_module_desc desc = {
     .declare_step = declare_step,
     .stats = stats,
     .write_frame = write_frame,
+    .stable_dt = stable_dt,
+    .set_dt = set_dt,
 };
 
 const eddy_module_desc *eddy_sph_module(void)

@@ -193,10 +193,40 @@ static void rest(eddy_engine *e)
     eddy_destroy_scene(m.s);
 }
 
+static void adaptive(eddy_engine *e)
+{
+    /* A 4 ms step, five times the stability bound: refused without
+     * "adaptive" (tests/cli sph_cfl), split into substeps with it. */
+    const char *json =
+        "{ \"dt\": 0.004, \"duration\": 0.4, \"adaptive\": { \"max_substeps\": 50 },"
+        "  \"box\": { \"min\": [0, 0, 0], \"max\": [0.5, 0.3, 0.2] },"
+        "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.02,"
+        "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2] } } ],"
+        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\","
+        "      \"params\": { \"h\": 0.04, \"stiffness\": 400, \"viscosity\": 10 } } ],"
+        "  \"output\": { \"frame_interval\": 0.004 } }";
+    sim m = load(e, json);
+    uint32_t first = eddy_scene_get_info(m.s).substeps;
+    CHECK(eddy_scene_run(m.s, 0, false) == EDDY_OK);
+    eddy_scene_info info = eddy_scene_get_info(m.s);
+    float vel[1000 * 4];
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "velocity"), 0, sizeof vel, vel) == EDDY_OK);
+    double vmax = 0;
+    for (int i = 0; i < 1000; i++)
+        vmax = fmax(vmax, sqrt(vel[4 * i] * vel[4 * i] + vel[4 * i + 1] * vel[4 * i + 1] + vel[4 * i + 2] * vel[4 * i + 2]));
+    /* Bound 0.4 h / (sqrt(k) + v) = 0.8 ms at rest: at least 5 substeps of 4 ms. */
+    CHECKF(first >= 5 && info.substeps >= 5, "substeps %u at the start, %u at the end", first, info.substeps);
+    CHECKF(isfinite(vmax) && vmax < 2 * sqrt(2 * 9.81 * 0.2), "max speed %g m/s after the collapse", vmax);
+    printf("adaptive: dt 4 ms split into %u substeps at the start, %u at 0.4 s (max speed %.2f m/s)\n",
+           first, info.substeps, vmax);
+    eddy_destroy_scene(m.s);
+}
+
 int main(void)
 {
     eddy_engine *e = test_engine();
     against_cpu(e);
+    adaptive(e);
     momentum(e);
     rest(e);
     test_finish(e);

@@ -374,7 +374,7 @@ void eddy_destroy_scene(eddy_scene *s);
 typedef struct eddy_scene_info {
     const char *name;
     double dt;            /* s, one step (all substeps) */
-    uint32_t substeps;
+    uint32_t substeps;    /* now (adaptive stepping changes it per frame) */
     double duration;      /* s */
     uint64_t steps;       /* ceil(duration / dt) */
     uint64_t steps_done;

@@ -69,6 +69,8 @@ typedef struct eddy_system_ctx {
     uint32_t substeps;             /* substeps per step */
     const eddy_solid *solids;      /* the scene's static solids (eddy_solids.h) */
     uint32_t solid_count;
+    bool adaptive;                 /* the scene adapts substeps to stable_dt (below):
+                                      a dt above the system's bound is not an error */
 } eddy_system_ctx;
 
 /* A frame being written: where, which, when. */
@@ -119,6 +121,11 @@ struct eddy_module_desc {
     /* Optional: writes the system's own files for a frame (meshes, ...),
      * after the particle files; not called when output is off. */
     eddy_result (*write_frame)(void *state, const eddy_frame_ctx *frame);
+    /* Optional, for adaptive stepping: the largest stable substep (s) for the
+     * current state, and a new substep length. After set_dt the scene builds
+     * a new step graph and calls declare_step again. */
+    double (*stable_dt)(void *state);
+    eddy_result (*set_dt)(void *state, double dt);
 };
 
 typedef const eddy_module_desc *(*eddy_module_entry_fn)(void);

@@ -15,7 +15,7 @@ layout(std430, binding = 5) readonly buffer Start { uint cell_start[]; };
 layout(std430, binding = 6) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 7) writeonly buffer Accel { vec4 saccel[]; };
 layout(std430, binding = 8) writeonly buffer Normal { vec4 snormal[]; };
-layout(std430, binding = 9) readonly buffer Clock { uint clock[]; }; // substeps done
+layout(std430, binding = 9) readonly buffer Clock { float clock[]; }; // simulated time (s)
 
 void main()
 {
@@ -68,7 +68,7 @@ void main()
         vec3 t = cross(P.vortex_axis.xyz, radial) / rr;
         a += rate * (P.vortex.w * rr - dot(v, t)) * t;
     }
-    a += sph_push(p, float(clock[0]) * SPH_DT);
+    a += sph_push(p, clock[0]);
     saccel[i] = vec4(a, 0.0);
     snormal[i] = vec4(n, nl);
 }
