@@ -73,7 +73,7 @@ typedef struct sph {
     eddy_grid *grid;
     eddy_kernel k_density, k_forces, k_integrate, k_clock;
     eddy_buffer params, solids, pushes, clock;
-    eddy_buffer spos, svel, smass, sdensity, saccel, snormal;
+    eddy_buffer spos, svel, smass, sdensity, saccel, snormal, spm, svr;
     eddy_buffer position, velocity, mass, density, normal;
     /* Surface extraction (surface_mesh): run per output frame. */
     char name[64];
@@ -107,7 +107,7 @@ static void destroy(void *state)
     eddy_destroy_kernel(e, s->k_integrate);
     eddy_destroy_kernel(e, s->k_clock);
     eddy_buffer own[] = { s->params, s->solids, s->pushes, s->clock, s->spos, s->svel, s->smass,
-                          s->sdensity, s->saccel, s->snormal };
+                          s->sdensity, s->saccel, s->snormal, s->spm, s->svr };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(e, own[i]);
     free(s);
@@ -214,7 +214,8 @@ static eddy_result create_surface(sph *s, const eddy_system_ctx *ctx, double h, 
         .label = "sph.density", .kernel = s->k_density, .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                      { s->sdensity, EDDY_WRITE } } });
+                      { s->sdensity, EDDY_WRITE }, { s->svel, EDDY_READ }, { s->spm, EDDY_WRITE },
+                      { s->svr, EDDY_WRITE } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, s->g_field, &(eddy_pass_desc){
             .label = "sph.surface.field", .kernel = s->k_field, .threads = (uint32_t)nv,
@@ -301,9 +302,11 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->sdensity = scratch(s, ctx->name, "sorted.density", 4 * n);
     s->saccel = scratch(s, ctx->name, "sorted.acceleration", 16 * n);
     s->snormal = scratch(s, ctx->name, "sorted.normal", 16 * n);
+    s->spm = scratch(s, ctx->name, "sorted.position_mass", 16 * n);
+    s->svr = scratch(s, ctx->name, "sorted.velocity_density", 16 * n);
     if (!s->density.id || !s->normal.id || !s->params.id || !s->solids.id || !s->pushes.id || !s->clock.id ||
         !s->spos.id || !s->svel.id || !s->smass.id || !s->sdensity.id || !s->saccel.id ||
-        !s->snormal.id)
+        !s->snormal.id || !s->spm.id || !s->svr.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
     if (ctx->solid_count &&
         eddy_buffer_upload(e, s->solids, 0, sizeof(eddy_solid) * ctx->solid_count, ctx->solids) != EDDY_OK)
@@ -340,12 +343,12 @@ static eddy_result declare_step(void *state, eddy_graph g)
         .label = "sph.density", .kernel = s->k_density, .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                      { s->sdensity, EDDY_WRITE } } });
+                      { s->sdensity, EDDY_WRITE }, { s->svel, EDDY_READ }, { s->spm, EDDY_WRITE },
+                      { s->svr, EDDY_WRITE } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.forces", .kernel = s->k_forces, .threads = s->n,
-            .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->svel, EDDY_READ },
-                          { s->smass, EDDY_READ }, { s->sdensity, EDDY_READ },
+            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                           { s->saccel, EDDY_WRITE }, { s->snormal, EDDY_WRITE },
                           { s->clock, EDDY_READ } } });

@@ -10,6 +10,11 @@ layout(std430, binding = 2) readonly buffer Mass { float smass[]; };
 layout(std430, binding = 3) readonly buffer Start { uint cell_start[]; };
 layout(std430, binding = 4) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 5) writeonly buffer Density { float sdensity[]; };
+layout(std430, binding = 6) readonly buffer Vel { vec4 svel[]; };
+// Packed for the forces pass, which reads every neighbour's state: two
+// 16-byte loads instead of four scattered ones.
+layout(std430, binding = 7) writeonly buffer PosMass { vec4 spm[]; }; // xyz position, w mass
+layout(std430, binding = 8) writeonly buffer VelRho { vec4 svr[]; };  // xyz velocity, w density
 
 void main()
 {
@@ -42,5 +47,8 @@ void main()
     }
     float s3 = uintBitsToFloat(P.misc.w);
     s3 = s3 * s3 * s3;
-    sdensity[i] = rho + SPH_RHO0 * s3 * sph_ghosts(p).w; // ghost mass rho0 s^3
+    rho += SPH_RHO0 * s3 * sph_ghosts(p).w; // ghost mass rho0 s^3
+    sdensity[i] = rho;
+    spm[i] = vec4(p, smass[i]);
+    svr[i] = vec4(svel[i].xyz, rho);
 }

@@ -7,24 +7,23 @@
 #include "sph_common.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(std430, binding = 1) readonly buffer Pos { vec4 spos[]; };
-layout(std430, binding = 2) readonly buffer Vel { vec4 svel[]; };
-layout(std430, binding = 3) readonly buffer Mass { float smass[]; };
-layout(std430, binding = 4) readonly buffer Density { float sdensity[]; };
-layout(std430, binding = 5) readonly buffer Start { uint cell_start[]; };
-layout(std430, binding = 6) readonly buffer End { uint cell_end[]; };
-layout(std430, binding = 7) writeonly buffer Accel { vec4 saccel[]; };
-layout(std430, binding = 8) writeonly buffer Normal { vec4 snormal[]; };
-layout(std430, binding = 9) readonly buffer Clock { float clock[]; }; // simulated time (s)
+layout(std430, binding = 1) readonly buffer PosMass { vec4 spm[]; }; // xyz position, w mass
+layout(std430, binding = 2) readonly buffer VelRho { vec4 svr[]; };  // xyz velocity, w density
+layout(std430, binding = 3) readonly buffer Start { uint cell_start[]; };
+layout(std430, binding = 4) readonly buffer End { uint cell_end[]; };
+layout(std430, binding = 5) writeonly buffer Accel { vec4 saccel[]; };
+layout(std430, binding = 6) writeonly buffer Normal { vec4 snormal[]; };
+layout(std430, binding = 7) readonly buffer Clock { float clock[]; }; // simulated time (s)
 
 void main()
 {
     uint i = gl_GlobalInvocationID.x;
     if (i >= SPH_COUNT)
         return;
-    vec3 p = spos[i].xyz, v = svel[i].xyz;
+    vec4 vr = svr[i];
+    vec3 p = spm[i].xyz, v = vr.xyz;
     float h = SPH_H, k = P.material.x, mu = P.material.y, sigma = P.material.z, l = P.material.w;
-    float rho_i = sdensity[i], p_i = k * (rho_i - SPH_RHO0);
+    float rho_i = vr.w, p_i = k * (rho_i - SPH_RHO0);
     vec3 f_p = vec3(0.0), f_v = vec3(0.0), n = vec3(0.0);
     float lap_c = 0.0;
     ivec3 c = sph_cell(p);
@@ -39,17 +38,19 @@ void main()
         if (s == EDDY_GRID_EMPTY)
             continue;
         for (uint j = s; j < cell_end[cell]; j++) {
-            vec3 r = p - spos[j].xyz;
+            vec4 pm = spm[j];
+            vec3 r = p - pm.xyz;
             float r2 = dot(r, r);
             if (r2 >= h * h)
                 continue;
-            float m_j = smass[j], rho_j = sdensity[j], vol = m_j / rho_j;
+            vec4 vrj = svr[j];
+            float m_j = pm.w, rho_j = vrj.w, vol = m_j / rho_j;
             lap_c += vol * eddy_lap_poly6(r2, h); // j = i too: c includes the particle itself
             if (j == i)
                 continue;
             float p_j = k * (rho_j - SPH_RHO0);
             f_p -= m_j * (p_i + p_j) / (2.0 * rho_j) * eddy_grad_spiky(r2, h) * r;
-            f_v += mu * vol * (svel[j].xyz - v) * eddy_lap_visc(r2, h);
+            f_v += mu * vol * (vrj.xyz - v) * eddy_lap_visc(r2, h);
             n += vol * eddy_grad_poly6(r2, h) * r;
         }
     }
