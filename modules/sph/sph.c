@@ -2,6 +2,7 @@
 #include "sph.h"
 
 #include "eddy/eddy_prims.h"
+#include "output.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -84,6 +85,8 @@ typedef struct sph {
     eddy_buffer field, counts, offsets, tris;
     eddy_scan *scan;
     eddy_graph g_field, g_emit;
+    eddy_pvd_entry *series; /* the surface meshes written so far, for <name>_surface.pvd */
+    uint32_t series_count;
 } sph;
 
 static void destroy(void *state)
@@ -92,6 +95,9 @@ static void destroy(void *state)
     if (!s)
         return;
     eddy_engine *e = s->e;
+    for (uint32_t i = 0; i < s->series_count; i++)
+        free((char *)s->series[i].file);
+    free(s->series);
     eddy_destroy_graph(e, s->g_field);
     eddy_destroy_graph(e, s->g_emit);
     eddy_destroy_scan(e, s->scan);
@@ -483,6 +489,21 @@ static eddy_result write_frame(void *state, const eddy_frame_ctx *f)
     if (r == EDDY_OK)
         r = eddy_write_mesh(e, f->out_dir, name, tri, total, f->time);
     free(tri);
+    /* A .pvd series of the meshes, so ParaView opens them as one animation. */
+    eddy_pvd_entry *grown = r == EDDY_OK ? realloc(s->series, (s->series_count + 1) * sizeof *grown) : NULL;
+    if (r == EDDY_OK && !grown)
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK) {
+        char file[160], path[4200], err[512];
+        snprintf(file, sizeof file, "%s.vtp", name);
+        s->series = grown;
+        s->series[s->series_count++] = (eddy_pvd_entry){ f->time, 0, strdup(file) };
+        snprintf(path, sizeof path, "%s/%s_surface.pvd", f->out_dir, s->name);
+        if (eddy_write_pvd(path, s->series, s->series_count, err, sizeof err) != 0) {
+            eddy_log(e, EDDY_LOG_ERROR, "%s", err);
+            r = EDDY_ERROR_IO;
+        }
+    }
     return r;
 }
 

@@ -73,6 +73,8 @@ static void drop(eddy_engine *e, double R)
         REQUIRE(fread(&three, 1, 1, f) == 1 && three == 3 && fread(tri + 3 * t, 4, 3, f) == 3);
     }
     fclose(f);
+    snprintf(path, sizeof path, "%s/drop_surface.pvd", dir);
+    CHECKF(access(path, R_OK) == 0, "no surface series %s", path);
     /* Closed and consistently wound: each directed edge once, and its reverse once. */
     uint64_t *edges = malloc(8 * 3 * (size_t)nf), *rev = malloc(8 * 3 * (size_t)nf);
     REQUIRE(edges && rev);
