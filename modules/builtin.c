@@ -3,14 +3,16 @@
  * modules/meson.build. */
 #include "ballistic/ballistic.h"
 #include "sph/sph.h"
+#include "pbf/pbf.h"
 
 const eddy_module_desc *const *eddy_builtin_module_list(uint32_t *count);
 
 const eddy_module_desc *const *eddy_builtin_module_list(uint32_t *count)
 {
-    static const eddy_module_desc *list[2];
+    static const eddy_module_desc *list[3];
     list[0] = eddy_ballistic_module();
     list[1] = eddy_sph_module();
+    list[2] = eddy_pbf_module();
     *count = sizeof list / sizeof list[0];
     return list;
 }

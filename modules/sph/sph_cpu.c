@@ -3,6 +3,7 @@
 #include "sph.h"
 
 #include "sph_kernels.h"
+#include "common/cpu_grid.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -91,68 +92,6 @@ static void collide(const struct eddy_sph_params *p, const eddy_solid *solids, f
     }
 }
 
-/* Counting sort of the particles by grid cell (the GPU's grid: cell h, origin
- * box_min - h, clamped), so neighbours come from the 27 cells around. */
-typedef struct cpu_grid {
-    uint32_t *start, *count, *order;
-    uint32_t cells;
-} cpu_grid;
-
-static uint32_t cell_of(const struct eddy_sph_params *p, const float *x, int c[3])
-{
-    for (int a = 0; a < 3; a++) {
-        int v = (int)floorf((x[a] - p->grid[a]) * p->grid[3]);
-        c[a] = v < 0 ? 0 : v >= p->dims[a] ? p->dims[a] - 1 : v;
-    }
-    return (uint32_t)c[0] + (uint32_t)p->dims[0] * ((uint32_t)c[1] + (uint32_t)p->dims[1] * (uint32_t)c[2]);
-}
-
-static bool grid_build(const struct eddy_sph_params *p, const float *pos, uint32_t n, cpu_grid *g)
-{
-    g->cells = (uint32_t)(p->dims[0] * p->dims[1] * p->dims[2]);
-    g->start = calloc(g->cells + 1, 4);
-    g->count = calloc(g->cells + 1, 4);
-    g->order = malloc(4ull * n + 4);
-    uint32_t *key = malloc(4ull * n + 4);
-    if (!g->start || !g->count || !g->order || !key) {
-        free(key);
-        return false;
-    }
-    int c[3];
-    for (uint32_t i = 0; i < n; i++)
-        g->count[key[i] = cell_of(p, pos + 4 * i, c)]++;
-    for (uint32_t k = 1; k <= g->cells; k++)
-        g->start[k] = g->start[k - 1] + g->count[k - 1];
-    memset(g->count, 0, 4ull * g->cells);
-    for (uint32_t i = 0; i < n; i++)
-        g->order[g->start[key[i]] + g->count[key[i]]++] = i;
-    free(key);
-    return true;
-}
-
-static void grid_free(cpu_grid *g)
-{
-    free(g->start), free(g->count), free(g->order);
-}
-
-#define FOR_NEIGHBOURS(p, g, x, j)                                                            \
-    int c_[3];                                                                               \
-    cell_of(p, x, c_);                                                                       \
-    for (int dz_ = -1; dz_ <= 1; dz_++)                                                      \
-        for (int dy_ = -1; dy_ <= 1; dy_++)                                                  \
-            for (int dx_ = -1; dx_ <= 1; dx_++)                                              \
-                if (c_[0] + dx_ >= 0 && c_[1] + dy_ >= 0 && c_[2] + dz_ >= 0 &&              \
-                    c_[0] + dx_ < p->dims[0] && c_[1] + dy_ < p->dims[1] &&                  \
-                    c_[2] + dz_ < p->dims[2])                                                \
-                    for (uint32_t q_ = (g)->start[(uint32_t)(c_[0] + dx_) +                  \
-                                                  (uint32_t)p->dims[0] * ((uint32_t)(c_[1] + dy_) + \
-                                                  (uint32_t)p->dims[1] * (uint32_t)(c_[2] + dz_))], \
-                                  e_ = q_ + (g)->count[(uint32_t)(c_[0] + dx_) +             \
-                                                  (uint32_t)p->dims[0] * ((uint32_t)(c_[1] + dy_) + \
-                                                  (uint32_t)p->dims[1] * (uint32_t)(c_[2] + dz_))], \
-                                  j = 0;                                                     \
-                         q_ < e_ && ((j = (g)->order[q_]), 1); q_++)
-
 /* The wall ghosts of sph_common.glsl: sum W_poly6 and sum grad W_spiky. */
 static void ghosts(const struct eddy_sph_params *p, const float *x, float *w, float g[3])
 {
@@ -197,16 +136,17 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
     float h = p->box_min[3], dt = p->box_max[3], rho0 = p->gravity[3];
     float k = p->material[0], mu = p->material[1], sigma = p->material[2], l = p->material[3];
     float *acc = calloc((size_t)n * 3 + 3, sizeof *acc);
-    cpu_grid g = { 0 };
-    if (!acc || !grid_build(p, pos, n, &g)) {
+    eddy_cpu_grid g = { { p->grid[0], p->grid[1], p->grid[2] }, p->grid[3],
+                        { p->dims[0], p->dims[1], p->dims[2] }, 0, NULL, NULL, NULL };
+    if (!acc || !eddy_cpu_grid_build(&g, pos, n)) {
         free(acc);
-        grid_free(&g);
+        eddy_cpu_grid_free(&g);
         return;
     }
     for (uint32_t i = 0; i < n; i++) {
         float rho = 0;
         const float *x = pos + 4 * i;
-        FOR_NEIGHBOURS(p, &g, x, j) {
+        EDDY_CPU_NEIGHBOURS(&g, x, j) {
             float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
             rho += mass[j] * eddy_w_poly6(dot3(r, r), h);
         }
@@ -219,7 +159,7 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
         const float *x = pos + 4 * i, *v = vel + 4 * i;
         float rho_i = density[i], p_i = k * (rho_i - rho0);
         float fp[3] = { 0 }, fv[3] = { 0 }, nn[3] = { 0 }, lap = 0;
-        FOR_NEIGHBOURS(p, &g, x, j) {
+        EDDY_CPU_NEIGHBOURS(&g, x, j) {
             float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
             float r2 = dot3(r, r);
             if (r2 >= h * h)
@@ -281,5 +221,5 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
         collide(p, solids, x, v, x[3]);
     }
     free(acc);
-    grid_free(&g);
+    eddy_cpu_grid_free(&g);
 }

@@ -139,6 +139,8 @@ sph_h)
     expect_bad "$scenes/sph_h.json" -- "sph_h.json: systems[0].params.h: 0 is out of range; expected a number in [1e-05, 100] m";;
 sph_cfl)
     expect_bad "$scenes/sph_cfl.json" -- "dt = 0.001 s is above the stability bound 0.00016 s" "sqrt(stiffness)" "sph_cfl.json: systems[0]";;
+pbf_iterations)
+    expect_bad "$scenes/pbf_iterations.json" -- "pbf_iterations.json: systems[0].params.iterations: 0 is out of range; expected a number in [1, 100]";;
 bad_device)
     expect_bad "$root/scenes/bounce.json" --device no-such-gpu -- "no Vulkan device matches 'no-such-gpu'";;
 bad_option)

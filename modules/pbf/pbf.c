@@ -1,0 +1,290 @@
+/* pbf module: see README.md beside this file. */
+#include "pbf.h"
+
+#include "eddy/eddy_prims.h"
+#include "sph_kernels.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const uint32_t predict_spv[] =
+#include "pbf_predict.spv.inc"
+    ;
+static const uint32_t lambda_spv[] =
+#include "pbf_lambda.spv.inc"
+    ;
+static const uint32_t delta_spv[] =
+#include "pbf_delta.spv.inc"
+    ;
+static const uint32_t apply_spv[] =
+#include "pbf_apply.spv.inc"
+    ;
+static const uint32_t velocity_spv[] =
+#include "pbf_velocity.spv.inc"
+    ;
+static const uint32_t finish_spv[] =
+#include "pbf_finish.spv.inc"
+    ;
+
+enum {
+    P_H, P_RHO0, P_ITERATIONS, P_EPSILON, P_TENSILE_K, P_TENSILE_N, P_TENSILE_DQ, P_XSPH,
+    P_GRAVITY, P_WALL_SPACING, P_COUNT
+};
+
+static const eddy_param_info params[P_COUNT] = {
+    [P_H] = { "h", EDDY_PARAM_FLOAT, "m", { 0.04 }, 1e-5, 100, "kernel support radius (about 2 particle spacings)" },
+    [P_RHO0] = { "rest_density", EDDY_PARAM_FLOAT, "kg/m^3", { 1000 }, 1e-3, 1e6, "rest density rho0" },
+    [P_ITERATIONS] = { "iterations", EDDY_PARAM_INT, "1", { 4 }, 1, 100, "density constraint iterations per substep" },
+    [P_EPSILON] = { "relaxation", EDDY_PARAM_FLOAT, "1", { 1.0 }, 0, 100, "constraint relaxation epsilon, as a fraction of the lambda denominator of a particle in a resting lattice" },
+    [P_TENSILE_K] = { "tensile_k", EDDY_PARAM_FLOAT, "1", { 0.1 }, 0, 10, "artificial pressure strength k_s (s_corr)" },
+    [P_TENSILE_N] = { "tensile_n", EDDY_PARAM_INT, "1", { 4 }, 1, 8, "artificial pressure exponent n" },
+    [P_TENSILE_DQ] = { "tensile_dq", EDDY_PARAM_FLOAT, "1", { 0.2 }, 0.01, 0.99, "artificial pressure reference distance, as a fraction of h" },
+    [P_XSPH] = { "xsph", EDDY_PARAM_FLOAT, "1", { 0.01 }, 0, 1, "XSPH viscosity c (0 = off)" },
+    [P_GRAVITY] = { "gravity", EDDY_PARAM_VEC3, "m/s^2", { 0, -9.81, 0 }, -1e4, 1e4, "uniform acceleration" },
+    [P_WALL_SPACING] = { "wall_spacing", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 100, "spacing of the ghost lattice behind the box walls (the fill spacing); 0 = h / 2" },
+};
+
+static const char *const shared[] = { "position", "velocity", "mass", "density" };
+
+void eddy_pbf_params_from_values(struct eddy_pbf_params *p, const eddy_param_value *v,
+                                 const float box_min[3], const float box_max[3], double dt,
+                                 uint32_t count, uint32_t solid_count)
+{
+    memset(p, 0, sizeof *p);
+    double h = v[P_H].v[0];
+    for (int a = 0; a < 3; a++) {
+        p->grid[a] = (float)(box_min[a] - h);
+        p->dims[a] = (int32_t)(ceil((box_max[a] - box_min[a]) / h) + 2);
+        p->box_min[a] = box_min[a];
+        p->box_max[a] = box_max[a];
+        p->gravity[a] = (float)v[P_GRAVITY].v[a];
+    }
+    p->grid[3] = (float)(1.0 / h);
+    p->dims[3] = (int32_t)solid_count;
+    p->box_min[3] = (float)h;
+    p->box_max[3] = (float)dt;
+    p->gravity[3] = (float)v[P_RHO0].v[0];
+    /* epsilon relative to the denominator sum_k |grad_k C|^2 of a particle in
+     * a resting lattice of the wall spacing, so one value serves every
+     * resolution (an absolute epsilon in 1/m^2 scales with 1/spacing^2). */
+    double ws = v[P_WALL_SPACING].v[0] > 0 ? v[P_WALL_SPACING].v[0] : h / 2, d0 = 0;
+    int reach = (int)ceil(h / ws) + 1;
+    for (int i = -reach; i <= reach; i++)
+        for (int j = -reach; j <= reach; j++)
+            for (int k = -reach; k <= reach; k++) {
+                double r2 = ws * ws * (i * i + j * j + k * k);
+                if ((i || j || k) && r2 < h * h) {
+                    double g = ws * ws * ws * eddy_grad_spiky((float)r2, (float)h) * sqrt(r2);
+                    d0 += g * g;
+                }
+            }
+    p->solver[0] = (float)(v[P_EPSILON].v[0] * d0);
+    p->solver[1] = (float)v[P_TENSILE_K].v[0];
+    p->solver[2] = (float)v[P_TENSILE_N].v[0];
+    p->solver[3] = (float)(v[P_TENSILE_DQ].v[0] * h);
+    p->options[0] = (float)v[P_XSPH].v[0];
+    p->options[2] = (float)(v[P_WALL_SPACING].v[0] > 0 ? v[P_WALL_SPACING].v[0] : h / 2);
+    p->misc[0] = count;
+}
+
+uint32_t eddy_pbf_iterations(const eddy_param_value *v)
+{
+    return (uint32_t)v[P_ITERATIONS].v[0];
+}
+
+typedef struct pbf {
+    eddy_engine *e;
+    eddy_particles set;
+    uint32_t n, iterations;
+    char name[64];
+    struct eddy_pbf_params p;
+    eddy_grid *grid;
+    eddy_kernel k[6];
+    eddy_buffer params, solids, pred, sp, sold, smass, lambda, dp, sv;
+    eddy_buffer position, velocity, mass, density;
+} pbf;
+
+enum { K_PREDICT, K_LAMBDA, K_DELTA, K_APPLY, K_VELOCITY, K_FINISH };
+
+static void destroy(void *state)
+{
+    pbf *s = state;
+    if (!s)
+        return;
+    eddy_destroy_grid(s->e, s->grid);
+    for (int i = 0; i < 6; i++)
+        eddy_destroy_kernel(s->e, s->k[i]);
+    eddy_buffer own[] = { s->params, s->solids, s->pred, s->sp, s->sold, s->smass, s->lambda, s->dp, s->sv };
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        eddy_destroy_buffer(s->e, own[i]);
+    free(s);
+}
+
+static eddy_buffer scratch(pbf *s, const char *what, uint64_t bytes)
+{
+    char label[160];
+    snprintf(label, sizeof label, "%s.%s", s->name, what);
+    return eddy_create_buffer(s->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label });
+}
+
+static eddy_result create(const eddy_system_ctx *ctx, void **state)
+{
+    eddy_engine *e = ctx->engine;
+    pbf *s = calloc(1, sizeof *s);
+    if (!s)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    *state = s;
+    s->e = e;
+    s->set = ctx->particles;
+    s->n = eddy_particles_count(e, ctx->particles);
+    snprintf(s->name, sizeof s->name, "%s", ctx->name);
+    double h = ctx->params[P_H].v[0];
+    for (int a = 0; a < 3; a++)
+        if (ceil((ctx->box_max[a] - ctx->box_min[a]) / h) + 2 > 1 << 20) {
+            eddy_log(e, EDDY_LOG_ERROR, "system '%s': the box spans too many cells of h = %g m "
+                     "along axis %d; raise h or shrink the box", ctx->name, h, a);
+            return EDDY_ERROR_LIMIT;
+        }
+    eddy_pbf_params_from_values(&s->p, ctx->params, ctx->box_min, ctx->box_max, ctx->dt, s->n,
+                                ctx->solid_count);
+    s->iterations = eddy_pbf_iterations(ctx->params);
+    char gl[160];
+    snprintf(gl, sizeof gl, "%s.grid", ctx->name);
+    s->grid = eddy_create_grid(e, &(eddy_grid_desc){
+        .label = gl, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
+        .dims = { (uint32_t)s->p.dims[0], (uint32_t)s->p.dims[1], (uint32_t)s->p.dims[2] },
+        .max_count = s->n ? s->n : 1 });
+    if (!s->grid)
+        return EDDY_ERROR_LIMIT;
+    s->position = eddy_particles_buffer(e, s->set, "position");
+    s->velocity = eddy_particles_buffer(e, s->set, "velocity");
+    s->mass = eddy_particles_buffer(e, s->set, "mass");
+    s->density = eddy_particles_add_buffer(e, s->set, "density", 4);
+    uint64_t n = s->n;
+    s->params = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof s->p, .label = "pbf.params", .data = &s->p });
+    s->solids = scratch(s, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1));
+    s->pred = scratch(s, "predicted", 16 * n);
+    s->sp = scratch(s, "sorted.predicted", 16 * n);
+    s->sold = scratch(s, "sorted.position", 16 * n);
+    s->smass = scratch(s, "sorted.mass", 4 * n);
+    s->lambda = scratch(s, "sorted.lambda", 16 * n);
+    s->dp = scratch(s, "sorted.correction", 16 * n);
+    s->sv = scratch(s, "sorted.velocity", 16 * n);
+    if (!s->density.id || !s->params.id || !s->solids.id || !s->pred.id || !s->sp.id ||
+        !s->sold.id || !s->smass.id || !s->lambda.id || !s->dp.id || !s->sv.id)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    if (ctx->solid_count &&
+        eddy_buffer_upload(e, s->solids, 0, sizeof(eddy_solid) * ctx->solid_count, ctx->solids) != EDDY_OK)
+        return EDDY_ERROR_VULKAN;
+    const struct { const uint32_t *spv; size_t size; const char *label; } ks[6] = {
+        { predict_spv, sizeof predict_spv, "pbf.predict" }, { lambda_spv, sizeof lambda_spv, "pbf.lambda" },
+        { delta_spv, sizeof delta_spv, "pbf.delta" }, { apply_spv, sizeof apply_spv, "pbf.apply" },
+        { velocity_spv, sizeof velocity_spv, "pbf.velocity" }, { finish_spv, sizeof finish_spv, "pbf.finish" },
+    };
+    for (int i = 0; i < 6; i++) {
+        s->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
+        if (!s->k[i].id)
+            return EDDY_ERROR_VULKAN;
+    }
+    return EDDY_OK;
+}
+
+static eddy_result declare_step(void *state, eddy_graph g)
+{
+    pbf *s = state;
+    eddy_engine *e = s->e;
+    if (s->n == 0)
+        return EDDY_OK;
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "pbf.predict", .kernel = s->k[K_PREDICT], .threads = s->n,
+        .bindings = { { s->params, EDDY_READ }, { s->position, EDDY_READ }, { s->velocity, EDDY_READ },
+                      { s->pred, EDDY_WRITE } } });
+    eddy_result r = rc < 0 ? (eddy_result)rc : EDDY_OK;
+    /* The neighbours of the predicted positions, for the whole substep. */
+    if (r == EDDY_OK)
+        r = eddy_grid_record_build(e, s->grid, g, s->pred, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, g, s->pred, s->sp, 4, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, g, s->position, s->sold, 4, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, g, s->mass, s->smass, 1, s->n);
+    if (r != EDDY_OK)
+        return r;
+    int first = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "pbf.lambda", .kernel = s->k[K_LAMBDA], .threads = s->n,
+        .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
+                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->lambda, EDDY_WRITE } } });
+    rc = first;
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "pbf.delta", .kernel = s->k[K_DELTA], .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
+                          { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
+                          { s->dp, EDDY_WRITE } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "pbf.apply", .kernel = s->k[K_APPLY], .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ_WRITE }, { s->dp, EDDY_READ },
+                          { s->solids, EDDY_READ } } });
+    /* The solver iterations: one recorded range, replayed. */
+    if (rc >= 0 && s->iterations > 1)
+        rc = eddy_graph_repeat(e, g, (uint32_t)first, 3, s->iterations) == EDDY_OK ? 0 : -1;
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "pbf.velocity", .kernel = s->k[K_VELOCITY], .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sold, EDDY_READ },
+                          { s->sv, EDDY_WRITE } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "pbf.finish", .kernel = s->k[K_FINISH], .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sv, EDDY_READ },
+                          { s->smass, EDDY_READ }, { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ },
+                          { gb.cell_end, EDDY_READ }, { gb.sorted_index, EDDY_READ },
+                          { s->position, EDDY_WRITE }, { s->velocity, EDDY_WRITE },
+                          { s->density, EDDY_WRITE } } });
+    return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+}
+
+static void stats(void *state, eddy_stats *st)
+{
+    pbf *s = state;
+    float *rho = malloc(4ull * s->n + 4);
+    if (rho && s->n && eddy_buffer_download(s->e, s->density, 0, 4ull * s->n, rho) == EDDY_OK) {
+        double rho0 = s->p.gravity[3], sum = 0, worst = 0;
+        bool computed = false;
+        for (uint32_t i = 0; i < s->n; i++) {
+            double err = fabs(rho[i] - rho0) / rho0;
+            sum += err;
+            worst = err > worst ? err : worst;
+            computed |= rho[i] != 0.0f;
+        }
+        eddy_stats_add(st, "mean_density_error", computed ? sum / s->n : NAN);
+        eddy_stats_add(st, "max_density_error", computed ? worst : NAN);
+    }
+    free(rho);
+}
+
+static const eddy_module_desc desc = {
+    .abi_version = EDDY_MODULE_ABI_VERSION,
+    .struct_size = sizeof(eddy_module_desc),
+    .name = "pbf",
+    .version = "0.1",
+    .summary = "position based fluids (Macklin and Mueller 2013): density constraints, tensile correction, XSPH",
+    .params = params,
+    .param_count = P_COUNT,
+    .shared_buffers = shared,
+    .shared_buffer_count = sizeof shared / sizeof shared[0],
+    .create = create,
+    .destroy = destroy,
+    .declare_step = declare_step,
+    .stats = stats,
+};
+
+const eddy_module_desc *eddy_pbf_module(void)
+{
+    return &desc;
+}

@@ -1,0 +1,25 @@
+/* pbf: position based fluids (Macklin & Müller 2013; seed 004). See README.md. */
+#ifndef EDDY_PBF_H
+#define EDDY_PBF_H
+
+#include "eddy/eddy_module.h"
+#include "pbf_params.h"
+
+const eddy_module_desc *eddy_pbf_module(void);
+
+/* The parameter block as a system builds it from its parameter values (one
+ * per descriptor parameter, in order). */
+void eddy_pbf_params_from_values(struct eddy_pbf_params *p, const eddy_param_value *values,
+                                 const float box_min[3], const float box_max[3], double dt,
+                                 uint32_t count, uint32_t solid_count);
+/* Iterations of the constraint solve, from the values. */
+uint32_t eddy_pbf_iterations(const eddy_param_value *values);
+
+/* One substep on the CPU with the same equations and its own grid: the tests'
+ * reference and the benchmark's C step. pos/vel: vec4 per particle, updated
+ * in place; density: out. */
+void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids,
+                       uint32_t iterations, uint32_t n, float *pos, float *vel, const float *mass,
+                       float *density);
+
+#endif

@@ -1,0 +1,163 @@
+/* The CPU reference of one PBF substep: the shaders' equations in C with the
+ * same grid (modules/common/cpu_grid.h) and the same order of sums. */
+#include "pbf.h"
+
+#include "common/cpu_grid.h"
+#include "sph_kernels.h"
+
+static float dot3(const float *a, const float *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void ghosts(const struct eddy_pbf_params *p, const float *x, float *w, float g[3])
+{
+    float h = p->box_min[3], s = p->options[2];
+    *w = 0;
+    g[0] = g[1] = g[2] = 0;
+    bool near = false;
+    int k0[3], k1[3];
+    for (int a = 0; a < 3; a++) {
+        near |= x[a] - p->box_min[a] < h || p->box_max[a] - x[a] < h;
+        k0[a] = (int)floorf((x[a] - h - p->box_min[a]) / s - 0.5f);
+        k1[a] = (int)ceilf((x[a] + h - p->box_min[a]) / s - 0.5f);
+    }
+    if (!near)
+        return;
+    for (int kz = k0[2]; kz <= k1[2]; kz++)
+        for (int ky = k0[1]; ky <= k1[1]; ky++)
+            for (int kx = k0[0]; kx <= k1[0]; kx++) {
+                int k[3] = { kx, ky, kz };
+                float r[3];
+                bool inside = true;
+                for (int a = 0; a < 3; a++) {
+                    float q = p->box_min[a] + s * ((float)k[a] + 0.5f);
+                    inside &= q > p->box_min[a] && q < p->box_max[a];
+                    r[a] = x[a] - q;
+                }
+                float r2 = dot3(r, r);
+                if (inside || r2 >= h * h)
+                    continue;
+                *w += eddy_w_poly6(r2, h);
+                float gs = eddy_grad_spiky(r2, h);
+                for (int a = 0; a < 3; a++)
+                    g[a] += gs * r[a];
+            }
+}
+
+/* Box only (no solids in the C step yet): out of the walls by the radius. */
+static void clamp_box(const struct eddy_pbf_params *p, float *x)
+{
+    for (int a = 0; a < 3; a++) {
+        if (x[a] < p->box_min[a] + x[3])
+            x[a] = p->box_min[a] + x[3];
+        else if (x[a] > p->box_max[a] - x[3])
+            x[a] = p->box_max[a] - x[3];
+    }
+}
+
+void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids,
+                       uint32_t iterations, uint32_t n, float *pos, float *vel, const float *mass,
+                       float *density)
+{
+    (void)solids;
+    float h = p->box_min[3], dt = p->box_max[3], rho0 = p->gravity[3], eps = p->solver[0];
+    float s3 = p->options[2] * p->options[2] * p->options[2];
+    float *x = malloc(16ull * n + 16), *lam = malloc(8ull * n + 8), *d = malloc(12ull * n + 12);
+    eddy_cpu_grid g = { { p->grid[0], p->grid[1], p->grid[2] }, p->grid[3],
+                        { p->dims[0], p->dims[1], p->dims[2] }, 0, NULL, NULL, NULL };
+    if (!x || !lam || !d) {
+        free(x), free(lam), free(d);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        for (int a = 0; a < 3; a++)
+            x[4 * i + a] = pos[4 * i + a] + dt * (vel[4 * i + a] + dt * p->gravity[a]);
+        x[4 * i + 3] = pos[4 * i + 3];
+    }
+    if (!eddy_cpu_grid_build(&g, x, n)) {
+        free(x), free(lam), free(d);
+        return;
+    }
+    float wdq = eddy_w_poly6(p->solver[3] * p->solver[3], h);
+    for (uint32_t it = 0; it < iterations; it++) {
+        for (uint32_t i = 0; i < n; i++) {
+            const float *xi = x + 4 * i;
+            float rho = 0, sum2 = 0, gi[3] = { 0, 0, 0 };
+            EDDY_CPU_NEIGHBOURS(&g, xi, j) {
+                float r[3] = { xi[0] - x[4 * j], xi[1] - x[4 * j + 1], xi[2] - x[4 * j + 2] };
+                float r2 = dot3(r, r);
+                if (r2 >= h * h)
+                    continue;
+                rho += mass[j] * eddy_w_poly6(r2, h);
+                float gs = (mass[j] / rho0) * eddy_grad_spiky(r2, h), gv[3];
+                for (int a = 0; a < 3; a++) {
+                    gv[a] = gs * r[a];
+                    gi[a] += gv[a];
+                }
+                sum2 += dot3(gv, gv);
+            }
+            float gw, gg[3];
+            ghosts(p, xi, &gw, gg);
+            rho += rho0 * s3 * gw;
+            for (int a = 0; a < 3; a++)
+                gi[a] += s3 * gg[a];
+            float denom = dot3(gi, gi) + sum2;
+            lam[2 * i] = -(rho / rho0 - 1.0f) / (denom + eps);
+            lam[2 * i + 1] = denom;
+            density[i] = rho;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            const float *xi = x + 4 * i;
+            float acc[3] = { 0, 0, 0 };
+            EDDY_CPU_NEIGHBOURS(&g, xi, j) {
+                if (j == i)
+                    continue;
+                float r[3] = { xi[0] - x[4 * j], xi[1] - x[4 * j + 1], xi[2] - x[4 * j + 2] };
+                float r2 = dot3(r, r);
+                if (r2 >= h * h)
+                    continue;
+                float corr = wdq > 0 ? powf(eddy_w_poly6(r2, h) / wdq, p->solver[2]) : 0.0f;
+                float s_corr = -p->solver[1] * corr * 2.0f / (lam[2 * i + 1] + lam[2 * j + 1] + 2.0f * eps);
+                float f = (mass[j] / rho0) * (lam[2 * i] + lam[2 * j] + s_corr) * eddy_grad_spiky(r2, h);
+                for (int a = 0; a < 3; a++)
+                    acc[a] += f * r[a];
+            }
+            float gw, gg[3];
+            ghosts(p, xi, &gw, gg);
+            for (int a = 0; a < 3; a++)
+                d[3 * i + a] = acc[a] + s3 * 2.0f * lam[2 * i] * gg[a];
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            for (int a = 0; a < 3; a++)
+                x[4 * i + a] += d[3 * i + a];
+            clamp_box(p, x + 4 * i);
+        }
+    }
+    /* Velocities from positions, then XSPH with the new velocities. */
+    float *v = malloc(12ull * n + 12);
+    if (v) {
+        for (uint32_t i = 0; i < n; i++)
+            for (int a = 0; a < 3; a++)
+                v[3 * i + a] = (x[4 * i + a] - pos[4 * i + a]) / dt;
+        for (uint32_t i = 0; i < n; i++) {
+            const float *xi = x + 4 * i;
+            float dv[3] = { 0, 0, 0 };
+            if (p->options[0] != 0) {
+                EDDY_CPU_NEIGHBOURS(&g, xi, j) {
+                    float r[3] = { xi[0] - x[4 * j], xi[1] - x[4 * j + 1], xi[2] - x[4 * j + 2] };
+                    float w = (mass[j] / rho0) * eddy_w_poly6(dot3(r, r), h);
+                    for (int a = 0; a < 3; a++)
+                        dv[a] += (v[3 * j + a] - v[3 * i + a]) * w;
+                }
+            }
+            for (int a = 0; a < 3; a++)
+                vel[4 * i + a] = v[3 * i + a] + p->options[0] * dv[a];
+            vel[4 * i + 3] = 0;
+        }
+        memcpy(pos, x, 16ull * n);
+    }
+    free(v);
+    free(x), free(lam), free(d);
+    eddy_cpu_grid_free(&g);
+}

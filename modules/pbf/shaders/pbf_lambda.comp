@@ -1,0 +1,57 @@
+#version 450
+// PBF constraint pass (cell order), Macklin & Müller 2013 eqs. 1-11:
+// rho_i = sum_j m_j W_poly6, C_i = rho_i / rho0 - 1,
+// grad_k C_i = (m_k / rho0) grad W_spiky (k = j; minus their sum for k = i),
+// lambda_i = -C_i / (sum_k |grad_k C_i|^2 + epsilon)  (the seed drops the minus).
+#extension GL_GOOGLE_include_directive : require
+#include "pbf_common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(std430, binding = 1) readonly buffer Pos { vec4 sp[]; };
+layout(std430, binding = 2) readonly buffer Mass { float smass[]; };
+layout(std430, binding = 3) readonly buffer Start { uint cell_start[]; };
+layout(std430, binding = 4) readonly buffer End { uint cell_end[]; };
+layout(std430, binding = 5) writeonly buffer Lambda { vec4 lambda[]; }; // x lambda, y denominator, z rho
+
+void main()
+{
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= PBF_COUNT)
+        return;
+    vec3 p = sp[i].xyz;
+    float h = PBF_H, rho0 = PBF_RHO0, rho = 0.0, sum2 = 0.0;
+    vec3 gi = vec3(0.0);
+    ivec3 dims = P.dims.xyz;
+    ivec3 c = eddy_grid_cell(p, P.grid.xyz, P.grid.w, dims);
+    for (int dz = -1; dz <= 1; dz++)
+    for (int dy = -1; dy <= 1; dy++)
+    for (int dx = -1; dx <= 1; dx++) {
+        ivec3 q = c + ivec3(dx, dy, dz);
+        if (any(lessThan(q, ivec3(0))) || any(greaterThanEqual(q, dims)))
+            continue;
+        uint cell = eddy_grid_linear(q, dims);
+        uint s = cell_start[cell];
+        if (s == EDDY_GRID_EMPTY)
+            continue;
+        uint e = cell_end[cell];
+        for (uint j = s; j < e; j++) {
+            vec3 r = p - sp[j].xyz;
+            float r2 = dot(r, r);
+            if (r2 >= h * h)
+                continue;
+            float m = smass[j];
+            rho += m * eddy_w_poly6(r2, h);
+            vec3 g = (m / rho0) * eddy_grad_spiky(r2, h) * r;
+            gi += g;
+            sum2 += dot(g, g);
+        }
+    }
+    // Ghosts behind the walls: density and gradient, but they do not move.
+    float s3 = PBF_WALL_S * PBF_WALL_S * PBF_WALL_S;
+    vec4 gh = pbf_ghosts(p);
+    rho += rho0 * s3 * gh.w;
+    gi += s3 * gh.xyz;
+    float C = rho / rho0 - 1.0;
+    float denom = dot(gi, gi) + sum2;
+    lambda[i] = vec4(-C / (denom + P.solver.x), denom, rho, 0.0);
+}

@@ -1,0 +1,19 @@
+#version 450
+// PBF step 1 (particle order): v* = v + dt g, x* = x + dt v*.
+#extension GL_GOOGLE_include_directive : require
+#include "pbf_common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(std430, binding = 1) readonly buffer Position { vec4 position[]; };
+layout(std430, binding = 2) readonly buffer Velocity { vec4 velocity[]; };
+layout(std430, binding = 3) writeonly buffer Predicted { vec4 predicted[]; };
+
+void main()
+{
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= PBF_COUNT)
+        return;
+    vec4 x = position[i];
+    vec3 v = velocity[i].xyz + PBF_DT * P.gravity.xyz;
+    predicted[i] = vec4(x.xyz + PBF_DT * v, x.w);
+}

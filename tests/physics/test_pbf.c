@@ -1,0 +1,94 @@
+/* The PBF module against its CPU reference and physics:
+ *  - the full step (predict, grid, 4 constraint iterations with the tensile
+ *    correction, walls, velocities, XSPH) on 1,000 particles for 20 steps
+ *    matches eddy_pbf_step_cpu within 1e-4 of the box size;
+ *  (the issue's rest criterion is not met yet: modules/pbf/README.md, Status);
+ *  - a dam break: no particle ever ends a step outside the container. */
+#include "../gpu/gpu_test.h"
+#include "pbf/pbf.h"
+
+#include <math.h>
+
+static eddy_scene *load(eddy_engine *e, const char *json)
+{
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "pbf-test", .json = json, .no_output = true });
+    REQUIRE(s != NULL);
+    return s;
+}
+
+static void against_cpu(eddy_engine *e)
+{
+    const char *json =
+        "{ \"dt\": 0.002, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [0.4, 0.4, 0.4] },"
+        "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.02, \"velocity\": [0.2, 0, 0.1],"
+        "      \"fill\": { \"shape\": \"box\", \"min\": [0.06, 0.06, 0.06], \"max\": [0.26, 0.26, 0.26] } } ],"
+        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\","
+        "      \"params\": { \"h\": 0.04, \"iterations\": 4 } } ] }";
+    eddy_scene *s = load(e, json);
+    eddy_particles p = eddy_find_particles(e, "water");
+    uint32_t n = eddy_particles_count(e, p);
+    REQUIRE(n == 1000);
+    float *pos = malloc(16ull * n), *vel = malloc(16ull * n), *mass = malloc(4ull * n), *rho = malloc(4ull * n), *gpos = malloc(16ull * n);
+    REQUIRE(pos && vel && mass && rho && gpos);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * n, pos) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "velocity"), 0, 16ull * n, vel) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "mass"), 0, 4ull * n, mass) == EDDY_OK);
+    const eddy_module_desc *md = eddy_pbf_module();
+    eddy_param_value values[32];
+    for (uint32_t i = 0; i < md->param_count; i++)
+        memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
+    struct eddy_pbf_params prm;
+    const float lo[3] = { 0, 0, 0 }, hi[3] = { 0.4f, 0.4f, 0.4f };
+    eddy_pbf_params_from_values(&prm, values, lo, hi, 0.002, n, 0);
+    double worst = 0;
+    for (int step = 0; step < 20; step++) {
+        eddy_pbf_step_cpu(&prm, NULL, 4, n, pos, vel, mass, rho);
+        CHECK(eddy_scene_step(s, 1) == EDDY_OK);
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * n, gpos) == EDDY_OK);
+        worst = 0;
+        for (uint32_t i = 0; i < 4 * n; i++)
+            worst = fmax(worst, fabs((double)gpos[i] - pos[i]));
+        if (getenv("EDDY_TEST_VERBOSE"))
+            printf("step %d: %g\n", step, worst);
+    }
+    CHECKF(worst <= 1e-4 * 0.4, "largest position difference %g m after 20 steps (tolerance %g)", worst, 4e-5);
+    printf("GPU vs CPU, 1,000 particles x 20 steps (4 iterations): largest position difference %.3g m (box 0.4 m)\n", worst);
+    free(pos), free(vel), free(mass), free(rho), free(gpos);
+    eddy_destroy_scene(s);
+}
+
+static void contained(eddy_engine *e)
+{
+    const char *json =
+        "{ \"dt\": 0.004, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [0.6, 0.4, 0.2] },"
+        "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.02,"
+        "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [0.2, 0.3, 0.2] } } ],"
+        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\","
+        "      \"params\": { \"h\": 0.04, \"iterations\": 3 } } ] }";
+    eddy_scene *s = load(e, json);
+    eddy_particles p = eddy_find_particles(e, "water");
+    uint32_t n = eddy_particles_count(e, p), outside = 0;
+    float *pos = malloc(16ull * n);
+    REQUIRE(pos);
+    for (int step = 0; step < 150; step++) {
+        CHECK(eddy_scene_step(s, 1) == EDDY_OK);
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * n, pos) == EDDY_OK);
+        const float hi[3] = { 0.6f, 0.4f, 0.2f };
+        for (uint32_t i = 0; i < n; i++)
+            for (int a = 0; a < 3; a++)
+                outside += !(pos[4 * i + a] >= pos[4 * i + 3] - 1e-6f && pos[4 * i + a] <= hi[a] - pos[4 * i + 3] + 1e-6f);
+    }
+    CHECKF(outside == 0, "%u particle-steps outside the container", outside);
+    printf("dam break: %u particles x 150 steps, none outside the container\n", n);
+    free(pos);
+    eddy_destroy_scene(s);
+}
+
+int main(void)
+{
+    eddy_engine *e = test_engine();
+    against_cpu(e);
+    contained(e);
+    test_finish(e);
+    return test_report("pbf");
+}
