@@ -3,6 +3,7 @@
 #include "pbf.h"
 
 #include "common/cpu_grid.h"
+#include "common/ghosts.h"
 #include "sph_kernels.h"
 
 static float dot3(const float *a, const float *b)
@@ -12,37 +13,7 @@ static float dot3(const float *a, const float *b)
 
 static void ghosts(const struct eddy_pbf_params *p, const float *x, float *w, float g[3])
 {
-    float h = p->box_min[3], s = p->options[2];
-    *w = 0;
-    g[0] = g[1] = g[2] = 0;
-    bool near = false;
-    int k0[3], k1[3];
-    for (int a = 0; a < 3; a++) {
-        near |= x[a] - p->box_min[a] < h || p->box_max[a] - x[a] < h;
-        k0[a] = (int)floorf((x[a] - h - p->box_min[a]) / s - 0.5f);
-        k1[a] = (int)ceilf((x[a] + h - p->box_min[a]) / s - 0.5f);
-    }
-    if (!near)
-        return;
-    for (int kz = k0[2]; kz <= k1[2]; kz++)
-        for (int ky = k0[1]; ky <= k1[1]; ky++)
-            for (int kx = k0[0]; kx <= k1[0]; kx++) {
-                int k[3] = { kx, ky, kz };
-                float r[3];
-                bool inside = true;
-                for (int a = 0; a < 3; a++) {
-                    float q = p->box_min[a] + s * ((float)k[a] + 0.5f);
-                    inside &= q > p->box_min[a] && q < p->box_max[a];
-                    r[a] = x[a] - q;
-                }
-                float r2 = dot3(r, r);
-                if (inside || r2 >= h * h)
-                    continue;
-                *w += eddy_w_poly6(r2, h);
-                float gs = eddy_grad_spiky(r2, h);
-                for (int a = 0; a < 3; a++)
-                    g[a] += gs * r[a];
-            }
+    eddy_wall_ghosts_cpu(x, p->box_min[3], p->options[2], p->box_min, p->box_max, w, g);
 }
 
 /* Box only (no solids in the C step yet): out of the walls by the radius. */

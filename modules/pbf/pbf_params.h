@@ -2,20 +2,7 @@
 #ifndef EDDY_PBF_PARAMS_H
 #define EDDY_PBF_PARAMS_H
 
-#if defined(VULKAN) || defined(GL_SPIRV)
-#define EDDY_V4 vec4
-#define EDDY_I4 ivec4
-#define EDDY_U4 uvec4
-#else
-#include <stdint.h>
-#define EDDY_V4 float
-#define EDDY_I4 int32_t
-#define EDDY_U4 uint32_t
-#define EDDY_ARR4 [4]
-#endif
-#ifndef EDDY_ARR4
-#define EDDY_ARR4
-#endif
+#include "shared_types.h"
 
 struct eddy_pbf_params {
     EDDY_V4 grid EDDY_ARR4;     /* xyz grid origin (m), w 1 / cell (1/m) */

@@ -4,6 +4,7 @@
 
 #include "sph_kernels.h"
 #include "common/cpu_grid.h"
+#include "common/ghosts.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -92,41 +93,12 @@ static void collide(const struct eddy_sph_params *p, const eddy_solid *solids, f
     }
 }
 
-/* The wall ghosts of sph_common.glsl: sum W_poly6 and sum grad W_spiky. */
+/* The wall ghosts of sph_common.glsl. */
 static void ghosts(const struct eddy_sph_params *p, const float *x, float *w, float g[3])
 {
-    float h = p->box_min[3], s;
+    float s;
     memcpy(&s, &p->misc[3], 4);
-    *w = 0;
-    g[0] = g[1] = g[2] = 0;
-    bool near = false;
-    int k0[3], k1[3];
-    for (int a = 0; a < 3; a++) {
-        near |= x[a] - p->box_min[a] < h || p->box_max[a] - x[a] < h;
-        k0[a] = (int)floorf((x[a] - h - p->box_min[a]) / s - 0.5f);
-        k1[a] = (int)ceilf((x[a] + h - p->box_min[a]) / s - 0.5f);
-    }
-    if (!near)
-        return;
-    for (int kz = k0[2]; kz <= k1[2]; kz++)
-        for (int ky = k0[1]; ky <= k1[1]; ky++)
-            for (int kx = k0[0]; kx <= k1[0]; kx++) {
-                int k[3] = { kx, ky, kz };
-                float q[3], r[3];
-                bool inside = true;
-                for (int a = 0; a < 3; a++) {
-                    q[a] = p->box_min[a] + s * ((float)k[a] + 0.5f);
-                    inside &= q[a] > p->box_min[a] && q[a] < p->box_max[a];
-                    r[a] = x[a] - q[a];
-                }
-                float r2 = dot3(r, r);
-                if (inside || r2 >= h * h)
-                    continue;
-                *w += eddy_w_poly6(r2, h);
-                float gs = eddy_grad_spiky(r2, h);
-                for (int a = 0; a < 3; a++)
-                    g[a] += gs * r[a];
-            }
+    eddy_wall_ghosts_cpu(x, p->box_min[3], s, p->box_min, p->box_max, w, g);
 }
 
 void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,

@@ -4,6 +4,7 @@
 #include "sph_kernels.h"
 #include "eddy_solids.h"
 #include "grid.glsl"
+#include "ghosts.glsl"
 
 layout(std430, set = 0, binding = 0) readonly buffer Params { eddy_sph_params P; };
 
@@ -26,27 +27,7 @@ ivec3 sph_cell(vec3 p)
 // Returns sum W_poly6 (x, y, z: sum grad W_spiky) over the ghosts near p.
 vec4 sph_ghosts(vec3 p)
 {
-    float h = SPH_H, s = uintBitsToFloat(P.misc.w);
-    vec3 lo = P.box_min.xyz, hi = P.box_max.xyz;
-    if (all(greaterThanEqual(p - lo, vec3(h))) && all(greaterThanEqual(hi - p, vec3(h))))
-        return vec4(0.0);
-    ivec3 k0 = ivec3(floor((p - h - lo) / s - 0.5)), k1 = ivec3(ceil((p + h - lo) / s - 0.5));
-    float w = 0.0;
-    vec3 g = vec3(0.0);
-    for (int kz = k0.z; kz <= k1.z; kz++)
-    for (int ky = k0.y; ky <= k1.y; ky++)
-    for (int kx = k0.x; kx <= k1.x; kx++) {
-        vec3 q = lo + s * (vec3(kx, ky, kz) + 0.5);
-        if (all(greaterThan(q, lo)) && all(lessThan(q, hi)))
-            continue; // inside: real particles are there
-        vec3 r = p - q;
-        float r2 = dot(r, r);
-        if (r2 >= h * h)
-            continue;
-        w += eddy_w_poly6(r2, h);
-        g += eddy_grad_spiky(r2, h) * r;
-    }
-    return vec4(g, w);
+    return eddy_wall_ghosts(p, SPH_H, uintBitsToFloat(P.misc.w), P.box_min.xyz, P.box_max.xyz);
 }
 
 // The moving push field (the paper's splash): a ball of radius R whose centre

@@ -1,0 +1,47 @@
+/* The wall ghosts of shaders/ghosts.glsl in C, for the reference steps:
+ * *w = sum W_poly6, g = sum grad W_spiky over the ghost lattice (spacing s)
+ * behind the walls of the box [lo, hi] within h of x. */
+#ifndef EDDY_GHOSTS_H
+#define EDDY_GHOSTS_H
+
+#include "sph_kernels.h"
+
+#include <math.h>
+#include <stdbool.h>
+
+static inline void eddy_wall_ghosts_cpu(const float *x, float h, float s, const float *lo,
+                                        const float *hi, float *w, float g[3])
+{
+    *w = 0;
+    g[0] = g[1] = g[2] = 0;
+    bool near = false;
+    int k0[3], k1[3];
+    for (int a = 0; a < 3; a++) {
+        near |= x[a] - lo[a] < h || hi[a] - x[a] < h;
+        k0[a] = (int)floorf((x[a] - h - lo[a]) / s - 0.5f);
+        k1[a] = (int)ceilf((x[a] + h - lo[a]) / s - 0.5f);
+    }
+    if (!near)
+        return;
+    for (int kz = k0[2]; kz <= k1[2]; kz++)
+        for (int ky = k0[1]; ky <= k1[1]; ky++)
+            for (int kx = k0[0]; kx <= k1[0]; kx++) {
+                int k[3] = { kx, ky, kz };
+                float r[3];
+                bool inside = true;
+                for (int a = 0; a < 3; a++) {
+                    float q = lo[a] + s * ((float)k[a] + 0.5f);
+                    inside &= q > lo[a] && q < hi[a];
+                    r[a] = x[a] - q;
+                }
+                float r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+                if (inside || r2 >= h * h)
+                    continue;
+                *w += eddy_w_poly6(r2, h);
+                float gs = eddy_grad_spiky(r2, h);
+                for (int a = 0; a < 3; a++)
+                    g[a] += gs * r[a];
+            }
+}
+
+#endif

@@ -1,0 +1,35 @@
+// Wall ghosts for particle fluids (SPH, PBF): a lattice of spacing s
+// continues the fluid's lattice behind the walls of the box [lo, hi]
+// (points lo + s (k + 1/2) per axis, outside along at least one axis), so a
+// particle near a wall, edge or corner sees the neighbourhood of a particle
+// inside. Returns sum grad W_spiky (xyz) and sum W_poly6 (w) over the ghosts
+// within h of p; the caller gives each ghost its mass (rho0 s^3) and role.
+// The C twin for the reference steps is modules/common/ghosts.h.
+#ifndef EDDY_GHOSTS_GLSL
+#define EDDY_GHOSTS_GLSL
+#include "sph_kernels.h"
+
+vec4 eddy_wall_ghosts(vec3 p, float h, float s, vec3 lo, vec3 hi)
+{
+    if (all(greaterThanEqual(p - lo, vec3(h))) && all(greaterThanEqual(hi - p, vec3(h))))
+        return vec4(0.0);
+    ivec3 k0 = ivec3(floor((p - h - lo) / s - 0.5)), k1 = ivec3(ceil((p + h - lo) / s - 0.5));
+    float w = 0.0;
+    vec3 g = vec3(0.0);
+    for (int kz = k0.z; kz <= k1.z; kz++)
+    for (int ky = k0.y; ky <= k1.y; ky++)
+    for (int kx = k0.x; kx <= k1.x; kx++) {
+        vec3 q = lo + s * (vec3(kx, ky, kz) + 0.5);
+        if (all(greaterThan(q, lo)) && all(lessThan(q, hi)))
+            continue; // inside: real particles are there
+        vec3 r = p - q;
+        float r2 = dot(r, r);
+        if (r2 >= h * h)
+            continue;
+        w += eddy_w_poly6(r2, h);
+        g += eddy_grad_spiky(r2, h) * r;
+    }
+    return vec4(g, w);
+}
+
+#endif
