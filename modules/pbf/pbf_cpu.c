@@ -97,7 +97,7 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
             float gw, gg[3];
             ghosts(p, xi, &gw, gg);
             for (int a = 0; a < 3; a++)
-                d[3 * i + a] = acc[a] + s3 * 2.0f * lam[2 * i] * gg[a];
+                d[3 * i + a] = acc[a] + s3 * lam[2 * i] * gg[a];
         }
         for (uint32_t i = 0; i < n; i++) {
             for (int a = 0; a < 3; a++)

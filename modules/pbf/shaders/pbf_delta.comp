@@ -50,8 +50,10 @@ void main()
             d += (smass[j] / rho0) * (li.x + lj.x + s_corr) * eddy_grad_spiky(r2, h) * r;
         }
     }
-    // Ghosts carry the particle's own lambda (a mirror at rest density).
+    // Ghosts are fixed fluid at rest: lambda_g = 0, so only lambda_i acts
+    // (a mirrored lambda_g = lambda_i pushed twice as hard and kept the wall
+    // layer oscillating).
     float s3 = PBF_WALL_S * PBF_WALL_S * PBF_WALL_S;
-    d += s3 * 2.0 * li.x * pbf_ghosts(p).xyz;
+    d += s3 * li.x * pbf_ghosts(p).xyz;
     dp[i] = vec4(d, 0.0);
 }
