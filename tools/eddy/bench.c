@@ -6,6 +6,7 @@
 
 #include "eddy/eddy_prims.h"
 #include "sph/sph.h"
+#include "pbf/pbf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -404,25 +405,33 @@ done:
     return rc;
 }
 
-/* An SPH dam break: a column nx x 2nx x nx at spacing 0.01 m against the wall
- * of a tank four columns long; the full step (grid, reorder, density, forces,
- * integration) on the device against eddy_sph_step_cpu, the same equations
- * and grid in C. */
-static int bench_sph(bench_ctx *c, const char *name, uint32_t n, bool flag)
+/* A dam break with a fluid module: a column nx x 2nx x nx at spacing 0.01 m
+ * (h = 0.02 m) against the wall of a tank four columns long. The device
+ * runs the module's full step; the C step is the module's reference with the
+ * same equations and grid. PBF uses 4 iterations at dt = 4 ms, except the
+ * pbf.dam50k case (3 iterations at dt = 1 ms, the issue's comparison case);
+ * SPH uses dt = 0.4 ms. */
+typedef enum fluid { FLUID_SPH, FLUID_PBF } fluid;
+
+static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, uint32_t iterations,
+                       double dt)
 {
-    (void)flag;
     eddy_engine *e = c->e;
     uint32_t nx = (uint32_t)round(cbrt(n / 2.0));
-    const double s = 0.01, dt = 4e-4;
+    const double s = 0.01;
     double cx = nx * s, cy = 2 * nx * s;
-    char json[2048];
+    char json[2048], extra[128];
+    if (kind == FLUID_SPH)
+        snprintf(extra, sizeof extra, "\"stiffness\": 400, \"viscosity\": 10");
+    else
+        snprintf(extra, sizeof extra, "\"iterations\": %u", iterations);
     snprintf(json, sizeof json,
              "{ \"dt\": %g, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
              "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": %g,"
              "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [%g, %g, %g] } } ],"
-             "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\","
-             "      \"params\": { \"h\": 0.02, \"stiffness\": 400, \"viscosity\": 10 } } ] }",
-             dt, 4 * cx, 1.5 * cy, cx, s, cx, cy, cx);
+             "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"%s\", \"set\": \"water\","
+             "      \"params\": { \"h\": 0.02, %s } } ] }",
+             dt, 4 * cx, 1.5 * cy, cx, s, cx, cy, cx, kind == FLUID_SPH ? "sph" : "pbf", extra);
     eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = name, .json = json, .profile = true, .no_output = true });
     if (!sc)
         return 1;
@@ -439,37 +448,60 @@ static int bench_sph(bench_ctx *c, const char *name, uint32_t n, bool flag)
         time_graph(e, eddy_scene_graph(sc), c->iterations, &r) != EDDY_OK ||
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, gpos) != EDDY_OK)
         goto done;
-    const eddy_module_desc *md = eddy_sph_module();
+    const eddy_module_desc *md = kind == FLUID_SPH ? eddy_sph_module() : eddy_pbf_module();
     eddy_param_value values[32];
     for (uint32_t i = 0; i < md->param_count && i < 32; i++) {
         memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
-        if (!strcmp(md->params[i].name, "h"))
+        const char *pn = md->params[i].name;
+        if (!strcmp(pn, "h"))
             values[i].v[0] = 0.02;
-        else if (!strcmp(md->params[i].name, "stiffness"))
+        else if (kind == FLUID_SPH && !strcmp(pn, "stiffness"))
             values[i].v[0] = 400;
-        else if (!strcmp(md->params[i].name, "viscosity"))
+        else if (kind == FLUID_SPH && !strcmp(pn, "viscosity"))
             values[i].v[0] = 10;
+        else if (kind == FLUID_PBF && !strcmp(pn, "iterations"))
+            values[i].v[0] = iterations;
     }
-    struct eddy_sph_params params;
     const float lo[3] = { 0, 0, 0 }, hi[3] = { (float)(4 * cx), (float)(1.5 * cy), (float)cx };
-    eddy_sph_params_from_values(&params, values, lo, hi, dt, count, 0);
+    struct eddy_sph_params sp;
+    struct eddy_pbf_params pp;
+    if (kind == FLUID_SPH)
+        eddy_sph_params_from_values(&sp, values, lo, hi, dt, count, 0);
+    else
+        eddy_pbf_params_from_values(&pp, values, lo, hi, dt, count, 0);
     /* The device ran 1 + iterations steps (time_graph warms up with one);
      * the C step does the same and times the same ones. */
-    eddy_sph_step_cpu(&params, NULL, count, pos, vel, mass, rho, 0);
-    double t0 = now_ms();
-    for (uint32_t k = 0; k < c->iterations; k++)
-        eddy_sph_step_cpu(&params, NULL, count, pos, vel, mass, rho, k + 1);
+    double t0 = 0;
+    for (uint32_t k = 0; k <= c->iterations; k++) {
+        if (k == 1)
+            t0 = now_ms();
+        if (kind == FLUID_SPH)
+            eddy_sph_step_cpu(&sp, NULL, count, pos, vel, mass, rho, k);
+        else
+            eddy_pbf_step_cpu(&pp, NULL, iterations, count, pos, vel, mass, rho);
+    }
     r.cpu_ms = now_ms() - t0;
     double worst = 0;
     for (uint32_t i = 0; i < 4 * count; i++)
         worst = fmax(worst, fabs((double)gpos[i] - pos[i]));
-    r.match = worst <= 1e-4 * 4 * cx; /* the step's own test tolerance */
+    r.match = worst <= 1e-4 * 4 * cx; /* the step tests' tolerance */
     print_result(eddy_engine_device(e), &r);
     rc = r.match ? 0 : 1;
 done:
     free(pos), free(vel), free(mass), free(rho), free(gpos);
     eddy_destroy_scene(sc);
     return rc;
+}
+
+static int bench_sph(bench_ctx *c, const char *name, uint32_t n, bool flag)
+{
+    (void)flag;
+    return bench_fluid(c, name, n, FLUID_SPH, 0, 4e-4);
+}
+
+static int bench_pbf(bench_ctx *c, const char *name, uint32_t n, bool dam50k)
+{
+    return bench_fluid(c, name, n, FLUID_PBF, dam50k ? 3 : 4, dam50k ? 1e-3 : 4e-3);
 }
 
 typedef struct bench_case {
@@ -496,6 +528,12 @@ static const bench_case cases[] = {
     { "sph.16k", bench_sph, 16000, false },
     { "sph.65k", bench_sph, 65536, false },
     { "sph.262k", bench_sph, 262144, false },
+    { "pbf.10k", bench_pbf, 10000, false },
+    { "pbf.20k", bench_pbf, 20000, false },
+    { "pbf.40k", bench_pbf, 40000, false },
+    { "pbf.60k", bench_pbf, 60000, false },
+    { "pbf.80k", bench_pbf, 80000, false },
+    { "pbf.dam50k", bench_pbf, 50653, true },
 };
 
 int eddy_bench_main(eddy_engine *e, int argc, char **argv, uint32_t iterations)
@@ -522,7 +560,7 @@ int eddy_bench_main(eddy_engine *e, int argc, char **argv, uint32_t iterations)
         fprintf(stderr, "eddy error: bench: no case matches; cases:");
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             fprintf(stderr, " %s", cases[i].name);
-        fprintf(stderr, " (or a group: scan, sort, grid, density, sph)\n");
+        fprintf(stderr, " (or a group: scan, sort, grid, density, sph, pbf)\n");
         return 2;
     }
     return failed ? 1 : 0;

@@ -30,8 +30,9 @@ static const char *usage =
     "                                    reference of the same algorithm (JSON lines); cases:\n"
     "                                    scan.1M scan.16M sort.1M sort.4M grid.64k grid.256k\n"
     "                                    grid.1M density.16k density.65k density.262k sph.16k\n"
-    "                                    sph.65k sph.262k, or a group (scan, sort, grid,\n"
-    "                                    density, sph); default all\n"
+    "                                    sph.65k sph.262k pbf.10k pbf.20k pbf.40k pbf.60k\n"
+    "                                    pbf.80k pbf.dam50k, or a group (scan, sort, grid,\n"
+    "                                    density, sph, pbf); default all\n"
     "  eddy version\n";
 
 static const char *type_name(VkPhysicalDeviceType t)
