@@ -27,10 +27,13 @@ static const uint32_t velocity_spv[] =
 static const uint32_t finish_spv[] =
 #include "pbf_finish.spv.inc"
     ;
+static const uint32_t vorticity_spv[] =
+#include "pbf_vorticity.spv.inc"
+    ;
 
 enum {
     P_H, P_RHO0, P_ITERATIONS, P_EPSILON, P_TENSILE_K, P_TENSILE_N, P_TENSILE_DQ, P_XSPH,
-    P_GRAVITY, P_WALL_SPACING, P_COUNT
+    P_GRAVITY, P_WALL_SPACING, P_VORTICITY, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -43,6 +46,7 @@ static const eddy_param_info params[P_COUNT] = {
     [P_TENSILE_DQ] = { "tensile_dq", EDDY_PARAM_FLOAT, "1", { 0.2 }, 0.01, 0.99, "artificial pressure reference distance, as a fraction of h" },
     [P_XSPH] = { "xsph", EDDY_PARAM_FLOAT, "1", { 0.01 }, 0, 1, "XSPH viscosity c (0 = off)" },
     [P_GRAVITY] = { "gravity", EDDY_PARAM_VEC3, "m/s^2", { 0, -9.81, 0 }, -1e4, 1e4, "uniform acceleration" },
+    [P_VORTICITY] = { "vorticity", EDDY_PARAM_FLOAT, "m/s", { 0 }, 0, 1e3, "vorticity confinement epsilon (0 = off)" },
     [P_WALL_SPACING] = { "wall_spacing", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 100, "spacing of the ghost lattice behind the box walls (the fill spacing); 0 = h / 2" },
 };
 
@@ -86,6 +90,7 @@ void eddy_pbf_params_from_values(struct eddy_pbf_params *p, const eddy_param_val
     p->solver[3] = (float)(v[P_TENSILE_DQ].v[0] * h);
     p->options[0] = (float)v[P_XSPH].v[0];
     p->options[2] = (float)(v[P_WALL_SPACING].v[0] > 0 ? v[P_WALL_SPACING].v[0] : h / 2);
+    p->options[3] = (float)v[P_VORTICITY].v[0];
     p->misc[0] = count;
 }
 
@@ -101,12 +106,12 @@ typedef struct pbf {
     char name[64];
     struct eddy_pbf_params p;
     eddy_grid *grid;
-    eddy_kernel k[6];
-    eddy_buffer params, solids, pred, sp, sold, smass, lambda, dp, sv;
+    eddy_kernel k[7];
+    eddy_buffer params, solids, pred, sp, sold, smass, lambda, dp, sv, svort;
     eddy_buffer position, velocity, mass, density;
 } pbf;
 
-enum { K_PREDICT, K_LAMBDA, K_DELTA, K_APPLY, K_VELOCITY, K_FINISH };
+enum { K_PREDICT, K_LAMBDA, K_DELTA, K_APPLY, K_VELOCITY, K_FINISH, K_VORTICITY };
 
 static void destroy(void *state)
 {
@@ -114,9 +119,9 @@ static void destroy(void *state)
     if (!s)
         return;
     eddy_destroy_grid(s->e, s->grid);
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 7; i++)
         eddy_destroy_kernel(s->e, s->k[i]);
-    eddy_buffer own[] = { s->params, s->solids, s->pred, s->sp, s->sold, s->smass, s->lambda, s->dp, s->sv };
+    eddy_buffer own[] = { s->params, s->solids, s->pred, s->sp, s->sold, s->smass, s->lambda, s->dp, s->sv, s->svort };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(s->e, own[i]);
     free(s);
@@ -172,18 +177,20 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->lambda = scratch(s, "sorted.lambda", 16 * n);
     s->dp = scratch(s, "sorted.correction", 16 * n);
     s->sv = scratch(s, "sorted.velocity", 16 * n);
+    s->svort = scratch(s, "sorted.vorticity", 16 * n);
     if (!s->density.id || !s->params.id || !s->solids.id || !s->pred.id || !s->sp.id ||
-        !s->sold.id || !s->smass.id || !s->lambda.id || !s->dp.id || !s->sv.id)
+        !s->sold.id || !s->smass.id || !s->lambda.id || !s->dp.id || !s->sv.id || !s->svort.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
     if (ctx->solid_count &&
         eddy_buffer_upload(e, s->solids, 0, sizeof(eddy_solid) * ctx->solid_count, ctx->solids) != EDDY_OK)
         return EDDY_ERROR_VULKAN;
-    const struct { const uint32_t *spv; size_t size; const char *label; } ks[6] = {
+    const struct { const uint32_t *spv; size_t size; const char *label; } ks[7] = {
         { predict_spv, sizeof predict_spv, "pbf.predict" }, { lambda_spv, sizeof lambda_spv, "pbf.lambda" },
         { delta_spv, sizeof delta_spv, "pbf.delta" }, { apply_spv, sizeof apply_spv, "pbf.apply" },
         { velocity_spv, sizeof velocity_spv, "pbf.velocity" }, { finish_spv, sizeof finish_spv, "pbf.finish" },
+        { vorticity_spv, sizeof vorticity_spv, "pbf.vorticity" },
     };
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         s->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
         if (!s->k[i].id)
             return EDDY_ERROR_VULKAN;
@@ -238,6 +245,12 @@ static eddy_result declare_step(void *state, eddy_graph g)
             .label = "pbf.velocity", .kernel = s->k[K_VELOCITY], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sold, EDDY_READ },
                           { s->sv, EDDY_WRITE } } });
+    if (rc >= 0 && s->p.options[3] != 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "pbf.vorticity", .kernel = s->k[K_VORTICITY], .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sv, EDDY_READ },
+                          { s->smass, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
+                          { s->svort, EDDY_WRITE } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.finish", .kernel = s->k[K_FINISH], .threads = s->n,
@@ -245,7 +258,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
                           { s->smass, EDDY_READ }, { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ },
                           { gb.cell_end, EDDY_READ }, { gb.sorted_index, EDDY_READ },
                           { s->position, EDDY_WRITE }, { s->velocity, EDDY_WRITE },
-                          { s->density, EDDY_WRITE } } });
+                          { s->density, EDDY_WRITE }, { s->svort, EDDY_READ } } });
     return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
 }
 

@@ -111,21 +111,52 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
         for (uint32_t i = 0; i < n; i++)
             for (int a = 0; a < 3; a++)
                 v[3 * i + a] = (x[4 * i + a] - pos[4 * i + a]) / dt;
+        /* Vorticity omega_i, then confinement and XSPH with the new velocities. */
+        float *om = p->options[3] != 0 ? calloc((size_t)n * 4 + 4, sizeof *om) : NULL;
+        for (uint32_t i = 0; om && i < n; i++) {
+            const float *xi = x + 4 * i;
+            float w[3] = { 0, 0, 0 };
+            EDDY_CPU_NEIGHBOURS(&g, xi, j) {
+                float r[3] = { xi[0] - x[4 * j], xi[1] - x[4 * j + 1], xi[2] - x[4 * j + 2] };
+                float gs = (mass[j] / rho0) * eddy_grad_spiky(dot3(r, r), h);
+                float dvv[3] = { v[3 * j] - v[3 * i], v[3 * j + 1] - v[3 * i + 1], v[3 * j + 2] - v[3 * i + 2] };
+                float gr[3] = { gs * r[0], gs * r[1], gs * r[2] };
+                w[0] += dvv[1] * gr[2] - dvv[2] * gr[1];
+                w[1] += dvv[2] * gr[0] - dvv[0] * gr[2];
+                w[2] += dvv[0] * gr[1] - dvv[1] * gr[0];
+            }
+            memcpy(om + 4 * i, w, 12);
+            om[4 * i + 3] = sqrtf(dot3(w, w));
+        }
         for (uint32_t i = 0; i < n; i++) {
             const float *xi = x + 4 * i;
-            float dv[3] = { 0, 0, 0 };
-            if (p->options[0] != 0) {
+            float dv[3] = { 0, 0, 0 }, eta[3] = { 0, 0, 0 };
+            if (p->options[0] != 0 || om) {
                 EDDY_CPU_NEIGHBOURS(&g, xi, j) {
                     float r[3] = { xi[0] - x[4 * j], xi[1] - x[4 * j + 1], xi[2] - x[4 * j + 2] };
-                    float w = (mass[j] / rho0) * eddy_w_poly6(dot3(r, r), h);
+                    float r2 = dot3(r, r), vol = mass[j] / rho0;
+                    float w = vol * eddy_w_poly6(r2, h);
                     for (int a = 0; a < 3; a++)
                         dv[a] += (v[3 * j + a] - v[3 * i + a]) * w;
+                    if (om) {
+                        float gs = vol * om[4 * j + 3] * eddy_grad_spiky(r2, h);
+                        for (int a = 0; a < 3; a++)
+                            eta[a] += gs * r[a];
+                    }
                 }
             }
+            float f[3] = { 0, 0, 0 }, el = sqrtf(dot3(eta, eta));
+            if (om && el > 0) {
+                float N[3] = { eta[0] / el, eta[1] / el, eta[2] / el }, *w = om + 4 * i;
+                f[0] = p->options[3] * (N[1] * w[2] - N[2] * w[1]);
+                f[1] = p->options[3] * (N[2] * w[0] - N[0] * w[2]);
+                f[2] = p->options[3] * (N[0] * w[1] - N[1] * w[0]);
+            }
             for (int a = 0; a < 3; a++)
-                vel[4 * i + a] = v[3 * i + a] + p->options[0] * dv[a];
+                vel[4 * i + a] = v[3 * i + a] + p->options[0] * dv[a] + dt * f[a];
             vel[4 * i + 3] = 0;
         }
+        free(om);
         memcpy(pos, x, 16ull * n);
     }
     free(v);

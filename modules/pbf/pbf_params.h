@@ -12,7 +12,8 @@ struct eddy_pbf_params {
     EDDY_V4 gravity EDDY_ARR4;  /* xyz (m/s^2), w rest density rho0 (kg/m^3) */
     EDDY_V4 solver EDDY_ARR4;   /* x relaxation epsilon (1/m^2, from `relaxation`), y tensile k_s, z tensile
                                    n, w tensile dq (m) */
-    EDDY_V4 options EDDY_ARR4;  /* x XSPH c, y restitution, z, w */
+    EDDY_V4 options EDDY_ARR4;  /* x XSPH c, y unused, z wall ghost spacing (m), w vorticity
+                                   confinement epsilon (m/s) */
     EDDY_U4 misc EDDY_ARR4;     /* x particles */
 };
 

@@ -1,6 +1,6 @@
 /* The PBF module against its CPU reference and physics:
  *  - the full step (predict, grid, 4 constraint iterations with the tensile
- *    correction, walls, velocities, XSPH) on 1,000 particles for 20 steps
+ *    correction, walls, velocities, vorticity confinement, XSPH) on 1,000 particles for 20 steps
  *    matches eddy_pbf_step_cpu within 1e-4 of the box size;
  *  - a tank at rest: after 2 s with 4 iterations (dt 4 ms, XSPH c = 0.2),
  *    mean density error below 1% and max speed below 2% of sqrt(g H);
@@ -24,7 +24,7 @@ static void against_cpu(eddy_engine *e)
         "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.02, \"velocity\": [0.2, 0, 0.1],"
         "      \"fill\": { \"shape\": \"box\", \"min\": [0.06, 0.06, 0.06], \"max\": [0.26, 0.26, 0.26] } } ],"
         "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\","
-        "      \"params\": { \"h\": 0.04, \"iterations\": 4 } } ] }";
+        "      \"params\": { \"h\": 0.04, \"iterations\": 4, \"vorticity\": 0.05 } } ] }";
     eddy_scene *s = load(e, json);
     eddy_particles p = eddy_find_particles(e, "water");
     uint32_t n = eddy_particles_count(e, p);
@@ -36,8 +36,11 @@ static void against_cpu(eddy_engine *e)
     CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "mass"), 0, 4ull * n, mass) == EDDY_OK);
     const eddy_module_desc *md = eddy_pbf_module();
     eddy_param_value values[32];
-    for (uint32_t i = 0; i < md->param_count; i++)
+    for (uint32_t i = 0; i < md->param_count; i++) {
         memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
+        if (!strcmp(md->params[i].name, "vorticity"))
+            values[i].v[0] = 0.05;
+    }
     struct eddy_pbf_params prm;
     const float lo[3] = { 0, 0, 0 }, hi[3] = { 0.4f, 0.4f, 0.4f };
     eddy_pbf_params_from_values(&prm, values, lo, hi, 0.002, n, 0);
