@@ -1,6 +1,7 @@
 /* pbf module: see README.md beside this file. */
 #include "pbf.h"
 
+#include "common/fluid_stats.h"
 #include "eddy/eddy_prims.h"
 #include "sph_kernels.h"
 
@@ -266,18 +267,8 @@ static void stats(void *state, eddy_stats *st)
 {
     pbf *s = state;
     float *rho = malloc(4ull * s->n + 4);
-    if (rho && s->n && eddy_buffer_download(s->e, s->density, 0, 4ull * s->n, rho) == EDDY_OK) {
-        double rho0 = s->p.gravity[3], sum = 0, worst = 0;
-        bool computed = false;
-        for (uint32_t i = 0; i < s->n; i++) {
-            double err = fabs(rho[i] - rho0) / rho0;
-            sum += err;
-            worst = err > worst ? err : worst;
-            computed |= rho[i] != 0.0f;
-        }
-        eddy_stats_add(st, "mean_density_error", computed ? sum / s->n : NAN);
-        eddy_stats_add(st, "max_density_error", computed ? worst : NAN);
-    }
+    if (rho && s->n && eddy_buffer_download(s->e, s->density, 0, 4ull * s->n, rho) == EDDY_OK)
+        eddy_stats_density_error(st, rho, s->n, s->p.gravity[3]);
     free(rho);
 }
 

@@ -1,6 +1,7 @@
 /* sph module: see README.md beside this file. */
 #include "sph.h"
 
+#include "common/fluid_stats.h"
 #include "eddy/eddy_prims.h"
 #include "output.h"
 
@@ -170,6 +171,30 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
     memcpy(&p->misc[3], &ws, 4);
 }
 
+/* Grid of the current positions, the state gathered into cell order, and the
+ * density pass: the start of a substep and of the surface field alike. */
+static eddy_result record_density(sph *s, eddy_graph g)
+{
+    eddy_engine *e = s->e;
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    eddy_result r = eddy_grid_record_build(e, s->grid, g, s->position, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, g, s->position, s->spos, 4, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, g, s->velocity, s->svel, 4, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, g, s->mass, s->smass, 1, s->n);
+    if (r != EDDY_OK)
+        return r;
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "sph.density", .kernel = s->k_density, .threads = s->n,
+        .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
+                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
+                      { s->sdensity, EDDY_WRITE }, { s->svel, EDDY_READ }, { s->spm, EDDY_WRITE },
+                      { s->svr, EDDY_WRITE } } });
+    return rc < 0 ? (eddy_result)rc : EDDY_OK;
+}
+
 /* The surface grid covers the box and one cell beyond it, where the colour
  * field is zero, so the iso-surface closes even where fluid touches a wall. */
 static eddy_result create_surface(sph *s, const eddy_system_ctx *ctx, double h, double cell,
@@ -209,21 +234,10 @@ static eddy_result create_surface(sph *s, const eddy_system_ctx *ctx, double h, 
      * surface belongs to the frame's particles, not to the last substep's start. */
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
     s->g_field = eddy_create_graph(e, &(eddy_graph_desc){ .label = "sph.surface" });
-    eddy_result r = eddy_grid_record_build(e, s->grid, s->g_field, s->position, s->n);
-    if (r == EDDY_OK)
-        r = eddy_grid_record_gather(e, s->grid, s->g_field, s->position, s->spos, 4, s->n);
-    if (r == EDDY_OK)
-        r = eddy_grid_record_gather(e, s->grid, s->g_field, s->mass, s->smass, 1, s->n);
+    eddy_result r = record_density(s, s->g_field);
     if (r != EDDY_OK)
         return r;
     int rc = eddy_graph_add_pass(e, s->g_field, &(eddy_pass_desc){
-        .label = "sph.density", .kernel = s->k_density, .threads = s->n,
-        .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
-                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                      { s->sdensity, EDDY_WRITE }, { s->svel, EDDY_READ }, { s->spm, EDDY_WRITE },
-                      { s->svr, EDDY_WRITE } } });
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, s->g_field, &(eddy_pass_desc){
             .label = "sph.surface.field", .kernel = s->k_field, .threads = (uint32_t)nv,
             .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
                           { s->sdensity, EDDY_READ }, { gb.cell_start, EDDY_READ },
@@ -336,23 +350,10 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (s->n == 0)
         return EDDY_OK;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
-    eddy_result r = eddy_grid_record_build(e, s->grid, g, s->position, s->n);
-    if (r == EDDY_OK)
-        r = eddy_grid_record_gather(e, s->grid, g, s->position, s->spos, 4, s->n);
-    if (r == EDDY_OK)
-        r = eddy_grid_record_gather(e, s->grid, g, s->velocity, s->svel, 4, s->n);
-    if (r == EDDY_OK)
-        r = eddy_grid_record_gather(e, s->grid, g, s->mass, s->smass, 1, s->n);
+    eddy_result r = record_density(s, g);
     if (r != EDDY_OK)
         return r;
     int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
-        .label = "sph.density", .kernel = s->k_density, .threads = s->n,
-        .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
-                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                      { s->sdensity, EDDY_WRITE }, { s->svel, EDDY_READ }, { s->spm, EDDY_WRITE },
-                      { s->svr, EDDY_WRITE } } });
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.forces", .kernel = s->k_forces, .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
@@ -387,21 +388,13 @@ static void stats(void *state, eddy_stats *st)
         eddy_buffer_download(e, s->position, 0, 16ull * n, pos) == EDDY_OK &&
         eddy_buffer_download(e, s->normal, 0, 16ull * n, nrm) == EDDY_OK &&
         eddy_buffer_download(e, s->pushes, 0, 4, &pushes) == EDDY_OK) {
-        double rho0 = s->p.gravity[3], sum = 0, worst = 0, front = -INFINITY;
+        double front = -INFINITY;
         uint32_t surface = 0;
         for (uint32_t i = 0; i < n; i++) {
-            double err = fabs(rho[i] - rho0) / rho0;
-            sum += err;
-            worst = err > worst ? err : worst;
             front = pos[4 * i + s->front_axis] > front ? pos[4 * i + s->front_axis] : front;
             surface += nrm[4 * i + 3] > s->p.material[3];
         }
-        /* Before the first step no density has been computed: say so (null). */
-        bool computed = false;
-        for (uint32_t i = 0; i < n && !computed; i++)
-            computed = rho[i] != 0.0f;
-        eddy_stats_add(st, "mean_density_error", computed ? sum / n : NAN);
-        eddy_stats_add(st, "max_density_error", computed ? worst : NAN);
+        eddy_stats_density_error(st, rho, n, s->p.gravity[3]);
         eddy_stats_add(st, "surge_front", front);
         eddy_stats_add(st, "surface_particles", surface);
         eddy_stats_add(st, "boundary_pushes", pushes);
