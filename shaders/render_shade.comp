@@ -8,7 +8,7 @@
 
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer Sphere { vec4 sphere[]; };  // per id: xyz centre, w radius
-layout(std430, binding = 1) readonly buffer Scalar { float scalar[]; }; // per id: value in [0, 1]
+layout(std430, binding = 1) readonly buffer Scalar { float scalar[]; }; // per id: value in [0, 1], < 0 grey
 layout(std430, binding = 2) readonly buffer Ids { uint ids[]; };
 layout(std430, binding = 3) writeonly buffer Image { uint image[]; };
 
@@ -35,7 +35,8 @@ void main()
         vec3 n = normalize(cam.eye.xyz + t * dir - s.xyz);
         vec3 l = normalize(-cam.forward.xyz + 0.6 * cam.up.xyz + 0.3 * cam.right.xyz);
         float lambert = max(dot(n, l), 0.0);
-        c = ramp(scalar[id]) * (0.3 + 0.7 * lambert);
+        // A negative scalar marks a solid (a tool): light grey.
+        c = (scalar[id] < 0.0 ? vec3(0.8) : ramp(scalar[id])) * (0.3 + 0.7 * lambert);
     }
     uvec3 b = uvec3(clamp(c, 0.0, 1.0) * 255.0 + 0.5);
     image[pix] = b.r | (b.g << 8) | (b.b << 16) | (255u << 24);

@@ -196,4 +196,7 @@ eddy_result eddy_compile_glsl(eddy_engine *e, const char *source, const char *na
 /* Defined in modules/builtin.c. */
 const eddy_module_desc *const *eddy_builtin_module_list(uint32_t *count);
 
+
+/* The engine a scene runs on (the haptic loop logs through it). */
+eddy_engine *eddy_scene_engine(const eddy_scene *s);
 #endif

@@ -2,11 +2,13 @@
  * Everything is parsed and checked before anything is written, so a bad
  * scene leaves no output behind. See README.md, "Scene files". */
 #include "internal.h"
+#include "eddy/eddy_mesh.h"
 #include "output.h"
 #include "render.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <math.h>
 #include <time.h>
@@ -18,10 +20,31 @@ typedef struct scene_set {
     uint32_t count;
 } scene_set;
 
+typedef struct tool_key {
+    double t, x[3];
+} tool_key;
+
+/* A system's tool as the scene drives it: along a key-framed path, or to
+ * where the host (eddy_scene_set_tool, a haptic loop) puts it. */
+typedef struct scene_tool {
+    bool scripted;        /* the scene has a "tool" object for this system */
+    bool host;            /* eddy_scene_set_tool took over */
+    tool_key *keys;
+    uint32_t key_count;
+    bool smooth;          /* cubic Hermite through the keys, else linear */
+    bool log;             /* write tool_<system>.csv */
+    double at[3];         /* centre at the end of the last step (m) */
+    double target[3];     /* host: centre at the end of the next step */
+    eddy_tool_force last; /* the last step's force */
+    char *text;           /* log lines not yet appended to the file */
+    size_t len, cap;
+} scene_tool;
+
 typedef struct scene_system {
     const eddy_module_desc *module;
     void *state;
     char name[64];
+    scene_tool tool;
 } scene_system;
 
 struct eddy_scene {
@@ -218,6 +241,16 @@ static bool get_bool(parse_ctx *c, const cJSON *obj, const char *key, const char
 
 /* ------------------------------------------------------------------ particle fills */
 
+static void dir_of(const char *path, char *out, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(out, cap, ".");
+    else
+        snprintf(out, cap, "%.*s", (int)(slash - path), path);
+}
+
+
 typedef struct host_particles {
     float *position, *velocity, *mass;
     uint32_t *phase;
@@ -267,12 +300,20 @@ static void host_free(host_particles *h)
 }
 
 static const char *const set_keys[] = { "name", "radius", "mass", "velocity", "capacity",
-                                        "spacing", "fill", "points", "phase", NULL };
-static const char *const fill_keys[] = { "shape", "min", "max", "center", "radius", "height", NULL };
+                                        "spacing", "fill", "points", "phase", "bodies", NULL };
+static const char *const fill_keys[] = { "shape", "min", "max", "center", "radius", "height",
+                                         "file", "scale", "rotation", "surface_only", "copies",
+                                         "velocity", NULL };
+static const char *const copies_keys[] = { "count", "step", NULL };
 
+/* A fill: the lattice points of one shape (box, sphere, upright cylinder,
+ * or a closed mesh voxelised at the spacing), repeated by "copies"
+ * ({"count": [nx, ny, nz], "step": [dx, dy, dz]} m). With the set's "bodies",
+ * each copy is one rigid body: its particles get the next body index as
+ * their phase. */
 static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double spacing,
-                       uint64_t limit, double radius, const double vel[3], double mass,
-                       uint32_t phase, host_particles *h)
+                       uint64_t limit, double radius, const double set_vel[3], double mass,
+                       uint32_t phase, uint32_t *body, host_particles *h)
 {
     if (!cJSON_IsObject(f))
         return fail(c, path, "expected an object like {\"shape\": \"box\", \"min\": [..], "
@@ -280,14 +321,20 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
     if (!check_keys(c, f, path, fill_keys))
         return false;
     const char *shape;
-    if (!get_string(c, f, "shape", path, true, &shape))
+    double vel[3];
+    if (!get_string(c, f, "shape", path, true, &shape) ||
+        !get_vec3_key(c, f, "velocity", path, false, set_vel, vel))
         return false;
     if (spacing <= 0)
         return fail(c, path, "a fill needs the set's \"spacing\" (m, > 0)");
     double lo[3], hi[3];
     long n[3];
     bool sphere = !strcmp(shape, "sphere"), cylinder = !strcmp(shape, "cylinder");
+    bool mesh = !strcmp(shape, "mesh");
     double center[3], r = 0, height = 0;
+    float *pattern = NULL; /* xyz per point of one copy */
+    uint64_t pattern_n = 0;
+    char field[512];
     if (!strcmp(shape, "box")) {
         if (!get_vec3_key(c, f, "min", path, true, NULL, lo) ||
             !get_vec3_key(c, f, "max", path, true, NULL, hi))
@@ -310,48 +357,143 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
             lo[a] = center[a] - (a == 1 ? 0 : r);
             hi[a] = center[a] + (a == 1 ? height : r);
         }
-    } else {
-        char field[512];
-        snprintf(field, sizeof field, "%s.shape", path);
-        return fail(c, field, "unknown shape '%s'; expected \"box\", \"sphere\" or \"cylinder\"", shape);
-    }
-    uint64_t total = 1;
-    for (int a = 0; a < 3; a++) {
-        if (!(hi[a] > lo[a])) {
-            return fail(c, path, "max must exceed min along every axis (axis %d: %g .. %g)", a,
-                        lo[a], hi[a]);
-        }
-        double cells = (hi[a] - lo[a]) / spacing;
-        if (cells > 1e7)
-            return fail(c, path, "%g particles along axis %d: too many for spacing %g m", cells,
-                        a, spacing);
-        n[a] = (long)floor(cells + 1e-9);
-        if (n[a] < 1)
-            n[a] = 1;
-        total *= (uint64_t)n[a];
-    }
-    if (h->count + total > limit)
-        return fail(c, path, "the fill would make the set hold %" PRIu64 " particles or more, over "
-                    "the %" PRIu64 " that fit in one buffer on this device (maxStorageBufferRange)",
-                    h->count + total, limit);
-    /* Lattice points in cell centres, in x-fastest order so every run is the same. */
-    for (long k = 0; k < n[2]; k++)
-        for (long j = 0; j < n[1]; j++)
-            for (long i = 0; i < n[0]; i++) {
-                double x[3] = { lo[0] + spacing * (i + 0.5), lo[1] + spacing * (j + 0.5),
-                                lo[2] + spacing * (k + 0.5) };
-                if (sphere || cylinder) {
-                    double d2 = 0;
-                    for (int a = 0; a < 3; a++)
-                        if (sphere || a != 1)
-                            d2 += (x[a] - center[a]) * (x[a] - center[a]);
-                    if (d2 > r * r)
-                        continue;
-                }
-                if (!host_push(h, x, radius, vel, mass, phase))
-                    return fail(c, path, "out of host memory");
+    } else if (mesh) {
+        /* A closed mesh (OBJ, relative to the scene file): scaled, turned by
+         * "rotation" [axis x, y, z, degrees] about its bounding box centre,
+         * which goes to "center"; voxelised at the spacing. */
+        const char *file;
+        double scale, rot[4] = { 0, 1, 0, 0 }, zero3[3] = { 0, 0, 0 };
+        bool surface;
+        if (!get_string(c, f, "file", path, true, &file) ||
+            !get_number(c, f, "scale", path, false, 1, 1e-9, 1e9, &scale) ||
+            !get_vec3_key(c, f, "center", path, false, zero3, center) ||
+            !get_bool(c, f, "surface_only", path, false, &surface))
+            return false;
+        const cJSON *jr = cJSON_GetObjectItemCaseSensitive(f, "rotation");
+        if (jr) {
+            snprintf(field, sizeof field, "%s.rotation", path);
+            if (!cJSON_IsArray(jr) || cJSON_GetArraySize(jr) != 4)
+                return fail(c, field, "expected [axis x, axis y, axis z, angle in degrees], got %s",
+                            json_type(jr));
+            for (int a = 0; a < 4; a++) {
+                const cJSON *x = cJSON_GetArrayItem(jr, a);
+                if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
+                    return fail(c, field, "element %d: expected a finite number", a);
+                rot[a] = x->valuedouble;
             }
-    return true;
+            if (rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2] == 0)
+                return fail(c, field, "the axis [0, 0, 0] has no direction");
+        }
+        char dir[1024], full[2200], err[512];
+        dir_of(c->file, dir, sizeof dir);
+        if (file[0] == '/')
+            snprintf(full, sizeof full, "%s", file);
+        else
+            snprintf(full, sizeof full, "%s/%s", dir, file);
+        eddy_mesh m;
+        snprintf(field, sizeof field, "%s.file", path);
+        if (eddy_load_obj(full, &m, err, sizeof err) != 0)
+            return fail(c, field, "%s", err);
+        double blo[3] = { INFINITY, INFINITY, INFINITY }, bhi[3] = { -INFINITY, -INFINITY, -INFINITY };
+        for (uint32_t i = 0; i < m.vertex_count; i++)
+            for (int a = 0; a < 3; a++) {
+                blo[a] = fmin(blo[a], m.vertices[3 * i + a]);
+                bhi[a] = fmax(bhi[a], m.vertices[3 * i + a]);
+            }
+        double mid[3] = { -0.5 * (blo[0] + bhi[0]), -0.5 * (blo[1] + bhi[1]), -0.5 * (blo[2] + bhi[2]) };
+        eddy_mesh_transform(&m, 1, NULL, mid);
+        double len = sqrt(rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2]), half = rot[3] * M_PI / 360;
+        double q[4] = { cos(half), sin(half) * rot[0] / len, sin(half) * rot[1] / len, sin(half) * rot[2] / len };
+        eddy_mesh_transform(&m, scale, q, center);
+        int64_t got = eddy_voxelize(&m, &(eddy_voxel_desc){ .diameter = spacing, .surface_only = surface,
+                                                          .max_points = (uint32_t)(limit < UINT32_MAX ? limit : UINT32_MAX) },
+                                    &pattern, err, sizeof err);
+        eddy_free_mesh(&m);
+        if (got < 0)
+            return fail(c, field, "%s: %s", full, err);
+        pattern_n = (uint64_t)got;
+    } else {
+        snprintf(field, sizeof field, "%s.shape", path);
+        return fail(c, field, "unknown shape '%s'; expected \"box\", \"sphere\", \"cylinder\" or "
+                    "\"mesh\"", shape);
+    }
+    if (!mesh) {
+        uint64_t total = 1;
+        for (int a = 0; a < 3; a++) {
+            if (!(hi[a] > lo[a]))
+                return fail(c, path, "max must exceed min along every axis (axis %d: %g .. %g)", a,
+                            lo[a], hi[a]);
+            double cells = (hi[a] - lo[a]) / spacing;
+            if (cells > 1e7)
+                return fail(c, path, "%g particles along axis %d: too many for spacing %g m", cells,
+                            a, spacing);
+            n[a] = (long)floor(cells + 1e-9);
+            if (n[a] < 1)
+                n[a] = 1;
+            total *= (uint64_t)n[a];
+        }
+        if (total > limit)
+            return fail(c, path, "the fill would make the set hold %" PRIu64 " particles or more, over "
+                        "the %" PRIu64 " that fit in one buffer on this device (maxStorageBufferRange)",
+                        h->count + total, limit);
+        pattern = malloc(12 * total + 12);
+        if (!pattern)
+            return fail(c, path, "out of host memory");
+        /* Lattice points in cell centres, in x-fastest order so every run is the same. */
+        for (long k = 0; k < n[2]; k++)
+            for (long j = 0; j < n[1]; j++)
+                for (long i = 0; i < n[0]; i++) {
+                    double x[3] = { lo[0] + spacing * (i + 0.5), lo[1] + spacing * (j + 0.5),
+                                    lo[2] + spacing * (k + 0.5) };
+                    if (sphere || cylinder) {
+                        double d2 = 0;
+                        for (int a = 0; a < 3; a++)
+                            if (sphere || a != 1)
+                                d2 += (x[a] - center[a]) * (x[a] - center[a]);
+                        if (d2 > r * r)
+                            continue;
+                    }
+                    for (int a = 0; a < 3; a++)
+                        pattern[3 * pattern_n + a] = (float)x[a];
+                    pattern_n++;
+                }
+    }
+    double count[3] = { 1, 1, 1 }, step[3] = { 0, 0, 0 };
+    const cJSON *jc = cJSON_GetObjectItemCaseSensitive(f, "copies");
+    snprintf(field, sizeof field, "%s.copies", path);
+    if (jc && (!cJSON_IsObject(jc) || !check_keys(c, jc, field, copies_keys) ||
+               !get_vec3_key(c, jc, "count", field, true, NULL, count) ||
+               !get_vec3_key(c, jc, "step", field, true, NULL, step))) {
+        free(pattern);
+        return c->failed ? false : fail(c, field, "expected {\"count\": [nx, ny, nz], \"step\": [dx, dy, dz]}, got %s",
+                                        json_type(jc));
+    }
+    for (int a = 0; a < 3; a++)
+        if (count[a] < 1 || count[a] > 1e6 || count[a] != floor(count[a])) {
+            free(pattern);
+            return fail(c, field, "count[%d] = %g: expected a whole number in [1, 1e6]", a, count[a]);
+        }
+    uint64_t copies = (uint64_t)count[0] * (uint64_t)count[1] * (uint64_t)count[2];
+    if (h->count + copies * pattern_n > limit) {
+        free(pattern);
+        return fail(c, path, "the fill would make the set hold %" PRIu64 " particles, over "
+                    "the %" PRIu64 " that fit in one buffer on this device (maxStorageBufferRange)",
+                    h->count + copies * pattern_n, limit);
+    }
+    bool ok = true;
+    for (long ck = 0; ok && ck < (long)count[2]; ck++)
+        for (long cj = 0; ok && cj < (long)count[1]; cj++)
+            for (long ci = 0; ok && ci < (long)count[0]; ci++) {
+                double off[3] = { ci * step[0], cj * step[1], ck * step[2] };
+                for (uint64_t p = 0; ok && p < pattern_n; p++) {
+                    double x[3] = { pattern[3 * p] + off[0], pattern[3 * p + 1] + off[1], pattern[3 * p + 2] + off[2] };
+                    ok = host_push(h, x, radius, vel, mass, body ? *body : phase);
+                }
+                if (body)
+                    ++*body;
+            }
+    free(pattern);
+    return ok ? true : fail(c, path, "out of host memory");
 }
 
 static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, uint64_t limit,
@@ -374,6 +516,8 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
     snprintf(name, 64, "%s", n);
     double spacing, radius, mass, cap, phase;
     double vel[3];
+    bool bodies;
+    uint32_t body = 0;
     static const double zero[3] = { 0, 0, 0 };
     if (!get_number(c, js, "spacing", path, false, 0, 1e-9, 1e9, &spacing) ||
         !get_number(c, js, "radius", path, false, spacing > 0 ? spacing / 2 : 0.01, 1e-9, 1e9,
@@ -382,20 +526,23 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
                     1e30, &mass) ||
         !get_number(c, js, "capacity", path, false, 0, 0, 4294967295.0, &cap) ||
         !get_number(c, js, "phase", path, false, 0, 0, 4294967295.0, &phase) ||
-        !get_vec3_key(c, js, "velocity", path, false, zero, vel))
+        !get_vec3_key(c, js, "velocity", path, false, zero, vel) ||
+        !get_bool(c, js, "bodies", path, false, &bodies))
         return false;
     const cJSON *fills = cJSON_GetObjectItemCaseSensitive(js, "fill");
     if (fills) {
         char fp[128];
         if (cJSON_IsObject(fills)) {
             snprintf(fp, sizeof fp, "%s.fill", path);
-            if (!parse_fill(c, fills, fp, spacing, limit, radius, vel, mass, (uint32_t)phase, h))
+            if (!parse_fill(c, fills, fp, spacing, limit, radius, vel, mass, (uint32_t)phase,
+                            bodies ? &body : NULL, h))
                 return false;
         } else if (cJSON_IsArray(fills)) {
             int i = 0;
             for (const cJSON *f = fills->child; f; f = f->next, i++) {
                 snprintf(fp, sizeof fp, "%s.fill[%d]", path, i);
-                if (!parse_fill(c, f, fp, spacing, limit, radius, vel, mass, (uint32_t)phase, h))
+                if (!parse_fill(c, f, fp, spacing, limit, radius, vel, mass, (uint32_t)phase,
+                                bodies ? &body : NULL, h))
                     return false;
             }
         } else {
@@ -421,9 +568,10 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
             if (h->count >= limit)
                 return fail(c, pp, "more than %" PRIu64 " particles do not fit in one buffer",
                             limit);
-            if (!host_push(h, x, radius, vel, mass, (uint32_t)phase))
+            if (!host_push(h, x, radius, vel, mass, bodies ? body : (uint32_t)phase))
                 return fail(c, pp, "out of host memory");
         }
+        body += bodies && points->child; /* the points are one body */
     }
     if (h->count == 0)
         return fail(c, path, "the set has no particles: give \"fill\" (with \"spacing\") or "
@@ -445,7 +593,92 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
 
 /* ------------------------------------------------------------------ systems */
 
-static const char *const system_keys[] = { "name", "module", "set", "params", NULL };
+static const char *const system_keys[] = { "name", "module", "set", "params", "tool", NULL };
+
+/* The path's centre at time t: held before the first key and after the last. */
+static void tool_path_at(const scene_tool *tl, double t, double out[3])
+{
+    const tool_key *k = tl->keys;
+    uint32_t n = tl->key_count;
+    if (t <= k[0].t || n == 1) {
+        memcpy(out, k[0].x, sizeof k[0].x);
+        return;
+    }
+    if (t >= k[n - 1].t) {
+        memcpy(out, k[n - 1].x, sizeof k[n - 1].x);
+        return;
+    }
+    uint32_t i = 0;
+    while (t >= k[i + 1].t)
+        i++;
+    double T = k[i + 1].t - k[i].t, u = (t - k[i].t) / T;
+    for (int a = 0; a < 3; a++) {
+        double p0 = k[i].x[a], p1 = k[i + 1].x[a];
+        if (!tl->smooth) {
+            out[a] = p0 + (p1 - p0) * u;
+            continue;
+        }
+        /* Catmull-Rom tangents for uneven key spacing; at rest at the ends. */
+        double m0 = i > 0 ? (p1 - k[i - 1].x[a]) / (k[i + 1].t - k[i - 1].t) : 0;
+        double m1 = i + 2 < n ? (k[i + 2].x[a] - p0) / (k[i + 2].t - k[i].t) : 0;
+        double u2 = u * u, u3 = u2 * u;
+        out[a] = (2 * u3 - 3 * u2 + 1) * p0 + (u3 - 2 * u2 + u) * T * m0 + (-2 * u3 + 3 * u2) * p1 +
+                 (u3 - u2) * T * m1;
+    }
+}
+
+static const char *const tool_keys[] = { "path", "interpolation", "log", NULL };
+static const char *const tool_key_keys[] = { "t", "position", NULL };
+
+/* "tool": {"path": [{"t": 0, "position": [x, y, z]}, ...], "interpolation":
+ * "linear" | "smooth", "log": true}: key times strictly increasing. */
+static bool parse_tool(parse_ctx *c, const cJSON *jt, const char *path, scene_tool *tl)
+{
+    char field[400];
+    if (!cJSON_IsObject(jt))
+        return fail(c, path, "expected an object like {\"path\": [{\"t\": 0, \"position\": "
+                    "[0, 0.3, 0]}]}, got %s", json_type(jt));
+    if (!check_keys(c, jt, path, tool_keys))
+        return false;
+    const cJSON *jp = cJSON_GetObjectItemCaseSensitive(jt, "path");
+    snprintf(field, sizeof field, "%s.path", path);
+    if (!cJSON_IsArray(jp) || cJSON_GetArraySize(jp) < 1)
+        return fail(c, field, "expected a non-empty array of key frames {\"t\": s, \"position\": "
+                    "[x, y, z]}, got %s", json_type(jp));
+    tl->key_count = (uint32_t)cJSON_GetArraySize(jp);
+    tl->keys = calloc(tl->key_count, sizeof *tl->keys);
+    if (!tl->keys)
+        return fail(c, NULL, "out of host memory");
+    uint32_t i = 0;
+    for (const cJSON *jk = jp->child; jk; jk = jk->next, i++) {
+        char kp[300];
+        snprintf(kp, sizeof kp, "%s.path[%u]", path, i);
+        if (!cJSON_IsObject(jk))
+            return fail(c, kp, "expected a key frame {\"t\": s, \"position\": [x, y, z]}, got %s",
+                        json_type(jk));
+        if (!check_keys(c, jk, kp, tool_key_keys) ||
+            !get_number(c, jk, "t", kp, true, 0, 0, 1e9, &tl->keys[i].t) ||
+            !get_vec3_key(c, jk, "position", kp, true, NULL, tl->keys[i].x))
+            return false;
+        if (i > 0 && !(tl->keys[i].t > tl->keys[i - 1].t)) {
+            snprintf(field, sizeof field, "%s.t", kp);
+            return fail(c, field, "key frames must be in time order: expected a time after "
+                        "path[%u].t = %g s, got %g s", i - 1, tl->keys[i - 1].t, tl->keys[i].t);
+        }
+    }
+    const char *interp = NULL;
+    if (!get_string(c, jt, "interpolation", path, false, &interp) ||
+        !get_bool(c, jt, "log", path, true, &tl->log))
+        return false;
+    if (interp && strcmp(interp, "linear") && strcmp(interp, "smooth")) {
+        snprintf(field, sizeof field, "%s.interpolation", path);
+        return fail(c, field, "expected \"linear\" or \"smooth\", got \"%s\"", interp);
+    }
+    tl->smooth = interp && !strcmp(interp, "smooth");
+    tl->scripted = true;
+    tool_path_at(tl, 0, tl->at);
+    return true;
+}
 
 static bool parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *jp,
                          const char *path, eddy_param_value *values)
@@ -700,15 +933,6 @@ static void line_col(const char *text, const char *at, int *line, int *col)
             (*col)++;
         }
     }
-}
-
-static void dir_of(const char *path, char *out, size_t cap)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(out, cap, ".");
-    else
-        snprintf(out, cap, "%.*s", (int)(slash - path), path);
 }
 
 /* Adaptive stepping: the substeps the systems need now; a new step graph
@@ -998,6 +1222,20 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         if (s->adaptive && (!m->stable_dt || !m->set_dt))
             return fail(c, "adaptive", "module '%s' (%s) cannot adapt its step (no stable_dt)",
                         m->name, path);
+        const cJSON *jt = cJSON_GetObjectItemCaseSensitive(js, "tool");
+        if (jt) {
+            snprintf(field, sizeof field, "%s.tool", path);
+            if (!m->set_tool || !m->tool_force)
+                return fail(c, field, "module '%s' has no tool", m->name);
+            if (!parse_tool(c, jt, field, &sys->tool))
+                return false;
+            if (m->set_tool(sys->state, sys->tool.at, sys->tool.at) != EDDY_OK ||
+                m->tool_force(sys->state, &sys->tool.last) != EDDY_OK)
+                return fail(c, field, "module '%s' could not place the tool (see above)", m->name);
+            /* Until the first step: no force, the tool where the path starts. */
+            memset(&sys->tool.last, 0, offsetof(eddy_tool_force, position));
+            memcpy(sys->tool.last.position, sys->tool.at, sizeof sys->tool.at);
+        }
     }
     if (s->adaptive && adapt(s) != EDDY_OK)
         return fail(c, "adaptive", "the first adaptive substep could not be set up (see above)");
@@ -1067,8 +1305,11 @@ void eddy_destroy_scene(eddy_scene *s)
     eddy_engine *e = s->e;
     eddy_destroy_graph(e, s->graph);
     eddy_destroy_renderer(e, s->renderer);
-    for (uint32_t i = 0; i < s->system_count; i++)
+    for (uint32_t i = 0; i < s->system_count; i++) {
         s->systems[i].module->destroy(s->systems[i].state);
+        free(s->systems[i].tool.keys);
+        free(s->systems[i].tool.text);
+    }
     for (uint32_t i = 0; i < s->set_count; i++)
         eddy_destroy_particles(e, s->sets[i].handle);
     for (uint32_t i = 0; i < s->pvd_count; i++)
@@ -1099,13 +1340,175 @@ eddy_scene_info eddy_scene_get_info(const eddy_scene *s)
     };
 }
 
+eddy_engine *eddy_scene_engine(const eddy_scene *s)
+{
+    return s->e;
+}
+
 eddy_graph eddy_scene_graph(const eddy_scene *s)
 {
     return s->graph;
 }
 
+static scene_system *find_system(const eddy_scene *s, const char *name)
+{
+    for (uint32_t i = 0; s && name && i < s->system_count; i++)
+        if (!strcmp(s->systems[i].name, name))
+            return &s->systems[i];
+    if (s)
+        eddy_log(s->e, EDDY_LOG_ERROR, "scene '%s' has no system named '%s'", s->name,
+                 name ? name : "(null)");
+    return NULL;
+}
+
+eddy_result eddy_scene_set_tool(eddy_scene *s, const char *system, const double position[3])
+{
+    scene_system *sys = find_system(s, system);
+    if (!sys)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!sys->module->set_tool) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "system '%s': module '%s' has no tool", system,
+                 sys->module->name);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(position[a])) {
+            eddy_log(s->e, EDDY_LOG_ERROR, "system '%s': tool position (%g, %g, %g) is not finite",
+                     system, position[0], position[1], position[2]);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+    if (!sys->tool.host && !sys->tool.scripted) {
+        /* First host move: check the system has a tool, and start from where it is. */
+        eddy_tool_force f;
+        eddy_result r = sys->module->tool_force(sys->state, &f);
+        if (r != EDDY_OK)
+            return r;
+        memcpy(sys->tool.at, f.position, sizeof sys->tool.at);
+    }
+    sys->tool.host = true;
+    memcpy(sys->tool.target, position, sizeof sys->tool.target);
+    return EDDY_OK;
+}
+
+eddy_result eddy_scene_tool_path(const eddy_scene *s, const char *system, double t, double position[3])
+{
+    scene_system *sys = find_system(s, system);
+    if (!sys)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!sys->tool.scripted) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "%s: system '%s' has no tool path (a \"tool\" object with "
+                 "a \"path\" in the scene)", s->path, system);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    tool_path_at(&sys->tool, t, position);
+    return EDDY_OK;
+}
+
+const char *eddy_scene_system_name(const eddy_scene *s, uint32_t index)
+{
+    return s && index < s->system_count ? s->systems[index].name : NULL;
+}
+
+eddy_result eddy_scene_tool_force(const eddy_scene *s, const char *system, eddy_tool_force *out)
+{
+    scene_system *sys = find_system(s, system);
+    if (!sys)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!sys->module->tool_force) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "system '%s': module '%s' has no tool", system,
+                 sys->module->name);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (sys->tool.host || sys->tool.scripted) {
+        *out = sys->tool.last;
+        return EDDY_OK;
+    }
+    return sys->module->tool_force(sys->state, out);
+}
+
+static bool append_text(scene_tool *tl, const char *line)
+{
+    size_t n = strlen(line);
+    if (tl->len + n + 1 > tl->cap) {
+        size_t cap = tl->cap ? tl->cap * 2 : 65536;
+        while (cap < tl->len + n + 1)
+            cap *= 2;
+        char *grown = realloc(tl->text, cap);
+        if (!grown)
+            return false;
+        tl->text = grown;
+        tl->cap = cap;
+    }
+    memcpy(tl->text + tl->len, line, n + 1);
+    tl->len += n;
+    return true;
+}
+
+/* One step with the tools moved first and their forces read after. */
+static eddy_result tool_step(eddy_scene *s)
+{
+    double t1 = (double)(s->steps_done + 1) * s->dt;
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        scene_system *sys = &s->systems[i];
+        scene_tool *tl = &sys->tool;
+        if (!tl->scripted && !tl->host)
+            continue;
+        double to[3];
+        if (tl->host)
+            memcpy(to, tl->target, sizeof to);
+        else
+            tool_path_at(tl, t1, to);
+        eddy_result r = sys->module->set_tool(sys->state, tl->at, to);
+        if (r != EDDY_OK)
+            return r;
+        memcpy(tl->at, to, sizeof to);
+    }
+    eddy_result r = eddy_graph_run(s->e, s->graph, 1);
+    if (r != EDDY_OK)
+        return r;
+    s->steps_done++;
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        scene_system *sys = &s->systems[i];
+        scene_tool *tl = &sys->tool;
+        if (!tl->scripted && !tl->host)
+            continue;
+        r = sys->module->tool_force(sys->state, &tl->last);
+        if (r != EDDY_OK)
+            return r;
+        const eddy_tool_force *f = &tl->last;
+        if (tl->log && !s->no_output) {
+            char line[640];
+            snprintf(line, sizeof line,
+                     "%" PRIu64 ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,"
+                     "%.9g,%.9g,%.9g\n", s->steps_done, t1, f->position[0], f->position[1],
+                     f->position[2], f->push[0], f->push[1], f->push[2], f->adhesion[0],
+                     f->adhesion[1], f->adhesion[2], f->damping[0], f->damping[1], f->damping[2],
+                     f->total[0], f->total[1], f->total[2]);
+            if (!append_text(tl, line))
+                return EDDY_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    return EDDY_OK;
+}
+
+static bool has_tools(const eddy_scene *s)
+{
+    for (uint32_t i = 0; i < s->system_count; i++)
+        if (s->systems[i].tool.scripted || s->systems[i].tool.host)
+            return true;
+    return false;
+}
+
 eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps)
 {
+    if (has_tools(s)) {
+        for (; steps; steps--) {
+            eddy_result r = tool_step(s);
+            if (r != EDDY_OK)
+                return r;
+        }
+        return EDDY_OK;
+    }
     while (steps) {
         uint32_t n = steps > 1000000 ? 1000000 : (uint32_t)steps;
         eddy_result r = eddy_graph_run(s->e, s->graph, n);
@@ -1189,7 +1592,45 @@ static eddy_result ensure_out(eddy_scene *s)
         }
         fclose(f);
     }
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        scene_tool *tl = &s->systems[i].tool;
+        if (!tl->scripted || !tl->log)
+            continue;
+        char path[2200];
+        snprintf(path, sizeof path, "%s/tool_%s.csv", s->out_dir, s->systems[i].name);
+        FILE *f = fopen(path, "wb");
+        if (!f || fputs("step,time,x,y,z,push_x,push_y,push_z,adhesion_x,adhesion_y,adhesion_z,"
+                        "damping_x,damping_y,damping_z,total_x,total_y,total_z\n", f) < 0) {
+            eddy_log(s->e, EDDY_LOG_ERROR, "output: cannot create '%s': %s", path, strerror(errno));
+            if (f)
+                fclose(f);
+            return EDDY_ERROR_IO;
+        }
+        fclose(f);
+    }
     s->out_ready = true;
+    return EDDY_OK;
+}
+
+/* Appends the tools' buffered log lines (one per step since the last frame). */
+static eddy_result flush_tool_logs(eddy_scene *s)
+{
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        scene_tool *tl = &s->systems[i].tool;
+        if (!tl->scripted || !tl->log || !tl->len)
+            continue;
+        char path[2200];
+        snprintf(path, sizeof path, "%s/tool_%s.csv", s->out_dir, s->systems[i].name);
+        FILE *f = fopen(path, "ab");
+        bool ok = f && fwrite(tl->text, 1, tl->len, f) == tl->len;
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (!ok) {
+            eddy_log(s->e, EDDY_LOG_ERROR, "output: cannot append to '%s': %s", path, strerror(errno));
+            return EDDY_ERROR_IO;
+        }
+        tl->len = 0;
+    }
     return EDDY_OK;
 }
 
@@ -1208,7 +1649,12 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
     uint32_t total = 0;
     for (uint32_t i = 0; i < s->set_count; i++)
         total += s->sets[i].count;
-    float *spheres = draw ? malloc(16ull * total + 16) : NULL, *scalars = draw ? malloc(4ull * total + 4) : NULL;
+    /* Tools are drawn as grey spheres after the particles. */
+    uint32_t tools = 0;
+    for (uint32_t i = 0; i < s->system_count; i++)
+        tools += s->systems[i].tool.scripted || s->systems[i].tool.host;
+    float *spheres = draw ? malloc(16ull * (total + tools) + 16) : NULL;
+    float *scalars = draw ? malloc(4ull * (total + tools) + 4) : NULL;
     uint32_t drawn = 0;
     if (draw && (!spheres || !scalars))
         res = EDDY_ERROR_OUT_OF_MEMORY;
@@ -1343,6 +1789,17 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         free(mass);
         free(phase);
     }
+    for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && draw; i++) {
+        const scene_tool *tl = &s->systems[i].tool;
+        if (!tl->scripted && !tl->host)
+            continue;
+        eddy_tool_force f;
+        res = s->systems[i].module->tool_force(s->systems[i].state, &f);
+        for (int a = 0; a < 3; a++)
+            spheres[4 * (size_t)drawn + a] = (float)f.position[a];
+        spheres[4 * (size_t)drawn + 3] = (float)f.radius;
+        scalars[drawn++] = -1.0f;
+    }
     if (res == EDDY_OK && draw) {
         uint8_t *rgba = malloc(4ull * s->image_w * s->image_h);
         char path[2300];
@@ -1381,6 +1838,8 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
             res = EDDY_ERROR_IO;
     }
     free(st.buf);
+    if (res == EDDY_OK && !s->no_output)
+        res = flush_tool_logs(s);
     if (res == EDDY_OK)
         s->frames++;
     return res;

@@ -44,4 +44,36 @@ static inline void eddy_wall_ghosts_cpu(const float *x, float h, float s, const 
             }
 }
 
+/* The tool ghosts of modules/pbf/shaders/pbf_common.glsl: the lattice
+ * c + s k inside a sphere, |s k| <= R - s/2, within h of x. */
+static inline void eddy_sphere_ghosts_cpu(const float *x, const float *c, float R, float h,
+                                          float s, float *w, float g[3])
+{
+    *w = 0;
+    g[0] = g[1] = g[2] = 0;
+    float Ri = R - 0.5f * s, d[3] = { x[0] - c[0], x[1] - c[1], x[2] - c[2] };
+    if (R <= 0 || Ri <= 0 || d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= (Ri + h) * (Ri + h))
+        return;
+    int k0[3], k1[3];
+    for (int a = 0; a < 3; a++) {
+        k0[a] = (int)floorf((d[a] - h) / s);
+        k1[a] = (int)ceilf((d[a] + h) / s);
+    }
+    for (int kz = k0[2]; kz <= k1[2]; kz++)
+        for (int ky = k0[1]; ky <= k1[1]; ky++)
+            for (int kx = k0[0]; kx <= k1[0]; kx++) {
+                float q[3] = { s * (float)kx, s * (float)ky, s * (float)kz };
+                if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] > Ri * Ri)
+                    continue;
+                float r[3] = { d[0] - q[0], d[1] - q[1], d[2] - q[2] };
+                float r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+                if (r2 >= h * h)
+                    continue;
+                *w += eddy_w_poly6(r2, h);
+                float gs = eddy_grad_spiky(r2, h);
+                for (int a = 0; a < 3; a++)
+                    g[a] += gs * r[a];
+            }
+}
+
 #endif

@@ -6,6 +6,7 @@
 #include "sph_kernels.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +32,20 @@ static const uint32_t finish_spv[] =
 static const uint32_t vorticity_spv[] =
 #include "pbf_vorticity.spv.inc"
     ;
+static const uint32_t tool_begin_spv[] =
+#include "pbf_tool_begin.spv.inc"
+    ;
+static const uint32_t tool_force_spv[] =
+#include "pbf_tool_force.spv.inc"
+    ;
+static const uint32_t tool_end_spv[] =
+#include "pbf_tool_end.spv.inc"
+    ;
 
 enum {
     P_H, P_RHO0, P_ITERATIONS, P_EPSILON, P_TENSILE_K, P_TENSILE_N, P_TENSILE_DQ, P_XSPH,
-    P_GRAVITY, P_WALL_SPACING, P_VORTICITY, P_COUNT
+    P_GRAVITY, P_WALL_SPACING, P_VORTICITY, P_TOOL_RADIUS, P_TOOL_POSITION, P_TOOL_ADHESION,
+    P_TOOL_RANGE, P_TOOL_DAMPING, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -49,6 +60,11 @@ static const eddy_param_info params[P_COUNT] = {
     [P_GRAVITY] = { "gravity", EDDY_PARAM_VEC3, "m/s^2", { 0, -9.81, 0 }, -1e4, 1e4, "uniform acceleration" },
     [P_VORTICITY] = { "vorticity", EDDY_PARAM_FLOAT, "m/s", { 0 }, 0, 1e3, "vorticity confinement epsilon (0 = off)" },
     [P_WALL_SPACING] = { "wall_spacing", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 100, "spacing of the ghost lattice behind the box walls (the fill spacing); 0 = h / 2" },
+    [P_TOOL_RADIUS] = { "tool_radius", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 100, "radius R of the rigid sphere tool; 0 = no tool" },
+    [P_TOOL_POSITION] = { "tool_position", EDDY_PARAM_VEC3, "m", { 0, 0, 0 }, -1e6, 1e6, "the tool's centre until a path or the host moves it" },
+    [P_TOOL_ADHESION] = { "tool_adhesion", EDDY_PARAM_FLOAT, "N/m^3", { 2000 }, 0, 1e9, "adhesion K (seed eq. 12, K_i = K_j): the peak pull of a particle is K m/rho" },
+    [P_TOOL_RANGE] = { "tool_adhesion_range", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 100, "adhesion acts from the surface (A = R) to B = R + this; 0 = h" },
+    [P_TOOL_DAMPING] = { "tool_damping", EDDY_PARAM_FLOAT, "N s/m", { 0.02 }, 0, 1e6, "damping k (seed eq. 14) per particle in contact (closer than R + wall spacing)" },
 };
 
 static const char *const shared[] = { "position", "velocity", "mass", "density" };
@@ -93,6 +109,10 @@ void eddy_pbf_params_from_values(struct eddy_pbf_params *p, const eddy_param_val
     p->options[2] = (float)(v[P_WALL_SPACING].v[0] > 0 ? v[P_WALL_SPACING].v[0] : h / 2);
     p->options[3] = (float)v[P_VORTICITY].v[0];
     p->misc[0] = count;
+    p->tool[0] = (float)v[P_TOOL_RADIUS].v[0];
+    p->tool[1] = (float)v[P_TOOL_ADHESION].v[0];
+    p->tool[2] = (float)(v[P_TOOL_RANGE].v[0] > 0 ? v[P_TOOL_RANGE].v[0] : h);
+    p->tool[3] = (float)v[P_TOOL_DAMPING].v[0];
 }
 
 uint32_t eddy_pbf_iterations(const eddy_param_value *v)
@@ -100,19 +120,23 @@ uint32_t eddy_pbf_iterations(const eddy_param_value *v)
     return (uint32_t)v[P_ITERATIONS].v[0];
 }
 
+enum { K_PREDICT, K_LAMBDA, K_DELTA, K_APPLY, K_VELOCITY, K_FINISH, K_VORTICITY, K_TOOL_BEGIN,
+       K_TOOL_FORCE, K_TOOL_END, K_COUNT };
+
 typedef struct pbf {
     eddy_engine *e;
     eddy_particles set;
-    uint32_t n, iterations;
+    uint32_t n, iterations, substeps;
     char name[64];
     struct eddy_pbf_params p;
     eddy_grid *grid;
-    eddy_kernel k[7];
+    eddy_reduce *reduce;
+    eddy_kernel k[K_COUNT];
     eddy_buffer params, solids, pred, sp, sold, smass, lambda, dp, sv, svort;
+    eddy_buffer tool, tpush, tadh, tdamp, tsums;
     eddy_buffer position, velocity, mass, density;
+    bool clamped; /* the tool was kept off a wall once (warned) */
 } pbf;
-
-enum { K_PREDICT, K_LAMBDA, K_DELTA, K_APPLY, K_VELOCITY, K_FINISH, K_VORTICITY };
 
 static void destroy(void *state)
 {
@@ -120,9 +144,11 @@ static void destroy(void *state)
     if (!s)
         return;
     eddy_destroy_grid(s->e, s->grid);
-    for (int i = 0; i < 7; i++)
+    eddy_destroy_reduce(s->e, s->reduce);
+    for (int i = 0; i < K_COUNT; i++)
         eddy_destroy_kernel(s->e, s->k[i]);
-    eddy_buffer own[] = { s->params, s->solids, s->pred, s->sp, s->sold, s->smass, s->lambda, s->dp, s->sv, s->svort };
+    eddy_buffer own[] = { s->params, s->solids, s->pred, s->sp, s->sold, s->smass, s->lambda, s->dp,
+                          s->sv, s->svort, s->tool, s->tpush, s->tadh, s->tdamp, s->tsums };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(s->e, own[i]);
     free(s);
@@ -156,6 +182,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     eddy_pbf_params_from_values(&s->p, ctx->params, ctx->box_min, ctx->box_max, ctx->dt, s->n,
                                 ctx->solid_count);
     s->iterations = eddy_pbf_iterations(ctx->params);
+    s->substeps = ctx->substeps ? ctx->substeps : 1;
     char gl[160];
     snprintf(gl, sizeof gl, "%s.grid", ctx->name);
     s->grid = eddy_create_grid(e, &(eddy_grid_desc){
@@ -179,19 +206,41 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->dp = scratch(s, "sorted.correction", 16 * n);
     s->sv = scratch(s, "sorted.velocity", 16 * n);
     s->svort = scratch(s, "sorted.vorticity", 16 * n);
+    /* The tool's buffers are bound by every step (the shaders declare them)
+     * but sized for the particles only when there is a tool. */
+    bool tool = s->p.tool[0] > 0;
+    struct eddy_pbf_tool t0 = { .clock = { s->substeps, s->substeps } };
+    for (int a = 0; a < 3; a++)
+        t0.from[a] = t0.to[a] = t0.centre[a] = (float)ctx->params[P_TOOL_POSITION].v[a];
+    s->tool = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof t0, .label = "pbf.tool", .data = &t0 });
+    s->tpush = scratch(s, "sorted.tool_push", tool ? 16 * n : 16);
+    s->tadh = scratch(s, "sorted.tool_adhesion", tool ? 16 * n : 16);
+    s->tdamp = scratch(s, "sorted.tool_damping", tool ? 16 * n : 16);
+    s->tsums = scratch(s, "tool_sums", 48);
     if (!s->density.id || !s->params.id || !s->solids.id || !s->pred.id || !s->sp.id ||
-        !s->sold.id || !s->smass.id || !s->lambda.id || !s->dp.id || !s->sv.id || !s->svort.id)
+        !s->sold.id || !s->smass.id || !s->lambda.id || !s->dp.id || !s->sv.id || !s->svort.id ||
+        !s->tool.id || !s->tpush.id || !s->tadh.id || !s->tdamp.id || !s->tsums.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
+    if (tool) {
+        char rl[160];
+        snprintf(rl, sizeof rl, "%s.tool_reduce", ctx->name);
+        s->reduce = eddy_create_reduce(e, &(eddy_reduce_desc){ .label = rl, .max_count = s->n ? s->n : 1 });
+        if (!s->reduce)
+            return EDDY_ERROR_OUT_OF_MEMORY;
+    }
     if (ctx->solid_count &&
         eddy_buffer_upload(e, s->solids, 0, sizeof(eddy_solid) * ctx->solid_count, ctx->solids) != EDDY_OK)
         return EDDY_ERROR_VULKAN;
-    const struct { const uint32_t *spv; size_t size; const char *label; } ks[7] = {
+    const struct { const uint32_t *spv; size_t size; const char *label; } ks[K_COUNT] = {
         { predict_spv, sizeof predict_spv, "pbf.predict" }, { lambda_spv, sizeof lambda_spv, "pbf.lambda" },
         { delta_spv, sizeof delta_spv, "pbf.delta" }, { apply_spv, sizeof apply_spv, "pbf.apply" },
         { velocity_spv, sizeof velocity_spv, "pbf.velocity" }, { finish_spv, sizeof finish_spv, "pbf.finish" },
         { vorticity_spv, sizeof vorticity_spv, "pbf.vorticity" },
+        { tool_begin_spv, sizeof tool_begin_spv, "pbf.tool_begin" },
+        { tool_force_spv, sizeof tool_force_spv, "pbf.tool_force" },
+        { tool_end_spv, sizeof tool_end_spv, "pbf.tool_end" },
     };
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < K_COUNT; i++) {
         s->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
         if (!s->k[i].id)
             return EDDY_ERROR_VULKAN;
@@ -206,10 +255,17 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (s->n == 0)
         return EDDY_OK;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
-        .label = "pbf.predict", .kernel = s->k[K_PREDICT], .threads = s->n,
-        .bindings = { { s->params, EDDY_READ }, { s->position, EDDY_READ }, { s->velocity, EDDY_READ },
-                      { s->pred, EDDY_WRITE } } });
+    bool tool = s->p.tool[0] > 0;
+    int rc = 0;
+    if (tool)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "pbf.tool_begin", .kernel = s->k[K_TOOL_BEGIN], .threads = 1,
+            .bindings = { { s->params, EDDY_READ }, { s->tool, EDDY_READ_WRITE } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "pbf.predict", .kernel = s->k[K_PREDICT], .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->position, EDDY_READ }, { s->velocity, EDDY_READ },
+                          { s->pred, EDDY_WRITE }, { s->tpush, EDDY_WRITE } } });
     eddy_result r = rc < 0 ? (eddy_result)rc : EDDY_OK;
     /* The neighbours of the predicted positions, for the whole substep. */
     if (r == EDDY_OK)
@@ -225,19 +281,20 @@ static eddy_result declare_step(void *state, eddy_graph g)
     int first = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "pbf.lambda", .kernel = s->k[K_LAMBDA], .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
-                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->lambda, EDDY_WRITE } } });
+                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->lambda, EDDY_WRITE },
+                      { s->tool, EDDY_READ } } });
     rc = first;
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.delta", .kernel = s->k[K_DELTA], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
                           { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                          { s->dp, EDDY_WRITE } } });
+                          { s->dp, EDDY_WRITE }, { s->tool, EDDY_READ }, { s->tpush, EDDY_READ_WRITE } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.apply", .kernel = s->k[K_APPLY], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ_WRITE }, { s->dp, EDDY_READ },
-                          { s->solids, EDDY_READ } } });
+                          { s->solids, EDDY_READ }, { s->tool, EDDY_READ }, { s->tpush, EDDY_READ_WRITE } } });
     /* The solver iterations: one recorded range, replayed. */
     if (rc >= 0 && s->iterations > 1)
         rc = eddy_graph_repeat(e, g, (uint32_t)first, 3, s->iterations) == EDDY_OK ? 0 : -1;
@@ -260,7 +317,95 @@ static eddy_result declare_step(void *state, eddy_graph g)
                           { gb.cell_end, EDDY_READ }, { gb.sorted_index, EDDY_READ },
                           { s->position, EDDY_WRITE }, { s->velocity, EDDY_WRITE },
                           { s->density, EDDY_WRITE }, { s->svort, EDDY_READ } } });
+    if (rc < 0)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!tool)
+        return EDDY_OK;
+    /* The force on the tool: per particle, three fixed-order sums, the mean
+     * over the substeps. */
+    rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "pbf.tool_force", .kernel = s->k[K_TOOL_FORCE], .threads = s->n,
+        .bindings = { { s->params, EDDY_READ }, { s->tool, EDDY_READ }, { s->sp, EDDY_READ },
+                      { s->sv, EDDY_READ }, { s->smass, EDDY_READ }, { s->lambda, EDDY_READ },
+                      { s->tpush, EDDY_READ_WRITE }, { s->tadh, EDDY_WRITE }, { s->tdamp, EDDY_WRITE } } });
+    if (rc < 0)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    eddy_buffer parts[3] = { s->tpush, s->tadh, s->tdamp };
+    for (uint32_t c = 0; c < 3; c++) {
+        r = eddy_reduce_record(e, s->reduce, g, parts[c], s->n, 4, 3, EDDY_REDUCE_SUM, s->tsums, c);
+        if (r != EDDY_OK)
+            return r;
+    }
+    rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "pbf.tool_end", .kernel = s->k[K_TOOL_END], .threads = 1,
+        .bindings = { { s->params, EDDY_READ }, { s->tool, EDDY_READ_WRITE }, { s->tsums, EDDY_READ } } });
     return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+}
+
+/* Keeps the tool one wall spacing inside the box, so that a particle fits
+ * between it and any wall (the tool is driven, it does not collide). */
+static void clamp_tool(pbf *s, float c[3])
+{
+    float R = s->p.tool[0], gap = s->p.options[2];
+    for (int a = 0; a < 3; a++) {
+        float lo = s->p.box_min[a] + R + gap, hi = s->p.box_max[a] - R - gap;
+        float v = lo > hi ? 0.5f * (s->p.box_min[a] + s->p.box_max[a]) : c[a] < lo ? lo : c[a] > hi ? hi : c[a];
+        if (v != c[a] && !s->clamped) {
+            eddy_log(s->e, EDDY_LOG_WARN, "system '%s': the tool (radius %g m) is kept %g m inside "
+                     "the box walls; its centre along axis %d went from %g to %g m",
+                     s->name, R, gap, a, c[a], v);
+            s->clamped = true;
+        }
+        c[a] = v;
+    }
+}
+
+static eddy_result set_tool(void *state, const double from[3], const double to[3])
+{
+    pbf *s = state;
+    if (s->p.tool[0] <= 0) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "system '%s': a tool is driven but tool_radius is 0; "
+                 "expected tool_radius > 0 (m) in the system's params", s->name);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(from[a]) || !isfinite(to[a])) {
+            eddy_log(s->e, EDDY_LOG_ERROR, "system '%s': tool position is not finite (%g, %g, %g)",
+                     s->name, to[0], to[1], to[2]);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+    struct { float from[4], to[4]; } ft = { { 0 }, { 0 } };
+    for (int a = 0; a < 3; a++) {
+        ft.from[a] = (float)from[a];
+        ft.to[a] = (float)to[a];
+    }
+    clamp_tool(s, ft.from);
+    clamp_tool(s, ft.to);
+    uint32_t clock[4] = { 0, s->substeps, 0, 0 };
+    eddy_result r = eddy_buffer_upload(s->e, s->tool, offsetof(struct eddy_pbf_tool, from), sizeof ft, &ft);
+    if (r == EDDY_OK)
+        r = eddy_buffer_upload(s->e, s->tool, offsetof(struct eddy_pbf_tool, clock), sizeof clock, clock);
+    return r;
+}
+
+static eddy_result tool_force(void *state, eddy_tool_force *out)
+{
+    pbf *s = state;
+    struct eddy_pbf_tool t;
+    if (s->p.tool[0] <= 0)
+        return set_tool(state, (double[3]){ 0 }, (double[3]){ 0 });
+    eddy_result r = eddy_buffer_download(s->e, s->tool, 0, sizeof t, &t);
+    if (r != EDDY_OK)
+        return r;
+    for (int a = 0; a < 3; a++) {
+        out->push[a] = t.push[a];
+        out->adhesion[a] = t.adhesion[a];
+        out->damping[a] = t.damping[a];
+        out->total[a] = (double)t.push[a] + t.adhesion[a] + t.damping[a];
+        out->position[a] = t.centre[a];
+    }
+    out->radius = s->p.tool[0];
+    return EDDY_OK;
 }
 
 static void stats(void *state, eddy_stats *st)
@@ -286,6 +431,8 @@ static const eddy_module_desc desc = {
     .destroy = destroy,
     .declare_step = declare_step,
     .stats = stats,
+    .set_tool = set_tool,
+    .tool_force = tool_force,
 };
 
 const eddy_module_desc *eddy_pbf_module(void)

@@ -17,9 +17,11 @@ uint32_t eddy_pbf_iterations(const eddy_param_value *values);
 
 /* One substep on the CPU with the same equations and its own grid: the tests'
  * reference and the benchmark's C step. pos/vel: vec4 per particle, updated
- * in place; density: out. */
+ * in place; density: out. tool: the tool's state as on the GPU (NULL when
+ * p->tool[0] is 0), advanced and given the substep's force like the
+ * pbf.tool_* passes do. */
 void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids,
                        uint32_t iterations, uint32_t n, float *pos, float *vel, const float *mass,
-                       float *density);
+                       float *density, struct eddy_pbf_tool *tool);
 
 #endif

@@ -29,9 +29,24 @@ static void clamp_box(const struct eddy_pbf_params *p, float *x)
 
 void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids,
                        uint32_t iterations, uint32_t n, float *pos, float *vel, const float *mass,
-                       float *density)
+                       float *density, struct eddy_pbf_tool *tool)
 {
     (void)solids;
+    float R = tool ? p->tool[0] : 0;
+    double fsum[3][3] = { { 0 } };
+    if (R > 0) {
+        uint32_t nsub = tool->clock[1] ? tool->clock[1] : 1;
+        if (tool->clock[0] >= nsub) {
+            memcpy(tool->from, tool->to, sizeof tool->from);
+            tool->clock[0] = 0;
+        }
+        uint32_t k = ++tool->clock[0];
+        for (int a = 0; a < 3; a++) {
+            tool->centre[a] = tool->from[a] + (tool->to[a] - tool->from[a]) * ((float)k / (float)nsub);
+            tool->velocity[a] = (tool->to[a] - tool->from[a]) / (p->box_max[3] * (float)nsub);
+        }
+    }
+    float *tp = R > 0 ? calloc((size_t)n * 3 + 3, sizeof *tp) : NULL;
     float h = p->box_min[3], dt = p->box_max[3], rho0 = p->gravity[3], eps = p->solver[0];
     float s3 = p->options[2] * p->options[2] * p->options[2];
     float *x = malloc(16ull * n + 16), *lam = malloc(8ull * n + 8), *d = malloc(12ull * n + 12);
@@ -70,6 +85,13 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
             }
             float gw, gg[3];
             ghosts(p, xi, &gw, gg);
+            if (R > 0) {
+                float tw, tg[3];
+                eddy_sphere_ghosts_cpu(xi, tool->centre, R, h, p->options[2], &tw, tg);
+                gw += tw;
+                for (int a = 0; a < 3; a++)
+                    gg[a] += tg[a];
+            }
             rho += rho0 * s3 * gw;
             for (int a = 0; a < 3; a++)
                 gi[a] += s3 * gg[a];
@@ -98,11 +120,30 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
             ghosts(p, xi, &gw, gg);
             for (int a = 0; a < 3; a++)
                 d[3 * i + a] = acc[a] + s3 * lam[2 * i] * gg[a];
+            if (R > 0) {
+                float tw, tg[3];
+                eddy_sphere_ghosts_cpu(xi, tool->centre, R, h, p->options[2], &tw, tg);
+                for (int a = 0; a < 3; a++) {
+                    d[3 * i + a] += s3 * lam[2 * i] * tg[a];
+                    tp[3 * i + a] += s3 * lam[2 * i] * tg[a];
+                }
+            }
         }
         for (uint32_t i = 0; i < n; i++) {
+            float *xi = x + 4 * i;
             for (int a = 0; a < 3; a++)
-                x[4 * i + a] += d[3 * i + a];
-            clamp_box(p, x + 4 * i);
+                xi[a] += d[3 * i + a];
+            if (R > 0) {
+                float dd[3] = { xi[0] - tool->centre[0], xi[1] - tool->centre[1], xi[2] - tool->centre[2] };
+                float r = sqrtf(dot3(dd, dd)), lim = R + xi[3];
+                if (r < lim)
+                    for (int a = 0; a < 3; a++) {
+                        float q = tool->centre[a] + (r > 0 ? dd[a] / r : a == 1 ? 1.0f : 0.0f) * lim;
+                        tp[3 * i + a] += q - xi[a];
+                        xi[a] = q;
+                    }
+            }
+            clamp_box(p, xi);
         }
     }
     /* Velocities from positions, then XSPH with the new velocities. */
@@ -111,6 +152,29 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
         for (uint32_t i = 0; i < n; i++)
             for (int a = 0; a < 3; a++)
                 v[3 * i + a] = (x[4 * i + a] - pos[4 * i + a]) / dt;
+        /* The tool's force (pbf_tool_force.comp), summed in double here: the
+         * GPU's tree order differs, the tests compare within a tolerance. */
+        for (uint32_t i = 0; tp && i < n; i++) {
+            const float *xi = x + 4 * i;
+            float dd[3] = { xi[0] - tool->centre[0], xi[1] - tool->centre[1], xi[2] - tool->centre[2] };
+            float r = sqrtf(dot3(dd, dd)), q = (r - R) / p->tool[2];
+            for (int a = 0; a < 3; a++)
+                fsum[0][a] += -mass[i] * tp[3 * i + a] / (dt * dt);
+            if (r > 0 && q >= 0 && q <= 1 && density[i] > 0)
+                for (int a = 0; a < 3; a++)
+                    fsum[1][a] += p->tool[1] * (mass[i] / density[i]) * 6.75f * (q * q - q * q * q) * (dd[a] / r);
+            if (r < R + p->options[2])
+                for (int a = 0; a < 3; a++)
+                    fsum[2][a] += p->tool[3] * (v[3 * i + a] - tool->velocity[a]);
+        }
+        if (tp) {
+            float w = 1.0f / (float)(tool->clock[1] ? tool->clock[1] : 1);
+            bool first = tool->clock[0] <= 1;
+            float *out[3] = { tool->push, tool->adhesion, tool->damping };
+            for (int c = 0; c < 3; c++)
+                for (int a = 0; a < 3; a++)
+                    out[c][a] = (first ? 0.0f : out[c][a]) + w * (float)fsum[c][a];
+        }
         /* Vorticity omega_i, then confinement and XSPH with the new velocities. */
         float *om = p->options[3] != 0 ? calloc((size_t)n * 4 + 4, sizeof *om) : NULL;
         for (uint32_t i = 0; om && i < n; i++) {
@@ -160,6 +224,7 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
         memcpy(pos, x, 16ull * n);
     }
     free(v);
+    free(tp);
     free(x), free(lam), free(d);
     eddy_cpu_grid_free(&g);
 }

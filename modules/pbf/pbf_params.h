@@ -15,6 +15,22 @@ struct eddy_pbf_params {
     EDDY_V4 options EDDY_ARR4;  /* x XSPH c, y unused, z wall ghost spacing (m), w vorticity
                                    confinement epsilon (m/s) */
     EDDY_U4 misc EDDY_ARR4;     /* x particles */
+    EDDY_V4 tool EDDY_ARR4;     /* x tool radius R (m, 0 = no tool), y adhesion K (N/m^3), z adhesion
+                                   range Q = B - A (m), w damping k (N s/m) */
+};
+
+/* The tool's state on the GPU: the host writes from/to/clock before a step,
+ * the pbf.tool_begin pass moves the centre each substep and pbf.tool_end
+ * averages the force over the step's substeps. */
+struct eddy_pbf_tool {
+    EDDY_V4 from EDDY_ARR4;     /* xyz centre at the start of the step (m) */
+    EDDY_V4 to EDDY_ARR4;       /* xyz centre at the end of the step (m) */
+    EDDY_V4 centre EDDY_ARR4;   /* xyz this substep's centre (m) */
+    EDDY_V4 velocity EDDY_ARR4; /* xyz this substep's velocity (m/s) */
+    EDDY_U4 clock EDDY_ARR4;    /* x substeps done in this step, y substeps per step */
+    EDDY_V4 push EDDY_ARR4;     /* xyz contact push on the tool (N), mean over the step */
+    EDDY_V4 adhesion EDDY_ARR4; /* xyz adhesion (N), mean over the step */
+    EDDY_V4 damping EDDY_ARR4;  /* xyz damping (N), mean over the step */
 };
 
 #undef EDDY_ARR4

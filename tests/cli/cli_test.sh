@@ -139,6 +139,33 @@ sph_h)
     expect_bad "$scenes/sph_h.json" -- "sph_h.json: systems[0].params.h: 0 is out of range; expected a number in [1e-05, 100] m";;
 sph_cfl)
     expect_bad "$scenes/sph_cfl.json" -- "dt = 0.001 s is above the stability bound 0.00016 s" "sqrt(stiffness)" "sph_cfl.json: systems[0]";;
+tool_radius)
+    expect_bad "$scenes/tool_radius.json" -- "tool_radius is 0; expected tool_radius > 0" "tool_radius.json: systems[0].tool";;
+tool_negative_radius)
+    expect_bad "$scenes/tool_negative_radius.json" -- "tool_negative_radius.json: systems[0].params.tool_radius: -0.05 is out of range; expected a number in [0, 100] m";;
+tool_key_order)
+    expect_bad "$scenes/tool_key_order.json" -- "tool_key_order.json: systems[0].tool.path[2].t: key frames must be in time order: expected a time after path[1].t = 1.5 s, got 1.2 s";;
+tool_nan)
+    expect_bad "$scenes/tool_nan.json" -- "tool_nan.json: systems[0].tool.path[0].position: element 1: expected a finite number";;
+tool_sph)
+    expect_bad "$scenes/tool_sph.json" -- "tool_sph.json: systems[0].tool: module 'sph' has no tool";;
+pbf_tool_experiment)
+    # The seed-004 experiment on the 5k scene, checked on the recorded force.
+    "$eddy" run "$root/scenes/pbf_tool_5k.json" --out "$out" >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
+    grep -q "validation message" "$tmp/err" && fail "validation messages"
+    [ -s "$out/frame_000100.png" ] || fail "no PNG frames"
+    python3 "$root/tests/cli/check_tool_force.py" "$root/scenes/pbf_tool_5k.json" "$out/tool_tool.csv" \
+        || fail "the force log does not show the experiment"
+    echo "ok ($case)";;
+haptic)
+    # The haptic loop from the command line: samples at 1 kHz into the log.
+    "$eddy" haptic "$root/scenes/pbf_tool_5k.json" --seconds 1.5 --out "$out" >"$tmp/outlog" 2>"$tmp/err" \
+        || fail "exit status $?"
+    grep -q "validation message" "$tmp/err" && fail "validation messages"
+    grep -qE "^haptic: 1[45][0-9][0-9] samples, mean interval (0\.9[5-9]|1\.0[0-4])" "$tmp/outlog" || fail "summary: $(cat "$tmp/outlog")"
+    [ "$(wc -l < "$out/haptic_tool.csv")" -ge 1400 ] || fail "haptic_tool.csv has $(wc -l < "$out/haptic_tool.csv") lines"
+    head -1 "$out/haptic_tool.csv" | grep -q "^time,fx,fy,fz,x,y,z,sim_step$" || fail "log header"
+    echo "ok ($case): $(cat "$tmp/outlog")";;
 pbf_iterations)
     expect_bad "$scenes/pbf_iterations.json" -- "pbf_iterations.json: systems[0].params.iterations: 0 is out of range; expected a number in [1, 100]";;
 bad_device)

@@ -57,7 +57,7 @@ static void cpu_render(const eddy_render_desc *d, const float *sp, const float *
                 float lam = fmaxf(dot(nn, l), 0), t = fminf(fmaxf(sc[id], 0), 1);
                 float ramp[3] = { 1.5f - fabsf(4 * t - 3), 1.5f - fabsf(4 * t - 2), 1.5f - fabsf(4 * t - 1) };
                 for (int k = 0; k < 3; k++)
-                    c[k] = fminf(fmaxf(ramp[k], 0), 1) * (0.3f + 0.7f * lam);
+                    c[k] = (sc[id] < 0 ? 0.8f : fminf(fmaxf(ramp[k], 0), 1)) * (0.3f + 0.7f * lam);
             }
             for (int k = 0; k < 3; k++)
                 img[4 * (y * W + x) + k] = (uint8_t)(fminf(fmaxf(c[k], 0), 1) * 255 + 0.5f);
@@ -78,7 +78,7 @@ int main(void)
         for (int a = 0; a < 3; a++)
             sp[4 * i + a] = 0.2f + 0.6f * (float)test_rand(&seed) / 4294967296.0f;
         sp[4 * i + 3] = 0.03f + 0.05f * (float)test_rand(&seed) / 4294967296.0f;
-        sc[i] = (float)i / N;
+        sc[i] = i % 10 == 0 ? -1.0f : (float)i / N; /* every tenth grey, as tools are */
     }
     static uint8_t gpu[4 * W * H], again[4 * W * H], cpu[4 * W * H];
     CHECK(eddy_render(e, r, sp, sc, N, gpu) == EDDY_OK);

@@ -46,7 +46,7 @@ static void against_cpu(eddy_engine *e)
     eddy_pbf_params_from_values(&prm, values, lo, hi, 0.002, n, 0);
     double worst = 0;
     for (int step = 0; step < 20; step++) {
-        eddy_pbf_step_cpu(&prm, NULL, 4, n, pos, vel, mass, rho);
+        eddy_pbf_step_cpu(&prm, NULL, 4, n, pos, vel, mass, rho, NULL);
         CHECK(eddy_scene_step(s, 1) == EDDY_OK);
         CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * n, gpos) == EDDY_OK);
         worst = 0;

@@ -478,7 +478,7 @@ static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, u
         if (kind == FLUID_SPH)
             eddy_sph_step_cpu(&sp, NULL, count, pos, vel, mass, rho, k);
         else
-            eddy_pbf_step_cpu(&pp, NULL, iterations, count, pos, vel, mass, rho);
+            eddy_pbf_step_cpu(&pp, NULL, iterations, count, pos, vel, mass, rho, NULL);
     }
     r.cpu_ms = now_ms() - t0;
     double worst = 0;

@@ -25,6 +25,12 @@ static const char *usage =
     "      --validation V     off, on or sync (default: EDDY_VALIDATION, else off)\n"
     "      --no-output        write nothing (timing runs)\n"
     "      --quiet            no progress line\n"
+    "  eddy haptic SCENE.json [options] a 1 kHz haptic loop on the scene's tool, the device\n"
+    "                                    played by the scene's tool path in wall-clock time;\n"
+    "                                    options of run, and:\n"
+    "      --system NAME      the system with the tool path (default: the scene's first)\n"
+    "      --seconds S        wall-clock seconds to run (default: the scene's duration)\n"
+    "      --rate HZ          force samples per second (default 1000)\n"
     "  eddy bench [CASE...] [--iterations N] [--device X]\n"
     "                                    time the shared GPU building blocks against a C\n"
     "                                    reference of the same algorithm (JSON lines); cases:\n"
@@ -94,6 +100,8 @@ typedef struct options {
     int module_count;
     uint64_t steps;
     bool profile, quiet, no_output;
+    const char *system;  /* haptic */
+    double seconds, rate; /* haptic */
 } options;
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -137,6 +145,16 @@ static int parse_options(int argc, char **argv, int first, options *o)
                 return -1;
             }
             o->modules[o->module_count++] = argv[++i];
+        } else if ((!strcmp(a, "--seconds") || !strcmp(a, "--rate")) && next) {
+            char *end;
+            double v = strtod(argv[++i], &end);
+            if (*end || !(v > 0) || v > 1e6) {
+                fprintf(stderr, "eddy error: %s: expected a number > 0, got '%s'\n", a, argv[i]);
+                return -1;
+            }
+            *(!strcmp(a, "--seconds") ? &o->seconds : &o->rate) = v;
+        } else if (!strcmp(a, "--system") && next) {
+            o->system = argv[++i];
         } else if (!strcmp(a, "--profile")) {
             o->profile = true;
         } else if (!strcmp(a, "--quiet")) {
@@ -281,6 +299,71 @@ static int cmd_run(const options *o)
     return r == EDDY_OK ? 0 : 1;
 }
 
+typedef struct scripted_device {
+    const eddy_scene *scene;
+    const char *system;
+} scripted_device;
+
+/* The device's hand: the scene's tool path at the wall-clock time. */
+static void play_path(void *user, double t, const double force[3], double position[3])
+{
+    (void)force;
+    scripted_device *d = user;
+    eddy_scene_tool_path(d->scene, d->system, t, position);
+}
+
+static int cmd_haptic(const options *o)
+{
+    if (!o->scene) {
+        fprintf(stderr, "eddy error: haptic: no scene file given\n%s", usage);
+        return 2;
+    }
+    if (access(o->scene, R_OK) != 0) {
+        fprintf(stderr, "eddy error: %s: cannot read the scene file (does it exist?)\n", o->scene);
+        return 1;
+    }
+    eddy_engine *e = make_engine(o);
+    if (!e)
+        return 1;
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = o->scene, .out_dir = o->out,
+                                                            .no_output = o->no_output });
+    if (!s) {
+        eddy_destroy_engine(e);
+        return 1;
+    }
+    const char *system = o->system ? o->system : eddy_scene_system_name(s, 0);
+    double p[3];
+    eddy_scene_info info = eddy_scene_get_info(s);
+    int rc = 1;
+    if (eddy_scene_tool_path(s, system, 0, p) == EDDY_OK &&
+        eddy_scene_write_frame(s) == EDDY_OK) {
+        char log[4200];
+        snprintf(log, sizeof log, "%s/haptic_%s.csv", info.out_dir, system);
+        scripted_device dev = { s, system };
+        double seconds = o->seconds > 0 ? o->seconds : info.duration;
+        fprintf(stderr, "eddy: haptic loop on '%s' of scene '%s' for %g s at %g Hz, the device "
+                        "playing the tool path; log %s\n", system, info.name, seconds,
+                o->rate > 0 ? o->rate : 1000, o->no_output ? "(none)" : log);
+        eddy_haptic_report rep;
+        eddy_result r = eddy_haptic_run(s, &(eddy_haptic_desc){
+            .system = system, .device = play_path, .user = &dev, .rate = o->rate, .duration = seconds,
+            .log_path = o->no_output ? NULL : log }, &rep);
+        if (r == EDDY_OK)
+            r = eddy_scene_write_frame(s);
+        if (r == EDDY_OK) {
+            printf("haptic: %" PRIu64 " samples, mean interval %.4f ms (longest %.3f ms); %" PRIu64
+                   " simulation steps (%.1f Hz); largest jump between samples %.4g N (bound %.4g N), "
+                   "between simulation results %.4g N\n", rep.samples, rep.mean_interval * 1e3,
+                   rep.max_interval * 1e3, rep.steps, rep.steps / seconds, rep.max_jump,
+                   rep.max_slope * rep.max_interval, rep.max_sim_jump);
+            rc = 0;
+        }
+    }
+    eddy_destroy_scene(s);
+    eddy_destroy_engine(e);
+    return rc;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
     options o = { 0 };
@@ -335,6 +418,8 @@ int main(int argc, char **argv)
         return cmd_modules(&o);
     if (!strcmp(cmd, "run"))
         return cmd_run(&o);
+    if (!strcmp(cmd, "haptic"))
+        return cmd_haptic(&o);
     fprintf(stderr, "eddy error: unknown command '%s'\n%s", cmd, usage);
     return 2;
 }

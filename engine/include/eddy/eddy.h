@@ -394,6 +394,75 @@ eddy_result eddy_scene_write_frame(eddy_scene *s);
 eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress);
 eddy_graph eddy_scene_graph(const eddy_scene *s);
 
+/* ------------------------------------------------------------------ tools */
+
+/* The force a system's particles exert on its tool (a rigid body moved
+ * kinematically, see modules/pbf/README.md), per component, in N. */
+typedef struct eddy_tool_force {
+    double push[3];     /* contact: minus the momentum per second the solver gives
+                           particles to keep them out of the tool */
+    double adhesion[3]; /* attraction of the particles near the surface */
+    double damping[3];  /* drag of the particles in contact */
+    double total[3];    /* the sum of the three */
+    double position[3]; /* m, the tool's centre at the end of the step */
+    double radius;      /* m */
+} eddy_tool_force;
+
+/* Moves the tool of `system` (a system name in the scene) so that its centre
+ * is at `position` (m) at the end of the next step; it moves linearly from
+ * where it was. Overrides the scene's tool path from then on. Not thread
+ * safe with eddy_scene_step (call it between steps, from the same thread). */
+eddy_result eddy_scene_set_tool(eddy_scene *s, const char *system, const double position[3]);
+/* The centre (m) of the scene's tool path of `system` at time t (s), as the
+ * scene's "tool" object gives it: a scripted device for haptic runs. Thread
+ * safe (reads the path only). Fails with a message when there is no path. */
+eddy_result eddy_scene_tool_path(const eddy_scene *s, const char *system, double t, double position[3]);
+/* The name of the scene's system `index` (from 0, in scene order), or NULL past the last. */
+const char *eddy_scene_system_name(const eddy_scene *s, uint32_t index);
+/* The tool force of the last step, read back from the device (48 bytes). */
+eddy_result eddy_scene_tool_force(const eddy_scene *s, const char *system, eddy_tool_force *out);
+
+/* ------------------------------------------------------------------ haptics */
+
+/* A haptic device: called from the haptic thread every 1/rate s with the
+ * force to render (N) and the sample time (s since the loop started); writes
+ * the device position (m, scene coordinates) to `position`. Must return
+ * quickly (well under the period). */
+typedef void (*eddy_haptic_fn)(void *user, double time, const double force[3], double position[3]);
+
+typedef struct eddy_haptic_desc {
+    const char *system;    /* the system whose tool the device drives; required */
+    eddy_haptic_fn device; /* required */
+    void *user;            /* passed to device */
+    double rate;           /* Hz, samples per second; default 1000 */
+    double duration;       /* s of wall-clock time; 0 = until the scene's duration is simulated */
+    const char *log_path;  /* CSV of every sample (time, force, position, ...); NULL = none.
+                              Written to "<path>.tmp" and renamed at the end. */
+} eddy_haptic_desc;
+
+typedef struct eddy_haptic_report {
+    uint64_t samples;        /* force samples delivered */
+    uint64_t steps;          /* simulation steps run meanwhile */
+    double mean_interval;    /* s between samples (first to last over samples - 1) */
+    double max_interval;     /* s, the longest gap between two samples */
+    double max_jump;         /* N, the largest |F_k - F_k-1| between two samples */
+    double max_slope;        /* N/s, the steepest ramp: max |F_k - F_rendered(t_k)| / T_k;
+                                two samples dt apart differ by at most max_slope dt */
+    double max_sim_jump;     /* N, the largest change between two simulation results */
+    double min_sim_interval; /* s, the shortest time between two simulation results */
+} eddy_haptic_report;
+
+/* Runs a haptic loop: a thread calls desc->device every 1/rate s with a force
+ * sample and takes the device position, while the calling thread steps the
+ * simulation as fast as it can with the tool following the device. The force
+ * is continuous however slow the simulation: each new simulation result F_k
+ * arriving at t_k is reached by a linear ramp from the force being rendered
+ * then, over T_k = t_k - t_(k-1) (the last interval between results, at least
+ * one period), so consecutive samples differ by at most
+ * |F_k - F_rendered(t_k)| * period / T_k (first-order hold with one interval
+ * of delay; see modules/pbf/README.md). Returns after desc->duration. */
+eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_haptic_report *report);
+
 #ifdef __cplusplus
 }
 #endif

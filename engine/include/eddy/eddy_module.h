@@ -27,7 +27,7 @@ extern "C" {
 
 /* Raised whenever eddy_module_desc or anything a module calls changes
  * incompatibly. */
-#define EDDY_MODULE_ABI_VERSION 1
+#define EDDY_MODULE_ABI_VERSION 2
 
 #if defined(__GNUC__)
 #define EDDY_MODULE_EXPORT __attribute__((visibility("default")))
@@ -126,6 +126,16 @@ struct eddy_module_desc {
      * a new step graph and calls declare_step again. */
     double (*stable_dt)(void *state);
     eddy_result (*set_dt)(void *state, double dt);
+    /* Optional, for systems with a tool (a rigid body moved kinematically by
+     * a scene path or by the host, e.g. a haptic device): the tool's centre
+     * at the start and at the end of the next step (m); the system moves it
+     * linearly across the step's substeps. Returns EDDY_ERROR_INVALID_ARGUMENT
+     * (with a message) when the system has no tool. Called between steps
+     * only. */
+    eddy_result (*set_tool)(void *state, const double from[3], const double to[3]);
+    /* Optional, with set_tool: the force the particles exerted on the tool in
+     * the last step (mean over its substeps). One small readback. */
+    eddy_result (*tool_force)(void *state, eddy_tool_force *out);
 };
 
 typedef const eddy_module_desc *(*eddy_module_entry_fn)(void);

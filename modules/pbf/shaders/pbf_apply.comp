@@ -1,6 +1,6 @@
 #version 450
-// PBF: x* += dx, then out of the box and the solids (positions only: the
-// velocity comes from the positions at the end of the step).
+// PBF: x* += dx, then out of the tool, the box and the solids (positions
+// only: the velocity comes from the positions at the end of the step).
 #extension GL_GOOGLE_include_directive : require
 #include "pbf_common.glsl"
 
@@ -8,6 +8,8 @@ layout(local_size_x_id = 0) in;
 layout(std430, binding = 1) buffer Pos { vec4 sp[]; };
 layout(std430, binding = 2) readonly buffer Delta { vec4 dp[]; };
 layout(std430, binding = 3) readonly buffer Solids { EddySolid solids[]; };
+layout(std430, binding = 4) readonly buffer Tool { eddy_pbf_tool T; };
+layout(std430, binding = 5) buffer ToolPush { vec4 tpush[]; };
 
 #include "solids.glsl"
 
@@ -18,6 +20,17 @@ void main()
         return;
     vec4 x = sp[i];
     vec3 p = x.xyz + dp[i].xyz, v = vec3(0.0);
+    // Out of the tool first, radially to one particle radius off its
+    // surface; the move is part of the tool's contact push.
+    if (PBF_TOOL_R > 0.0) {
+        vec3 d = p - T.centre.xyz;
+        float r = length(d), lim = PBF_TOOL_R + x.w;
+        if (r < lim) {
+            vec3 q = T.centre.xyz + (r > 0.0 ? d / r : vec3(0.0, 1.0, 0.0)) * lim;
+            tpush[i].xyz += q - p;
+            p = q;
+        }
+    }
     eddy_collide(p, v, x.w, 0.0, P.box_min.xyz, P.box_max.xyz, uint(P.dims.w));
     sp[i] = vec4(p, x.w);
 }

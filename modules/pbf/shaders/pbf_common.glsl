@@ -19,3 +19,34 @@ vec4 pbf_ghosts(vec3 p)
 {
     return eddy_wall_ghosts(p, PBF_H, PBF_WALL_S, P.box_min.xyz, P.box_max.xyz);
 }
+
+#define PBF_TOOL_R (P.tool.x)
+
+// Tool ghosts: the lattice c + s k (spacing s = the wall spacing) inside the
+// tool, |s k| <= R - s/2, fixed fluid at rest like the wall ghosts, moving
+// with the tool. Returns sum grad W_spiky (xyz) and sum W_poly6 (w) over
+// those within h of p. The C twin is eddy_sphere_ghosts_cpu (modules/common/ghosts.h).
+vec4 pbf_tool_ghosts(vec3 p, vec3 c)
+{
+    float h = PBF_H, s = PBF_WALL_S, R = PBF_TOOL_R, Ri = R - 0.5 * s;
+    vec3 d = p - c;
+    if (R <= 0.0 || Ri <= 0.0 || dot(d, d) >= (Ri + h) * (Ri + h))
+        return vec4(0.0);
+    ivec3 k0 = ivec3(floor((d - h) / s)), k1 = ivec3(ceil((d + h) / s));
+    float w = 0.0;
+    vec3 g = vec3(0.0);
+    for (int kz = k0.z; kz <= k1.z; kz++)
+    for (int ky = k0.y; ky <= k1.y; ky++)
+    for (int kx = k0.x; kx <= k1.x; kx++) {
+        vec3 q = s * vec3(kx, ky, kz);
+        if (dot(q, q) > Ri * Ri)
+            continue;
+        vec3 r = d - q;
+        float r2 = dot(r, r);
+        if (r2 >= h * h)
+            continue;
+        w += eddy_w_poly6(r2, h);
+        g += eddy_grad_spiky(r2, h) * r;
+    }
+    return vec4(g, w);
+}

@@ -13,6 +13,8 @@ layout(std430, binding = 3) readonly buffer Lambda { vec4 lambda[]; };
 layout(std430, binding = 4) readonly buffer Start { uint cell_start[]; };
 layout(std430, binding = 5) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 6) writeonly buffer Delta { vec4 dp[]; };
+layout(std430, binding = 7) readonly buffer Tool { eddy_pbf_tool T; };
+layout(std430, binding = 8) buffer ToolPush { vec4 tpush[]; };
 
 void main()
 {
@@ -55,5 +57,12 @@ void main()
     // layer oscillating).
     float s3 = PBF_WALL_S * PBF_WALL_S * PBF_WALL_S;
     d += s3 * li.x * pbf_ghosts(p).xyz;
+    // The tool's ghosts push the same way; what they give is the tool's
+    // contact push (summed over the iterations).
+    if (PBF_TOOL_R > 0.0) {
+        vec3 dt = s3 * li.x * pbf_tool_ghosts(p, T.centre.xyz).xyz;
+        d += dt;
+        tpush[i].xyz += dt;
+    }
     dp[i] = vec4(d, 0.0);
 }

@@ -12,6 +12,7 @@ layout(std430, binding = 2) readonly buffer Mass { float smass[]; };
 layout(std430, binding = 3) readonly buffer Start { uint cell_start[]; };
 layout(std430, binding = 4) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 5) writeonly buffer Lambda { vec4 lambda[]; }; // x lambda, y denominator, z rho
+layout(std430, binding = 6) readonly buffer Tool { eddy_pbf_tool T; };
 
 void main()
 {
@@ -49,6 +50,8 @@ void main()
     // Ghosts behind the walls: density and gradient, but they do not move.
     float s3 = PBF_WALL_S * PBF_WALL_S * PBF_WALL_S;
     vec4 gh = pbf_ghosts(p);
+    if (PBF_TOOL_R > 0.0)
+        gh += pbf_tool_ghosts(p, T.centre.xyz);
     rho += rho0 * s3 * gh.w;
     gi += s3 * gh.xyz;
     float C = rho / rho0 - 1.0;

@@ -1,5 +1,6 @@
 #version 450
-// PBF step 1 (particle order): v* = v + dt g, x* = x + dt v*.
+// PBF step 1 (particle order): v* = v + dt g, x* = x + dt v*; clears the
+// tool push sums (an index is an index in either order).
 #extension GL_GOOGLE_include_directive : require
 #include "pbf_common.glsl"
 
@@ -7,6 +8,7 @@ layout(local_size_x_id = 0) in;
 layout(std430, binding = 1) readonly buffer Position { vec4 position[]; };
 layout(std430, binding = 2) readonly buffer Velocity { vec4 velocity[]; };
 layout(std430, binding = 3) writeonly buffer Predicted { vec4 predicted[]; };
+layout(std430, binding = 4) writeonly buffer ToolPush { vec4 tpush[]; }; // cell order, cleared here
 
 void main()
 {
@@ -16,4 +18,6 @@ void main()
     vec4 x = position[i];
     vec3 v = velocity[i].xyz + PBF_DT * P.gravity.xyz;
     predicted[i] = vec4(x.xyz + PBF_DT * v, x.w);
+    if (PBF_TOOL_R > 0.0)
+        tpush[i] = vec4(0.0);
 }
