@@ -46,13 +46,16 @@ static const uint32_t reduce_spv[] =
 static const uint32_t segreduce_spv[] =
 #include "segreduce.spv.inc"
     ;
+static const uint32_t segreduce_short_spv[] =
+#include "segreduce_short.spv.inc"
+    ;
 
 #define BLOCK 1024u       /* elements per workgroup of the scan and reduce kernels */
 #define SORT_BLOCK 4096u  /* keys per workgroup of the radix sort kernels */
 
 struct eddy_prims_kernels {
     eddy_kernel scan_block, scan_add, fill, radix_hist, radix_scatter, grid_cell, grid_range,
-        permute, permute4, reduce, segreduce;
+        permute, permute4, reduce, segreduce, segreduce_short;
 };
 
 static struct eddy_prims_kernels *kernels(eddy_engine *e)
@@ -86,6 +89,7 @@ static struct eddy_prims_kernels *kernels(eddy_engine *e)
     K(permute4, permute4_spv, 256);
     K(reduce, reduce_spv, 0);
     K(segreduce, segreduce_spv, 0);
+    K(segreduce_short, segreduce_short_spv, 0);
 #undef K
     eddy_kernel *all = (eddy_kernel *)k;
     for (size_t i = 0; i < sizeof *k / sizeof(eddy_kernel); i++)
@@ -579,7 +583,8 @@ eddy_result eddy_reduce_record(eddy_engine *e, eddy_reduce *red, eddy_graph g, e
 
 eddy_result eddy_segmented_reduce_record(eddy_engine *e, eddy_graph g, eddy_buffer in,
                                          uint32_t stride, uint32_t comps, eddy_buffer offsets,
-                                         uint32_t segments, eddy_reduce_op op, eddy_buffer out)
+                                         uint32_t segments, uint32_t elements, eddy_reduce_op op,
+                                         eddy_buffer out)
 {
     struct eddy_prims_kernels *k = kernels(e);
     if (!k)
@@ -594,6 +599,14 @@ eddy_result eddy_segmented_reduce_record(eddy_engine *e, eddy_graph g, eddy_buff
     if (segments == 0)
         return EDDY_OK;
     struct { uint32_t segments, stride, comps, op; } push = { segments, stride, comps, (uint32_t)op };
+    /* Short segments on average: a thread each, in order; else a workgroup
+     * each, in its tree order. Both fixed: the same bits every run. */
+    if (elements < 32ull * segments)
+        return add(e, g, &(eddy_pass_desc){
+            .label = "eddy.segmented_reduce", .kernel = k->segreduce_short,
+            .groups = { (segments + 63) / 64, 1, 1 },
+            .bindings = { { in, EDDY_READ }, { offsets, EDDY_READ }, { out, EDDY_WRITE } },
+            .push = &push, .push_size = sizeof push });
     return add(e, g, &(eddy_pass_desc){
         .label = "eddy.segmented_reduce", .kernel = k->segreduce,
         .groups = { stride_groups(e, segments, 1) },

@@ -303,7 +303,7 @@ static const char *const set_keys[] = { "name", "radius", "mass", "velocity", "c
                                         "spacing", "fill", "points", "phase", "bodies", NULL };
 static const char *const fill_keys[] = { "shape", "min", "max", "center", "radius", "height",
                                          "file", "scale", "rotation", "surface_only", "copies",
-                                         "velocity", NULL };
+                                         "velocity", "jitter", NULL };
 static const char *const copies_keys[] = { "count", "step", NULL };
 
 /* A fill: the lattice points of one shape (box, sphere, upright cylinder,
@@ -321,9 +321,10 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
     if (!check_keys(c, f, path, fill_keys))
         return false;
     const char *shape;
-    double vel[3];
+    double vel[3], jitter;
     if (!get_string(c, f, "shape", path, true, &shape) ||
-        !get_vec3_key(c, f, "velocity", path, false, set_vel, vel))
+        !get_vec3_key(c, f, "velocity", path, false, set_vel, vel) ||
+        !get_number(c, f, "jitter", path, false, 0, 0, 1, &jitter))
         return false;
     if (spacing <= 0)
         return fail(c, path, "a fill needs the set's \"spacing\" (m, > 0)");
@@ -487,6 +488,16 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
                 double off[3] = { ci * step[0], cj * step[1], ck * step[2] };
                 for (uint64_t p = 0; ok && p < pattern_n; p++) {
                     double x[3] = { pattern[3 * p] + off[0], pattern[3 * p + 1] + off[1], pattern[3 * p + 2] + off[2] };
+                    /* "jitter": a fixed pseudo-random offset of up to
+                     * jitter * spacing / 2 per axis (the same every run),
+                     * to break a lattice's perfect stacking. */
+                    for (int a = 0; a < 3 && jitter > 0; a++) {
+                        uint64_t z = (h->count + 1) * 0x9E3779B97F4A7C15ull + (uint64_t)a * 0xBF58476D1CE4E5B9ull;
+                        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+                        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+                        z ^= z >> 31;
+                        x[a] += jitter * spacing * ((double)(z >> 11) / 9007199254740992.0 - 0.5);
+                    }
                     ok = host_push(h, x, radius, vel, mass, body ? *body : phase);
                 }
                 if (body)

@@ -166,6 +166,18 @@ haptic)
     [ "$(wc -l < "$out/haptic_tool.csv")" -ge 1400 ] || fail "haptic_tool.csv has $(wc -l < "$out/haptic_tool.csv") lines"
     head -1 "$out/haptic_tool.csv" | grep -q "^time,fx,fy,fz,x,y,z,sim_step$" || fail "log header"
     echo "ok ($case): $(cat "$tmp/outlog")";;
+mesh_open)
+    expect_bad "$scenes/mesh_open.json" -- "mesh_open.json: particle_sets[0].fill.file:" "the mesh is open: edge 2-3 belongs to one triangle only";;
+mesh_inverted)
+    expect_bad "$scenes/mesh_inverted.json" -- "mesh_inverted.json: particle_sets[0].fill.file:" "the mesh is inside out";;
+mesh_nan)
+    expect_bad "$scenes/mesh_nan.json" -- "mesh_nan.json: particle_sets[0].fill.file:" "nan.obj:2: vertex coordinate nan is not finite";;
+rigid_diameter)
+    expect_bad "$scenes/rigid_diameter.json" -- "rigid_diameter.json: systems[0].params.diameter: -0.02 is out of range; expected a number in [0, 100] m";;
+rigid_mass)
+    expect_bad "$scenes/rigid_mass.json" -- "rigid_mass.json: particle_sets[0].mass: 0 is out of range";;
+rigid_dt)
+    expect_bad "$scenes/rigid_dt.json" -- "substep dt = 0.01 s is above the stability bound" "rigid_dt.json: systems[0]";;
 pbf_iterations)
     expect_bad "$scenes/pbf_iterations.json" -- "pbf_iterations.json: systems[0].params.iterations: 0 is out of range; expected a number in [1, 100]";;
 bad_device)

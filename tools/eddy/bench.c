@@ -7,6 +7,7 @@
 #include "eddy/eddy_prims.h"
 #include "sph/sph.h"
 #include "pbf/pbf.h"
+#include "rigid/rigid.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -504,6 +505,89 @@ static int bench_pbf(bench_ctx *c, const char *name, uint32_t n, bool dam50k)
     return bench_fluid(c, name, n, FLUID_PBF, dam50k ? 3 : 4, dam50k ? 1e-3 : 4e-3);
 }
 
+/* Rigid bodies: 16,384 chess pawns of 4 particles (the chapter's 65,536),
+ * packed in a box and falling; granular: 16,384 grains (friction 0.5) in a
+ * column collapsing. The device and the C step run the same steps from the
+ * same start; body centres (grains) must agree within 1e-4 of the box. */
+static int bench_rigid(bench_ctx *c, const char *name, uint32_t n, bool granular)
+{
+    (void)n; /* the scenes fix it: 16,384 pawns x 4, 16,384 grains */
+    eddy_engine *e = c->e;
+    const char *data = getenv("EDDY_DATA") ? getenv("EDDY_DATA") : EDDY_DATA_DIR;
+    char json[4096];
+    const double d = 0.02, dt = 3e-4;
+    if (granular)
+        snprintf(json, sizeof json,
+                 "{ \"dt\": %g, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [1.6, 1, 1.6] },"
+                 "  \"particle_sets\": [ { \"name\": \"b\", \"spacing\": %g, \"mass\": 0.0208,"
+                 "      \"fill\": { \"shape\": \"box\", \"min\": [0.48, 0, 0.48], \"max\": [1.12, 0.32, 1.12], \"jitter\": 0.2 } } ],"
+                 "  \"systems\": [ { \"name\": \"r\", \"module\": \"rigid\", \"set\": \"b\","
+                 "      \"params\": { \"granular\": true, \"stiffness\": 2000, \"friction\": 0.5 } } ] }", dt, d);
+    else
+        snprintf(json, sizeof json,
+                 "{ \"dt\": %g, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [1.4, 1.6, 1.4] },"
+                 "  \"particle_sets\": [ { \"name\": \"b\", \"spacing\": %g, \"bodies\": true,"
+                 "      \"fill\": { \"shape\": \"mesh\", \"file\": \"%s/meshes/pawn_revolved.obj\", \"scale\": %g,"
+                 "        \"rotation\": [1, 0, 0, -90], \"center\": [0.06, 0.05, 0.06], \"jitter\": 0.1,"
+                 "        \"copies\": { \"count\": [32, 16, 32], \"step\": [0.042, 0.05, 0.042] } } } ],"
+                 "  \"systems\": [ { \"name\": \"r\", \"module\": \"rigid\", \"set\": \"b\","
+                 "      \"params\": { \"stiffness\": 2000, \"friction\": 0.5 } } ] }", dt, d, data, d);
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = name, .json = json, .profile = true, .no_output = true });
+    if (!sc)
+        return 1;
+    eddy_particles p = eddy_find_particles(e, "b");
+    uint32_t count = eddy_particles_count(e, p);
+    float *pos = malloc(16ull * count), *vel = malloc(16ull * count), *mass = malloc(4ull * count);
+    float *gpos = malloc(16ull * count), *hxi = calloc(16ull * EDDY_RIGID_SLOTS * count, 1);
+    uint32_t *phase = malloc(4ull * count), *hid = malloc(4ull * EDDY_RIGID_SLOTS * count), *off = NULL;
+    struct eddy_rigid_body *bodies = NULL;
+    float *rest = NULL;
+    int rc = 1;
+    result r = { .name = name, .n = count, .unit = "particles" };
+    char err[256];
+    int64_t B = 0;
+    if (!pos || !vel || !mass || !gpos || !hxi || !phase || !hid ||
+        eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, pos) != EDDY_OK ||
+        eddy_buffer_download(e, eddy_particles_buffer(e, p, "velocity"), 0, 16ull * count, vel) != EDDY_OK ||
+        eddy_buffer_download(e, eddy_particles_buffer(e, p, "mass"), 0, 4ull * count, mass) != EDDY_OK ||
+        eddy_buffer_download(e, eddy_particles_buffer(e, p, "phase"), 0, 4ull * count, phase) != EDDY_OK ||
+        (!granular && (B = eddy_rigid_build_bodies(count, pos, vel, mass, phase, d, &bodies, &rest, &off, err, sizeof err)) < 0) ||
+        time_graph(e, eddy_scene_graph(sc), c->iterations, &r) != EDDY_OK ||
+        eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, gpos) != EDDY_OK)
+        goto done;
+    memset(hid, 0xff, 4ull * EDDY_RIGID_SLOTS * count);
+    struct eddy_rigid_params rp = { .grid = { (float)-d, (float)-d, (float)-d, (float)(1 / d) },
+                                    .box_min = { 0, 0, 0, (float)d }, .box_max = { 0, 0, 0, (float)dt },
+                                    .gravity = { 0, -9.81f, 0, 2000 }, .coeffs = { 2, 1, 2000, 0.5f },
+                                    .counts = { count, (uint32_t)B } };
+    const float hi[3] = { granular ? 1.6f : 1.4f, granular ? 1.0f : 1.6f, granular ? 1.6f : 1.4f };
+    for (int a = 0; a < 3; a++) {
+        rp.box_max[a] = hi[a];
+        rp.dims[a] = (int32_t)(ceil(hi[a] / d) + 2);
+    }
+    rp.dims[3] = granular;
+    double t0 = 0;
+    for (uint32_t k = 0; k <= c->iterations; k++) {
+        if (k == 1)
+            t0 = now_ms();
+        eddy_rigid_step_cpu(&rp, count, pos, vel, mass, phase, rest, bodies, off, hid, hxi);
+    }
+    r.cpu_ms = now_ms() - t0;
+    double worst = 0;
+    for (uint32_t i = 0; i < 4 * count; i++)
+        if (i % 4 != 3)
+            worst = fmax(worst, fabs((double)gpos[i] - pos[i]));
+    r.match = worst <= 1e-4 * hi[1];
+    if (!r.match)
+        fprintf(stderr, "eddy bench %s: largest position difference %g m\n", name, worst);
+    print_result(eddy_engine_device(e), &r);
+    rc = r.match ? 0 : 1;
+done:
+    free(pos), free(vel), free(mass), free(gpos), free(hxi), free(phase), free(hid), free(off), free(bodies), free(rest);
+    eddy_destroy_scene(sc);
+    return rc;
+}
+
 typedef struct bench_case {
     const char *name;
     int (*run)(bench_ctx *c, const char *name, uint32_t n, bool flag);
@@ -534,6 +618,8 @@ static const bench_case cases[] = {
     { "pbf.60k", bench_pbf, 60000, false },
     { "pbf.80k", bench_pbf, 80000, false },
     { "pbf.dam50k", bench_pbf, 50653, true },
+    { "rigid.pawns", bench_rigid, 65536, false },
+    { "granular.16k", bench_rigid, 16384, true },
 };
 
 int eddy_bench_main(eddy_engine *e, int argc, char **argv, uint32_t iterations)
@@ -560,7 +646,7 @@ int eddy_bench_main(eddy_engine *e, int argc, char **argv, uint32_t iterations)
         fprintf(stderr, "eddy error: bench: no case matches; cases:");
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             fprintf(stderr, " %s", cases[i].name);
-        fprintf(stderr, " (or a group: scan, sort, grid, density, sph, pbf)\n");
+        fprintf(stderr, " (or a group: scan, sort, grid, density, sph, pbf, rigid, granular)\n");
         return 2;
     }
     return failed ? 1 : 0;

@@ -123,10 +123,13 @@ eddy_result eddy_reduce_record(eddy_engine *e, eddy_reduce *r, eddy_graph g, edd
                                eddy_reduce_op op, eddy_buffer out, uint32_t out_index);
 /* Segmented: out[s] (vec4) combines elements [offsets[s], offsets[s+1]) of
  * `in` for s < segments (offsets: segments + 1 ascending uints), e.g. the
- * force sum of each rigid body's particles. */
+ * force sum of each rigid body's particles. `elements` (offsets[segments])
+ * picks the method: under 32 a segment on average, a thread per segment
+ * sums in order; else a workgroup per segment (a fixed tree). */
 eddy_result eddy_segmented_reduce_record(eddy_engine *e, eddy_graph g, eddy_buffer in,
                                          uint32_t stride, uint32_t comps, eddy_buffer offsets,
-                                         uint32_t segments, eddy_reduce_op op, eddy_buffer out);
+                                         uint32_t segments, uint32_t elements, eddy_reduce_op op,
+                                         eddy_buffer out);
 
 /* A fill pass: count uints of buf from element offset set to value. */
 eddy_result eddy_fill_record(eddy_engine *e, eddy_graph g, eddy_buffer buf, uint32_t offset,

@@ -1,0 +1,349 @@
+/* rigid module: see README.md beside this file. */
+#include "rigid.h"
+
+#include "eddy/eddy_prims.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const uint32_t particles_spv[] =
+#include "rigid_particles.spv.inc"
+    ;
+static const uint32_t contact_spv[] =
+#include "rigid_contact.spv.inc"
+    ;
+static const uint32_t integrate_spv[] =
+#include "rigid_integrate.spv.inc"
+    ;
+static const uint32_t granular_spv[] =
+#include "rigid_granular.spv.inc"
+    ;
+static const uint32_t history_spv[] =
+#include "rigid_history.spv.inc"
+    ;
+
+enum { P_DIAMETER, P_STIFFNESS, P_DAMPING, P_SHEAR, P_FRICTION, P_WALL_STIFFNESS, P_GRAVITY, P_GRANULAR, P_COUNT };
+
+static const eddy_param_info params[P_COUNT] = {
+    [P_DIAMETER] = { "diameter", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 100, "particle diameter d: contact distance and grid cell; 0 = twice the set's particle radius" },
+    [P_STIFFNESS] = { "stiffness", EDDY_PARAM_FLOAT, "N/m", { 5000 }, 1e-6, 1e12, "spring k of a contact (eq. 10)" },
+    [P_DAMPING] = { "damping", EDDY_PARAM_FLOAT, "N s/m", { 2 }, 0, 1e9, "dashpot eta on the relative velocity (eq. 11)" },
+    [P_SHEAR] = { "shear", EDDY_PARAM_FLOAT, "N s/m", { 1 }, 0, 1e9, "shear k_t on the tangential relative velocity (eqs. 12-13)" },
+    [P_FRICTION] = { "friction", EDDY_PARAM_FLOAT, "1", { 0 }, 0, 10, "Coulomb friction mu with a tangential spring 2k/7 per contact (Cundall-Strack; not in the chapter; 0 = off)" },
+    [P_WALL_STIFFNESS] = { "wall_stiffness", EDDY_PARAM_FLOAT, "N/m", { 0 }, 0, 1e12, "spring of the box walls (a mirrored particle); 0 = stiffness" },
+    [P_GRAVITY] = { "gravity", EDDY_PARAM_VEC3, "m/s^2", { 0, -9.81, 0 }, -1e4, 1e4, "uniform acceleration" },
+    [P_GRANULAR] = { "granular", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1, "granular material: every particle moves on its own (section 29.3.1); else bodies by phase" },
+};
+
+static const char *const shared[] = { "position", "velocity", "mass", "phase", "rigid.body", "rigid.matrix" };
+
+typedef struct rigid {
+    eddy_engine *e;
+    eddy_particles set;
+    uint32_t n, bodies;
+    char name[64];
+    struct eddy_rigid_params p;
+    float min_mass;
+    eddy_grid *grid;
+    eddy_kernel k[5];
+    eddy_buffer params, rest, offsets, force, torque, bforce, btorque, sp, sv, sbody;
+    eddy_buffer hid, hxi, hid_next, hxi_next; /* friction: contact memory, 16 slots a particle */
+    eddy_buffer position, velocity, mass, phase, body, matrix;
+} rigid;
+
+enum { K_PARTICLES, K_CONTACT, K_INTEGRATE, K_GRANULAR, K_HISTORY };
+
+static void destroy(void *state)
+{
+    rigid *s = state;
+    if (!s)
+        return;
+    eddy_destroy_grid(s->e, s->grid);
+    for (int i = 0; i < 5; i++)
+        eddy_destroy_kernel(s->e, s->k[i]);
+    eddy_buffer own[] = { s->params, s->rest, s->offsets, s->force, s->torque, s->bforce, s->btorque,
+                          s->sp, s->sv, s->sbody, s->hid, s->hxi, s->hid_next, s->hxi_next };
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        eddy_destroy_buffer(s->e, own[i]);
+    free(s);
+}
+
+static eddy_buffer scratch(rigid *s, const char *what, uint64_t bytes, const void *data)
+{
+    char label[160];
+    snprintf(label, sizeof label, "%s.%s", s->name, what);
+    return eddy_create_buffer(s->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label, .data = data });
+}
+
+/* The largest stable substep: 0.15 sqrt(m / k) for the contact springs (a
+ * stack of cubes still crept 1 cm in 2 s at 0.2, and came to rest at 0.15:
+ * tests/physics/test_rigid.c), and the dashpots' m / (eta + k_t) / 2. */
+static double bound_dt(const struct eddy_rigid_params *p, double m)
+{
+    double k = fmax(p->gravity[3], p->coeffs[2]), c = p->coeffs[0] + p->coeffs[1];
+    double dt = 0.15 * sqrt(m / k);
+    return c > 0 ? fmin(dt, 0.5 * m / c) : dt;
+}
+
+static eddy_result create(const eddy_system_ctx *ctx, void **state)
+{
+    eddy_engine *e = ctx->engine;
+    rigid *s = calloc(1, sizeof *s);
+    if (!s)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    *state = s;
+    s->e = e;
+    s->set = ctx->particles;
+    s->n = eddy_particles_count(e, ctx->particles);
+    snprintf(s->name, sizeof s->name, "%s", ctx->name);
+    uint32_t n = s->n;
+    s->position = eddy_particles_buffer(e, s->set, "position");
+    s->velocity = eddy_particles_buffer(e, s->set, "velocity");
+    s->mass = eddy_particles_buffer(e, s->set, "mass");
+    s->phase = eddy_particles_buffer(e, s->set, "phase");
+    float *pos = malloc(16ull * n + 16), *vel = malloc(16ull * n + 16), *mass = malloc(4ull * n + 4);
+    uint32_t *phase = malloc(4ull * n + 4);
+    eddy_result r = pos && vel && mass && phase ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK && n)
+        r = eddy_buffer_download(e, s->position, 0, 16ull * n, pos);
+    if (r == EDDY_OK && n)
+        r = eddy_buffer_download(e, s->velocity, 0, 16ull * n, vel);
+    if (r == EDDY_OK && n)
+        r = eddy_buffer_download(e, s->mass, 0, 4ull * n, mass);
+    if (r == EDDY_OK && n)
+        r = eddy_buffer_download(e, s->phase, 0, 4ull * n, phase);
+    double d = ctx->params[P_DIAMETER].v[0];
+    if (d <= 0)
+        d = n ? 2.0 * pos[3] : 0.02;
+    bool granular = ctx->params[P_GRANULAR].v[0] != 0;
+    struct eddy_rigid_params *p = &s->p;
+    for (int a = 0; a < 3; a++) {
+        p->grid[a] = (float)(ctx->box_min[a] - d);
+        p->dims[a] = (int32_t)(ceil((ctx->box_max[a] - ctx->box_min[a]) / d) + 2);
+        p->box_min[a] = ctx->box_min[a];
+        p->box_max[a] = ctx->box_max[a];
+        p->gravity[a] = (float)ctx->params[P_GRAVITY].v[a];
+        if (r == EDDY_OK && p->dims[a] > 1 << 20) {
+            eddy_log(e, EDDY_LOG_ERROR, "system '%s': the box spans too many cells of d = %g m along "
+                     "axis %d; raise the diameter or shrink the box", s->name, d, a);
+            r = EDDY_ERROR_LIMIT;
+        }
+    }
+    p->grid[3] = (float)(1.0 / d);
+    p->dims[3] = granular;
+    p->box_min[3] = (float)d;
+    p->box_max[3] = (float)ctx->dt;
+    p->gravity[3] = (float)ctx->params[P_STIFFNESS].v[0];
+    p->coeffs[0] = (float)ctx->params[P_DAMPING].v[0];
+    p->coeffs[1] = (float)ctx->params[P_SHEAR].v[0];
+    p->coeffs[2] = (float)(ctx->params[P_WALL_STIFFNESS].v[0] > 0 ? ctx->params[P_WALL_STIFFNESS].v[0]
+                                                                    : ctx->params[P_STIFFNESS].v[0]);
+    p->coeffs[3] = (float)ctx->params[P_FRICTION].v[0];
+    p->counts[0] = n;
+    struct eddy_rigid_body *bodies = NULL;
+    float *rest = NULL;
+    uint32_t *offsets = NULL;
+    s->min_mass = INFINITY;
+    for (uint32_t i = 0; i < n && r == EDDY_OK; i++)
+        s->min_mass = fminf(s->min_mass, mass[i]);
+    if (r == EDDY_OK && !granular && n) {
+        char err[512];
+        int64_t B = eddy_rigid_build_bodies(n, pos, vel, mass, phase, d, &bodies, &rest, &offsets, err, sizeof err);
+        if (B < 0) {
+            eddy_log(e, EDDY_LOG_ERROR, "system '%s': %s", s->name, err);
+            r = EDDY_ERROR_INVALID_ARGUMENT;
+        } else {
+            s->bodies = (uint32_t)B;
+        }
+    }
+    p->counts[1] = s->bodies;
+    double bound = bound_dt(p, s->min_mass);
+    if (r == EDDY_OK && n && ctx->dt > bound * (1 + 1e-9) && !ctx->adaptive) {
+        eddy_log(e, EDDY_LOG_ERROR, "system '%s': substep dt = %g s is above the stability bound %g s "
+                 "(0.15 sqrt(m / k) with the lightest particle %g kg and k = %g N/m; 0.5 m / (damping + "
+                 "shear)): lower dt or raise substeps", s->name, ctx->dt, bound, s->min_mass, fmax(p->gravity[3], p->coeffs[2]));
+        r = EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    free(pos), free(vel), free(mass), free(phase);
+    if (r == EDDY_OK) {
+        char gl[160];
+        snprintf(gl, sizeof gl, "%s.grid", ctx->name);
+        s->grid = eddy_create_grid(e, &(eddy_grid_desc){
+            .label = gl, .origin = { p->grid[0], p->grid[1], p->grid[2] }, .cell = (float)d,
+            .dims = { (uint32_t)p->dims[0], (uint32_t)p->dims[1], (uint32_t)p->dims[2] },
+            .max_count = n ? n : 1 });
+        if (!s->grid)
+            r = EDDY_ERROR_LIMIT;
+    }
+    if (r == EDDY_OK) {
+        uint32_t B = s->bodies;
+        s->body = eddy_particles_add_buffer(e, s->set, "rigid.body", sizeof(struct eddy_rigid_body));
+        s->matrix = eddy_particles_add_buffer(e, s->set, "rigid.matrix", 64);
+        s->params = scratch(s, "params", sizeof *p, p);
+        s->rest = scratch(s, "rest", 16ull * n, rest);
+        s->offsets = scratch(s, "offsets", 4ull * (B + 1), offsets);
+        s->force = scratch(s, "force", 16ull * n, NULL);
+        s->torque = scratch(s, "torque", 16ull * n, NULL);
+        s->bforce = scratch(s, "body_force", 16ull * B, NULL);
+        s->btorque = scratch(s, "body_torque", 16ull * B, NULL);
+        s->sp = scratch(s, "sorted.position", 16ull * n, NULL);
+        s->sv = scratch(s, "sorted.velocity", 16ull * n, NULL);
+        s->sbody = scratch(s, "sorted.body", 4ull * n, NULL);
+        /* Contact memory: 16 slots a particle when there is friction, all
+         * empty (0xffffffff) at the start. */
+        uint64_t slots = p->coeffs[3] > 0 ? 16ull * n : 1;
+        uint32_t *empty = malloc(4 * slots);
+        if (empty)
+            memset(empty, 0xff, 4 * slots);
+        s->hid = scratch(s, "contacts.id", 4 * slots, empty);
+        s->hid_next = scratch(s, "contacts.id_next", 4 * slots, empty);
+        s->hxi = scratch(s, "contacts.shear", 16 * slots, NULL);
+        s->hxi_next = scratch(s, "contacts.shear_next", 16 * slots, NULL);
+        if (!empty || !s->hid.id || !s->hid_next.id || !s->hxi.id || !s->hxi_next.id)
+            r = EDDY_ERROR_OUT_OF_MEMORY;
+        free(empty);
+        if (!s->body.id || !s->matrix.id || !s->params.id || !s->rest.id || !s->offsets.id || !s->force.id ||
+            !s->torque.id || !s->bforce.id || !s->btorque.id || !s->sp.id || !s->sv.id || !s->sbody.id)
+            r = EDDY_ERROR_OUT_OF_MEMORY;
+        if (r == EDDY_OK && B)
+            r = eddy_buffer_upload(e, s->body, 0, sizeof *bodies * B, bodies);
+    }
+    free(bodies), free(rest), free(offsets);
+    const struct { const uint32_t *spv; size_t size; const char *label; } ks[5] = {
+        { particles_spv, sizeof particles_spv, "rigid.particles" }, { contact_spv, sizeof contact_spv, "rigid.contact" },
+        { integrate_spv, sizeof integrate_spv, "rigid.integrate" }, { granular_spv, sizeof granular_spv, "rigid.granular" },
+        { history_spv, sizeof history_spv, "rigid.history" },
+    };
+    for (int i = 0; i < 5 && r == EDDY_OK; i++) {
+        s->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
+        if (!s->k[i].id)
+            r = EDDY_ERROR_VULKAN;
+    }
+    return r;
+}
+
+static eddy_result declare_step(void *state, eddy_graph g)
+{
+    rigid *s = state;
+    eddy_engine *e = s->e;
+    if (s->n == 0)
+        return EDDY_OK;
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    bool granular = s->p.dims[3] != 0;
+    eddy_result r = eddy_grid_record_build(e, s->grid, g, s->position, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, g, s->position, s->sp, 4, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, g, s->velocity, s->sv, 4, s->n);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, g, s->phase, s->sbody, 1, s->n);
+
+    if (r != EDDY_OK)
+        return r;
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "rigid.contact", .kernel = s->k[K_CONTACT], .threads = s->n,
+        .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sv, EDDY_READ },
+                      { s->sbody, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
+                      { gb.sorted_index, EDDY_READ }, { s->body, EDDY_READ }, { s->force, EDDY_WRITE },
+                      { s->torque, EDDY_WRITE }, { s->hid, EDDY_READ }, { s->hxi, EDDY_READ },
+                      { s->hid_next, EDDY_WRITE }, { s->hxi_next, EDDY_WRITE } } });
+    if (rc >= 0 && s->p.coeffs[3] > 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "rigid.history", .kernel = s->k[K_HISTORY], .threads = 16 * s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->hid_next, EDDY_READ }, { s->hxi_next, EDDY_READ },
+                          { s->hid, EDDY_WRITE }, { s->hxi, EDDY_WRITE } } });
+    if (rc < 0)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (granular) {
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "rigid.granular", .kernel = s->k[K_GRANULAR], .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->force, EDDY_READ }, { s->mass, EDDY_READ },
+                          { s->position, EDDY_READ_WRITE }, { s->velocity, EDDY_READ_WRITE } } });
+        return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+    }
+    /* Per-body force and torque: fixed-order segmented sums (eqs. 14-15). */
+    r = eddy_segmented_reduce_record(e, g, s->force, 4, 3, s->offsets, s->bodies, s->n, EDDY_REDUCE_SUM, s->bforce);
+    if (r == EDDY_OK)
+        r = eddy_segmented_reduce_record(e, g, s->torque, 4, 3, s->offsets, s->bodies, s->n, EDDY_REDUCE_SUM,
+                                         s->btorque);
+    if (r != EDDY_OK)
+        return r;
+    rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "rigid.integrate", .kernel = s->k[K_INTEGRATE], .threads = s->bodies,
+        .bindings = { { s->params, EDDY_READ }, { s->body, EDDY_READ_WRITE }, { s->bforce, EDDY_READ },
+                      { s->btorque, EDDY_READ }, { s->matrix, EDDY_WRITE } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "rigid.particles", .kernel = s->k[K_PARTICLES], .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->body, EDDY_READ }, { s->rest, EDDY_READ },
+                          { s->phase, EDDY_READ }, { s->position, EDDY_READ_WRITE },
+                          { s->velocity, EDDY_WRITE } } });
+    return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+}
+
+static void stats(void *state, eddy_stats *st)
+{
+    rigid *s = state;
+    if (!s->bodies)
+        return;
+    struct eddy_rigid_body *b = malloc(sizeof *b * s->bodies);
+    if (b && eddy_buffer_download(s->e, s->body, 0, sizeof *b * s->bodies, b) == EDDY_OK) {
+        double lin = 0, rot = 0, P[3] = { 0, 0, 0 }, vmax = 0;
+        for (uint32_t k = 0; k < s->bodies; k++) {
+            double v2 = 0;
+            for (int a = 0; a < 3; a++) {
+                v2 += (double)b[k].v[a] * b[k].v[a];
+                rot += 0.5 * (double)b[k].w[a] * b[k].l[a];
+                P[a] += b[k].p[a];
+            }
+            lin += 0.5 * b[k].x[3] * v2;
+            vmax = fmax(vmax, sqrt(v2));
+        }
+        eddy_stats_add(st, "bodies", s->bodies);
+        eddy_stats_add(st, "body_linear_energy", lin);
+        eddy_stats_add(st, "body_rotational_energy", rot);
+        eddy_stats_add(st, "body_max_speed", vmax);
+        eddy_stats_add(st, "body_momentum_x", P[0]);
+        eddy_stats_add(st, "body_momentum_y", P[1]);
+        eddy_stats_add(st, "body_momentum_z", P[2]);
+    }
+    free(b);
+}
+
+static double stable_dt(void *state)
+{
+    rigid *s = state;
+    return bound_dt(&s->p, s->min_mass);
+}
+
+static eddy_result set_dt(void *state, double dt)
+{
+    rigid *s = state;
+    s->p.box_max[3] = (float)dt;
+    return eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p);
+}
+
+static const eddy_module_desc desc = {
+    .abi_version = EDDY_MODULE_ABI_VERSION,
+    .struct_size = sizeof(eddy_module_desc),
+    .name = "rigid",
+    .version = "0.1",
+    .summary = "rigid bodies as particles with DEM contacts, and granular material (Harada 2007)",
+    .params = params,
+    .param_count = P_COUNT,
+    .shared_buffers = shared,
+    .shared_buffer_count = sizeof shared / sizeof shared[0],
+    .create = create,
+    .destroy = destroy,
+    .declare_step = declare_step,
+    .stats = stats,
+    .stable_dt = stable_dt,
+    .set_dt = set_dt,
+};
+
+const eddy_module_desc *eddy_rigid_module(void)
+{
+    return &desc;
+}

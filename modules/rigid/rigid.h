@@ -1,0 +1,36 @@
+/* rigid: rigid bodies as particle sets with DEM contacts, and granular
+ * material (Harada, GPU Gems 3 ch. 29; seed 002). See README.md. */
+#ifndef EDDY_RIGID_H
+#define EDDY_RIGID_H
+
+#include "eddy/eddy_module.h"
+#include "rigid_params.h"
+
+const eddy_module_desc *eddy_rigid_module(void);
+
+/* The bodies of a particle set as a system builds them: body k is the run of
+ * particles whose phase is k (phases 0, 1, ... in order). Fills
+ * bodies[B] (centre of mass, mass, inverse inertia from the particles, each
+ * a voxel of side d; momenta from their velocities; identity orientation),
+ * rest[4 n] (offsets from the centre) and offsets[B + 1]. Returns B, or -1
+ * with a message in err. */
+int64_t eddy_rigid_build_bodies(uint32_t n, const float *pos, const float *vel, const float *mass,
+                                const uint32_t *phase, double d, struct eddy_rigid_body **bodies,
+                                float **rest, uint32_t **offsets, char *err, size_t err_size);
+
+/* Friction's contact memory per particle (as on the GPU). */
+#define EDDY_RIGID_SLOTS 16u
+
+/* One substep on the CPU with the same equations and its own grid (the
+ * tests' reference, the benchmark's C step): contacts from pos/vel, per-body
+ * sums, integration, then particles from their bodies (rigid) or moved
+ * directly (granular, bodies ignored). pos/vel: vec4 per particle. With
+ * friction (p->coeffs[3] > 0): hist_id (EDDY_RIGID_SLOTS uints a particle,
+ * 0xffffffff = empty, all empty at the start) and hist_xi (as many vec4),
+ * updated in place; else both may be NULL. */
+void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *pos, float *vel,
+                         const float *mass, const uint32_t *phase, const float *rest,
+                         struct eddy_rigid_body *bodies, const uint32_t *offsets,
+                         uint32_t *hist_id, float *hist_xi);
+
+#endif

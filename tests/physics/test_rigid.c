@@ -1,0 +1,296 @@
+/* The rigid module against its CPU reference and physics:
+ *  - 20 bodies (pawns from data/meshes and boxes) thrown at each other and
+ *    the floor, with friction, 50 steps: body positions within 1e-4 of the scene size and orientations
+ *    within 1e-4 of the C step (eddy_rigid_step_cpu);
+ *  - a free body (no gravity, no contacts) spinning about a tilted axis for
+ *    10 s: angular momentum within 1e-4 relative, |q| = 1 within 1e-6;
+ *  - two bodies colliding head on without gravity: total momentum within
+ *    1e-5 of the momenta's size;
+ *  - a box of bodies settles and stays: after 2 s, none moves more than 1%
+ *    of a particle diameter in the next 2 s;
+ *  - granular: a 45-degree cone of sand (friction 0.5) slumps to a heap
+ *    whose slope (15-40 degrees; reported) holds: no particle moves more
+ *    than 1% of its diameter in the last second. */
+#include "../gpu/gpu_test.h"
+#include "rigid/rigid.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static char json[8192];
+
+static eddy_scene *load(eddy_engine *e, const char *text)
+{
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "rigid-test", .json = text, .no_output = true });
+    REQUIRE(s != NULL);
+    return s;
+}
+
+static uint32_t bodies_of(eddy_engine *e, const char *set, struct eddy_rigid_body **out, uint32_t count)
+{
+    eddy_particles p = eddy_find_particles(e, set);
+    *out = malloc(sizeof **out * count);
+    REQUIRE(*out);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "rigid.body"), 0, sizeof **out * count, *out) == EDDY_OK);
+    return count;
+}
+
+static void against_cpu(eddy_engine *e, const char *root)
+{
+    snprintf(json, sizeof json,
+             "{ \"dt\": 0.0003, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [0.5, 0.5, 0.5] },"
+             "  \"particle_sets\": [ { \"name\": \"b\", \"spacing\": 0.02, \"bodies\": true, \"fill\": ["
+             "    { \"shape\": \"mesh\", \"file\": \"%s/data/meshes/pawn_revolved.obj\", \"scale\": 0.04,"
+             "      \"rotation\": [1, 0.3, 0, -80], \"center\": [0.06, 0.05, 0.1], \"velocity\": [1.5, 0.5, 1],"
+             "      \"copies\": { \"count\": [2, 2, 3], \"step\": [0.1, 0.1, 0.1] } },"
+             "    { \"shape\": \"box\", \"min\": [0.225, 0.02, 0.08], \"max\": [0.285, 0.08, 0.14], \"velocity\": [-1.5, 0.3, 0.5],"
+             "      \"copies\": { \"count\": [2, 2, 2], \"step\": [0.08, 0.09, 0.1] } } ] } ],"
+             "  \"systems\": [ { \"name\": \"rigid\", \"module\": \"rigid\", \"set\": \"b\","
+             "      \"params\": { \"stiffness\": 2000, \"friction\": 0.5 } } ] }", root);
+    eddy_scene *s = load(e, json);
+    eddy_particles set = eddy_find_particles(e, "b");
+    uint32_t n = eddy_particles_count(e, set);
+    float *pos = malloc(16ull * n), *vel = malloc(16ull * n), *mass = malloc(4ull * n);
+    uint32_t *phase = malloc(4ull * n);
+    REQUIRE(pos && vel && mass && phase);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "position"), 0, 16ull * n, pos) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "velocity"), 0, 16ull * n, vel) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "mass"), 0, 4ull * n, mass) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "phase"), 0, 4ull * n, phase) == EDDY_OK);
+    struct eddy_rigid_body *cb;
+    float *rest;
+    uint32_t *off;
+    char err[256];
+    int64_t B = eddy_rigid_build_bodies(n, pos, vel, mass, phase, 0.02, &cb, &rest, &off, err, sizeof err);
+    CHECKF(B == 20, "%lld bodies (%s)", (long long)B, err);
+    struct eddy_rigid_params p = { .grid = { -0.02f, -0.02f, -0.02f, 50 }, .dims = { 27, 27, 27, 0 },
+                                   .box_min = { 0, 0, 0, 0.02f }, .box_max = { 0.5f, 0.5f, 0.5f, 0.0003f },
+                                   .gravity = { 0, -9.81f, 0, 2000 }, .coeffs = { 2, 1, 2000, 0.5f },
+                                   .counts = { n, (uint32_t)B } };
+    double worst_x = 0, worst_q = 0, moved = 0;
+    struct eddy_rigid_body *gb = NULL;
+    uint32_t *hid = malloc(4ull * EDDY_RIGID_SLOTS * n);
+    float *hxi = calloc(4ull * EDDY_RIGID_SLOTS * n, sizeof *hxi);
+    REQUIRE(hid && hxi);
+    memset(hid, 0xff, 4ull * EDDY_RIGID_SLOTS * n);
+    for (int step = 0; step < 50; step++) {
+        eddy_rigid_step_cpu(&p, n, pos, vel, mass, phase, rest, cb, off, hid, hxi);
+        CHECK(eddy_scene_step(s, 1) == EDDY_OK);
+    }
+    bodies_of(e, "b", &gb, (uint32_t)B);
+    int contacts = 0;
+    for (int64_t k = 0; k < B; k++) {
+        for (int a = 0; a < 3; a++)
+            worst_x = fmax(worst_x, fabs(gb[k].x[a] - cb[k].x[a]));
+        double dq = 0, sq = 0;
+        for (int a = 0; a < 4; a++) {
+            dq = fmax(dq, fabs(gb[k].q[a] - cb[k].q[a]));
+            sq = fmax(sq, fabs(gb[k].q[a] + cb[k].q[a]));
+        }
+        worst_q = fmax(worst_q, fmin(dq, sq)); /* q and -q are one rotation */
+        moved = fmax(moved, 1 - fabs(gb[k].q[3]));
+        /* Touched something: off its free flight v0 + g t. */
+        double v0[3] = { k < 12 ? 1.5 : -1.5, k < 12 ? 0.5 : 0.3, k < 12 ? 1 : 0.5 }, off = 0;
+        for (int a = 0; a < 3; a++)
+            off = fmax(off, fabs(gb[k].v[a] - v0[a] - (a == 1 ? -9.81 * 0.015 : 0)));
+        contacts += off > 1e-3;
+    }
+    printf("GPU vs CPU: %u particles, 20 bodies, 50 steps: positions within %.3g m (scene 0.5 m), orientations within "
+           "%.3g; %d bodies in contact, largest turn 1 - |s| = %.3g\n", n, worst_x, worst_q, contacts, moved);
+    CHECKF(worst_x <= 1e-4 * 0.5, "position difference %g m", worst_x);
+    CHECKF(worst_q <= 1e-4, "orientation difference %g", worst_q);
+    CHECKF(contacts >= 4, "only %d bodies touched anything", contacts);
+    uint32_t remembered = 0;
+    for (uint64_t k = 0; k < EDDY_RIGID_SLOTS * (uint64_t)n; k++)
+        remembered += hid[k] != 0xffffffffu && (k % EDDY_RIGID_SLOTS == 0 || hid[k - 1] != 0xffffffffu);
+    printf("  friction 0.5: %u contacts in the C step's memory at the end\n", remembered);
+    CHECKF(remembered > 10, "%u contacts in the friction memory", remembered);
+    free(hid), free(hxi);
+    free(gb), free(cb), free(rest), free(off);
+    free(pos), free(vel), free(mass), free(phase);
+    eddy_destroy_scene(s);
+}
+
+static void spinning(eddy_engine *e, const char *root)
+{
+    /* A torus (three different moments) in the middle of a big box. */
+    snprintf(json, sizeof json,
+             "{ \"dt\": 0.01, \"duration\": 10, \"box\": { \"min\": [-2, -2, -2], \"max\": [2, 2, 2] },"
+             "  \"particle_sets\": [ { \"name\": \"t\", \"spacing\": 0.1, \"bodies\": true, \"fill\":"
+             "    { \"shape\": \"mesh\", \"file\": \"%s/data/meshes/torus.obj\", \"scale\": 0.5, \"rotation\": [1, 2, 0, 30] } } ],"
+             "  \"systems\": [ { \"name\": \"rigid\", \"module\": \"rigid\", \"set\": \"t\","
+             "      \"params\": { \"stiffness\": 1, \"damping\": 0, \"shear\": 0, \"gravity\": [0, 0, 0] } } ] }", root);
+    eddy_scene *s = load(e, json);
+    eddy_particles set = eddy_find_particles(e, "t");
+    struct eddy_rigid_body b;
+    eddy_buffer bb = eddy_particles_buffer(e, set, "rigid.body");
+    CHECK(eddy_buffer_download(e, bb, 0, sizeof b, &b) == EDDY_OK);
+    /* Spin it: L along a tilted axis (not a principal one). */
+    double L0[3] = { 0.3 * b.x[3], 0.5 * b.x[3], -0.2 * b.x[3] };
+    for (int a = 0; a < 3; a++)
+        b.l[a] = (float)L0[a];
+    CHECK(eddy_buffer_upload(e, bb, 0, sizeof b, &b) == EDDY_OK);
+    double worst_l = 0, worst_q = 0, e0 = -1, e_drift = 0, turned = 0;
+    for (int k = 0; k < 10; k++) {
+        CHECK(eddy_scene_step(s, 100) == EDDY_OK);
+        CHECK(eddy_buffer_download(e, bb, 0, sizeof b, &b) == EDDY_OK);
+        double dl = 0, l0 = 0, q2 = 0, en = 0;
+        for (int a = 0; a < 3; a++) {
+            dl += (b.l[a] - L0[a]) * (b.l[a] - L0[a]);
+            l0 += L0[a] * L0[a];
+            en += 0.5 * (double)b.w[a] * b.l[a];
+        }
+        for (int a = 0; a < 4; a++)
+            q2 += (double)b.q[a] * b.q[a];
+        worst_l = fmax(worst_l, sqrt(dl / l0));
+        worst_q = fmax(worst_q, fabs(sqrt(q2) - 1));
+        if (e0 < 0)
+            e0 = en;
+        e_drift = fmax(e_drift, fabs(en - e0) / e0);
+        turned = fmax(turned, 1 - fabs(b.q[3]));
+    }
+    printf("spinning torus, 10 s at dt 10 ms: angular momentum within %.3g (relative), |q| - 1 within %.3g; rotational "
+           "energy drift %.3g; 1 - |s| reached %.3g\n", worst_l, worst_q, e_drift, turned);
+    CHECKF(worst_l <= 1e-4, "angular momentum off by %g", worst_l);
+    CHECKF(worst_q <= 1e-6, "|q| off by %g", worst_q);
+    CHECKF(turned > 0.1, "the body hardly turned (%g)", turned);
+    eddy_destroy_scene(s);
+}
+
+static void head_on(eddy_engine *e)
+{
+    const char *text =
+        "{ \"dt\": 0.0002, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [1, 0.4, 0.4] },"
+        "  \"particle_sets\": [ { \"name\": \"b\", \"spacing\": 0.02, \"bodies\": true, \"fill\": ["
+        "    { \"shape\": \"box\", \"min\": [0.2, 0.1, 0.1], \"max\": [0.3, 0.2, 0.2], \"velocity\": [1, 0, 0] },"
+        "    { \"shape\": \"sphere\", \"center\": [0.6, 0.16, 0.17], \"radius\": 0.07, \"velocity\": [-1.5, 0, 0] } ] } ],"
+        "  \"systems\": [ { \"name\": \"rigid\", \"module\": \"rigid\", \"set\": \"b\","
+        "      \"params\": { \"stiffness\": 2000, \"gravity\": [0, 0, 0] } } ] }";
+    eddy_scene *s = load(e, text);
+    struct eddy_rigid_body *b0, *b1;
+    bodies_of(e, "b", &b0, 2);
+    CHECK(eddy_scene_step(s, 1500) == EDDY_OK);
+    bodies_of(e, "b", &b1, 2);
+    double p0[3], p1[3], scale = 0;
+    for (int a = 0; a < 3; a++) {
+        p0[a] = (double)b0[0].p[a] + b0[1].p[a];
+        p1[a] = (double)b1[0].p[a] + b1[1].p[a];
+        scale += fabs(b0[0].p[a]) + fabs(b0[1].p[a]);
+    }
+    double dp = sqrt((p1[0] - p0[0]) * (p1[0] - p0[0]) + (p1[1] - p0[1]) * (p1[1] - p0[1]) + (p1[2] - p0[2]) * (p1[2] - p0[2]));
+    printf("head on: velocities before %.3f, %.3f m/s, after %.3f, %.3f m/s; total momentum changed by %.3g of %.3g kg m/s "
+           "(%.2g)\n", b0[0].v[0], b0[1].v[0], b1[0].v[0], b1[1].v[0], dp, scale, dp / scale);
+    CHECKF(b1[0].v[0] < 0.9 && b1[1].v[0] > -1.4, "the bodies did not collide (%g, %g)", b1[0].v[0], b1[1].v[0]);
+    CHECKF(dp <= 1e-5 * scale, "momentum changed by %g (relative %g)", dp, dp / scale);
+    free(b0), free(b1);
+    eddy_destroy_scene(s);
+}
+
+static void settles(eddy_engine *e)
+{
+    /* 18 cubes of 27 particles dropped in a tight box. */
+    const char *text =
+        "{ \"dt\": 0.0003, \"duration\": 4, \"box\": { \"min\": [0, 0, 0], \"max\": [0.2, 0.4, 0.2] },"
+        "  \"particle_sets\": [ { \"name\": \"b\", \"spacing\": 0.02, \"bodies\": true, \"fill\": ["
+        "    { \"shape\": \"box\", \"min\": [0.01, 0.02, 0.01], \"max\": [0.07, 0.08, 0.07],"
+        "      \"copies\": { \"count\": [3, 2, 3], \"step\": [0.065, 0.08, 0.065] } } ] } ],"
+        "  \"systems\": [ { \"name\": \"rigid\", \"module\": \"rigid\", \"set\": \"b\","
+        "      \"params\": { \"stiffness\": 2000 } } ] }";
+    eddy_scene *s = load(e, text);
+    CHECK(eddy_scene_step(s, 6667) == EDDY_OK);
+    struct eddy_rigid_body *b0, *b1;
+    bodies_of(e, "b", &b0, 18);
+    CHECK(eddy_scene_step(s, 6667) == EDDY_OK);
+    bodies_of(e, "b", &b1, 18);
+    double worst = 0, vmax = 0, top = 0;
+    for (int k = 0; k < 18; k++) {
+        top = fmax(top, b1[k].x[1]);
+        double d2 = 0;
+        for (int a = 0; a < 3; a++) {
+            d2 += (b1[k].x[a] - b0[k].x[a]) * (b1[k].x[a] - b0[k].x[a]);
+            vmax = fmax(vmax, fabs(b1[k].v[a]));
+        }
+        worst = fmax(worst, sqrt(d2));
+    }
+    printf("settling: 18 cubes, from 2 s to 4 s the largest move is %.3g m (1%% of d = 2e-4 m); speeds below %.3g m/s; "
+           "the highest centre at %.4f m (two layers of 0.06 m cubes: 0.09)\n", worst, vmax, top);
+    CHECKF(top < 0.1, "a cube did not come down (centre at %g m)", top);
+    CHECKF(worst <= 0.01 * 0.02, "a body moved %g m", worst);
+    free(b0), free(b1);
+    eddy_destroy_scene(s);
+}
+
+static void granular_pile(eddy_engine *e)
+{
+    /* A stepped cone of sand (45 degrees, 772 grains of 2 cm at 2600 kg/m^3,
+     * jittered) slumps to its angle of repose. */
+    char fills[4096] = "";
+    for (int k = 0; k < 8; k++)
+        snprintf(fills + strlen(fills), sizeof fills - strlen(fills),
+                 "%s{ \"shape\": \"cylinder\", \"center\": [0.3, %g, 0.3], \"radius\": %g, \"height\": 0.02, \"jitter\": 0.2 }",
+                 k ? "," : "", 0.02 * k, 0.17 - 0.02 * k);
+    snprintf(json, sizeof json,
+             "{ \"dt\": 0.00045, \"duration\": 6, \"box\": { \"min\": [0, 0, 0], \"max\": [0.6, 0.5, 0.6] },"
+             "  \"particle_sets\": [ { \"name\": \"sand\", \"spacing\": 0.02, \"mass\": 0.0208, \"fill\": [ %s ] } ],"
+             "  \"systems\": [ { \"name\": \"sand\", \"module\": \"rigid\", \"set\": \"sand\","
+             "      \"params\": { \"granular\": true, \"stiffness\": 2000, \"shear\": 1, \"friction\": 0.5 } } ] }", fills);
+    eddy_scene *s = load(e, json);
+    eddy_particles set = eddy_find_particles(e, "sand");
+    uint32_t n = eddy_particles_count(e, set);
+    float *a = malloc(16ull * n), *b = malloc(16ull * n);
+    REQUIRE(a && b);
+    CHECK(eddy_scene_step(s, 11111) == EDDY_OK); /* 5 s */
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "position"), 0, 16ull * n, a) == EDDY_OK);
+    CHECK(eddy_scene_step(s, 2222) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "position"), 0, 16ull * n, b) == EDDY_OK);
+    /* The surface: the highest particle per 2 cm ring around the axis. */
+    double top[16] = { 0 }, moved = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const float *x = b + 4 * i;
+        double d2 = 0;
+        for (int k = 0; k < 3; k++)
+            d2 += (b[4 * i + k] - a[4 * i + k]) * (b[4 * i + k] - a[4 * i + k]);
+        if (getenv("EDDY_TEST_VERBOSE") && sqrt(d2) > 0.002)
+            printf("  particle %u moved %.4f m: (%.3f %.3f %.3f) -> (%.3f %.3f %.3f)\n", i, sqrt(d2), a[4 * i], a[4 * i + 1],
+                   a[4 * i + 2], x[0], x[1], x[2]);
+        moved = fmax(moved, sqrt(d2));
+        int ring = (int)(hypot(x[0] - 0.3, x[2] - 0.3) / 0.02);
+        if (ring < 16)
+            top[ring] = fmax(top[ring], x[1]);
+    }
+    double peak = 0;
+    for (int k = 0; k < 16; k++)
+        peak = fmax(peak, top[k]);
+    /* The slope: a line through the rings whose top is between 20% and 80%
+     * of the peak, outside the peak. */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int m = 0, kpeak = 0;
+    for (int k = 0; k < 16; k++)
+        if (top[k] == peak)
+            kpeak = k;
+    for (int k = kpeak; k < 16; k++)
+        if (top[k] > 0.2 * peak && top[k] < 0.8 * peak) {
+            double r = 0.02 * (k + 0.5);
+            sx += r, sy += top[k], sxx += r * r, sxy += r * top[k], m++;
+        }
+    double slope = m >= 3 ? (m * sxy - sx * sy) / (m * sxx - sx * sx) : 0, angle = atan(-slope) * 180 / M_PI;
+    printf("granular pile: %u particles (mu 0.5): a 45-degree cone slumps to a heap %.3f m high with a %.1f-degree "
+           "slope (%d rings); in the last second no particle moved more than %.3g m\n", n, peak, angle, m, moved);
+    CHECKF(m >= 3 && angle > 15 && angle < 40, "slope %.1f degrees from %d rings", angle, m);
+    CHECKF(moved <= 0.01 * 0.02, "a particle moved %g m in the last second", moved);
+    free(a), free(b);
+    eddy_destroy_scene(s);
+}
+
+int main(int argc, char **argv)
+{
+    REQUIRE(argc > 1);
+    eddy_engine *e = test_engine();
+    against_cpu(e, argv[1]);
+    spinning(e, argv[1]);
+    head_on(e);
+    settles(e);
+    granular_pile(e);
+    test_finish(e);
+    return test_report("rigid");
+}
