@@ -76,7 +76,7 @@ struct eddy_scene {
     /* PNG frames ("output.images"). */
     eddy_renderer *renderer;
     uint32_t image_w, image_h;
-    int color_by;            /* 0 speed, 1 density, 2 set */
+    int color_by;            /* 0 speed, 1 density, 2 set, 3 phase */
     double color_range[2];
 };
 
@@ -604,7 +604,7 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
 
 /* ------------------------------------------------------------------ systems */
 
-static const char *const system_keys[] = { "name", "module", "set", "params", "tool", NULL };
+static const char *const system_keys[] = { "name", "module", "set", "with", "params", "tool", NULL };
 
 /* The path's centre at time t: held before the first key and after the last. */
 static void tool_path_at(const scene_tool *tl, double t, double out[3])
@@ -824,6 +824,14 @@ static bool parse_solid(parse_ctx *c, const cJSON *j, const char *path, eddy_sol
 }
 static const char *const box_keys[] = { "min", "max", NULL };
 static const char *const output_keys[] = { "frame_interval", "vtk", "stats", "images", NULL };
+/* Neighbouring bodies get far-apart colours: the phase's golden-ratio
+ * multiple, fractional part, kept off the ends of the map. */
+static double phase_colour(uint32_t phase)
+{
+    double f = fmod(phase * 0.6180339887498949, 1.0);
+    return 0.05 + 0.9 * f;
+}
+
 static const char *const image_keys[] = { "width", "height", "camera", "color_by", "range", NULL };
 static const char *const camera_keys[] = { "eye", "target", "up", "fov", NULL };
 
@@ -866,9 +874,10 @@ static bool parse_images(parse_ctx *c, eddy_scene *s, const cJSON *j, eddy_rende
     const char *by;
     if (!get_string(c, j, "color_by", "output.images", false, &by))
         return false;
-    s->color_by = !by || !strcmp(by, "speed") ? 0 : !strcmp(by, "density") ? 1 : !strcmp(by, "set") ? 2 : -1;
+    s->color_by = !by || !strcmp(by, "speed") ? 0 : !strcmp(by, "density") ? 1 : !strcmp(by, "set") ? 2
+                  : !strcmp(by, "phase") ? 3 : -1;
     if (s->color_by < 0)
-        return fail(c, "output.images.color_by", "unknown '%s'; expected \"speed\", \"density\" or \"set\"", by);
+        return fail(c, "output.images.color_by", "unknown '%s'; expected \"speed\", \"density\", \"set\" or \"phase\"", by);
     s->color_range[0] = s->color_by == 1 ? 900 : 0;
     s->color_range[1] = s->color_by == 1 ? 1100 : s->color_by == 0 ? 3 : 1;
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(j, "range");
@@ -1180,10 +1189,11 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         snprintf(path, sizeof path, "systems[%d]", index);
         if (!cJSON_IsObject(js))
             return fail(c, path, "expected an object, got %s", json_type(js));
-        const char *mname, *setname, *sname;
+        const char *mname, *setname, *sname, *withname;
         if (!check_keys(c, js, path, system_keys) ||
             !get_string(c, js, "module", path, true, &mname) ||
             !get_string(c, js, "set", path, true, &setname) ||
+            !get_string(c, js, "with", path, false, &withname) ||
             !get_string(c, js, "name", path, false, &sname))
             return false;
         const eddy_module_desc *m = eddy_find_module(e, mname);
@@ -1202,6 +1212,19 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             snprintf(field, sizeof field, "%s.set", path);
             return fail(c, field, "no particle set named '%s' in particle_sets", setname);
         }
+        eddy_particles with = { 0 };
+        snprintf(field, sizeof field, "%s.with", path);
+        if (withname && !m->with_doc)
+            return fail(c, field, "module '%s' runs on one set and takes no \"with\"", m->name);
+        if (!withname && m->with_doc)
+            return fail(c, field, "missing; module '%s' needs a second set: %s", m->name, m->with_doc);
+        if (withname) {
+            with = eddy_find_particles(e, withname);
+            if (!with.id)
+                return fail(c, field, "no particle set named '%s' in particle_sets", withname);
+            if (with.id == set.id)
+                return fail(c, field, "'%s' is the system's own set; expected another set", withname);
+        }
         eddy_param_value values[64];
         if (m->param_count > 64) {
             snprintf(field, sizeof field, "%s.module", path);
@@ -1217,6 +1240,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             .engine = e,
             .name = sys->name,
             .particles = set,
+            .with = with,
             .params = values,
             .dt = s->dt / s->substeps,
             .substeps = s->substeps,
@@ -1754,9 +1778,10 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
             for (uint32_t k = 0; k < n; k++) {
                 const float *v = vel + 4 * (size_t)k;
                 double x = s->color_by == 2 ? (s->set_count > 1 ? (double)i / (s->set_count - 1) : 0.5)
+                           : s->color_by == 3 ? phase_colour(phase[k])
                            : rho ? rho[k] : sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
                 memcpy(spheres + 4 * (size_t)drawn, pos + 4 * (size_t)k, 16);
-                scalars[drawn++] = (float)(s->color_by == 2 ? x : (x - lo) / span);
+                scalars[drawn++] = (float)(s->color_by >= 2 ? x : (x - lo) / span);
             }
             free(rho);
         }

@@ -37,7 +37,8 @@ static const eddy_param_info params[P_COUNT] = {
     [P_GRANULAR] = { "granular", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1, "granular material: every particle moves on its own (section 29.3.1); else bodies by phase" },
 };
 
-static const char *const shared[] = { "position", "velocity", "mass", "phase", "rigid.body", "rigid.matrix" };
+static const char *const shared[] = { "position", "velocity", "mass", "phase", "rigid.body", "rigid.matrix",
+                                      "rigid.external" };
 
 typedef struct rigid {
     eddy_engine *e;
@@ -49,6 +50,7 @@ typedef struct rigid {
     eddy_grid *grid;
     eddy_kernel k[5];
     eddy_buffer params, rest, offsets, force, torque, bforce, btorque, sp, sv, sbody;
+    eddy_buffer external; /* rigid.external: N per particle, written by coupling modules */
     eddy_buffer hid, hxi, hid_next, hxi_next; /* friction: contact memory, 16 slots a particle */
     eddy_buffer position, velocity, mass, phase, body, matrix;
 } rigid;
@@ -181,6 +183,9 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         uint32_t B = s->bodies;
         s->body = eddy_particles_add_buffer(e, s->set, "rigid.body", sizeof(struct eddy_rigid_body));
         s->matrix = eddy_particles_add_buffer(e, s->set, "rigid.matrix", 64);
+        s->external = eddy_particles_add_buffer(e, s->set, "rigid.external", 16);
+        if (s->external.id && eddy_buffer_fill(e, s->external, 0, 16ull * eddy_particles_capacity(e, s->set), 0) != EDDY_OK)
+            r = EDDY_ERROR_OUT_OF_MEMORY;
         s->params = scratch(s, "params", sizeof *p, p);
         s->rest = scratch(s, "rest", 16ull * n, rest);
         s->offsets = scratch(s, "offsets", 4ull * (B + 1), offsets);
@@ -204,7 +209,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         if (!empty || !s->hid.id || !s->hid_next.id || !s->hxi.id || !s->hxi_next.id)
             r = EDDY_ERROR_OUT_OF_MEMORY;
         free(empty);
-        if (!s->body.id || !s->matrix.id || !s->params.id || !s->rest.id || !s->offsets.id || !s->force.id ||
+        if (!s->body.id || !s->matrix.id || !s->external.id || !s->params.id || !s->rest.id || !s->offsets.id || !s->force.id ||
             !s->torque.id || !s->bforce.id || !s->btorque.id || !s->sp.id || !s->sv.id || !s->sbody.id)
             r = EDDY_ERROR_OUT_OF_MEMORY;
         if (r == EDDY_OK && B)
@@ -248,7 +253,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
                       { s->sbody, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                       { gb.sorted_index, EDDY_READ }, { s->body, EDDY_READ }, { s->force, EDDY_WRITE },
                       { s->torque, EDDY_WRITE }, { s->hid, EDDY_READ }, { s->hxi, EDDY_READ },
-                      { s->hid_next, EDDY_WRITE }, { s->hxi_next, EDDY_WRITE } } });
+                      { s->hid_next, EDDY_WRITE }, { s->hxi_next, EDDY_WRITE }, { s->external, EDDY_READ } } });
     if (rc >= 0 && s->p.coeffs[3] > 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "rigid.history", .kernel = s->k[K_HISTORY], .threads = 16 * s->n,

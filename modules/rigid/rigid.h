@@ -27,10 +27,12 @@ int64_t eddy_rigid_build_bodies(uint32_t n, const float *pos, const float *vel, 
  * directly (granular, bodies ignored). pos/vel: vec4 per particle. With
  * friction (p->coeffs[3] > 0): hist_id (EDDY_RIGID_SLOTS uints a particle,
  * 0xffffffff = empty, all empty at the start) and hist_xi (as many vec4),
- * updated in place; else both may be NULL. */
+ * updated in place; else both may be NULL. external: a force (N, vec4)
+ * per particle added to its contact force (rigid.external: what a coupling
+ * module wrote), or NULL. */
 void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *pos, float *vel,
                          const float *mass, const uint32_t *phase, const float *rest,
                          struct eddy_rigid_body *bodies, const uint32_t *offsets,
-                         uint32_t *hist_id, float *hist_xi);
+                         uint32_t *hist_id, float *hist_xi, const float *external);
 
 #endif

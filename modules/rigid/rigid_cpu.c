@@ -104,7 +104,7 @@ static void omega(const struct eddy_rigid_body *b, const float R[9], float w[3])
 void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *pos, float *vel,
                          const float *mass, const uint32_t *phase, const float *rest,
                          struct eddy_rigid_body *bodies, const uint32_t *offsets,
-                         uint32_t *hist_id, float *hist_xi)
+                         uint32_t *hist_id, float *hist_xi, const float *external)
 {
     bool granular = p->dims[3] != 0, friction = p->coeffs[3] > 0 && hist_id && hist_xi;
     uint32_t *id_out = friction ? malloc(4ull * EDDY_RIGID_SLOTS * n + 4) : NULL;
@@ -153,6 +153,9 @@ void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *p
         }
         if (friction && mem.used < EDDY_RIGID_SLOTS)
             id_out[mem.slot0 + mem.used] = NO_CONTACT;
+        if (external)
+            for (int a = 0; a < 3; a++)
+                fi[a] += external[4 * i + a];
         if (!granular) {
             const float *X = bodies[phase[i]].x;
             float r[3] = { xi[0] - X[0], xi[1] - X[1], xi[2] - X[2] };

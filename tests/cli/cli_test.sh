@@ -172,6 +172,50 @@ mesh_inverted)
     expect_bad "$scenes/mesh_inverted.json" -- "mesh_inverted.json: particle_sets[0].fill.file:" "the mesh is inside out";;
 mesh_nan)
     expect_bad "$scenes/mesh_nan.json" -- "mesh_nan.json: particle_sets[0].fill.file:" "nan.obj:2: vertex coordinate nan is not finite";;
+voxelize)
+    # A unit sphere at d = 0.1: about 4.19 m^3 of particles, centred, the
+    # points written as CSV and VTK; bad meshes and options refused.
+    "$eddy" voxelize "$root/data/meshes/sphere_ico3.obj" --diameter 0.1 --density 1 --out "$tmp/s.csv" \
+        >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
+    n=$(sed -n 's/^particles: \([0-9]*\) of diameter.*/\1/p' "$tmp/outlog")
+    [ -n "$n" ] || fail "no particle count: $(cat "$tmp/outlog")"
+    python3 -c "import sys; n = int(sys.argv[1]); v = n * 1e-3; assert abs(v / 4.1888 - 1) < 0.03, v" "$n" \
+        || fail "$n particles of 0.1 m do not fill a unit sphere"
+    [ "$(wc -l < "$tmp/s.csv")" = $((n + 1)) ] || fail "the CSV should have $n points and a header"
+    grep -q "^centre of mass \[-\?[0-9.e-]*, " "$tmp/outlog" || fail "no centre of mass"
+    "$eddy" voxelize "$root/data/meshes/sphere_ico3.obj" --diameter 0.2 --surface-only --out "$tmp/s.vtk" \
+        >/dev/null 2>>"$tmp/err" || fail "surface-only run: exit status $?"
+    grep -q "^POINTS [0-9]* float" "$tmp/s.vtk" || fail "no VTK points"
+    ls "$tmp" | grep -q '\.tmp$' && fail "temporary files left behind"
+    "$eddy" voxelize "$scenes/meshes/open.obj" --diameter 0.1 --out "$tmp/o.csv" >/dev/null 2>"$tmp/err"
+    [ $? = 1 ] || fail "an open mesh: expected exit 1"
+    grep -qF "open.obj: the mesh is open: edge 2-3" "$tmp/err" || fail "open mesh message"
+    [ ! -e "$tmp/o.csv" ] || fail "an output was written for an open mesh"
+    "$eddy" voxelize "$scenes/meshes/inverted.obj" --diameter 0.1 >/dev/null 2>"$tmp/err"
+    [ $? = 1 ] && grep -qF "inside out" "$tmp/err" || fail "inverted mesh"
+    "$eddy" voxelize "$root/data/meshes/sphere_ico3.obj" --diameter 0 >/dev/null 2>"$tmp/err"
+    [ $? = 2 ] && grep -qF -- "--diameter: expected a finite number > 0, got '0'" "$tmp/err" || fail "d = 0"
+    "$eddy" voxelize "$root/data/meshes/sphere_ico3.obj" --diameter nan >/dev/null 2>"$tmp/err"
+    [ $? = 2 ] || fail "d = nan"
+    echo "ok ($case): $(sed -n 2p "$tmp/outlog")";;
+rigid_scene)
+    # The quick pawns and tori scene, 30 steps: 123 bodies, PNG frames
+    # coloured by body, the bodies' momentum in stats.jsonl.
+    "$eddy" run "$root/scenes/rigid_pawns_tori.json" --steps 30 --out "$out" >"$tmp/outlog" 2>"$tmp/err" \
+        || fail "exit status $?"
+    grep -q "validation message" "$tmp/err" && fail "validation messages"
+    [ -s "$out/frame_000000.png" ] || fail "no PNG frame"
+    python3 -c "
+import json, sys
+last = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+r = last['systems']['rigid']
+assert r['bodies'] == 123, r
+assert r['body_momentum_y'] < 0, r
+assert last['sets']['pieces']['non_finite'] == 0
+" "$out/stats.jsonl" || fail "stats.jsonl content"
+    echo "ok ($case)";;
+with_refused)
+    expect_bad "$scenes/with_refused.json" -- "with_refused.json: systems[0].with: module 'rigid' runs on one set and takes no \"with\"";;
 rigid_diameter)
     expect_bad "$scenes/rigid_diameter.json" -- "rigid_diameter.json: systems[0].params.diameter: -0.02 is out of range; expected a number in [0, 100] m";;
 rigid_mass)
@@ -185,7 +229,7 @@ bad_device)
 bad_option)
     expect_bad "$root/scenes/bounce.json" --steps -3 -- "--steps: expected a whole number";;
 module_abi)
-    expect_bad "$root/scenes/bounce.json" --module "$abi2" -- "ABI version 2" "ABI version 1";;
+    expect_bad "$root/scenes/bounce.json" --module "$abi2" -- "ABI version 3" "ABI version 1";;
 *)
     echo "unknown case $case"; exit 2;;
 esac

@@ -73,8 +73,29 @@ static void against_cpu(eddy_engine *e, const char *root)
     float *hxi = calloc(4ull * EDDY_RIGID_SLOTS * n, sizeof *hxi);
     REQUIRE(hid && hxi);
     memset(hid, 0xff, 4ull * EDDY_RIGID_SLOTS * n);
+    /* A force on every particle in rigid.external, as a coupling module
+     * writes it (mN, varying from particle to particle: it also turns). */
+    float *ext = malloc(16ull * n);
+    REQUIRE(ext);
+    for (uint32_t i = 0; i < n; i++) {
+        ext[4 * i] = 1e-3f * sinf(1.3f * (float)i);
+        ext[4 * i + 1] = 1e-3f * cosf(0.7f * (float)i);
+        ext[4 * i + 2] = 1e-3f * sinf(0.3f * (float)i);
+        ext[4 * i + 3] = 0;
+    }
+    CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, set, "rigid.external"), 0, 16ull * n, ext) == EDDY_OK);
+    /* The same C steps without the external force: the GPU must be much
+     * closer to the run with it (the force is small but not lost). */
+    float *pos0 = malloc(16ull * n), *vel0 = malloc(16ull * n), *hxi0 = malloc(16ull * EDDY_RIGID_SLOTS * n);
+    uint32_t *hid0 = malloc(4ull * EDDY_RIGID_SLOTS * n);
+    struct eddy_rigid_body *cb0 = malloc(sizeof *cb0 * (size_t)B);
+    REQUIRE(pos0 && vel0 && hxi0 && hid0 && cb0);
+    memcpy(pos0, pos, 16ull * n), memcpy(vel0, vel, 16ull * n), memcpy(hxi0, hxi, 16ull * EDDY_RIGID_SLOTS * n);
+    memcpy(hid0, hid, 4ull * EDDY_RIGID_SLOTS * n), memcpy(cb0, cb, sizeof *cb0 * (size_t)B);
+    for (int step = 0; step < 50; step++)
+        eddy_rigid_step_cpu(&p, n, pos0, vel0, mass, phase, rest, cb0, off, hid0, hxi0, NULL);
     for (int step = 0; step < 50; step++) {
-        eddy_rigid_step_cpu(&p, n, pos, vel, mass, phase, rest, cb, off, hid, hxi);
+        eddy_rigid_step_cpu(&p, n, pos, vel, mass, phase, rest, cb, off, hid, hxi, ext);
         CHECK(eddy_scene_step(s, 1) == EDDY_OK);
     }
     bodies_of(e, "b", &gb, (uint32_t)B);
@@ -95,7 +116,14 @@ static void against_cpu(eddy_engine *e, const char *root)
             off = fmax(off, fabs(gb[k].v[a] - v0[a] - (a == 1 ? -9.81 * 0.015 : 0)));
         contacts += off > 1e-3;
     }
-    printf("GPU vs CPU: %u particles, 20 bodies, 50 steps: positions within %.3g m (scene 0.5 m), orientations within "
+    double without = 0;
+    for (int64_t k = 0; k < B; k++)
+        for (int a = 0; a < 3; a++)
+            without = fmax(without, fabs(gb[k].x[a] - cb0[k].x[a]));
+    CHECKF(without > 10 * worst_x, "the external force made no difference: %g m without it, %g m with", without, worst_x);
+    printf("rigid.external: without it the C bodies end up to %.3g m from the GPU's\n", without);
+    free(ext), free(pos0), free(vel0), free(hxi0), free(hid0), free(cb0);
+    printf("GPU vs CPU (with external forces): %u particles, 20 bodies, 50 steps: positions within %.3g m (scene 0.5 m), orientations within "
            "%.3g; %d bodies in contact, largest turn 1 - |s| = %.3g\n", n, worst_x, worst_q, contacts, moved);
     CHECKF(worst_x <= 1e-4 * 0.5, "position difference %g m", worst_x);
     CHECKF(worst_q <= 1e-4, "orientation difference %g", worst_q);

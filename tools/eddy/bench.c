@@ -570,7 +570,7 @@ static int bench_rigid(bench_ctx *c, const char *name, uint32_t n, bool granular
     for (uint32_t k = 0; k <= c->iterations; k++) {
         if (k == 1)
             t0 = now_ms();
-        eddy_rigid_step_cpu(&rp, count, pos, vel, mass, phase, rest, bodies, off, hid, hxi);
+        eddy_rigid_step_cpu(&rp, count, pos, vel, mass, phase, rest, bodies, off, hid, hxi, NULL);
     }
     r.cpu_ms = now_ms() - t0;
     double worst = 0;

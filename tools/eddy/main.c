@@ -3,6 +3,7 @@
 #include "eddy/eddy_module.h"
 
 #include "bench.h"
+#include "voxelize.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -37,8 +38,14 @@ static const char *usage =
     "                                    scan.1M scan.16M sort.1M sort.4M grid.64k grid.256k\n"
     "                                    grid.1M density.16k density.65k density.262k sph.16k\n"
     "                                    sph.65k sph.262k pbf.10k pbf.20k pbf.40k pbf.60k\n"
-    "                                    pbf.80k pbf.dam50k, or a group (scan, sort, grid,\n"
-    "                                    density, sph, pbf); default all\n"
+    "                                    pbf.80k pbf.dam50k rigid.pawns granular.16k, or a\n"
+    "                                    group (scan, sort, grid, density, sph, pbf, rigid,\n"
+    "                                    granular); default all\n"
+    "  eddy voxelize MESH.obj --diameter D [--scale S] [--density RHO] [--surface-only]\n"
+    "                [--out FILE.csv|FILE.vtk]\n"
+    "                                    a closed mesh to particles of diameter D (m) as the\n"
+    "                                    rigid module builds bodies: count, volume, mass,\n"
+    "                                    centre of mass and inertia; points to FILE\n"
     "  eddy version\n";
 
 static const char *type_name(VkPhysicalDeviceType t)
@@ -211,6 +218,8 @@ static int cmd_modules(const options *o)
     for (uint32_t i = 0; i < eddy_module_count(e); i++) {
         const eddy_module_desc *m = eddy_module_at(e, i);
         printf("%s %s: %s\n", m->name, m->version ? m->version : "", m->summary ? m->summary : "");
+        if (m->with_doc)
+            printf("  with: %s\n", m->with_doc);
         for (uint32_t k = 0; k < m->param_count; k++) {
             const eddy_param_info *p = &m->params[k];
             char def[96];
@@ -411,6 +420,8 @@ int main(int argc, char **argv)
         return cmd_devices();
     if (!strcmp(cmd, "bench"))
         return cmd_bench(argc, argv);
+    if (!strcmp(cmd, "voxelize"))
+        return eddy_voxelize_main(argc, argv);
     options o = { 0 };
     if (parse_options(argc, argv, 2, &o) != 0)
         return 2;

@@ -5,6 +5,7 @@
 // (eq. 15), written in particle order for the per-body sums. With friction,
 // each particle keeps up to RIGID_SLOTS contacts' shear displacements, by the
 // other particle's index (walls: RIGID_WALL_ID + k), from substep to substep.
+// A coupling module's force on the particle (rigid.external) is added.
 #extension GL_GOOGLE_include_directive : require
 #include "rigid_common.glsl"
 
@@ -22,6 +23,7 @@ layout(std430, binding = 10) readonly buffer HistIdIn { uint hid_in[]; };     //
 layout(std430, binding = 11) readonly buffer HistXiIn { vec4 hxi_in[]; };
 layout(std430, binding = 12) writeonly buffer HistIdOut { uint hid_out[]; };
 layout(std430, binding = 13) writeonly buffer HistXiOut { vec4 hxi_out[]; };
+layout(std430, binding = 14) readonly buffer External { vec4 ext_force[]; }; // N per particle (particle order)
 
 uint g_out, g_used;
 
@@ -88,6 +90,7 @@ void main()
     // The rest of this particle's slots: empty.
     if (friction && g_used < RIGID_SLOTS)
         hid_out[slot0 + g_used] = RIGID_NO_CONTACT;
+    f += ext_force[o].xyz;
     force[o] = vec4(f, 0.0);
     torque[o] = granular ? vec4(0.0) : vec4(cross(x - bodies[me].x.xyz, f), 0.0);
 }
