@@ -604,7 +604,7 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
 
 /* ------------------------------------------------------------------ systems */
 
-static const char *const system_keys[] = { "name", "module", "set", "params", "tool", NULL };
+static const char *const system_keys[] = { "name", "module", "set", "with", "params", "tool", NULL };
 
 /* The path's centre at time t: held before the first key and after the last. */
 static void tool_path_at(const scene_tool *tl, double t, double out[3])
@@ -1189,10 +1189,11 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         snprintf(path, sizeof path, "systems[%d]", index);
         if (!cJSON_IsObject(js))
             return fail(c, path, "expected an object, got %s", json_type(js));
-        const char *mname, *setname, *sname;
+        const char *mname, *setname, *sname, *withname;
         if (!check_keys(c, js, path, system_keys) ||
             !get_string(c, js, "module", path, true, &mname) ||
             !get_string(c, js, "set", path, true, &setname) ||
+            !get_string(c, js, "with", path, false, &withname) ||
             !get_string(c, js, "name", path, false, &sname))
             return false;
         const eddy_module_desc *m = eddy_find_module(e, mname);
@@ -1211,6 +1212,17 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             snprintf(field, sizeof field, "%s.set", path);
             return fail(c, field, "no particle set named '%s' in particle_sets", setname);
         }
+        eddy_particles with = { 0 };
+        snprintf(field, sizeof field, "%s.with", path);
+        if (withname && !m->with_doc)
+            return fail(c, field, "module '%s' runs on one set and takes no \"with\"", m->name);
+        if (withname) {
+            with = eddy_find_particles(e, withname);
+            if (!with.id)
+                return fail(c, field, "no particle set named '%s' in particle_sets", withname);
+            if (with.id == set.id)
+                return fail(c, field, "'%s' is the system's own set; expected another set", withname);
+        }
         eddy_param_value values[64];
         if (m->param_count > 64) {
             snprintf(field, sizeof field, "%s.module", path);
@@ -1226,6 +1238,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             .engine = e,
             .name = sys->name,
             .particles = set,
+            .with = with,
             .params = values,
             .dt = s->dt / s->substeps,
             .substeps = s->substeps,

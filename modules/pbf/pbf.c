@@ -2,6 +2,7 @@
 #include "pbf.h"
 
 #include "common/fluid_stats.h"
+#include "couple/couple.h"
 #include "eddy/eddy_prims.h"
 #include "sph_kernels.h"
 
@@ -131,8 +132,9 @@ typedef struct pbf {
     struct eddy_pbf_params p;
     eddy_grid *grid;
     eddy_reduce *reduce;
+    eddy_couple *couple; /* the "with" set as boundary particles (always there; empty without) */
     eddy_kernel k[K_COUNT];
-    eddy_buffer params, solids, pred, sp, sold, smass, lambda, dp, sv, svort;
+    eddy_buffer params, solids, pred, sp, sbin, sold, smass, lambda, dp, sv, svort;
     eddy_buffer tool, tpush, tadh, tdamp, tsums;
     eddy_buffer position, velocity, mass, density;
     bool clamped; /* the tool was kept off a wall once (warned) */
@@ -145,9 +147,10 @@ static void destroy(void *state)
         return;
     eddy_destroy_grid(s->e, s->grid);
     eddy_destroy_reduce(s->e, s->reduce);
+    eddy_couple_destroy(s->e, s->couple);
     for (int i = 0; i < K_COUNT; i++)
         eddy_destroy_kernel(s->e, s->k[i]);
-    eddy_buffer own[] = { s->params, s->solids, s->pred, s->sp, s->sold, s->smass, s->lambda, s->dp,
+    eddy_buffer own[] = { s->params, s->solids, s->pred, s->sp, s->sbin, s->sold, s->smass, s->lambda, s->dp,
                           s->sv, s->svort, s->tool, s->tpush, s->tadh, s->tdamp, s->tsums };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(s->e, own[i]);
@@ -191,6 +194,12 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         .max_count = s->n ? s->n : 1 });
     if (!s->grid)
         return EDDY_ERROR_LIMIT;
+    s->couple = eddy_couple_create(e, &(eddy_couple_desc){
+        .system = ctx->name, .boundary = ctx->with, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] },
+        .cell = (float)h, .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
+        .rest_density = s->p.gravity[3], .fluid_count = s->n });
+    if (!s->couple)
+        return EDDY_ERROR_INVALID_ARGUMENT;
     s->position = eddy_particles_buffer(e, s->set, "position");
     s->velocity = eddy_particles_buffer(e, s->set, "velocity");
     s->mass = eddy_particles_buffer(e, s->set, "mass");
@@ -200,6 +209,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->solids = scratch(s, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1));
     s->pred = scratch(s, "predicted", 16 * n);
     s->sp = scratch(s, "sorted.predicted", 16 * n);
+    s->sbin = scratch(s, "sorted.binned", 16 * n);
     s->sold = scratch(s, "sorted.position", 16 * n);
     s->smass = scratch(s, "sorted.mass", 4 * n);
     s->lambda = scratch(s, "sorted.lambda", 16 * n);
@@ -217,7 +227,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->tadh = scratch(s, "sorted.tool_adhesion", tool ? 16 * n : 16);
     s->tdamp = scratch(s, "sorted.tool_damping", tool ? 16 * n : 16);
     s->tsums = scratch(s, "tool_sums", 48);
-    if (!s->density.id || !s->params.id || !s->solids.id || !s->pred.id || !s->sp.id ||
+    if (!s->density.id || !s->params.id || !s->solids.id || !s->pred.id || !s->sp.id || !s->sbin.id ||
         !s->sold.id || !s->smass.id || !s->lambda.id || !s->dp.id || !s->sv.id || !s->svort.id ||
         !s->tool.id || !s->tpush.id || !s->tadh.id || !s->tdamp.id || !s->tsums.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
@@ -273,23 +283,37 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (r == EDDY_OK)
         r = eddy_grid_record_gather(e, s->grid, g, s->pred, s->sp, 4, s->n);
     if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, s->grid, g, s->pred, s->sbin, 4, s->n);
+    if (r == EDDY_OK)
         r = eddy_grid_record_gather(e, s->grid, g, s->position, s->sold, 4, s->n);
     if (r == EDDY_OK)
         r = eddy_grid_record_gather(e, s->grid, g, s->mass, s->smass, 1, s->n);
+    /* The coupled set's particles where they will be at the substep's end. */
+    if (r == EDDY_OK)
+        r = eddy_couple_record_begin(e, s->couple, g);
     if (r != EDDY_OK)
         return r;
+    eddy_couple_bindings cb = eddy_couple_get_bindings(s->couple);
+    bool coupled = eddy_couple_count(s->couple) > 0;
     int first = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "pbf.lambda", .kernel = s->k[K_LAMBDA], .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->lambda, EDDY_WRITE },
-                      { s->tool, EDDY_READ } } });
+                      { s->tool, EDDY_READ }, { cb.params, EDDY_READ }, { cb.particles, EDDY_READ },
+                      { cb.cell_start, EDDY_READ }, { cb.cell_end, EDDY_READ }, { s->sbin, EDDY_READ } } });
     rc = first;
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.delta", .kernel = s->k[K_DELTA], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
                           { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                          { s->dp, EDDY_WRITE }, { s->tool, EDDY_READ }, { s->tpush, EDDY_READ_WRITE } } });
+                          { s->dp, EDDY_WRITE }, { s->tool, EDDY_READ }, { s->tpush, EDDY_READ_WRITE },
+                          { cb.params, EDDY_READ }, { cb.particles, EDDY_READ }, { cb.cell_start, EDDY_READ },
+                          { cb.cell_end, EDDY_READ }, { s->sbin, EDDY_READ } } });
+    /* The same corrections' reaction on the boundary particles, before
+     * pbf.apply moves the fluid. */
+    if (rc >= 0 && coupled)
+        rc = eddy_couple_record_pbf(e, s->couple, g, s->sp, s->smass, s->lambda, gb.cell_start, gb.cell_end);
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.apply", .kernel = s->k[K_APPLY], .threads = s->n,
@@ -297,7 +321,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
                           { s->solids, EDDY_READ }, { s->tool, EDDY_READ }, { s->tpush, EDDY_READ_WRITE } } });
     /* The solver iterations: one recorded range, replayed. */
     if (rc >= 0 && s->iterations > 1)
-        rc = eddy_graph_repeat(e, g, (uint32_t)first, 3, s->iterations) == EDDY_OK ? 0 : -1;
+        rc = eddy_graph_repeat(e, g, (uint32_t)first, coupled ? 4 : 3, s->iterations) == EDDY_OK ? 0 : -1;
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.velocity", .kernel = s->k[K_VELOCITY], .threads = s->n,
@@ -308,7 +332,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
             .label = "pbf.vorticity", .kernel = s->k[K_VORTICITY], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sv, EDDY_READ },
                           { s->smass, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                          { s->svort, EDDY_WRITE } } });
+                          { s->svort, EDDY_WRITE }, { s->sbin, EDDY_READ } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.finish", .kernel = s->k[K_FINISH], .threads = s->n,
@@ -316,11 +340,12 @@ static eddy_result declare_step(void *state, eddy_graph g)
                           { s->smass, EDDY_READ }, { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ },
                           { gb.cell_end, EDDY_READ }, { gb.sorted_index, EDDY_READ },
                           { s->position, EDDY_WRITE }, { s->velocity, EDDY_WRITE },
-                          { s->density, EDDY_WRITE }, { s->svort, EDDY_READ } } });
+                          { s->density, EDDY_WRITE }, { s->svort, EDDY_READ }, { s->sbin, EDDY_READ } } });
     if (rc < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
-    if (!tool)
-        return EDDY_OK;
+    r = eddy_couple_record_end(e, s->couple, g);
+    if (r != EDDY_OK || !tool)
+        return r;
     /* The force on the tool: per particle, three fixed-order sums, the mean
      * over the substeps. */
     rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
@@ -433,6 +458,8 @@ static const eddy_module_desc desc = {
     .stats = stats,
     .set_tool = set_tool,
     .tool_force = tool_force,
+    .with_doc = "optional: a set (rigid bodies) whose particles take part in the density constraints as "
+                "boundary particles; the fluid's force on each goes into the set's rigid.external",
 };
 
 const eddy_module_desc *eddy_pbf_module(void)

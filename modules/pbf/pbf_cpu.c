@@ -3,6 +3,7 @@
 #include "pbf.h"
 
 #include "common/cpu_grid.h"
+#include "couple/couple.h"
 #include "common/ghosts.h"
 #include "sph_kernels.h"
 
@@ -31,6 +32,19 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
                        uint32_t iterations, uint32_t n, float *pos, float *vel, const float *mass,
                        float *density, struct eddy_pbf_tool *tool)
 {
+    eddy_pbf_step_coupled_cpu(p, solids, iterations, n, pos, vel, mass, density, tool, NULL, 0, NULL, NULL);
+}
+
+void eddy_pbf_step_coupled_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids,
+                               uint32_t iterations, uint32_t n, float *pos, float *vel,
+                               const float *mass, float *density, struct eddy_pbf_tool *tool,
+                               const struct eddy_couple_params *cp, uint32_t nb,
+                               const float *boundary, float *force)
+{
+    if (!cp)
+        nb = 0;
+    for (uint32_t b = 0; b < nb; b++)
+        force[4 * b] = force[4 * b + 1] = force[4 * b + 2] = force[4 * b + 3] = 0;
     (void)solids;
     float R = tool ? p->tool[0] : 0;
     double fsum[3][3] = { { 0 } };
@@ -61,16 +75,20 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
             x[4 * i + a] = pos[4 * i + a] + dt * (vel[4 * i + a] + dt * p->gravity[a]);
         x[4 * i + 3] = pos[4 * i + 3];
     }
-    if (!eddy_cpu_grid_build(&g, x, n)) {
-        free(x), free(lam), free(d);
+    /* Neighbours from the cells the particles were sorted into, as on the
+     * GPU (pbf_common.glsl). */
+    float *x0 = malloc(16ull * n + 16);
+    if (!x0 || !eddy_cpu_grid_build(&g, x, n)) {
+        free(x), free(lam), free(d), free(x0);
         return;
     }
+    memcpy(x0, x, 16ull * n);
     float wdq = eddy_w_poly6(p->solver[3] * p->solver[3], h);
     for (uint32_t it = 0; it < iterations; it++) {
         for (uint32_t i = 0; i < n; i++) {
             const float *xi = x + 4 * i;
             float rho = 0, sum2 = 0, gi[3] = { 0, 0, 0 };
-            EDDY_CPU_NEIGHBOURS(&g, xi, j) {
+            EDDY_CPU_NEIGHBOURS(&g, x0 + 4 * i, j) {
                 float r[3] = { xi[0] - x[4 * j], xi[1] - x[4 * j + 1], xi[2] - x[4 * j + 2] };
                 float r2 = dot3(r, r);
                 if (r2 >= h * h)
@@ -95,6 +113,12 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
             rho += rho0 * s3 * gw;
             for (int a = 0; a < 3; a++)
                 gi[a] += s3 * gg[a];
+            if (nb) {
+                eddy_couple_boundary_cpu(cp, nb, boundary, xi, &gw, gg);
+                rho += rho0 * gw;
+                for (int a = 0; a < 3; a++)
+                    gi[a] += gg[a];
+            }
             float denom = dot3(gi, gi) + sum2;
             lam[2 * i] = -(rho / rho0 - 1.0f) / (denom + eps);
             lam[2 * i + 1] = denom;
@@ -103,7 +127,7 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
         for (uint32_t i = 0; i < n; i++) {
             const float *xi = x + 4 * i;
             float acc[3] = { 0, 0, 0 };
-            EDDY_CPU_NEIGHBOURS(&g, xi, j) {
+            EDDY_CPU_NEIGHBOURS(&g, x0 + 4 * i, j) {
                 if (j == i)
                     continue;
                 float r[3] = { xi[0] - x[4 * j], xi[1] - x[4 * j + 1], xi[2] - x[4 * j + 2] };
@@ -120,6 +144,11 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
             ghosts(p, xi, &gw, gg);
             for (int a = 0; a < 3; a++)
                 d[3 * i + a] = acc[a] + s3 * lam[2 * i] * gg[a];
+            if (nb) {
+                eddy_couple_boundary_cpu(cp, nb, boundary, xi, &gw, gg);
+                for (int a = 0; a < 3; a++)
+                    d[3 * i + a] += lam[2 * i] * gg[a];
+            }
             if (R > 0) {
                 float tw, tg[3];
                 eddy_sphere_ghosts_cpu(xi, tool->centre, R, h, p->options[2], &tw, tg);
@@ -129,6 +158,8 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
                 }
             }
         }
+        if (nb)
+            eddy_couple_pbf_cpu(cp, nb, boundary, n, x, mass, lam, force);
         for (uint32_t i = 0; i < n; i++) {
             float *xi = x + 4 * i;
             for (int a = 0; a < 3; a++)
@@ -180,7 +211,7 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
         for (uint32_t i = 0; om && i < n; i++) {
             const float *xi = x + 4 * i;
             float w[3] = { 0, 0, 0 };
-            EDDY_CPU_NEIGHBOURS(&g, xi, j) {
+            EDDY_CPU_NEIGHBOURS(&g, x0 + 4 * i, j) {
                 float r[3] = { xi[0] - x[4 * j], xi[1] - x[4 * j + 1], xi[2] - x[4 * j + 2] };
                 float gs = (mass[j] / rho0) * eddy_grad_spiky(dot3(r, r), h);
                 float dvv[3] = { v[3 * j] - v[3 * i], v[3 * j + 1] - v[3 * i + 1], v[3 * j + 2] - v[3 * i + 2] };
@@ -196,7 +227,7 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
             const float *xi = x + 4 * i;
             float dv[3] = { 0, 0, 0 }, eta[3] = { 0, 0, 0 };
             if (p->options[0] != 0 || om) {
-                EDDY_CPU_NEIGHBOURS(&g, xi, j) {
+                EDDY_CPU_NEIGHBOURS(&g, x0 + 4 * i, j) {
                     float r[3] = { xi[0] - x[4 * j], xi[1] - x[4 * j + 1], xi[2] - x[4 * j + 2] };
                     float r2 = dot3(r, r), vol = mass[j] / rho0;
                     float w = vol * eddy_w_poly6(r2, h);
@@ -225,6 +256,6 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
     }
     free(v);
     free(tp);
-    free(x), free(lam), free(d);
+    free(x), free(lam), free(d), free(x0);
     eddy_cpu_grid_free(&g);
 }

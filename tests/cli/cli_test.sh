@@ -214,6 +214,12 @@ assert r['body_momentum_y'] < 0, r
 assert last['sets']['pieces']['non_finite'] == 0
 " "$out/stats.jsonl" || fail "stats.jsonl content"
     echo "ok ($case)";;
+with_refused)
+    expect_bad "$scenes/with_refused.json" -- "with_refused.json: systems[0].with: module 'rigid' runs on one set and takes no \"with\"";;
+with_unknown)
+    expect_bad "$scenes/with_unknown.json" -- "with_unknown.json: systems[0].with: no particle set named 'stones' in particle_sets";;
+with_twice)
+    expect_bad "$scenes/with_twice.json" -- "set 'cube' is already the \"with\" set of another fluid system; expected one fluid per boundary set";;
 rigid_diameter)
     expect_bad "$scenes/rigid_diameter.json" -- "rigid_diameter.json: systems[0].params.diameter: -0.02 is out of range; expected a number in [0, 100] m";;
 rigid_mass)
@@ -227,7 +233,7 @@ bad_device)
 bad_option)
     expect_bad "$root/scenes/bounce.json" --steps -3 -- "--steps: expected a whole number";;
 module_abi)
-    expect_bad "$root/scenes/bounce.json" --module "$abi2" -- "ABI version 2" "ABI version 1";;
+    expect_bad "$root/scenes/bounce.json" --module "$abi2" -- "ABI version 3" "ABI version 1";;
 *)
     echo "unknown case $case"; exit 2;;
 esac

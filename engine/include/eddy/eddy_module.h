@@ -27,7 +27,7 @@ extern "C" {
 
 /* Raised whenever eddy_module_desc or anything a module calls changes
  * incompatibly. */
-#define EDDY_MODULE_ABI_VERSION 2
+#define EDDY_MODULE_ABI_VERSION 3
 
 #if defined(__GNUC__)
 #define EDDY_MODULE_EXPORT __attribute__((visibility("default")))
@@ -63,6 +63,8 @@ typedef struct eddy_system_ctx {
     eddy_engine *engine;
     const char *name;              /* the system's name in the scene */
     eddy_particles particles;      /* the set it runs on */
+    eddy_particles with;           /* the second set ("with" in the scene) of a module
+                                      with with_doc, else id 0 */
     const eddy_param_value *params;/* one per descriptor param, in order, defaults filled in */
     float box_min[3], box_max[3];  /* the scene's box (m) */
     double dt;                     /* s, one substep */
@@ -136,6 +138,11 @@ struct eddy_module_desc {
     /* Optional, with set_tool: the force the particles exerted on the tool in
      * the last step (mean over its substeps). One small readback. */
     eddy_result (*tool_force)(void *state, eddy_tool_force *out);
+    /* Non-NULL for modules that can couple their set with a second one
+     * (the fluids with a rigid set, modules/couple): what the second set is,
+     * for messages and `eddy modules`. The scene's "with" is optional for
+     * them and refused for other modules. */
+    const char *with_doc;
 };
 
 typedef const eddy_module_desc *(*eddy_module_entry_fn)(void);

@@ -8,6 +8,12 @@
 
 layout(std430, set = 0, binding = 0) readonly buffer Params { eddy_pbf_params P; };
 
+// Neighbour loops start from the cell a particle was sorted into (sbin: its
+// predicted position), not from where the iterations have moved it: then i
+// finds j exactly when j finds i, every pair term acts on both, and momentum
+// is conserved (from the current cell, a particle one cell over from its bin
+// saw neighbours that did not see it: 1e-3 of a body's momentum in
+// tests/physics/test_couple.c).
 #define PBF_H (P.box_min.w)
 #define PBF_DT (P.box_max.w)
 #define PBF_RHO0 (P.gravity.w)

@@ -15,6 +15,9 @@ layout(std430, binding = 5) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 6) writeonly buffer Delta { vec4 dp[]; };
 layout(std430, binding = 7) readonly buffer Tool { eddy_pbf_tool T; };
 layout(std430, binding = 8) buffer ToolPush { vec4 tpush[]; };
+#define COUPLE_BINDING 9
+#include "../../couple/shaders/couple_boundary.glsl"
+layout(std430, binding = 13) readonly buffer Bin { vec4 sbin[]; };
 
 void main()
 {
@@ -27,7 +30,7 @@ void main()
     float wdq = eddy_w_poly6(P.solver.w * P.solver.w, h);
     vec3 d = vec3(0.0);
     ivec3 dims = P.dims.xyz;
-    ivec3 c = eddy_grid_cell(p, P.grid.xyz, P.grid.w, dims);
+    ivec3 c = eddy_grid_cell(sbin[i].xyz, P.grid.xyz, P.grid.w, dims); // see pbf_common.glsl
     for (int dz = -1; dz <= 1; dz++)
     for (int dy = -1; dy <= 1; dy++)
     for (int dx = -1; dx <= 1; dx++) {
@@ -64,5 +67,8 @@ void main()
         d += dt;
         tpush[i].xyz += dt;
     }
+    // Boundary particles likewise; couple.pbf gives their bodies the opposite
+    // momentum.
+    d += li.x * couple_boundary(p, h).xyz;
     dp[i] = vec4(d, 0.0);
 }

@@ -18,6 +18,7 @@ layout(std430, binding = 8) writeonly buffer Position { vec4 position[]; };
 layout(std430, binding = 9) writeonly buffer Velocity { vec4 velocity[]; };
 layout(std430, binding = 10) writeonly buffer Density { float density[]; };
 layout(std430, binding = 11) readonly buffer Vort { vec4 svort[]; };
+layout(std430, binding = 12) readonly buffer Bin { vec4 sbin[]; };
 
 void main()
 {
@@ -28,7 +29,7 @@ void main()
     float h = PBF_H, rho0 = PBF_RHO0, eps_v = P.options.w;
     if (P.options.x != 0.0 || eps_v != 0.0) {
         ivec3 dims = P.dims.xyz;
-        ivec3 c = eddy_grid_cell(p, P.grid.xyz, P.grid.w, dims);
+        ivec3 c = eddy_grid_cell(sbin[i].xyz, P.grid.xyz, P.grid.w, dims);
         for (int dz = -1; dz <= 1; dz++)
         for (int dy = -1; dy <= 1; dy++)
         for (int dx = -1; dx <= 1; dx++) {

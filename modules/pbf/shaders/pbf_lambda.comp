@@ -13,6 +13,9 @@ layout(std430, binding = 3) readonly buffer Start { uint cell_start[]; };
 layout(std430, binding = 4) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 5) writeonly buffer Lambda { vec4 lambda[]; }; // x lambda, y denominator, z rho
 layout(std430, binding = 6) readonly buffer Tool { eddy_pbf_tool T; };
+#define COUPLE_BINDING 7
+#include "../../couple/shaders/couple_boundary.glsl"
+layout(std430, binding = 11) readonly buffer Bin { vec4 sbin[]; };
 
 void main()
 {
@@ -23,7 +26,7 @@ void main()
     float h = PBF_H, rho0 = PBF_RHO0, rho = 0.0, sum2 = 0.0;
     vec3 gi = vec3(0.0);
     ivec3 dims = P.dims.xyz;
-    ivec3 c = eddy_grid_cell(p, P.grid.xyz, P.grid.w, dims);
+    ivec3 c = eddy_grid_cell(sbin[i].xyz, P.grid.xyz, P.grid.w, dims); // see pbf_common.glsl
     for (int dz = -1; dz <= 1; dz++)
     for (int dy = -1; dy <= 1; dy++)
     for (int dx = -1; dx <= 1; dx++) {
@@ -54,6 +57,11 @@ void main()
         gh += pbf_tool_ghosts(p, T.centre.xyz);
     rho += rho0 * s3 * gh.w;
     gi += s3 * gh.xyz;
+    // The boundary particles of a coupled rigid set: fixed fluid like the
+    // ghosts, each of its own volume.
+    vec4 cb = couple_boundary(p, h);
+    rho += rho0 * cb.w;
+    gi += cb.xyz;
     float C = rho / rho0 - 1.0;
     float denom = dot(gi, gi) + sum2;
     lambda[i] = vec4(-C / (denom + P.solver.x), denom, rho, 0.0);

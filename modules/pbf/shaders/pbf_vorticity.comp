@@ -11,6 +11,7 @@ layout(std430, binding = 3) readonly buffer Mass { float smass[]; };
 layout(std430, binding = 4) readonly buffer Start { uint cell_start[]; };
 layout(std430, binding = 5) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 6) writeonly buffer Vort { vec4 svort[]; }; // xyz omega, w |omega|
+layout(std430, binding = 7) readonly buffer Bin { vec4 sbin[]; };
 
 void main()
 {
@@ -20,7 +21,7 @@ void main()
     vec3 p = sp[i].xyz, v = sv[i].xyz, w = vec3(0.0);
     float h = PBF_H, rho0 = PBF_RHO0;
     ivec3 dims = P.dims.xyz;
-    ivec3 c = eddy_grid_cell(p, P.grid.xyz, P.grid.w, dims);
+    ivec3 c = eddy_grid_cell(sbin[i].xyz, P.grid.xyz, P.grid.w, dims); // see pbf_common.glsl
     for (int dz = -1; dz <= 1; dz++)
     for (int dy = -1; dy <= 1; dy++)
     for (int dx = -1; dx <= 1; dx++) {

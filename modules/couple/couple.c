@@ -1,0 +1,236 @@
+/* couple: see couple.h and README.md beside this file. */
+#include "couple.h"
+
+#include "eddy/eddy_prims.h"
+#include "sph_kernels.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const uint32_t begin_spv[] =
+#include "couple_begin.spv.inc"
+    ;
+static const uint32_t pbf_spv[] =
+#include "couple_pbf.spv.inc"
+    ;
+static const uint32_t end_spv[] =
+#include "couple_end.spv.inc"
+    ;
+
+enum { K_BEGIN, K_PBF, K_END, K_COUNT };
+
+struct eddy_couple {
+    char name[64];
+    eddy_particles set;
+    uint32_t nb;
+    struct eddy_couple_params p;
+    eddy_grid *grid;
+    eddy_kernel k[K_COUNT];
+    eddy_buffer params, volume, predicted, sorted, force, empty;
+    eddy_buffer position, velocity, external;
+};
+
+void eddy_couple_destroy(eddy_engine *e, eddy_couple *c)
+{
+    if (!c)
+        return;
+    eddy_destroy_grid(e, c->grid);
+    for (int i = 0; i < K_COUNT; i++)
+        eddy_destroy_kernel(e, c->k[i]);
+    eddy_buffer own[] = { c->params, c->volume, c->predicted, c->sorted, c->force, c->empty };
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        eddy_destroy_buffer(e, own[i]);
+    free(c);
+}
+
+static eddy_buffer scratch(eddy_engine *e, eddy_couple *c, const char *what, uint64_t bytes, const void *data)
+{
+    char label[160];
+    snprintf(label, sizeof label, "%s.couple.%s", c->name, what);
+    return eddy_create_buffer(e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label, .data = data });
+}
+
+eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
+{
+    eddy_couple *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    snprintf(c->name, sizeof c->name, "%s", d->system ? d->system : "fluid");
+    c->set = d->boundary;
+    c->nb = d->boundary.id ? eddy_particles_count(e, d->boundary) : 0;
+    struct eddy_couple_params *p = &c->p;
+    for (int a = 0; a < 3; a++) {
+        p->grid[a] = d->origin[a];
+        p->dims[a] = d->dims[a];
+    }
+    p->grid[3] = 1.0f / d->cell;
+    p->dims[3] = (int32_t)c->nb;
+    p->misc[0] = d->h;
+    p->misc[1] = (float)d->dt;
+    p->misc[2] = d->rest_density;
+    p->counts[0] = c->nb;
+    p->counts[1] = d->fluid_count;
+    uint32_t nb = c->nb;
+    c->params = scratch(e, c, "params", sizeof *p, p);
+    bool ok = c->params.id != 0;
+    if (nb && eddy_particles_buffer(e, c->set, "couple.boundary").id) {
+        /* Two fluids would overwrite each other's force in rigid.external. */
+        eddy_log(e, EDDY_LOG_ERROR, "system '%s': set '%s' is already the \"with\" set of another fluid "
+                 "system; expected one fluid per boundary set", c->name, eddy_particles_name(e, c->set));
+        ok = false;
+    }
+    if (nb && ok) {
+        /* Marks the set as taken (4 bytes a particle, unused otherwise). */
+        ok = eddy_particles_add_buffer(e, c->set, "couple.boundary", 4).id != 0;
+        c->position = eddy_particles_buffer(e, c->set, "position");
+        c->velocity = eddy_particles_buffer(e, c->set, "velocity");
+        /* Created here when the fluid comes first; the rigid module finds it. */
+        c->external = eddy_particles_add_buffer(e, c->set, "rigid.external", 16);
+        float *x = malloc(16ull * nb), *vol = malloc(4ull * nb);
+        ok = ok && x && vol && c->position.id && c->velocity.id && c->external.id &&
+             eddy_buffer_download(e, c->position, 0, 16ull * nb, x) == EDDY_OK;
+        for (uint32_t i = 0; ok && i < nb; i++) {
+            vol[i] = eddy_couple_volume(x[4 * i + 3]);
+            if (!(vol[i] > 0) || !isfinite(vol[i])) {
+                eddy_log(e, EDDY_LOG_ERROR, "system '%s': boundary particle %u of set '%s' has radius %g m; "
+                         "expected a positive radius", c->name, i, eddy_particles_name(e, c->set), x[4 * i + 3]);
+                ok = false;
+            }
+        }
+        if (ok) {
+            c->volume = scratch(e, c, "volume", 4ull * nb, vol);
+            c->predicted = scratch(e, c, "predicted", 16ull * nb, NULL);
+            c->sorted = scratch(e, c, "sorted", 16ull * nb, NULL);
+            c->force = scratch(e, c, "sorted.force", 16ull * nb, NULL);
+            ok = c->volume.id && c->predicted.id && c->sorted.id && c->force.id &&
+                 eddy_buffer_fill(e, c->force, 0, 16ull * nb, 0) == EDDY_OK &&
+                 eddy_buffer_fill(e, c->external, 0, 16ull * eddy_particles_capacity(e, c->set), 0) == EDDY_OK;
+        }
+        free(x), free(vol);
+        if (ok) {
+            char gl[160];
+            snprintf(gl, sizeof gl, "%s.couple.grid", c->name);
+            c->grid = eddy_create_grid(e, &(eddy_grid_desc){
+                .label = gl, .origin = { d->origin[0], d->origin[1], d->origin[2] }, .cell = d->cell,
+                .dims = { (uint32_t)d->dims[0], (uint32_t)d->dims[1], (uint32_t)d->dims[2] }, .max_count = nb });
+            ok = c->grid != NULL;
+        }
+        const struct { const uint32_t *spv; size_t size; const char *label; } ks[K_COUNT] = {
+            { begin_spv, sizeof begin_spv, "couple.begin" }, { pbf_spv, sizeof pbf_spv, "couple.pbf" },
+            { end_spv, sizeof end_spv, "couple.end" },
+        };
+        for (int i = 0; ok && i < K_COUNT; i++) {
+            c->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
+            ok = c->k[i].id != 0;
+        }
+    } else {
+        /* Not coupled: one empty cell table stands for everything the
+         * fluid's shaders bind (they read nothing: dims.w = 0). */
+        c->empty = scratch(e, c, "empty", 16, NULL);
+        ok = ok && c->empty.id;
+    }
+    if (!ok) {
+        eddy_couple_destroy(e, c);
+        return NULL;
+    }
+    return c;
+}
+
+uint32_t eddy_couple_count(const eddy_couple *c)
+{
+    return c ? c->nb : 0;
+}
+
+eddy_couple_bindings eddy_couple_get_bindings(const eddy_couple *c)
+{
+    if (!c->nb)
+        return (eddy_couple_bindings){ c->params, c->empty, c->empty, c->empty };
+    eddy_grid_buffers gb = eddy_grid_get_buffers(c->grid);
+    return (eddy_couple_bindings){ c->params, c->sorted, gb.cell_start, gb.cell_end };
+}
+
+eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph g)
+{
+    if (!c->nb)
+        return EDDY_OK;
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "couple.begin", .kernel = c->k[K_BEGIN], .threads = c->nb,
+        .bindings = { { c->params, EDDY_READ }, { c->position, EDDY_READ }, { c->velocity, EDDY_READ },
+                      { c->volume, EDDY_READ }, { c->predicted, EDDY_WRITE } } });
+    if (rc < 0)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    eddy_result r = eddy_grid_record_build(e, c->grid, g, c->predicted, c->nb);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, c->grid, g, c->predicted, c->sorted, 4, c->nb);
+    return r;
+}
+
+int eddy_couple_record_pbf(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer sp,
+                           eddy_buffer smass, eddy_buffer lambda, eddy_buffer cell_start,
+                           eddy_buffer cell_end)
+{
+    if (!c->nb)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    return eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "couple.pbf", .kernel = c->k[K_PBF], .threads = c->nb,
+        .bindings = { { c->params, EDDY_READ }, { c->sorted, EDDY_READ }, { sp, EDDY_READ },
+                      { smass, EDDY_READ }, { lambda, EDDY_READ }, { cell_start, EDDY_READ },
+                      { cell_end, EDDY_READ }, { c->force, EDDY_READ_WRITE } } });
+}
+
+eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
+{
+    if (!c->nb)
+        return EDDY_OK;
+    eddy_grid_buffers gb = eddy_grid_get_buffers(c->grid);
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "couple.end", .kernel = c->k[K_END], .threads = c->nb,
+        .bindings = { { c->params, EDDY_READ }, { c->force, EDDY_READ_WRITE },
+                      { gb.sorted_index, EDDY_READ }, { c->external, EDDY_WRITE } } });
+    return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+}
+
+/* ------------------------------------------------------------ C twins */
+
+void eddy_couple_boundary_cpu(const struct eddy_couple_params *p, uint32_t nb,
+                              const float *boundary, const float *x, float *w, float g[3])
+{
+    float h = p->misc[0];
+    *w = 0;
+    g[0] = g[1] = g[2] = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+        const float *xb = boundary + 4 * b;
+        float r[3] = { x[0] - xb[0], x[1] - xb[1], x[2] - xb[2] };
+        float r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        if (r2 >= h * h)
+            continue;
+        *w += xb[3] * eddy_w_poly6(r2, h);
+        float gs = xb[3] * eddy_grad_spiky(r2, h);
+        for (int a = 0; a < 3; a++)
+            g[a] += gs * r[a];
+    }
+}
+
+void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
+                         uint32_t nf, const float *x, const float *mass, const float *lambda,
+                         float *force)
+{
+    float h = p->misc[0], dt = p->misc[1];
+    for (uint32_t b = 0; b < nb; b++) {
+        const float *xb = boundary + 4 * b;
+        double f[3] = { 0, 0, 0 };
+        for (uint32_t i = 0; i < nf; i++) {
+            float r[3] = { x[4 * i] - xb[0], x[4 * i + 1] - xb[1], x[4 * i + 2] - xb[2] };
+            float r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+            if (r2 >= h * h)
+                continue;
+            double s = (double)mass[i] * lambda[2 * i] * eddy_grad_spiky(r2, h);
+            for (int a = 0; a < 3; a++)
+                f[a] += s * r[a];
+        }
+        for (int a = 0; a < 3; a++)
+            force[4 * b + a] -= (float)(xb[3] * f[a] / ((double)dt * dt));
+    }
+}

@@ -1,0 +1,81 @@
+/* couple: a fluid and a rigid set through shared buffers (Harada, GPU Gems 3
+ * ch. 29, section 29.3.3; Akinci et al. 2012 for the boundary particles).
+ * See README.md.
+ *
+ * Not a system of its own: a fluid system (pbf) names the rigid set with
+ * "with", and uses this to make the set's particles boundary particles of
+ * its density sums. Per substep:
+ *   eddy_couple_record_begin  each boundary particle at its predicted
+ *                             position x + dt v with its volume V, sorted
+ *                             into a grid of the fluid's geometry;
+ *   (the fluid's passes read them through couple_boundary.glsl)
+ *   eddy_couple_record_pbf    per solver iteration: the force the fluid's
+ *                             position corrections put on each boundary
+ *                             particle (a gather: fixed order);
+ *   eddy_couple_record_end    that force into the set's "rigid.external"
+ *                             (N per particle), which the rigid module sums
+ *                             into the bodies' force and torque.
+ * Every pass is on the GPU; nothing goes through the host. */
+#ifndef EDDY_COUPLE_H
+#define EDDY_COUPLE_H
+
+#include "eddy/eddy_module.h"
+#include "couple_params.h"
+
+typedef struct eddy_couple eddy_couple;
+
+typedef struct eddy_couple_desc {
+    const char *system;       /* the fluid system's name, for labels and messages */
+    eddy_particles boundary;  /* the rigid set; id 0: not coupled (the bindings are still valid) */
+    float origin[3];          /* the fluid's grid: origin (m), */
+    float cell;               /* cell size (m; the fluid's h), */
+    int32_t dims[3];          /* and cells */
+    float h;                  /* support radius (m) */
+    double dt;                /* substep (s) */
+    float rest_density;       /* the fluid's rho0 (kg/m^3) */
+    uint32_t fluid_count;     /* the fluid's particles */
+} eddy_couple_desc;
+
+/* NULL on error (logged, naming the system). */
+eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *desc);
+void eddy_couple_destroy(eddy_engine *e, eddy_couple *c);
+/* Boundary particles; 0 when not coupled. */
+uint32_t eddy_couple_count(const eddy_couple *c);
+
+/* What the fluid's shaders bind to read the boundary (couple_boundary.glsl):
+ * the parameter block, the sorted boundary particles (xyz at x + dt v, w the
+ * volume V in m^3) and the cell tables in the fluid's grid geometry. */
+typedef struct eddy_couple_bindings {
+    eddy_buffer params, particles, cell_start, cell_end;
+} eddy_couple_bindings;
+eddy_couple_bindings eddy_couple_get_bindings(const eddy_couple *c);
+
+eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph g);
+/* One solver iteration of pbf: sp (sorted positions, vec4), smass (float),
+ * lambda (vec4, x = lambda) and the fluid grid's cell tables. Returns the
+ * pass index or a negative eddy_result. */
+int eddy_couple_record_pbf(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer sp,
+                           eddy_buffer smass, eddy_buffer lambda, eddy_buffer cell_start,
+                           eddy_buffer cell_end);
+eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g);
+
+/* The volume a boundary particle stands for: (2 r)^3 for a particle of
+ * radius r on the rigid module's simple cubic lattice. */
+static inline float eddy_couple_volume(float radius)
+{
+    return 8.0f * radius * radius * radius;
+}
+
+/* The CPU twin of eddy_couple_record_pbf for one iteration (the tests'
+ * reference): boundary (vec4: predicted xyz, V), nf fluid particles x (vec4),
+ * mass, lambda (2 floats each, x = lambda); force (vec4 per boundary
+ * particle) accumulates -sum_i m_i V lambda_i grad W_spiky(x_i - x_b) / dt^2. */
+void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
+                         uint32_t nf, const float *x, const float *mass, const float *lambda,
+                         float *force);
+/* The boundary sums at x (couple_boundary.glsl): *w = sum V W_poly6,
+ * g = sum V grad W_spiky. */
+void eddy_couple_boundary_cpu(const struct eddy_couple_params *p, uint32_t nb,
+                              const float *boundary, const float *x, float *w, float g[3]);
+
+#endif

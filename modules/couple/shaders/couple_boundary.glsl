@@ -1,0 +1,49 @@
+// The boundary particles of a coupled fluid (modules/couple): a fluid shader
+// defines COUPLE_BINDING (the first of four bindings) before including this
+// and calls
+// couple_boundary(p, h) for sum V_b grad W_spiky(p - x_b) (xyz) and
+// sum V_b W_poly6 (w) over the boundary particles within h of p. A boundary
+// particle is fluid at rest of volume V_b (ghost-like: its lambda is 0); the
+// C twin is eddy_couple_boundary_cpu.
+#ifndef COUPLE_BOUNDARY_GLSL
+#define COUPLE_BOUNDARY_GLSL
+#include "../couple_params.h"
+
+layout(std430, binding = COUPLE_BINDING) readonly buffer CoupleParams { eddy_couple_params CP; };
+layout(std430, binding = COUPLE_BINDING + 1) readonly buffer CoupleB { vec4 couple_b[]; };
+layout(std430, binding = COUPLE_BINDING + 2) readonly buffer CoupleStart { uint couple_start[]; };
+layout(std430, binding = COUPLE_BINDING + 3) readonly buffer CoupleEnd { uint couple_end[]; };
+
+#define COUPLE_ACTIVE (CP.dims.w > 0)
+
+vec4 couple_boundary(vec3 p, float h)
+{
+    vec4 acc = vec4(0.0);
+    if (!COUPLE_ACTIVE)
+        return acc;
+    ivec3 dims = CP.dims.xyz;
+    ivec3 c = eddy_grid_cell(p, CP.grid.xyz, CP.grid.w, dims);
+    for (int dz = -1; dz <= 1; dz++)
+    for (int dy = -1; dy <= 1; dy++)
+    for (int dx = -1; dx <= 1; dx++) {
+        ivec3 q = c + ivec3(dx, dy, dz);
+        if (any(lessThan(q, ivec3(0))) || any(greaterThanEqual(q, dims)))
+            continue;
+        uint cell = eddy_grid_linear(q, dims);
+        uint s = couple_start[cell];
+        if (s == EDDY_GRID_EMPTY)
+            continue;
+        uint e = couple_end[cell];
+        for (uint j = s; j < e; j++) {
+            vec3 r = p - couple_b[j].xyz;
+            float r2 = dot(r, r);
+            if (r2 >= h * h)
+                continue;
+            float V = couple_b[j].w;
+            acc.w += V * eddy_w_poly6(r2, h);
+            acc.xyz += V * eddy_grad_spiky(r2, h) * r;
+        }
+    }
+    return acc;
+}
+#endif
