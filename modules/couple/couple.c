@@ -15,11 +15,7 @@ static const uint32_t begin_spv[] =
 static const uint32_t pbf_spv[] =
 #include "couple_pbf.spv.inc"
     ;
-static const uint32_t end_spv[] =
-#include "couple_end.spv.inc"
-    ;
-
-enum { K_BEGIN, K_PBF, K_END, K_COUNT };
+enum { K_BEGIN, K_PBF, K_COUNT };
 
 struct eddy_couple {
     char name[64];
@@ -69,9 +65,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     p->dims[3] = (int32_t)c->nb;
     p->misc[0] = d->h;
     p->misc[1] = (float)d->dt;
-    p->misc[2] = d->rest_density;
     p->counts[0] = c->nb;
-    p->counts[1] = d->fluid_count;
     uint32_t nb = c->nb;
     c->params = scratch(e, c, "params", sizeof *p, p);
     bool ok = c->params.id != 0;
@@ -105,7 +99,6 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
             c->sorted = scratch(e, c, "sorted", 16ull * nb, NULL);
             c->force = scratch(e, c, "sorted.force", 16ull * nb, NULL);
             ok = c->volume.id && c->predicted.id && c->sorted.id && c->force.id &&
-                 eddy_buffer_fill(e, c->force, 0, 16ull * nb, 0) == EDDY_OK &&
                  eddy_buffer_fill(e, c->external, 0, 16ull * eddy_particles_capacity(e, c->set), 0) == EDDY_OK;
         }
         free(x), free(vol);
@@ -119,7 +112,6 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         }
         const struct { const uint32_t *spv; size_t size; const char *label; } ks[K_COUNT] = {
             { begin_spv, sizeof begin_spv, "couple.begin" }, { pbf_spv, sizeof pbf_spv, "couple.pbf" },
-            { end_spv, sizeof end_spv, "couple.end" },
         };
         for (int i = 0; ok && i < K_COUNT; i++) {
             c->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
@@ -158,7 +150,7 @@ eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph 
     int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "couple.begin", .kernel = c->k[K_BEGIN], .threads = c->nb,
         .bindings = { { c->params, EDDY_READ }, { c->position, EDDY_READ }, { c->velocity, EDDY_READ },
-                      { c->volume, EDDY_READ }, { c->predicted, EDDY_WRITE } } });
+                      { c->volume, EDDY_READ }, { c->predicted, EDDY_WRITE }, { c->force, EDDY_WRITE } } });
     if (rc < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
     eddy_result r = eddy_grid_record_build(e, c->grid, g, c->predicted, c->nb);
@@ -184,12 +176,8 @@ eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
 {
     if (!c->nb)
         return EDDY_OK;
-    eddy_grid_buffers gb = eddy_grid_get_buffers(c->grid);
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
-        .label = "couple.end", .kernel = c->k[K_END], .threads = c->nb,
-        .bindings = { { c->params, EDDY_READ }, { c->force, EDDY_READ_WRITE },
-                      { gb.sorted_index, EDDY_READ }, { c->external, EDDY_WRITE } } });
-    return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+    /* Sorted order back to the set's (w is 0: couple.pbf writes xyz only). */
+    return eddy_grid_record_scatter(e, c->grid, g, c->force, c->external, 4, c->nb);
 }
 
 /* ------------------------------------------------------------ C twins */

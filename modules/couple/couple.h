@@ -7,12 +7,13 @@
  * its density sums. Per substep:
  *   eddy_couple_record_begin  each boundary particle at its predicted
  *                             position x + dt v with its volume V, sorted
- *                             into a grid of the fluid's geometry;
+ *                             into a grid of the fluid's geometry, and the
+ *                             force sum cleared;
  *   (the fluid's passes read them through couple_boundary.glsl)
  *   eddy_couple_record_pbf    per solver iteration: the force the fluid's
  *                             position corrections put on each boundary
  *                             particle (a gather: fixed order);
- *   eddy_couple_record_end    that force into the set's "rigid.external"
+ *   eddy_couple_record_end    that force scattered into the set's "rigid.external"
  *                             (N per particle), which the rigid module sums
  *                             into the bodies' force and torque.
  * Every pass is on the GPU; nothing goes through the host. */
@@ -32,8 +33,6 @@ typedef struct eddy_couple_desc {
     int32_t dims[3];          /* and cells */
     float h;                  /* support radius (m) */
     double dt;                /* substep (s) */
-    float rest_density;       /* the fluid's rho0 (kg/m^3) */
-    uint32_t fluid_count;     /* the fluid's particles */
 } eddy_couple_desc;
 
 /* NULL on error (logged, naming the system). */

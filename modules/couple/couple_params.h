@@ -7,8 +7,8 @@
 struct eddy_couple_params {
     EDDY_V4 grid EDDY_ARR4;  /* xyz origin of the fluid's grid (m), w 1 / cell (1/m) */
     EDDY_I4 dims EDDY_ARR4;  /* xyz cells, w boundary particles (0 = the fluid is not coupled) */
-    EDDY_V4 misc EDDY_ARR4;  /* x support radius h (m), y substep dt (s), z rest density rho0 (kg/m^3) */
-    EDDY_U4 counts EDDY_ARR4; /* x boundary particles, y fluid particles */
+    EDDY_V4 misc EDDY_ARR4;  /* x support radius h (m), y substep dt (s), zw unused */
+    EDDY_U4 counts EDDY_ARR4; /* x boundary particles, yzw unused */
 };
 
 #undef EDDY_ARR4

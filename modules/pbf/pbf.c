@@ -196,8 +196,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         return EDDY_ERROR_LIMIT;
     s->couple = eddy_couple_create(e, &(eddy_couple_desc){
         .system = ctx->name, .boundary = ctx->with, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] },
-        .cell = (float)h, .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
-        .rest_density = s->p.gravity[3], .fluid_count = s->n });
+        .cell = (float)h, .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt });
     if (!s->couple)
         return EDDY_ERROR_INVALID_ARGUMENT;
     s->position = eddy_particles_buffer(e, s->set, "position");

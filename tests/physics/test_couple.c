@@ -62,7 +62,7 @@ static void against_cpu(eddy_engine *e)
     struct eddy_pbf_params prm;
     const float lo[3] = { 0, 0, 0 }, hi[3] = { 0.4f, 0.4f, 0.4f };
     eddy_pbf_params_from_values(&prm, values, lo, hi, 0.004, n, 0);
-    struct eddy_couple_params cp = { .misc = { 0.04f, 0.004f, 1000 } };
+    struct eddy_couple_params cp = { .misc = { 0.04f, 0.004f } };
     for (uint32_t i = 0; i < nb; i++) {
         for (int a = 0; a < 3; a++)
             boundary[4 * i + a] = bpos[4 * i + a] + 0.004f * bvel[4 * i + a];
