@@ -24,8 +24,8 @@ struct eddy_couple {
     struct eddy_couple_params p;
     eddy_grid *grid;
     eddy_kernel k[K_COUNT];
-    eddy_buffer params, volume, predicted, sorted, force, empty;
-    eddy_buffer position, velocity, external;
+    eddy_buffer params, volume, predicted, sorted, sorted_w, force, empty;
+    eddy_buffer position, velocity, external, inverse_mass;
 };
 
 void eddy_couple_destroy(eddy_engine *e, eddy_couple *c)
@@ -35,7 +35,7 @@ void eddy_couple_destroy(eddy_engine *e, eddy_couple *c)
     eddy_destroy_grid(e, c->grid);
     for (int i = 0; i < K_COUNT; i++)
         eddy_destroy_kernel(e, c->k[i]);
-    eddy_buffer own[] = { c->params, c->volume, c->predicted, c->sorted, c->force, c->empty };
+    eddy_buffer own[] = { c->params, c->volume, c->predicted, c->sorted, c->sorted_w, c->force, c->empty };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(e, own[i]);
     free(c);
@@ -65,6 +65,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     p->dims[3] = (int32_t)c->nb;
     p->misc[0] = d->h;
     p->misc[1] = (float)d->dt;
+    p->misc[2] = eddy_couple_mass_weight(d->iterations ? d->iterations : 4);
     p->counts[0] = c->nb;
     uint32_t nb = c->nb;
     c->params = scratch(e, c, "params", sizeof *p, p);
@@ -82,6 +83,14 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         c->velocity = eddy_particles_buffer(e, c->set, "velocity");
         /* Created here when the fluid comes first; the rigid module finds it. */
         c->external = eddy_particles_add_buffer(e, c->set, "rigid.external", 16);
+        /* Each particle's share of its body's inverse mass: the rigid module
+         * fills it; zero (a fixed obstacle) until it does. */
+        c->inverse_mass = eddy_particles_buffer(e, c->set, "rigid.inverse_mass");
+        if (!c->inverse_mass.id) {
+            c->inverse_mass = eddy_particles_add_buffer(e, c->set, "rigid.inverse_mass", 4);
+            ok = ok && c->inverse_mass.id &&
+                 eddy_buffer_fill(e, c->inverse_mass, 0, 4ull * eddy_particles_capacity(e, c->set), 0) == EDDY_OK;
+        }
         float *x = malloc(16ull * nb), *vol = malloc(4ull * nb);
         ok = ok && x && vol && c->position.id && c->velocity.id && c->external.id &&
              eddy_buffer_download(e, c->position, 0, 16ull * nb, x) == EDDY_OK;
@@ -97,8 +106,9 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
             c->volume = scratch(e, c, "volume", 4ull * nb, vol);
             c->predicted = scratch(e, c, "predicted", 16ull * nb, NULL);
             c->sorted = scratch(e, c, "sorted", 16ull * nb, NULL);
+            c->sorted_w = scratch(e, c, "sorted.inverse_mass", 4ull * nb, NULL);
             c->force = scratch(e, c, "sorted.force", 16ull * nb, NULL);
-            ok = c->volume.id && c->predicted.id && c->sorted.id && c->force.id &&
+            ok = c->volume.id && c->predicted.id && c->sorted.id && c->sorted_w.id && c->force.id &&
                  eddy_buffer_fill(e, c->external, 0, 16ull * eddy_particles_capacity(e, c->set), 0) == EDDY_OK;
         }
         free(x), free(vol);
@@ -138,9 +148,9 @@ uint32_t eddy_couple_count(const eddy_couple *c)
 eddy_couple_bindings eddy_couple_get_bindings(const eddy_couple *c)
 {
     if (!c->nb)
-        return (eddy_couple_bindings){ c->params, c->empty, c->empty, c->empty };
+        return (eddy_couple_bindings){ c->params, c->empty, c->empty, c->empty, c->empty };
     eddy_grid_buffers gb = eddy_grid_get_buffers(c->grid);
-    return (eddy_couple_bindings){ c->params, c->sorted, gb.cell_start, gb.cell_end };
+    return (eddy_couple_bindings){ c->params, c->sorted, gb.cell_start, gb.cell_end, c->sorted_w };
 }
 
 eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph g)
@@ -156,6 +166,8 @@ eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph 
     eddy_result r = eddy_grid_record_build(e, c->grid, g, c->predicted, c->nb);
     if (r == EDDY_OK)
         r = eddy_grid_record_gather(e, c->grid, g, c->predicted, c->sorted, 4, c->nb);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, c->grid, g, c->inverse_mass, c->sorted_w, 1, c->nb);
     return r;
 }
 
@@ -183,11 +195,14 @@ eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
 /* ------------------------------------------------------------ C twins */
 
 void eddy_couple_boundary_cpu(const struct eddy_couple_params *p, uint32_t nb,
-                              const float *boundary, const float *x, float *w, float g[3])
+                              const float *boundary, const float *inverse_mass, const float *x,
+                              float *w, float g[3], float gw[3])
 {
     float h = p->misc[0];
     *w = 0;
     g[0] = g[1] = g[2] = 0;
+    if (gw)
+        gw[0] = gw[1] = gw[2] = 0;
     for (uint32_t b = 0; b < nb; b++) {
         const float *xb = boundary + 4 * b;
         float r[3] = { x[0] - xb[0], x[1] - xb[1], x[2] - xb[2] };
@@ -198,6 +213,9 @@ void eddy_couple_boundary_cpu(const struct eddy_couple_params *p, uint32_t nb,
         float gs = xb[3] * eddy_grad_spiky(r2, h);
         for (int a = 0; a < 3; a++)
             g[a] += gs * r[a];
+        if (gw && inverse_mass)
+            for (int a = 0; a < 3; a++)
+                gw[a] += sqrtf(p->misc[2] * inverse_mass[b]) * (gs * r[a]);
     }
 }
 

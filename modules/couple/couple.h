@@ -33,7 +33,16 @@ typedef struct eddy_couple_desc {
     int32_t dims[3];          /* and cells */
     float h;                  /* support radius (m) */
     double dt;                /* substep (s) */
+    uint32_t iterations;      /* the fluid's solver iterations per substep; 0 = 4 */
 } eddy_couple_desc;
+
+/* The weight of a body's inverse mass in the fluid's projection: the fluid
+ * mass one substep's projection sets moving grows with the Jacobi
+ * iterations (each reaches a kernel radius further), so max(1, it / 4). */
+static inline float eddy_couple_mass_weight(uint32_t iterations)
+{
+    return iterations > 4 ? iterations / 4.0f : 1.0f;
+}
 
 /* NULL on error (logged, naming the system). */
 eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *desc);
@@ -43,9 +52,11 @@ uint32_t eddy_couple_count(const eddy_couple *c);
 
 /* What the fluid's shaders bind to read the boundary (couple_boundary.glsl):
  * the parameter block, the sorted boundary particles (xyz at x + dt v, w the
- * volume V in m^3) and the cell tables in the fluid's grid geometry. */
+ * volume V in m^3), the cell tables in the fluid's grid geometry and, in the
+ * same sorted order, each particle's share of its body's inverse mass
+ * (1/kg, the set's rigid.inverse_mass; 0 for a fixed obstacle). */
 typedef struct eddy_couple_bindings {
-    eddy_buffer params, particles, cell_start, cell_end;
+    eddy_buffer params, particles, cell_start, cell_end, inverse_mass;
 } eddy_couple_bindings;
 eddy_couple_bindings eddy_couple_get_bindings(const eddy_couple *c);
 
@@ -73,8 +84,11 @@ void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
                          uint32_t nf, const float *x, const float *mass, const float *lambda,
                          float *force);
 /* The boundary sums at x (couple_boundary.glsl): *w = sum V W_poly6,
- * g = sum V grad W_spiky. */
+ * g = sum V grad W_spiky and, when gw and inverse_mass (nb floats, the
+ * boundary's order) are given, gw = sum sqrt(weight inverse_mass) V grad W_spiky
+ * (weight: p->misc[2], eddy_couple_mass_weight). */
 void eddy_couple_boundary_cpu(const struct eddy_couple_params *p, uint32_t nb,
-                              const float *boundary, const float *x, float *w, float g[3]);
+                              const float *boundary, const float *inverse_mass, const float *x,
+                              float *w, float g[3], float gw[3]);
 
 #endif

@@ -196,7 +196,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         return EDDY_ERROR_LIMIT;
     s->couple = eddy_couple_create(e, &(eddy_couple_desc){
         .system = ctx->name, .boundary = ctx->with, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] },
-        .cell = (float)h, .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt });
+        .cell = (float)h, .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
+        .iterations = s->iterations });
     if (!s->couple)
         return EDDY_ERROR_INVALID_ARGUMENT;
     s->position = eddy_particles_buffer(e, s->set, "position");
@@ -299,7 +300,8 @@ static eddy_result declare_step(void *state, eddy_graph g)
         .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->lambda, EDDY_WRITE },
                       { s->tool, EDDY_READ }, { cb.params, EDDY_READ }, { cb.particles, EDDY_READ },
-                      { cb.cell_start, EDDY_READ }, { cb.cell_end, EDDY_READ }, { s->sbin, EDDY_READ } } });
+                      { cb.cell_start, EDDY_READ }, { cb.cell_end, EDDY_READ }, { s->sbin, EDDY_READ },
+                      { cb.inverse_mass, EDDY_READ } } });
     rc = first;
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){

@@ -32,14 +32,14 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
                        uint32_t iterations, uint32_t n, float *pos, float *vel, const float *mass,
                        float *density, struct eddy_pbf_tool *tool)
 {
-    eddy_pbf_step_coupled_cpu(p, solids, iterations, n, pos, vel, mass, density, tool, NULL, 0, NULL, NULL);
+    eddy_pbf_step_coupled_cpu(p, solids, iterations, n, pos, vel, mass, density, tool, NULL, 0, NULL, NULL, NULL);
 }
 
 void eddy_pbf_step_coupled_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids,
                                uint32_t iterations, uint32_t n, float *pos, float *vel,
                                const float *mass, float *density, struct eddy_pbf_tool *tool,
                                const struct eddy_couple_params *cp, uint32_t nb,
-                               const float *boundary, float *force)
+                               const float *boundary, const float *boundary_inverse_mass, float *force)
 {
     if (!cp)
         nb = 0;
@@ -113,13 +113,14 @@ void eddy_pbf_step_coupled_cpu(const struct eddy_pbf_params *p, const eddy_solid
             rho += rho0 * s3 * gw;
             for (int a = 0; a < 3; a++)
                 gi[a] += s3 * gg[a];
+            float gm[3] = { 0, 0, 0 };
             if (nb) {
-                eddy_couple_boundary_cpu(cp, nb, boundary, xi, &gw, gg);
+                eddy_couple_boundary_cpu(cp, nb, boundary, boundary_inverse_mass, xi, &gw, gg, gm);
                 rho += rho0 * gw;
                 for (int a = 0; a < 3; a++)
                     gi[a] += gg[a];
             }
-            float denom = dot3(gi, gi) + sum2;
+            float denom = dot3(gi, gi) + sum2 + mass[i] * dot3(gm, gm);
             lam[2 * i] = -(rho / rho0 - 1.0f) / (denom + eps);
             lam[2 * i + 1] = denom;
             density[i] = rho;
@@ -145,7 +146,7 @@ void eddy_pbf_step_coupled_cpu(const struct eddy_pbf_params *p, const eddy_solid
             for (int a = 0; a < 3; a++)
                 d[3 * i + a] = acc[a] + s3 * lam[2 * i] * gg[a];
             if (nb) {
-                eddy_couple_boundary_cpu(cp, nb, boundary, xi, &gw, gg);
+                eddy_couple_boundary_cpu(cp, nb, boundary, NULL, xi, &gw, gg, NULL);
                 for (int a = 0; a < 3; a++)
                     d[3 * i + a] += lam[2 * i] * gg[a];
             }

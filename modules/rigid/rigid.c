@@ -161,6 +161,10 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         }
     }
     p->counts[1] = s->bodies;
+    /* Published for a fluid coupled to the set (modules/couple). */
+    float *fluid_w = r == EDDY_OK && n ? malloc(4ull * n) : NULL;
+    if (fluid_w)
+        eddy_rigid_fluid_inverse_mass(n, pos, mass, offsets, s->bodies, d, granular, fluid_w);
     double bound = bound_dt(p, s->min_mass);
     if (r == EDDY_OK && n && ctx->dt > bound * (1 + 1e-9) && !ctx->adaptive) {
         eddy_log(e, EDDY_LOG_ERROR, "system '%s': substep dt = %g s is above the stability bound %g s "
@@ -185,6 +189,10 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         s->matrix = eddy_particles_add_buffer(e, s->set, "rigid.matrix", 64);
         s->external = eddy_particles_add_buffer(e, s->set, "rigid.external", 16);
         if (s->external.id && eddy_buffer_fill(e, s->external, 0, 16ull * eddy_particles_capacity(e, s->set), 0) != EDDY_OK)
+            r = EDDY_ERROR_OUT_OF_MEMORY;
+        /* Found (zero: a fixed obstacle) when the fluid came first. */
+        eddy_buffer fw = eddy_particles_add_buffer(e, s->set, "rigid.inverse_mass", 4);
+        if (n && (!fw.id || !fluid_w || eddy_buffer_upload(e, fw, 0, 4ull * n, fluid_w) != EDDY_OK))
             r = EDDY_ERROR_OUT_OF_MEMORY;
         s->params = scratch(s, "params", sizeof *p, p);
         s->rest = scratch(s, "rest", 16ull * n, rest);
@@ -215,7 +223,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         if (r == EDDY_OK && B)
             r = eddy_buffer_upload(e, s->body, 0, sizeof *bodies * B, bodies);
     }
-    free(bodies), free(rest), free(offsets);
+    free(bodies), free(rest), free(offsets), free(fluid_w);
     const struct { const uint32_t *spv; size_t size; const char *label; } ks[5] = {
         { particles_spv, sizeof particles_spv, "rigid.particles" }, { contact_spv, sizeof contact_spv, "rigid.contact" },
         { integrate_spv, sizeof integrate_spv, "rigid.integrate" }, { granular_spv, sizeof granular_spv, "rigid.granular" },

@@ -18,6 +18,17 @@ int64_t eddy_rigid_build_bodies(uint32_t n, const float *pos, const float *vel, 
                                 const uint32_t *phase, double d, struct eddy_rigid_body **bodies,
                                 float **rest, uint32_t **offsets, char *err, size_t err_size);
 
+/* What a fluid coupled to the set (modules/couple) takes each particle's
+ * inertia to be: the inverse of its body's mass shared among the body's
+ * surface particles, N_surface / M (1/kg), for every particle of the body
+ * (1 / m per particle when granular is true: each particle its own body).
+ * A surface particle is one with a lattice site (pos +- d along x, y, z)
+ * not taken by its own body; pos are the particles at rest, axis-aligned.
+ * out: n floats. */
+void eddy_rigid_fluid_inverse_mass(uint32_t n, const float *pos, const float *mass,
+                                   const uint32_t *offsets, uint32_t bodies, double d, bool granular,
+                                   float *out);
+
 /* Friction's contact memory per particle (as on the GPU). */
 #define EDDY_RIGID_SLOTS 16u
 

@@ -315,3 +315,58 @@ int64_t eddy_rigid_build_bodies(uint32_t n, const float *pos, const float *vel, 
     *bodies_out = bodies, *rest_out = rest, *offsets_out = off;
     return B;
 }
+
+static int key_order(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Lattice site of a particle relative to its body's first one, packed as
+ * three 21-bit offsets (bodies span fewer than 2^20 diameters). */
+static uint64_t site_key(const float *pos, const float *first, double d, const int64_t shift[3])
+{
+    uint64_t k = 0;
+    for (int a = 0; a < 3; a++)
+        k = k << 21 | (uint64_t)((llround((pos[a] - first[a]) / d) + shift[a] + (1 << 20)) & 0x1fffff);
+    return k;
+}
+
+void eddy_rigid_fluid_inverse_mass(uint32_t n, const float *pos, const float *mass,
+                                   const uint32_t *offsets, uint32_t bodies, double d, bool granular,
+                                   float *out)
+{
+    if (granular) {
+        for (uint32_t i = 0; i < n; i++)
+            out[i] = 1.0f / mass[i];
+        return;
+    }
+    uint64_t *keys = malloc(8ull * n + 8);
+    for (uint32_t k = 0; k < bodies; k++) {
+        uint32_t lo = offsets[k], hi = offsets[k + 1], surface = 0;
+        double M = 0;
+        for (uint32_t i = lo; i < hi; i++)
+            M += mass[i];
+        if (keys) {
+            static const int64_t zero[3] = { 0, 0, 0 };
+            for (uint32_t i = lo; i < hi; i++)
+                keys[i - lo] = site_key(pos + 4 * i, pos + 4 * lo, d, zero);
+            qsort(keys, hi - lo, 8, key_order);
+            for (uint32_t i = lo; i < hi; i++) {
+                bool inside = true;
+                for (int s = 0; s < 6 && inside; s++) {
+                    int64_t shift[3] = { 0, 0, 0 };
+                    shift[s / 2] = s % 2 ? 1 : -1;
+                    uint64_t q = site_key(pos + 4 * i, pos + 4 * lo, d, shift);
+                    inside = bsearch(&q, keys, hi - lo, 8, key_order) != NULL;
+                }
+                surface += !inside;
+            }
+        } else {
+            surface = hi - lo; /* no memory for the search: every particle counts */
+        }
+        for (uint32_t i = lo; i < hi; i++)
+            out[i] = (float)((surface ? surface : 1) / M);
+    }
+    free(keys);
+}

@@ -12,7 +12,9 @@
  *    its momentum to the fluid;
  *  - buoyancy: a cube of boundary particles held still at mid depth in a
  *    tank feels the water's upward force within 10% of Archimedes'.
- * (A light body let go in the water is not tested: see modules/couple/README.md.)
+ *  - floating and sinking: a cube of 500 kg/m^3 let go at mid depth rises
+ *    and floats with half its height under water (within 0.15), one of
+ *    2,000 kg/m^3 sinks to the floor.
  */
 #include "../gpu/gpu_test.h"
 #include "couple/couple.h"
@@ -54,7 +56,13 @@ static void against_cpu(eddy_engine *e)
     float *pos = download(e, w, "position", 4), *vel = download(e, w, "velocity", 4), *mass = download(e, w, "mass", 1);
     float *bpos = download(e, b, "position", 4), *bvel = download(e, b, "velocity", 4);
     float *rho = malloc(4ull * n), *boundary = malloc(16ull * nb), *force = malloc(16ull * nb);
-    REQUIRE(rho && boundary && force);
+    float *binv = malloc(4ull * nb);
+    REQUIRE(rho && boundary && force && binv);
+    /* Half the slab yields like bodies of 1 g a particle (an eighth of a
+     * fluid particle), half is fixed: the mass-weighted projection in both. */
+    for (uint32_t i = 0; i < nb; i++)
+        binv[i] = i % 2 ? 1.0f / 0.001f : 0.0f;
+    CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, b, "rigid.inverse_mass"), 0, 4ull * nb, binv) == EDDY_OK);
     const eddy_module_desc *md = eddy_pbf_module();
     eddy_param_value values[32];
     for (uint32_t i = 0; i < md->param_count; i++)
@@ -62,7 +70,7 @@ static void against_cpu(eddy_engine *e)
     struct eddy_pbf_params prm;
     const float lo[3] = { 0, 0, 0 }, hi[3] = { 0.4f, 0.4f, 0.4f };
     eddy_pbf_params_from_values(&prm, values, lo, hi, 0.004, n, 0);
-    struct eddy_couple_params cp = { .misc = { 0.04f, 0.004f } };
+    struct eddy_couple_params cp = { .misc = { 0.04f, 0.004f, eddy_couple_mass_weight(4) } };
     for (uint32_t i = 0; i < nb; i++) {
         for (int a = 0; a < 3; a++)
             boundary[4 * i + a] = bpos[4 * i + a] + 0.004f * bvel[4 * i + a];
@@ -70,7 +78,7 @@ static void against_cpu(eddy_engine *e)
     }
     double worst = 0, fworst = 0, fbig = 0;
     for (int step = 0; step < 15; step++) {
-        eddy_pbf_step_coupled_cpu(&prm, NULL, 4, n, pos, vel, mass, rho, NULL, &cp, nb, boundary, force);
+        eddy_pbf_step_coupled_cpu(&prm, NULL, 4, n, pos, vel, mass, rho, NULL, &cp, nb, boundary, binv, force);
         CHECK(eddy_scene_step(s, 1) == EDDY_OK);
         float *gpos = download(e, w, "position", 4), *gvel = download(e, w, "velocity", 4);
         float *gext = download(e, b, "rigid.external", 4);
@@ -89,7 +97,7 @@ static void against_cpu(eddy_engine *e)
     CHECKF(fworst <= 1e-3 * fbig, "largest boundary force difference %g N (largest %g N)", fworst, fbig);
     printf("GPU vs CPU, 700 fluid + 162 boundary particles, 15 steps from the same state: positions within %.3g m, "
            "boundary forces within %.3g N of %.3g N\n", worst, fworst, fbig);
-    free(pos), free(vel), free(mass), free(bpos), free(bvel), free(rho), free(boundary), free(force);
+    free(pos), free(vel), free(mass), free(bpos), free(bvel), free(rho), free(boundary), free(force), free(binv);
     eddy_destroy_scene(s);
 }
 
@@ -151,16 +159,14 @@ static void conservation(eddy_engine *e)
 }
 
 /* A tank 0.25 m wide with water 0.2 m deep (5,750 particles, spacing
- * 0.0125 m) and a cube of 4x4x4 boundary particles (0.05 m) held still at
- * mid depth, in a hole of the water half a spacing wider than the cube: the
- * mean force of the water on it over the second half of 0.8 s against
- * Archimedes' rho0 g V. (In a tank 10 particles wide around a cube 40% of
- * its width, the water behaves more like a lattice than a liquid: +39%.) */
-static void held_body(eddy_engine *e)
+ * 0.0125 m) and a cube of 4x4x4 particles (0.05 m) at mid depth, in a hole
+ * of the water half a spacing wider than the cube. cube: extra keys of the
+ * cube's set; pbf: extra parameters of the fluid; systems: extra systems
+ * (after the fluid). */
+static void tank_json(char *json, size_t size, const char *cube, const char *pbf, const char *systems)
 {
-    char json[4096];
     const double d = 0.0125, W = 0.25, H = 0.2, y0 = H / 2, half = 2 * d, c = W / 2, g = half + d / 2;
-    snprintf(json, sizeof json,
+    snprintf(json, size,
              "{ \"dt\": 0.004, \"substeps\": 2, \"duration\": 10, \"box\": { \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
              "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": %g, \"fill\": "
              "[ { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
@@ -169,10 +175,10 @@ static void held_body(eddy_engine *e)
              "  { \"shape\": \"box\", \"min\": [%g, %g, 0], \"max\": [%g, %g, %g] },"
              "  { \"shape\": \"box\", \"min\": [%g, %g, 0], \"max\": [%g, %g, %g] },"
              "  { \"shape\": \"box\", \"min\": [%g, %g, %g], \"max\": [%g, %g, %g] } ] },"
-             "    { \"name\": \"cube\", \"spacing\": %g, \"fill\": { \"shape\": \"box\","
+             "    { \"name\": \"cube\", \"spacing\": %g, %s \"fill\": { \"shape\": \"box\","
              "      \"min\": [%g, %g, %g], \"max\": [%g, %g, %g] } } ],"
              "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\", \"with\": \"cube\","
-             "      \"params\": { \"h\": %g, \"xsph\": 0.1 } } ] }",
+             "      \"params\": { \"h\": %g %s } } %s ] }",
              W, 2 * H, W, d,
              W, y0 - g, W,                                   /* below the hole */
              y0 + g, W, H, W,                                /* above */
@@ -180,7 +186,18 @@ static void held_body(eddy_engine *e)
              c + g, y0 - g, W, y0 + g, W,                    /* x > hole */
              c - g, y0 - g, c + g, y0 + g, c - g,            /* z < hole */
              c - g, y0 - g, c + g, c + g, y0 + g, W,         /* z > hole */
-             d, c - half, y0 - half, c - half, c + half, y0 + half, c + half, 2 * d);
+             d, cube, c - half, y0 - half, c - half, c + half, y0 + half, c + half, 2 * d, pbf, systems);
+}
+
+/* The cube held still (a set without a system): the mean force of the
+ * water on it over the second half of 0.8 s against Archimedes' rho0 g V.
+ * (In a tank 10 particles wide around a cube 40% of its width, the water
+ * behaves more like a lattice than a liquid: +39%.) */
+static void held_body(eddy_engine *e)
+{
+    char json[4096];
+    const double d = 0.0125;
+    tank_json(json, sizeof json, "", ", \"xsph\": 0.1", "");
     eddy_scene *s = load(e, json);
     eddy_particles b = eddy_find_particles(e, "cube");
     uint32_t nb = eddy_particles_count(e, b), nf = eddy_particles_count(e, eddy_find_particles(e, "water"));
@@ -208,12 +225,89 @@ static void held_body(eddy_engine *e)
     eddy_destroy_scene(s);
 }
 
+/* The water's level away from the cube: per column of the spacing d more
+ * than 2d from the cube's centre, the top particle's centre plus d / 2. */
+static double water_level(eddy_engine *e, const float *centre)
+{
+    const double d = 0.0125;
+    enum { N = 20 }; /* 0.25 m / d */
+    eddy_particles w = eddy_find_particles(e, "water");
+    uint32_t n = eddy_particles_count(e, w);
+    float *x = download(e, w, "position", 4);
+    double top[N][N] = { { 0 } }, sum = 0;
+    int count = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int a = (int)(x[4 * i] / d), c = (int)(x[4 * i + 2] / d);
+        if (a >= 0 && a < N && c >= 0 && c < N)
+            top[a][c] = fmax(top[a][c], x[4 * i + 1]);
+    }
+    for (int a = 0; a < N; a++)
+        for (int c = 0; c < N; c++)
+            if (fabs((a + 0.5) * d - centre[0]) > 2 * d || fabs((c + 0.5) * d - centre[2]) > 2 * d)
+                sum += top[a][c], count++;
+    free(x);
+    return sum / count + d / 2;
+}
+
+/* The cube let go at mid depth as one rigid body of the given density
+ * (kg/m^3), steps of 4 ms; returns its state at the end, the mean height of
+ * its centre over the last 50 steps in *mean_y and the water level. */
+static struct eddy_rigid_body let_go(eddy_engine *e, double density, uint32_t steps, double *mean_y,
+                                     double *level)
+{
+    char json[4096], cube[128], systems[512];
+    const double d = 0.0125;
+    snprintf(cube, sizeof cube, "\"mass\": %g, \"bodies\": true,", density * d * d * d);
+    /* Contacts with the floor only; k within the bound 0.15 sqrt(m / k) >= dt. */
+    snprintf(systems, sizeof systems,
+             ", { \"name\": \"body\", \"module\": \"rigid\", \"set\": \"cube\","
+             "    \"params\": { \"stiffness\": %g, \"damping\": 0.05, \"shear\": 0.02 } }", 0.01 * density);
+    tank_json(json, sizeof json, cube, "", systems);
+    eddy_scene *s = load(e, json);
+    eddy_particles b = eddy_find_particles(e, "cube");
+    struct eddy_rigid_body body;
+    double sum = 0;
+    for (uint32_t step = 0; step < steps; step++) {
+        CHECK(eddy_scene_step(s, 1) == EDDY_OK);
+        body_state(e, b, &body);
+        if (step + 50 >= steps)
+            sum += body.x[1];
+    }
+    *mean_y = sum / 50;
+    *level = water_level(e, body.x);
+    eddy_destroy_scene(s);
+    return body;
+}
+
+/* A 500 kg/m^3 cube rises and floats with half its height under the water
+ * line (Archimedes); a 2,000 kg/m^3 one sinks to the floor. */
+static void float_and_sink(eddy_engine *e)
+{
+    const double start = 0.1, side = 0.05;
+    double y, level;
+    struct eddy_rigid_body b = let_go(e, 500, 300, &y, &level);
+    double draft = (level - (y - side / 2)) / side;
+    printf("light body: a 500 kg/m^3 cube let go at %g m: after 1.2 s its centre at %.4f m (mean of the last "
+           "0.2 s), water level %.4f m: %.2f of it under water (Archimedes 0.50), velocity %.3f m/s\n",
+           start, y, level, draft, b.v[1]);
+    CHECKF(fabs(draft - 0.5) <= 0.15, "the light cube floats with %.2f of its height under water "
+           "(Archimedes 0.50, tolerance 0.15: the level is known to a quarter spacing)", draft);
+    CHECKF(fabs(b.v[1]) < 0.05, "the floating cube still moves at %g m/s", b.v[1]);
+    b = let_go(e, 2000, 150, &y, &level);
+    printf("heavy body: a 2,000 kg/m^3 cube let go at %g m: after 0.6 s its centre at %.4f m (its bottom %.4f m "
+           "above the floor), velocity %.3f m/s\n", start, y, y - side / 2, b.v[1]);
+    CHECKF(y - side / 2 < 0.0125, "the heavy cube's bottom stays %g m above the floor (expected within a "
+           "particle spacing, 0.0125 m)", y - side / 2);
+    CHECKF(fabs(b.v[1]) < 0.05, "the sunk cube still moves at %g m/s", b.v[1]);
+}
+
 int main(void)
 {
     eddy_engine *e = test_engine();
     against_cpu(e);
     conservation(e);
     held_body(e);
+    float_and_sink(e);
     test_finish(e);
     return test_report("couple");
 }

@@ -10,7 +10,10 @@
  *    of a particle diameter in the next 2 s;
  *  - granular: a 45-degree cone of sand (friction 0.5) slumps to a heap
  *    whose slope (15-40 degrees; reported) holds: no particle moves more
- *    than 1% of its diameter in the last second. */
+ *    than 1% of its diameter in the last second;
+ *  - rigid.inverse_mass (what a coupled fluid weighs particles with):
+ *    surface particles over body mass for a cube, 1 / m for one particle
+ *    and for grains. */
 #include "../gpu/gpu_test.h"
 #include "rigid/rigid.h"
 
@@ -310,8 +313,34 @@ static void granular_pile(eddy_engine *e)
     eddy_destroy_scene(s);
 }
 
+/* The inertia a coupled fluid weighs each particle with (rigid.inverse_mass):
+ * a 4x4x4 cube of 2 g particles has 56 surface particles, so 56 / 0.128 kg;
+ * a body of one particle 1 / m; granular, 1 / m each. */
+static void fluid_inverse_mass(void)
+{
+    enum { N = 65 };
+    float pos[4 * N], mass[N], out[N];
+    const double d = 0.01;
+    for (int i = 0; i < N; i++) {
+        pos[4 * i] = (float)(0.3 + d * (i % 4));
+        pos[4 * i + 1] = (float)(0.2 + d * (i / 4 % 4));
+        pos[4 * i + 2] = (float)(0.1 + d * (i / 16 % 4) + (i == 64 ? 0.1 : 0));
+        pos[4 * i + 3] = (float)(d / 2);
+        mass[i] = i == 64 ? 0.005f : 0.002f;
+    }
+    const uint32_t offsets[3] = { 0, 64, 65 };
+    eddy_rigid_fluid_inverse_mass(N, pos, mass, offsets, 2, d, false, out);
+    for (int i = 0; i < 64; i++)
+        CHECKF(fabsf(out[i] - 56 / 0.128f) < 1e-3f, "cube particle %d: %g 1/kg, expected %g", i, out[i], 56 / 0.128);
+    CHECKF(fabsf(out[64] - 200) < 1e-3f, "one-particle body: %g 1/kg, expected 200", out[64]);
+    eddy_rigid_fluid_inverse_mass(N, pos, mass, NULL, 0, d, true, out);
+    CHECKF(fabsf(out[0] - 500) < 1e-3f && fabsf(out[64] - 200) < 1e-3f, "granular: %g and %g 1/kg, expected 500 "
+           "and 200", out[0], out[64]);
+}
+
 int main(int argc, char **argv)
 {
+    fluid_inverse_mass();
     REQUIRE(argc > 1);
     eddy_engine *e = test_engine();
     against_cpu(e, argv[1]);

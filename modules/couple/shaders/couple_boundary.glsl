@@ -1,10 +1,12 @@
 // The boundary particles of a coupled fluid (modules/couple): a fluid shader
-// defines COUPLE_BINDING (the first of four bindings) before including this
-// and calls
-// couple_boundary(p, h) for sum V_b grad W_spiky(p - x_b) (xyz) and
-// sum V_b W_poly6 (w) over the boundary particles within h of p. A boundary
-// particle is fluid at rest of volume V_b (ghost-like: its lambda is 0); the
-// C twin is eddy_couple_boundary_cpu.
+// defines COUPLE_BINDING (the first of four bindings; COUPLE_MASS_BINDING
+// too for the bodies' inverse masses) before including this and calls
+// couple_boundary(p, h, gw) for sum V_b grad W_spiky(p - x_b) (xyz) and
+// sum V_b W_poly6 (w) over the boundary particles within h of p, and
+// gw = sum sqrt(weight w_b) V_b grad W_spiky (w_b: the particle's share of
+// its body's inverse mass, weight: CP.misc.z; 0 without COUPLE_MASS_BINDING). A boundary particle
+// is fluid at rest of volume V_b (ghost-like: its lambda is 0); the C twin is
+// eddy_couple_boundary_cpu.
 #ifndef COUPLE_BOUNDARY_GLSL
 #define COUPLE_BOUNDARY_GLSL
 #include "../couple_params.h"
@@ -14,11 +16,19 @@ layout(std430, binding = COUPLE_BINDING + 1) readonly buffer CoupleB { vec4 coup
 layout(std430, binding = COUPLE_BINDING + 2) readonly buffer CoupleStart { uint couple_start[]; };
 layout(std430, binding = COUPLE_BINDING + 3) readonly buffer CoupleEnd { uint couple_end[]; };
 
+#ifdef COUPLE_MASS_BINDING
+layout(std430, binding = COUPLE_MASS_BINDING) readonly buffer CoupleW { float couple_w[]; };
+#define COUPLE_SQRT_W(j) sqrt(CP.misc.z * couple_w[j])
+#else
+#define COUPLE_SQRT_W(j) 0.0
+#endif
+
 #define COUPLE_ACTIVE (CP.dims.w > 0)
 
-vec4 couple_boundary(vec3 p, float h)
+vec4 couple_boundary(vec3 p, float h, out vec3 gw)
 {
     vec4 acc = vec4(0.0);
+    gw = vec3(0.0);
     if (!COUPLE_ACTIVE)
         return acc;
     ivec3 dims = CP.dims.xyz;
@@ -41,7 +51,9 @@ vec4 couple_boundary(vec3 p, float h)
                 continue;
             float V = couple_b[j].w;
             acc.w += V * eddy_w_poly6(r2, h);
-            acc.xyz += V * eddy_grad_spiky(r2, h) * r;
+            vec3 g = V * eddy_grad_spiky(r2, h) * r;
+            acc.xyz += g;
+            gw += COUPLE_SQRT_W(j) * g;
         }
     }
     return acc;

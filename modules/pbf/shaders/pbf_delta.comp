@@ -69,6 +69,7 @@ void main()
     }
     // Boundary particles likewise; couple.pbf gives their bodies the opposite
     // momentum.
-    d += li.x * couple_boundary(p, h).xyz;
+    vec3 unused;
+    d += li.x * couple_boundary(p, h, unused).xyz;
     dp[i] = vec4(d, 0.0);
 }

@@ -14,6 +14,7 @@ layout(std430, binding = 4) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 5) writeonly buffer Lambda { vec4 lambda[]; }; // x lambda, y denominator, z rho
 layout(std430, binding = 6) readonly buffer Tool { eddy_pbf_tool T; };
 #define COUPLE_BINDING 7
+#define COUPLE_MASS_BINDING 12
 #include "../../couple/shaders/couple_boundary.glsl"
 layout(std430, binding = 11) readonly buffer Bin { vec4 sbin[]; };
 
@@ -57,12 +58,16 @@ void main()
         gh += pbf_tool_ghosts(p, T.centre.xyz);
     rho += rho0 * s3 * gh.w;
     gi += s3 * gh.xyz;
-    // The boundary particles of a coupled rigid set: fixed fluid like the
-    // ghosts, each of its own volume.
-    vec4 cb = couple_boundary(p, h);
+    // The boundary particles of a coupled rigid set: fluid at rest like the
+    // ghosts, each of its own volume; they do not move in the projection,
+    // but their bodies yield after it, so each also weighs in the
+    // denominator with its share of its body's inverse mass relative to
+    // this particle's (mass-weighted projection; modules/couple/README.md).
+    vec3 gw;
+    vec4 cb = couple_boundary(p, h, gw);
     rho += rho0 * cb.w;
     gi += cb.xyz;
     float C = rho / rho0 - 1.0;
-    float denom = dot(gi, gi) + sum2;
+    float denom = dot(gi, gi) + sum2 + smass[i] * dot(gw, gw);
     lambda[i] = vec4(-C / (denom + P.solver.x), denom, rho, 0.0);
 }
