@@ -15,7 +15,10 @@ static const uint32_t begin_spv[] =
 static const uint32_t pbf_spv[] =
 #include "couple_pbf.spv.inc"
     ;
-enum { K_BEGIN, K_PBF, K_COUNT };
+static const uint32_t sph_spv[] =
+#include "couple_sph.spv.inc"
+    ;
+enum { K_BEGIN, K_PBF, K_SPH, K_COUNT };
 
 struct eddy_couple {
     char name[64];
@@ -66,6 +69,9 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     p->misc[0] = d->h;
     p->misc[1] = (float)d->dt;
     p->misc[2] = eddy_couple_mass_weight(d->iterations ? d->iterations : 4);
+    p->misc[3] = d->at_start ? 0.0f : (float)d->dt;
+    p->fluid[0] = d->stiffness;
+    p->fluid[1] = d->rest_density;
     p->counts[0] = c->nb;
     uint32_t nb = c->nb;
     c->params = scratch(e, c, "params", sizeof *p, p);
@@ -122,6 +128,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         }
         const struct { const uint32_t *spv; size_t size; const char *label; } ks[K_COUNT] = {
             { begin_spv, sizeof begin_spv, "couple.begin" }, { pbf_spv, sizeof pbf_spv, "couple.pbf" },
+            { sph_spv, sizeof sph_spv, "couple.sph" },
         };
         for (int i = 0; ok && i < K_COUNT; i++) {
             c->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
@@ -184,6 +191,18 @@ int eddy_couple_record_pbf(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_bu
                       { cell_end, EDDY_READ }, { c->force, EDDY_READ_WRITE } } });
 }
 
+int eddy_couple_record_sph(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer spm,
+                           eddy_buffer svr, eddy_buffer cell_start, eddy_buffer cell_end)
+{
+    if (!c->nb)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    return eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "couple.sph", .kernel = c->k[K_SPH], .threads = c->nb,
+        .bindings = { { c->params, EDDY_READ }, { c->sorted, EDDY_READ }, { spm, EDDY_READ },
+                      { svr, EDDY_READ }, { cell_start, EDDY_READ }, { cell_end, EDDY_READ },
+                      { c->force, EDDY_READ_WRITE } } });
+}
+
 eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
 {
     if (!c->nb)
@@ -238,5 +257,27 @@ void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
         }
         for (int a = 0; a < 3; a++)
             force[4 * b + a] -= (float)(xb[3] * f[a] / ((double)dt * dt));
+    }
+}
+
+void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
+                         uint32_t nf, const float *x, const float *mass, const float *density,
+                         float *force)
+{
+    float h = p->misc[0], k = p->fluid[0], rho0 = p->fluid[1];
+    for (uint32_t b = 0; b < nb; b++) {
+        const float *xb = boundary + 4 * b;
+        float f[3] = { 0, 0, 0 };
+        for (uint32_t i = 0; i < nf; i++) {
+            float r[3] = { x[4 * i] - xb[0], x[4 * i + 1] - xb[1], x[4 * i + 2] - xb[2] };
+            float r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+            if (r2 >= h * h)
+                continue;
+            float s = mass[i] * (k * (density[i] - rho0)) / density[i] * eddy_grad_spiky(r2, h);
+            for (int a = 0; a < 3; a++)
+                f[a] += s * r[a];
+        }
+        for (int a = 0; a < 3; a++)
+            force[4 * b + a] += xb[3] * f[a];
     }
 }

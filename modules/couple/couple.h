@@ -33,7 +33,11 @@ typedef struct eddy_couple_desc {
     int32_t dims[3];          /* and cells */
     float h;                  /* support radius (m) */
     double dt;                /* substep (s) */
-    uint32_t iterations;      /* the fluid's solver iterations per substep; 0 = 4 */
+    uint32_t iterations;      /* pbf: solver iterations per substep; 0 = 4 */
+    bool at_start;            /* boundary particles where they are at the substep's start
+                                 (sph: explicit forces); false: at its end, x + dt v (pbf) */
+    float stiffness;          /* sph: gas constant k of p = k (rho - rho0) (m^2/s^2) */
+    float rest_density;       /* sph: rho0 (kg/m^3) */
 } eddy_couple_desc;
 
 /* The weight of a body's inverse mass in the fluid's projection: the fluid
@@ -67,6 +71,10 @@ eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph 
 int eddy_couple_record_pbf(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer sp,
                            eddy_buffer smass, eddy_buffer lambda, eddy_buffer cell_start,
                            eddy_buffer cell_end);
+/* sph, once per substep after the density pass: spm (sorted xyz, mass),
+ * svr (sorted velocity, density) and the fluid grid's cell tables. */
+int eddy_couple_record_sph(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer spm,
+                           eddy_buffer svr, eddy_buffer cell_start, eddy_buffer cell_end);
 eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g);
 
 /* The volume a boundary particle stands for: (2 r)^3 for a particle of
@@ -82,6 +90,12 @@ static inline float eddy_couple_volume(float radius)
  * particle) accumulates -sum_i m_i V lambda_i grad W_spiky(x_i - x_b) / dt^2. */
 void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
                          uint32_t nf, const float *x, const float *mass, const float *lambda,
+                         float *force);
+/* The CPU twin of eddy_couple_record_sph: force (vec4 per boundary
+ * particle) accumulates sum_i m_i p_i V_b grad W_spiky(x_i - x_b) / rho_i,
+ * p_i = k (rho_i - rho0), over nf fluid particles x (vec4), mass, density. */
+void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
+                         uint32_t nf, const float *x, const float *mass, const float *density,
                          float *force);
 /* The boundary sums at x (couple_boundary.glsl): *w = sum V W_poly6,
  * g = sum V grad W_spiky and, when gw and inverse_mass (nb floats, the

@@ -2,6 +2,7 @@
 #include "sph.h"
 
 #include "common/fluid_stats.h"
+#include "couple/couple.h"
 #include "eddy/eddy_prims.h"
 #include "output.h"
 
@@ -77,6 +78,7 @@ typedef struct sph {
     eddy_buffer params, solids, pushes, clock;
     eddy_buffer spos, svel, smass, sdensity, saccel, snormal, spm, svr;
     eddy_buffer position, velocity, mass, density, normal;
+    eddy_couple *couple; /* the "with" set as boundary particles (always there; empty without) */
     /* Surface extraction (surface_mesh): run per output frame. */
     char name[64];
     bool surface;
@@ -109,6 +111,7 @@ static void destroy(void *state)
     for (size_t i = 0; i < 4; i++)
         eddy_destroy_buffer(e, surf[i]);
     eddy_destroy_grid(e, s->grid);
+    eddy_couple_destroy(e, s->couple);
     eddy_destroy_kernel(e, s->k_density);
     eddy_destroy_kernel(e, s->k_forces);
     eddy_destroy_kernel(e, s->k_integrate);
@@ -186,12 +189,14 @@ static eddy_result record_density(sph *s, eddy_graph g)
         r = eddy_grid_record_gather(e, s->grid, g, s->mass, s->smass, 1, s->n);
     if (r != EDDY_OK)
         return r;
+    eddy_couple_bindings cb = eddy_couple_get_bindings(s->couple);
     int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "sph.density", .kernel = s->k_density, .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                       { s->sdensity, EDDY_WRITE }, { s->svel, EDDY_READ }, { s->spm, EDDY_WRITE },
-                      { s->svr, EDDY_WRITE } } });
+                      { s->svr, EDDY_WRITE }, { cb.params, EDDY_READ }, { cb.particles, EDDY_READ },
+                      { cb.cell_start, EDDY_READ }, { cb.cell_end, EDDY_READ } } });
     return rc < 0 ? (eddy_result)rc : EDDY_OK;
 }
 
@@ -306,6 +311,13 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         .dims = { dims[0], dims[1], dims[2] }, .max_count = s->n ? s->n : 1 });
     if (!s->grid)
         return EDDY_ERROR_LIMIT;
+    /* Boundary particles where the forces are taken: at the substep's start. */
+    s->couple = eddy_couple_create(e, &(eddy_couple_desc){
+        .system = ctx->name, .boundary = ctx->with, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] },
+        .cell = (float)h, .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
+        .at_start = true, .stiffness = (float)k, .rest_density = (float)rho0 });
+    if (!s->couple)
+        return EDDY_ERROR_INVALID_ARGUMENT;
     s->position = eddy_particles_buffer(e, s->set, "position");
     s->velocity = eddy_particles_buffer(e, s->set, "velocity");
     s->mass = eddy_particles_buffer(e, s->set, "mass");
@@ -350,15 +362,22 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (s->n == 0)
         return EDDY_OK;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
-    eddy_result r = record_density(s, g);
+    eddy_result r = eddy_couple_record_begin(e, s->couple, g);
+    if (r == EDDY_OK)
+        r = record_density(s, g);
     if (r != EDDY_OK)
         return r;
+    eddy_couple_bindings cb = eddy_couple_get_bindings(s->couple);
     int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.forces", .kernel = s->k_forces, .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                           { s->saccel, EDDY_WRITE }, { s->snormal, EDDY_WRITE },
-                          { s->clock, EDDY_READ } } });
+                          { s->clock, EDDY_READ }, { cb.params, EDDY_READ }, { cb.particles, EDDY_READ },
+                          { cb.cell_start, EDDY_READ }, { cb.cell_end, EDDY_READ } } });
+    /* The same pairs' reaction on the boundary particles. */
+    if (rc >= 0 && eddy_couple_count(s->couple))
+        rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end);
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.integrate", .kernel = s->k_integrate, .threads = s->n,
@@ -372,7 +391,9 @@ static eddy_result declare_step(void *state, eddy_graph g)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.clock", .kernel = s->k_clock, .groups = { 1 },
             .bindings = { { s->params, EDDY_READ }, { s->clock, EDDY_READ_WRITE } } });
-    return rc < 0 ? (eddy_result)rc : EDDY_OK;
+    if (rc < 0)
+        return (eddy_result)rc;
+    return eddy_couple_record_end(e, s->couple, g);
 }
 
 /* Per frame: density error against rho0, the surge front, surface
@@ -516,6 +537,8 @@ static const eddy_module_desc desc = {
     .stats = stats,
     .write_frame = write_frame,
     .stable_dt = stable_dt,
+    .with_doc = "optional: a set (rigid bodies) whose particles are boundary particles of the density "
+                "and pressure force (Akinci et al. 2012); the fluid's force on each goes into the set's rigid.external",
     .set_dt = set_dt,
 };
 

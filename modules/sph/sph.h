@@ -20,4 +20,14 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
 void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
                        float *pos, float *vel, const float *mass, float *density, uint32_t step);
 
+struct eddy_couple_params;
+/* The same with boundary particles (modules/couple): nb of them, boundary
+ * vec4 each (xyz where they are at the substep's start, w volume V in m^3);
+ * force (vec4 per boundary particle, accumulated) the fluid's force on each
+ * (N). cp gives h, k and rho0. */
+void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
+                               float *pos, float *vel, const float *mass, float *density, uint32_t step,
+                               const struct eddy_couple_params *cp, uint32_t nb,
+                               const float *boundary, float *force);
+
 #endif

@@ -5,6 +5,7 @@
 #include "sph_kernels.h"
 #include "common/cpu_grid.h"
 #include "common/ghosts.h"
+#include "couple/couple.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -104,6 +105,16 @@ static void ghosts(const struct eddy_sph_params *p, const float *x, float *w, fl
 void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
                        float *pos, float *vel, const float *mass, float *density, uint32_t step)
 {
+    eddy_sph_step_coupled_cpu(p, solids, n, pos, vel, mass, density, step, NULL, 0, NULL, NULL);
+}
+
+void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
+                               float *pos, float *vel, const float *mass, float *density, uint32_t step,
+                               const struct eddy_couple_params *cp, uint32_t nb,
+                               const float *boundary, float *force)
+{
+    if (!cp)
+        nb = 0;
     float t_now = (float)step * p->box_max[3];
     float h = p->box_min[3], dt = p->box_max[3], rho0 = p->gravity[3];
     float k = p->material[0], mu = p->material[1], sigma = p->material[2], l = p->material[3];
@@ -126,6 +137,10 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
         ghosts(p, x, &gw, gg);
         memcpy(&s, &p->misc[3], 4);
         density[i] = rho + rho0 * (s * s * s) * gw;
+        if (nb) {
+            eddy_couple_boundary_cpu(cp, nb, boundary, NULL, x, &gw, gg, NULL);
+            density[i] += rho0 * gw;
+        }
     }
     for (uint32_t i = 0; i < n; i++) {
         const float *x = pos + 4 * i, *v = vel + 4 * i;
@@ -154,6 +169,11 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
         memcpy(&s, &p->misc[3], 4);
         for (int a = 0; a < 3; a++)
             fp[a] -= p_i * (s * s * s) * gg[a];
+        if (nb) {
+            eddy_couple_boundary_cpu(cp, nb, boundary, NULL, x, &gw, gg, NULL);
+            for (int a = 0; a < 3; a++)
+                fp[a] -= p_i * gg[a];
+        }
         float nl = sqrtf(dot3(nn, nn));
         float rc[3] = { x[0] - p->vortex[0], x[1] - p->vortex[1], x[2] - p->vortex[2] };
         const float *A = p->vortex_axis;
@@ -184,6 +204,8 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
             acc[3 * i + a] = (fp[a] + fv[a] + fs) / rho_i + p->gravity[a] + (vortex ? drive * t[a] : 0.0f) + push[a];
         }
     }
+    if (nb)
+        eddy_couple_sph_cpu(cp, nb, boundary, n, pos, mass, density, force);
     for (uint32_t i = 0; i < n; i++) {
         float *x = pos + 4 * i, *v = vel + 4 * i;
         for (int a = 0; a < 3; a++) {

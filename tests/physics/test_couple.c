@@ -1,4 +1,4 @@
-/* Fluid-rigid coupling (modules/couple with pbf; Harada ch. 29 section
+/* Fluid-rigid coupling (modules/couple with pbf and sph; Harada ch. 29 section
  * 29.3.3): the rigid set's particles are boundary particles of the fluid's
  * density constraints and the fluid's force on them goes to the bodies.
  *  - GPU against the C step (eddy_pbf_step_coupled_cpu): a block of water
@@ -11,14 +11,20 @@
  *    the initial momentum over 0.2 s, and the body handed at least 10% of
  *    its momentum to the fluid;
  *  - buoyancy: a cube of boundary particles held still at mid depth in a
- *    tank feels the water's upward force within 10% of Archimedes'.
- *  - floating and sinking: a cube of 500 kg/m^3 let go at mid depth rises
+ *    tank feels the water's upward force within 10% of Archimedes';
+ *  - the same three with sph (Akinci-style boundary particles in the density
+ *    and pressure force): GPU against eddy_sph_step_coupled_cpu (1,000 +
+ *    162 particles, 20 steps), momentum of the cube through the ball (the
+ *    ball's viscosity 10 Pa s keeps its free surface from blowing up), the
+ *    held cube's buoyancy within 10% after 1.5 s in a 16-particle-wide tank;
+ *  - floating and sinking (pbf): a cube of 500 kg/m^3 let go at mid depth rises
  *    and floats with half its height under water (within 0.15), one of
  *    2,000 kg/m^3 sinks to the floor.
  */
 #include "../gpu/gpu_test.h"
 #include "couple/couple.h"
 #include "pbf/pbf.h"
+#include "sph/sph.h"
 #include "rigid/rigid_params.h"
 
 #include <math.h>
@@ -101,6 +107,73 @@ static void against_cpu(eddy_engine *e)
     eddy_destroy_scene(s);
 }
 
+/* sph: 1,000 particles falling on a slab of 162 boundary particles (where
+ * they are: the forces are explicit), 20 steps of 0.5 ms from the GPU's
+ * state each: positions within 1e-5 of the box, forces within 1e-3 of the
+ * largest. */
+static void against_cpu_sph(eddy_engine *e)
+{
+    const char *json =
+        "{ \"dt\": 0.0005, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [0.4, 0.4, 0.4] },"
+        "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.02, \"velocity\": [0, -1, 0.2],"
+        "      \"fill\": { \"shape\": \"box\", \"min\": [0.1, 0.08, 0.1], \"max\": [0.3, 0.28, 0.3] } },"
+        "    { \"name\": \"slab\", \"spacing\": 0.02, \"fill\": { \"shape\": \"box\", \"min\": [0.12, 0.02, 0.12],"
+        "      \"max\": [0.3, 0.06, 0.3] } } ],"
+        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\", \"with\": \"slab\","
+        "      \"params\": { \"h\": 0.04, \"stiffness\": 400, \"viscosity\": 1 } } ] }";
+    eddy_scene *s = load(e, json);
+    eddy_particles w = eddy_find_particles(e, "water"), b = eddy_find_particles(e, "slab");
+    uint32_t n = eddy_particles_count(e, w), nb = eddy_particles_count(e, b);
+    REQUIRE(n == 1000 && nb == 162);
+    float *pos = download(e, w, "position", 4), *vel = download(e, w, "velocity", 4), *mass = download(e, w, "mass", 1);
+    float *bpos = download(e, b, "position", 4);
+    float *rho = malloc(4ull * n), *boundary = malloc(16ull * nb), *force = malloc(16ull * nb);
+    REQUIRE(rho && boundary && force);
+    const eddy_module_desc *md = eddy_sph_module();
+    eddy_param_value values[32];
+    for (uint32_t i = 0; i < md->param_count; i++) {
+        memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
+        if (!strcmp(md->params[i].name, "h"))
+            values[i].v[0] = 0.04;
+        if (!strcmp(md->params[i].name, "stiffness"))
+            values[i].v[0] = 400;
+        if (!strcmp(md->params[i].name, "viscosity"))
+            values[i].v[0] = 1;
+    }
+    struct eddy_sph_params prm;
+    const float lo[3] = { 0, 0, 0 }, hi[3] = { 0.4f, 0.4f, 0.4f };
+    eddy_sph_params_from_values(&prm, values, lo, hi, 0.0005, n, 0);
+    struct eddy_couple_params cp = { .misc = { 0.04f, 0.0005f, 1, 0 }, .fluid = { 400, 1000 } };
+    for (uint32_t i = 0; i < nb; i++) {
+        memcpy(boundary + 4 * i, bpos + 4 * i, 12);
+        boundary[4 * i + 3] = eddy_couple_volume(bpos[4 * i + 3]);
+    }
+    double worst = 0, fworst = 0, fbig = 0;
+    for (uint32_t step = 0; step < 20; step++) {
+        memset(force, 0, 16ull * nb);
+        eddy_sph_step_coupled_cpu(&prm, NULL, n, pos, vel, mass, rho, step, &cp, nb, boundary, force);
+        CHECK(eddy_scene_step(s, 1) == EDDY_OK);
+        float *gpos = download(e, w, "position", 4), *gvel = download(e, w, "velocity", 4);
+        float *gext = download(e, b, "rigid.external", 4);
+        for (uint32_t i = 0; i < 4 * n; i++)
+            worst = fmax(worst, fabs((double)gpos[i] - pos[i]));
+        for (uint32_t i = 0; i < 4 * nb; i++) {
+            fworst = fmax(fworst, fabs((double)gext[i] - force[i]));
+            fbig = fmax(fbig, fabs((double)force[i]));
+        }
+        memcpy(pos, gpos, 16ull * n);
+        memcpy(vel, gvel, 16ull * n);
+        free(gpos), free(gvel), free(gext);
+    }
+    CHECKF(fbig > 1e-3, "the slab felt no force (largest %g N)", fbig);
+    CHECKF(worst <= 1e-5 * 0.4, "sph: largest position difference %g m in one step (tolerance %g)", worst, 4e-6);
+    CHECKF(fworst <= 1e-3 * fbig, "sph: largest boundary force difference %g N (largest %g N)", fworst, fbig);
+    printf("sph, GPU vs CPU, 1,000 fluid + 162 boundary particles, 20 steps from the same state: positions within "
+           "%.3g m, boundary forces within %.3g N of %.3g N\n", worst, fworst, fbig);
+    free(pos), free(vel), free(mass), free(bpos), free(rho), free(boundary), free(force);
+    eddy_destroy_scene(s);
+}
+
 static void momentum(const float *v, const float *m, uint32_t n, double out[3])
 {
     for (uint32_t i = 0; i < n; i++)
@@ -113,23 +186,26 @@ static void body_state(eddy_engine *e, eddy_particles b, struct eddy_rigid_body 
     CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, b, "rigid.body"), 0, sizeof *out, out) == EDDY_OK);
 }
 
-static void conservation(eddy_engine *e)
+/* A ball of water (radius 0.06 m) at rest and a 3x3x3 cube (d 0.016 m,
+ * 1000 kg/m^3) at 1 m/s aimed through it, in a 1 m box, no gravity, for
+ * `steps` scene steps of dt (0.2 s). The box is centred on the origin: float
+ * positions near 0 keep the rounding of v = (x* - x) / dt (a 6e-8 m ulp at
+ * 0.5 m: 2e-6 kg m/s a step with pbf) below the coupling's own error. */
+static void conservation(eddy_engine *e, const char *module, const char *fluid, double dt, int substeps,
+                         int steps)
 {
-    /* A ball of water (radius 0.06 m) at rest and a 3x3x3 cube (d 0.016 m,
-     * 1000 kg/m^3) at 1 m/s aimed through it, in a 1 m box, no gravity. The
-     * box is centred on the origin: float positions near 0 keep the rounding
-     * of v = (x* - x) / dt (a 6e-8 m ulp at 0.5 m: 2e-6 kg m/s a step here)
-     * below the coupling's own error. */
-    const char *json =
-        "{ \"dt\": 0.002, \"substeps\": 2, \"duration\": 1, \"box\": { \"min\": [-0.5, -0.5, -0.5], \"max\": [0.5, 0.5, 0.5] },"
+    char json[4096];
+    snprintf(json, sizeof json,
+        "{ \"dt\": %g, \"substeps\": %d, \"duration\": 1, \"box\": { \"min\": [-0.5, -0.5, -0.5], \"max\": [0.5, 0.5, 0.5] },"
         "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.016, "
         "      \"fill\": { \"shape\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 0.06 } },"
         "    { \"name\": \"cube\", \"spacing\": 0.016, \"mass\": 0.004096, \"bodies\": true, \"fill\": { \"shape\": \"box\","
         "      \"min\": [-0.14, -0.01, -0.02], \"max\": [-0.092, 0.038, 0.028], \"velocity\": [1, 0, 0] } } ],"
-        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\", \"with\": \"cube\","
-        "      \"params\": { \"h\": 0.032, \"gravity\": [0, 0, 0] } },"
+        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"%s\", \"set\": \"water\", \"with\": \"cube\","
+        "      \"params\": { \"h\": 0.032, \"gravity\": [0, 0, 0] %s } },"
         "    { \"name\": \"rigid\", \"module\": \"rigid\", \"set\": \"cube\","
-        "      \"params\": { \"stiffness\": 50, \"damping\": 0, \"shear\": 0, \"gravity\": [0, 0, 0] } } ] }";
+        "      \"params\": { \"stiffness\": 50, \"damping\": 0, \"shear\": 0, \"gravity\": [0, 0, 0] } } ] }",
+        dt, substeps, module, fluid);
     eddy_scene *s = load(e, json);
     eddy_particles w = eddy_find_particles(e, "water"), b = eddy_find_particles(e, "cube");
     uint32_t n = eddy_particles_count(e, w);
@@ -138,7 +214,7 @@ static void conservation(eddy_engine *e)
     struct eddy_rigid_body body;
     body_state(e, b, &body);
     double P0 = body.p[0], worst = 0, lowest = P0;
-    for (int step = 0; step < 100; step++) {
+    for (int step = 0; step < steps; step++) {
         CHECK(eddy_scene_step(s, 1) == EDDY_OK);
         float *v = download(e, w, "velocity", 4);
         double P[3] = { 0, 0, 0 };
@@ -152,22 +228,30 @@ static void conservation(eddy_engine *e)
     }
     CHECKF(lowest < 0.9 * P0, "the cube kept %g of its momentum %g kg m/s: it did not push the water", lowest, P0);
     CHECKF(worst <= 1e-4 * P0, "fluid + body momentum drifted by %g kg m/s (tolerance %g)", worst, 1e-4 * P0);
-    printf("momentum: %u fluid particles and a 27-particle cube at %g kg m/s: the cube down to %.3g kg m/s, "
-           "total within %.3g kg m/s (%.2g relative) over 0.2 s\n", n, P0, lowest, worst, worst / P0);
+    printf("%s, momentum: %u fluid particles and a 27-particle cube at %g kg m/s: the cube down to %.3g kg m/s, "
+           "total within %.3g kg m/s (%.2g relative) over 0.2 s\n", module, n, P0, lowest, worst, worst / P0);
     free(mass);
     eddy_destroy_scene(s);
 }
 
-/* A tank 0.25 m wide with water 0.2 m deep (5,750 particles, spacing
- * 0.0125 m) and a cube of 4x4x4 particles (0.05 m) at mid depth, in a hole
- * of the water half a spacing wider than the cube. cube: extra keys of the
- * cube's set; pbf: extra parameters of the fluid; systems: extra systems
- * (after the fluid). */
-static void tank_json(char *json, size_t size, const char *cube, const char *pbf, const char *systems)
+/* A tank of water with a cube of particles at mid depth in a hole of the
+ * water: t->cells particles of spacing d across the cube, the hole `gap`
+ * wider on each side. cube: extra keys of the cube's set; fluid: the fluid
+ * system's module and its extra parameters; systems: extra systems. */
+typedef struct tank {
+    double d, W, H, gap, dt;
+    int cells, substeps;
+} tank;
+static const tank pbf_tank = { 0.0125, 0.25, 0.2, 0.00625, 0.002, 4, 2 };  /* 5,750 particles */
+static const tank sph_tank = { 0.02, 0.32, 0.24, 0.01, 0.0005, 4, 1 };     /* 2,947 particles */
+
+static void tank_json(char *json, size_t size, const tank *t, const char *cube, const char *module,
+                      const char *fluid, const char *systems)
 {
-    const double d = 0.0125, W = 0.25, H = 0.2, y0 = H / 2, half = 2 * d, c = W / 2, g = half + d / 2;
+    const double d = t->d, W = t->W, H = t->H, y0 = H / 2, half = t->cells * d / 2, c = W / 2,
+                 g = half + t->gap;
     snprintf(json, size,
-             "{ \"dt\": 0.004, \"substeps\": 2, \"duration\": 10, \"box\": { \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
+             "{ \"dt\": %g, \"substeps\": %d, \"duration\": 10, \"box\": { \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
              "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": %g, \"fill\": "
              "[ { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
              "  { \"shape\": \"box\", \"min\": [0, %g, 0], \"max\": [%g, %g, %g] },"
@@ -177,33 +261,35 @@ static void tank_json(char *json, size_t size, const char *cube, const char *pbf
              "  { \"shape\": \"box\", \"min\": [%g, %g, %g], \"max\": [%g, %g, %g] } ] },"
              "    { \"name\": \"cube\", \"spacing\": %g, %s \"fill\": { \"shape\": \"box\","
              "      \"min\": [%g, %g, %g], \"max\": [%g, %g, %g] } } ],"
-             "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\", \"with\": \"cube\","
+             "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"%s\", \"set\": \"water\", \"with\": \"cube\","
              "      \"params\": { \"h\": %g %s } } %s ] }",
-             W, 2 * H, W, d,
+             t->dt * t->substeps, t->substeps, W, 2 * H, W, d,
              W, y0 - g, W,                                   /* below the hole */
              y0 + g, W, H, W,                                /* above */
              y0 - g, c - g, y0 + g, W,                       /* x < hole */
              c + g, y0 - g, W, y0 + g, W,                    /* x > hole */
              c - g, y0 - g, c + g, y0 + g, c - g,            /* z < hole */
              c - g, y0 - g, c + g, c + g, y0 + g, W,         /* z > hole */
-             d, cube, c - half, y0 - half, c - half, c + half, y0 + half, c + half, 2 * d, pbf, systems);
+             d, cube, c - half, y0 - half, c - half, c + half, y0 + half, c + half, module, 2 * d, fluid,
+             systems);
 }
 
 /* The cube held still (a set without a system): the mean force of the
- * water on it over the second half of 0.8 s against Archimedes' rho0 g V.
- * (In a tank 10 particles wide around a cube 40% of its width, the water
- * behaves more like a lattice than a liquid: +39%.) */
-static void held_body(eddy_engine *e)
+ * water on it over the second half of `steps` scene steps against
+ * Archimedes' rho0 g V (V: the boundary particles' volumes). (In a PBF
+ * tank 10 particles wide around a cube 40% of its width, the water behaves
+ * more like a lattice than a liquid: +39%.) */
+static void held_body(eddy_engine *e, const tank *t, const char *module, const char *fluid, uint32_t steps)
 {
     char json[4096];
-    const double d = 0.0125;
-    tank_json(json, sizeof json, "", ", \"xsph\": 0.1", "");
+    const double d = t->d;
+    tank_json(json, sizeof json, t, "", module, fluid, "");
     eddy_scene *s = load(e, json);
     eddy_particles b = eddy_find_particles(e, "cube");
     uint32_t nb = eddy_particles_count(e, b), nf = eddy_particles_count(e, eddy_find_particles(e, "water"));
-    REQUIRE(nb == 64);
+    REQUIRE(nb == (uint32_t)(t->cells * t->cells * t->cells));
     double sum[3] = { 0, 0, 0 };
-    const uint32_t steps = 200, from = 100;
+    const uint32_t from = steps / 2;
     for (uint32_t step = 0; step < steps; step++) {
         CHECK(eddy_scene_step(s, 1) == EDDY_OK);
         if (step < from)
@@ -217,11 +303,12 @@ static void held_body(eddy_engine *e)
     for (int a = 0; a < 3; a++)
         sum[a] /= steps - from;
     double V = nb * d * d * d, arch = 1000 * 9.81 * V;
-    printf("held body: a cube of %u boundary particles (V %.4g m^3) at mid depth in %u fluid particles: mean fluid "
-           "force (%.3g, %.4g, %.3g) N, Archimedes %.4g N (%+.1f%%)\n", nb, V, nf, sum[0], sum[1], sum[2], arch,
-           100 * (sum[1] / arch - 1));
-    CHECKF(sum[1] > 0 && fabs(sum[1] / arch - 1) < 0.1, "buoyancy %g N, Archimedes %g N (tolerance 10%%)", sum[1], arch);
-    CHECKF(fabs(sum[0]) + fabs(sum[2]) < 0.1 * arch, "sideways force (%g, %g) N", sum[0], sum[2]);
+    printf("%s, held body: a cube of %u boundary particles (V %.4g m^3) at mid depth in %u fluid particles: mean "
+           "fluid force (%.3g, %.4g, %.3g) N over the last %.2g s, Archimedes %.4g N (%+.1f%%)\n", module, nb, V, nf,
+           sum[0], sum[1], sum[2], (steps - from) * t->dt * t->substeps, arch, 100 * (sum[1] / arch - 1));
+    CHECKF(sum[1] > 0 && fabs(sum[1] / arch - 1) < 0.1, "%s: buoyancy %g N, Archimedes %g N (tolerance 10%%)",
+           module, sum[1], arch);
+    CHECKF(fabs(sum[0]) + fabs(sum[2]) < 0.1 * arch, "%s: sideways force (%g, %g) N", module, sum[0], sum[2]);
     eddy_destroy_scene(s);
 }
 
@@ -262,7 +349,7 @@ static struct eddy_rigid_body let_go(eddy_engine *e, double density, uint32_t st
     snprintf(systems, sizeof systems,
              ", { \"name\": \"body\", \"module\": \"rigid\", \"set\": \"cube\","
              "    \"params\": { \"stiffness\": %g, \"damping\": 0.05, \"shear\": 0.02 } }", 0.01 * density);
-    tank_json(json, sizeof json, cube, "", systems);
+    tank_json(json, sizeof json, &pbf_tank, cube, "pbf", "", systems);
     eddy_scene *s = load(e, json);
     eddy_particles b = eddy_find_particles(e, "cube");
     struct eddy_rigid_body body;
@@ -305,8 +392,11 @@ int main(void)
 {
     eddy_engine *e = test_engine();
     against_cpu(e);
-    conservation(e);
-    held_body(e);
+    conservation(e, "pbf", "", 0.002, 2, 100);
+    against_cpu_sph(e);
+    conservation(e, "sph", ", \"stiffness\": 400, \"viscosity\": 10, \"surface_tension\": 0", 0.0005, 1, 400);
+    held_body(e, &pbf_tank, "pbf", ", \"xsph\": 0.1", 200);
+    held_body(e, &sph_tank, "sph", ", \"stiffness\": 1000, \"viscosity\": 100, \"restitution\": 0", 3000);
     float_and_sink(e);
     test_finish(e);
     return test_report("couple");

@@ -19,6 +19,6 @@ void main()
     uint i = gl_GlobalInvocationID.x;
     if (i >= CP.counts.x)
         return;
-    predicted[i] = vec4(position[i].xyz + CP.misc.y * velocity[i].xyz, volume[i]);
+    predicted[i] = vec4(position[i].xyz + CP.misc.w * velocity[i].xyz, volume[i]);
     force[i] = vec4(0.0);
 }
