@@ -45,6 +45,37 @@ static float *download(eddy_engine *e, eddy_particles p, const char *name, uint3
     return out;
 }
 
+/* One scene step against the C step just taken (pos, vel, force): the
+ * largest position difference (m) into dev[0], boundary force difference
+ * (N) into dev[1], largest force into dev[2]; then the C side takes the
+ * GPU's state. */
+static void step_against(eddy_engine *e, eddy_scene *s, eddy_particles w, eddy_particles b, float *pos,
+                         float *vel, const float *force, double dev[3])
+{
+    uint32_t n = eddy_particles_count(e, w), nb = eddy_particles_count(e, b);
+    CHECK(eddy_scene_step(s, 1) == EDDY_OK);
+    float *gpos = download(e, w, "position", 4), *gvel = download(e, w, "velocity", 4);
+    float *gext = download(e, b, "rigid.external", 4);
+    for (uint32_t i = 0; i < 4 * n; i++)
+        dev[0] = fmax(dev[0], fabs((double)gpos[i] - pos[i]));
+    for (uint32_t i = 0; i < 4 * nb; i++) {
+        dev[1] = fmax(dev[1], fabs((double)gext[i] - force[i]));
+        dev[2] = fmax(dev[2], fabs((double)force[i]));
+    }
+    memcpy(pos, gpos, 16ull * n);
+    memcpy(vel, gvel, 16ull * n);
+    free(gpos), free(gvel), free(gext);
+}
+
+/* Positions within 1e-5 of the 0.4 m box, forces within 1e-3 of the largest. */
+static void report_against(const char *what, const double dev[3])
+{
+    CHECKF(dev[2] > 1e-3, "%s: the slab felt no force (largest %g N)", what, dev[2]);
+    CHECKF(dev[0] <= 1e-5 * 0.4, "%s: largest position difference %g m in one step (tolerance %g)", what, dev[0], 4e-6);
+    CHECKF(dev[1] <= 1e-3 * dev[2], "%s: largest boundary force difference %g N (largest %g N)", what, dev[1], dev[2]);
+    printf("%s: positions within %.3g m, boundary forces within %.3g N of %.3g N\n", what, dev[0], dev[1], dev[2]);
+}
+
 static void against_cpu(eddy_engine *e)
 {
     const char *json =
@@ -82,27 +113,12 @@ static void against_cpu(eddy_engine *e)
             boundary[4 * i + a] = bpos[4 * i + a] + 0.004f * bvel[4 * i + a];
         boundary[4 * i + 3] = eddy_couple_volume(bpos[4 * i + 3]);
     }
-    double worst = 0, fworst = 0, fbig = 0;
+    double dev[3] = { 0, 0, 0 };
     for (int step = 0; step < 15; step++) {
         eddy_pbf_step_coupled_cpu(&prm, NULL, 4, n, pos, vel, mass, rho, NULL, &cp, nb, boundary, binv, force);
-        CHECK(eddy_scene_step(s, 1) == EDDY_OK);
-        float *gpos = download(e, w, "position", 4), *gvel = download(e, w, "velocity", 4);
-        float *gext = download(e, b, "rigid.external", 4);
-        for (uint32_t i = 0; i < 4 * n; i++)
-            worst = fmax(worst, fabs((double)gpos[i] - pos[i]));
-        for (uint32_t i = 0; i < 4 * nb; i++) {
-            fworst = fmax(fworst, fabs((double)gext[i] - force[i]));
-            fbig = fmax(fbig, fabs((double)force[i]));
-        }
-        memcpy(pos, gpos, 16ull * n);
-        memcpy(vel, gvel, 16ull * n);
-        free(gpos), free(gvel), free(gext);
+        step_against(e, s, w, b, pos, vel, force, dev);
     }
-    CHECKF(fbig > 1e-3, "the slab felt no force (largest %g N)", fbig);
-    CHECKF(worst <= 1e-5 * 0.4, "largest position difference %g m in one step (tolerance %g)", worst, 4e-6);
-    CHECKF(fworst <= 1e-3 * fbig, "largest boundary force difference %g N (largest %g N)", fworst, fbig);
-    printf("GPU vs CPU, 700 fluid + 162 boundary particles, 15 steps from the same state: positions within %.3g m, "
-           "boundary forces within %.3g N of %.3g N\n", worst, fworst, fbig);
+    report_against("pbf, GPU vs CPU, 700 fluid + 162 boundary particles, 15 steps from the same state", dev);
     free(pos), free(vel), free(mass), free(bpos), free(bvel), free(rho), free(boundary), free(force), free(binv);
     eddy_destroy_scene(s);
 }
@@ -148,28 +164,13 @@ static void against_cpu_sph(eddy_engine *e)
         memcpy(boundary + 4 * i, bpos + 4 * i, 12);
         boundary[4 * i + 3] = eddy_couple_volume(bpos[4 * i + 3]);
     }
-    double worst = 0, fworst = 0, fbig = 0;
+    double dev[3] = { 0, 0, 0 };
     for (uint32_t step = 0; step < 20; step++) {
         memset(force, 0, 16ull * nb);
         eddy_sph_step_coupled_cpu(&prm, NULL, n, pos, vel, mass, rho, step, &cp, nb, boundary, force);
-        CHECK(eddy_scene_step(s, 1) == EDDY_OK);
-        float *gpos = download(e, w, "position", 4), *gvel = download(e, w, "velocity", 4);
-        float *gext = download(e, b, "rigid.external", 4);
-        for (uint32_t i = 0; i < 4 * n; i++)
-            worst = fmax(worst, fabs((double)gpos[i] - pos[i]));
-        for (uint32_t i = 0; i < 4 * nb; i++) {
-            fworst = fmax(fworst, fabs((double)gext[i] - force[i]));
-            fbig = fmax(fbig, fabs((double)force[i]));
-        }
-        memcpy(pos, gpos, 16ull * n);
-        memcpy(vel, gvel, 16ull * n);
-        free(gpos), free(gvel), free(gext);
+        step_against(e, s, w, b, pos, vel, force, dev);
     }
-    CHECKF(fbig > 1e-3, "the slab felt no force (largest %g N)", fbig);
-    CHECKF(worst <= 1e-5 * 0.4, "sph: largest position difference %g m in one step (tolerance %g)", worst, 4e-6);
-    CHECKF(fworst <= 1e-3 * fbig, "sph: largest boundary force difference %g N (largest %g N)", fworst, fbig);
-    printf("sph, GPU vs CPU, 1,000 fluid + 162 boundary particles, 20 steps from the same state: positions within "
-           "%.3g m, boundary forces within %.3g N of %.3g N\n", worst, fworst, fbig);
+    report_against("sph, GPU vs CPU, 1,000 fluid + 162 boundary particles, 20 steps from the same state", dev);
     free(pos), free(vel), free(mass), free(bpos), free(rho), free(boundary), free(force);
     eddy_destroy_scene(s);
 }
