@@ -238,11 +238,11 @@ void eddy_couple_boundary_cpu(const struct eddy_couple_params *p, uint32_t nb,
     }
 }
 
-void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
-                         uint32_t nf, const float *x, const float *mass, const float *lambda,
-                         float *force)
+/* force_b += scale V_b sum_i c_i grad W_spiky(x_i - x_b) over the fluid
+ * particles within h: both fluids' reaction, c_i per fluid particle. */
+static void gather_cpu(float h, uint32_t nb, const float *boundary, uint32_t nf, const float *x,
+                       const double *c, double scale, float *force)
 {
-    float h = p->misc[0], dt = p->misc[1];
     for (uint32_t b = 0; b < nb; b++) {
         const float *xb = boundary + 4 * b;
         double f[3] = { 0, 0, 0 };
@@ -251,33 +251,38 @@ void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
             float r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
             if (r2 >= h * h)
                 continue;
-            double s = (double)mass[i] * lambda[2 * i] * eddy_grad_spiky(r2, h);
+            double s = c[i] * eddy_grad_spiky(r2, h);
             for (int a = 0; a < 3; a++)
                 f[a] += s * r[a];
         }
         for (int a = 0; a < 3; a++)
-            force[4 * b + a] -= (float)(xb[3] * f[a] / ((double)dt * dt));
+            force[4 * b + a] += (float)(scale * xb[3] * f[a]);
     }
+}
+
+void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
+                         uint32_t nf, const float *x, const float *mass, const float *lambda,
+                         float *force)
+{
+    double dt = p->misc[1], *c = malloc(8ull * nf + 8);
+    if (!c)
+        return;
+    for (uint32_t i = 0; i < nf; i++)
+        c[i] = (double)mass[i] * lambda[2 * i];
+    gather_cpu(p->misc[0], nb, boundary, nf, x, c, -1.0 / (dt * dt), force);
+    free(c);
 }
 
 void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
                          uint32_t nf, const float *x, const float *mass, const float *density,
                          float *force)
 {
-    float h = p->misc[0], k = p->fluid[0], rho0 = p->fluid[1];
-    for (uint32_t b = 0; b < nb; b++) {
-        const float *xb = boundary + 4 * b;
-        float f[3] = { 0, 0, 0 };
-        for (uint32_t i = 0; i < nf; i++) {
-            float r[3] = { x[4 * i] - xb[0], x[4 * i + 1] - xb[1], x[4 * i + 2] - xb[2] };
-            float r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-            if (r2 >= h * h)
-                continue;
-            float s = mass[i] * (k * (density[i] - rho0)) / density[i] * eddy_grad_spiky(r2, h);
-            for (int a = 0; a < 3; a++)
-                f[a] += s * r[a];
-        }
-        for (int a = 0; a < 3; a++)
-            force[4 * b + a] += xb[3] * f[a];
-    }
+    float k = p->fluid[0], rho0 = p->fluid[1];
+    double *c = malloc(8ull * nf + 8);
+    if (!c)
+        return;
+    for (uint32_t i = 0; i < nf; i++)
+        c[i] = mass[i] * (k * (density[i] - rho0)) / density[i];
+    gather_cpu(p->misc[0], nb, boundary, nf, x, c, 1.0, force);
+    free(c);
 }

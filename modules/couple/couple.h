@@ -2,17 +2,19 @@
  * ch. 29, section 29.3.3; Akinci et al. 2012 for the boundary particles).
  * See README.md.
  *
- * Not a system of its own: a fluid system (pbf) names the rigid set with
- * "with", and uses this to make the set's particles boundary particles of
- * its density sums. Per substep:
- *   eddy_couple_record_begin  each boundary particle at its predicted
- *                             position x + dt v with its volume V, sorted
- *                             into a grid of the fluid's geometry, and the
- *                             force sum cleared;
+ * Not a system of its own: a fluid system (pbf or sph) names the rigid set
+ * with "with", and uses this to make the set's particles boundary particles
+ * of its density sums. Per substep:
+ *   eddy_couple_record_begin  each boundary particle at x + lead v (pbf: its
+ *                             predicted position, lead dt; sph: lead 0) with
+ *                             its volume V, sorted into a grid of the
+ *                             fluid's geometry, and the force sum cleared;
  *   (the fluid's passes read them through couple_boundary.glsl)
  *   eddy_couple_record_pbf    per solver iteration: the force the fluid's
  *                             position corrections put on each boundary
  *                             particle (a gather: fixed order);
+ *   eddy_couple_record_sph    once: the opposite of the pressure force the
+ *                             boundary put on the fluid (a gather);
  *   eddy_couple_record_end    that force scattered into the set's "rigid.external"
  *                             (N per particle), which the rigid module sums
  *                             into the bodies' force and torque.

@@ -23,7 +23,9 @@ int64_t eddy_rigid_build_bodies(uint32_t n, const float *pos, const float *vel, 
  * surface particles, N_surface / M (1/kg), for every particle of the body
  * (1 / m per particle when granular is true: each particle its own body).
  * A surface particle is one with a lattice site (pos +- d along x, y, z)
- * not taken by its own body; pos are the particles at rest, axis-aligned.
+ * not taken by its own body; pos are the particles as filled (a rotated
+ * fill's lattice is not axis-aligned and counts more particles as surface:
+ * a larger inverse mass, the fluid yielding less, the stable side).
  * out: n floats. */
 void eddy_rigid_fluid_inverse_mass(uint32_t n, const float *pos, const float *mass,
                                    const uint32_t *offsets, uint32_t bodies, double d, bool granular,

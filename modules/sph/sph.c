@@ -537,9 +537,9 @@ static const eddy_module_desc desc = {
     .stats = stats,
     .write_frame = write_frame,
     .stable_dt = stable_dt,
+    .set_dt = set_dt,
     .with_doc = "optional: a set (rigid bodies) whose particles are boundary particles of the density "
                 "and pressure force (Akinci et al. 2012); the fluid's force on each goes into the set's rigid.external",
-    .set_dt = set_dt,
 };
 
 const eddy_module_desc *eddy_sph_module(void)

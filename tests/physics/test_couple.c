@@ -244,7 +244,7 @@ typedef struct tank {
     int cells, substeps;
 } tank;
 static const tank pbf_tank = { 0.0125, 0.25, 0.2, 0.00625, 0.002, 4, 2 };  /* 5,750 particles */
-static const tank sph_tank = { 0.02, 0.32, 0.24, 0.01, 0.0005, 4, 1 };     /* 2,947 particles */
+static const tank sph_tank = { 0.02, 0.32, 0.24, 0.01, 0.0005, 4, 1 };     /* 2,586 particles */
 
 static void tank_json(char *json, size_t size, const tank *t, const char *cube, const char *module,
                       const char *fluid, const char *systems)
