@@ -126,7 +126,10 @@ eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_ha
     memcpy(h.position, f.position, sizeof h.position);
     char tmp[4200];
     if (desc->log_path) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", desc->log_path);
+        if (snprintf(tmp, sizeof tmp, "%s.tmp", desc->log_path) >= (int)sizeof tmp) {
+            eddy_log(e, EDDY_LOG_ERROR, "haptic: the log path is longer than %zu bytes", sizeof tmp - 5);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
         h.log = fopen(tmp, "wb");
         if (!h.log) {
             eddy_log(e, EDDY_LOG_ERROR, "haptic: cannot create '%s': %s", tmp, strerror(errno));

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int failf(char *err, size_t n, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -54,14 +55,42 @@ static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 int eddy_load_obj(const char *path, eddy_mesh *out, char *err, size_t err_size)
 {
     memset(out, 0, sizeof *out);
+    /* Devices, pipes and folders are refused before they are opened: /dev/zero
+     * never ends and a FIFO blocks the open itself. */
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return failf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return failf(err, err_size, "%s: not a regular file (expected an OBJ file)", path);
+    if ((uint64_t)st.st_size > EDDY_OBJ_MAX_BYTES)
+        return failf(err, err_size, "%s: %llu bytes, over the OBJ limit of %llu bytes (EDDY_OBJ_MAX_BYTES)",
+                     path, (unsigned long long)st.st_size, (unsigned long long)EDDY_OBJ_MAX_BYTES);
     FILE *f = fopen(path, "rb");
     if (!f)
         return failf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
     char line[4096];
     uint32_t vcap = 0, icap = 0, lineno = 0;
+    uint64_t read = 0;
     int rc = 0;
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
+        /* What fgets consumed, by the file position: strlen stops at a NUL. */
+        long pos = ftell(f);
+        uint64_t consumed = pos >= 0 && (uint64_t)pos >= read ? (uint64_t)pos - read : strlen(line);
+        read += consumed;
+        if (read > EDDY_OBJ_MAX_BYTES) {
+            rc = failf(err, err_size, "%s: longer than the OBJ limit of %llu bytes (EDDY_OBJ_MAX_BYTES)",
+                       path, (unsigned long long)EDDY_OBJ_MAX_BYTES);
+            break;
+        }
+        if (consumed > sizeof line - 1 || memchr(line, 0, (size_t)consumed)) {
+            rc = failf(err, err_size, "%s:%u: a NUL byte: not a text file", path, lineno);
+            break;
+        }
+        if (consumed == sizeof line - 1 && line[consumed - 1] != '\n' && !feof(f)) {
+            rc = failf(err, err_size, "%s:%u: line longer than %zu characters", path, lineno, sizeof line - 2);
+            break;
+        }
         char *p = line;
         while (*p == ' ' || *p == '\t')
             p++;
@@ -76,6 +105,9 @@ int eddy_load_obj(const char *path, eddy_mesh *out, char *err, size_t err_size)
                     rc = failf(err, err_size, "%s:%u: vertex coordinate %g is not finite", path, lineno, x[a]);
                 q = end;
             }
+            if (rc == 0 && out->vertex_count >= EDDY_OBJ_MAX_ELEMENTS)
+                rc = failf(err, err_size, "%s:%u: more than %u vertices (EDDY_OBJ_MAX_ELEMENTS)", path, lineno,
+                           (unsigned)EDDY_OBJ_MAX_ELEMENTS);
             if (rc == 0 && !grow((void **)&out->vertices, &vcap, 3 * (out->vertex_count + 1), sizeof(float)))
                 rc = failf(err, err_size, "%s: out of memory", path);
             if (rc == 0) {
@@ -84,7 +116,7 @@ int eddy_load_obj(const char *path, eddy_mesh *out, char *err, size_t err_size)
                 out->vertex_count++;
             }
         } else if (p[0] == 'f' && (p[1] == ' ' || p[1] == '\t')) {
-            long idx[3];
+            long long idx[3];
             int k = 0;
             char *q = p + 2;
             for (;;) {
@@ -93,7 +125,8 @@ int eddy_load_obj(const char *path, eddy_mesh *out, char *err, size_t err_size)
                 if (!*q || *q == '\n' || *q == '\r' || *q == '#')
                     break;
                 char *end;
-                long v = strtol(q, &end, 10);
+                errno = 0;
+                long long v = strtoll(q, &end, 10);
                 if (end == q) {
                     rc = failf(err, err_size, "%s:%u: a face index is not a number", path, lineno);
                     break;
@@ -101,9 +134,12 @@ int eddy_load_obj(const char *path, eddy_mesh *out, char *err, size_t err_size)
                 while (*end && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r')
                     end++; /* skip /t/n */
                 q = end;
-                long vi = v < 0 ? (long)out->vertex_count + v : v - 1;
-                if (v == 0 || vi < 0 || vi >= (long)out->vertex_count) {
-                    rc = failf(err, err_size, "%s:%u: face index %ld names no vertex (there are %u so far)",
+                /* |v| is checked against the count first, so nothing below overflows. */
+                bool fits = errno != ERANGE && v != 0 && (v > 0 ? v <= (long long)out->vertex_count
+                                                                : -v <= (long long)out->vertex_count);
+                long long vi = !fits ? -1 : v < 0 ? (long long)out->vertex_count + v : v - 1;
+                if (!fits) {
+                    rc = failf(err, err_size, "%s:%u: face index %lld names no vertex (there are %u so far)",
                                path, lineno, v, out->vertex_count);
                     break;
                 }
@@ -112,6 +148,11 @@ int eddy_load_obj(const char *path, eddy_mesh *out, char *err, size_t err_size)
                     continue;
                 }
                 idx[2] = vi;
+                if (out->triangle_count >= EDDY_OBJ_MAX_ELEMENTS) {
+                    rc = failf(err, err_size, "%s:%u: more than %u triangles (EDDY_OBJ_MAX_ELEMENTS)", path,
+                               lineno, (unsigned)EDDY_OBJ_MAX_ELEMENTS);
+                    break;
+                }
                 if (!grow((void **)&out->indices, &icap, 3 * (out->triangle_count + 1), sizeof(uint32_t))) {
                     rc = failf(err, err_size, "%s: out of memory", path);
                     break;
@@ -149,6 +190,9 @@ int eddy_mesh_check(const eddy_mesh *m, double *volume, char *err, size_t err_si
     for (uint32_t i = 0; i < 3 * m->vertex_count; i++)
         if (!isfinite(m->vertices[i]))
             return failf(err, err_size, "vertex %u is not finite", i / 3 + 1);
+    if (m->triangle_count > EDDY_OBJ_MAX_ELEMENTS)
+        return failf(err, err_size, "%u triangles, more than the %u a mesh may have (EDDY_OBJ_MAX_ELEMENTS)",
+                     m->triangle_count, (unsigned)EDDY_OBJ_MAX_ELEMENTS);
     uint64_t ne = 3ull * m->triangle_count;
     /* Each directed edge a->b as (min, max, direction bit): a closed,
      * consistently wound mesh has every (min, max) exactly twice, once in
@@ -227,16 +271,27 @@ void eddy_mesh_transform(eddy_mesh *m, double scale, const double q[4], const do
     }
 }
 
-static int cmp_double(const void *a, const void *b)
+typedef struct row_hit {
+    uint64_t row; /* k * n[1] + j */
+    double x;     /* where the row's ray crosses a triangle */
+} row_hit;
+
+static int cmp_hit(const void *a, const void *b)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    const row_hit *p = a, *q = b;
+    if (p->row != q->row)
+        return p->row < q->row ? -1 : 1;
+    return p->x < q->x ? -1 : p->x > q->x;
 }
 
-typedef struct row_hits {
-    double *x;
-    uint32_t n, cap;
-} row_hits;
+/* Host bytes the voxeliser holds now, against the budget, before each allocation. */
+static bool within(uint64_t *used, uint64_t more, uint64_t budget)
+{
+    if (more > budget || *used > budget - more)
+        return false;
+    *used += more;
+    return true;
+}
 
 int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **points, char *err,
                       size_t err_size)
@@ -244,7 +299,8 @@ int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **p
     *points = NULL;
     if (!desc || !(desc->diameter > 0) || !isfinite(desc->diameter))
         return failf(err, err_size, "diameter %g: expected a number > 0 (m)", desc ? desc->diameter : 0);
-    if (eddy_mesh_check(m, NULL, err, err_size) != 0)
+    double volume;
+    if (eddy_mesh_check(m, &volume, err, err_size) != 0)
         return -1;
     double d = desc->diameter, lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     for (uint32_t i = 0; i < m->vertex_count; i++)
@@ -252,27 +308,46 @@ int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **p
             lo[a] = fmin(lo[a], m->vertices[3 * i + a]);
             hi[a] = fmax(hi[a], m->vertices[3 * i + a]);
         }
+    uint64_t max = desc->max_points ? desc->max_points : 1u << 24;
+    uint64_t budget = desc->max_bytes ? desc->max_bytes : EDDY_VOXEL_DEFAULT_BYTES, used = 0;
     /* Voxels centred on the bounding box: n per axis, the grid's middle on
      * the box's middle (a box a whole number of d long gets its faces on
-     * voxel faces, never through voxel centres). */
-    uint64_t n[3];
+     * voxel faces, never through voxel centres). The count per axis is
+     * bounded as a double before it becomes an integer. */
+    uint64_t n[3], voxels = 1;
     double org[3];
     for (int a = 0; a < 3; a++) {
-        n[a] = (uint64_t)ceil((hi[a] - lo[a]) / d - 1e-5); /* float vertices */
-        n[a] = n[a] < 1 ? 1 : n[a];
+        double cells = ceil((hi[a] - lo[a]) / d - 1e-5); /* float vertices */
+        if (!(cells <= 1e9))
+            return failf(err, err_size, "diameter %g m is too small for this mesh: %g voxels along axis %d "
+                         "(at most 1e9)", d, cells, a);
+        n[a] = cells < 1 ? 1 : (uint64_t)cells;
         org[a] = 0.5 * (lo[a] + hi[a]) - 0.5 * (double)n[a] * d;
+        if (__builtin_mul_overflow(voxels, n[a], &voxels))
+            voxels = UINT64_MAX;
     }
-    uint64_t max = desc->max_points ? desc->max_points : 1u << 24;
-    if (n[0] * n[1] * n[2] > 64ull * max || n[1] * n[2] > (1ull << 26))
-        return failf(err, err_size, "diameter %g m is too small for this mesh (%llu x %llu x %llu voxels)",
-                     d, (unsigned long long)n[0], (unsigned long long)n[1], (unsigned long long)n[2]);
-    uint64_t rows = n[1] * n[2];
-    row_hits *hits = calloc(rows, sizeof *hits);
-    uint8_t *inside = calloc(n[0] * n[1] * n[2], 1);
-    if (!hits || !inside) {
-        free(hits), free(inside);
-        return failf(err, err_size, "out of memory");
-    }
+    /* A solid fill has about volume / d^3 particles (the surface layer is
+     * the error): a mesh far over the limit is refused before any work. */
+    double estimate = volume / (d * d * d);
+    if (!desc->surface_only && estimate > 2.0 * (double)max + 1000)
+        return failf(err, err_size, "about %.4g particles of diameter %g m (the mesh's volume %g m^3), more "
+                     "than the limit %llu", estimate, d, volume, (unsigned long long)max);
+    if (voxels / 64 > max || n[1] * n[2] > (1ull << 26))
+        return failf(err, err_size, "diameter %g m is too small for this mesh (%llu x %llu x %llu voxels; at "
+                     "most 64 per allowed particle and 2^26 rows)", d, (unsigned long long)n[0],
+                     (unsigned long long)n[1], (unsigned long long)n[2]);
+    if (!within(&used, voxels, budget))
+        return failf(err, err_size, "diameter %g m: %llu x %llu x %llu voxels need %llu bytes, over the "
+                     "voxeliser's host memory budget of %llu bytes", d, (unsigned long long)n[0],
+                     (unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)voxels,
+                     (unsigned long long)budget);
+    uint8_t *inside = calloc(voxels, 1);
+    if (!inside)
+        return failf(err, err_size, "out of memory (%llu bytes of voxels)", (unsigned long long)voxels);
+    /* Every crossing of a row with the mesh, in one list sorted by (row, x)
+     * afterwards: memory follows the crossings, not the rows. */
+    row_hit *hits = NULL;
+    uint64_t hit_n = 0, hit_cap = 0;
     /* A fixed nudge off the lattice, so that no row runs exactly through a
      * vertex or an edge of a mesh made on a lattice too. */
     double ey = 1.0e-4 * d * 0.7548776662, ez = 1.0e-4 * d * 0.5698402910;
@@ -282,13 +357,15 @@ int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **p
                               m->vertices + 3 * m->indices[3 * t + 2] };
         double ymin = fmin(P[0][1], fmin(P[1][1], P[2][1])), ymax = fmax(P[0][1], fmax(P[1][1], P[2][1]));
         double zmin = fmin(P[0][2], fmin(P[1][2], P[2][2])), zmax = fmax(P[0][2], fmax(P[1][2], P[2][2]));
-        long j0 = (long)ceil((ymin - org[1] - ey) / d - 0.5), j1 = (long)floor((ymax - org[1] - ey) / d - 0.5);
-        long k0 = (long)ceil((zmin - org[2] - ez) / d - 0.5), k1 = (long)floor((zmax - org[2] - ez) / d - 0.5);
-        j0 = j0 < 0 ? 0 : j0, k0 = k0 < 0 ? 0 : k0;
-        j1 = j1 >= (long)n[1] ? (long)n[1] - 1 : j1, k1 = k1 >= (long)n[2] ? (long)n[2] - 1 : k1;
-        for (long k = k0; k <= k1 && rc == 0; k++)
-            for (long j = j0; j <= j1; j++) {
-                double y = org[1] + d * (j + 0.5) + ey, z = org[2] + d * (k + 0.5) + ez;
+        /* Inside the bounding box, so within [-1, n] before the clamp. */
+        double fj0 = ceil((ymin - org[1] - ey) / d - 0.5), fj1 = floor((ymax - org[1] - ey) / d - 0.5);
+        double fk0 = ceil((zmin - org[2] - ez) / d - 0.5), fk1 = floor((zmax - org[2] - ez) / d - 0.5);
+        int64_t j0 = fj0 < 0 ? 0 : (int64_t)fj0, k0 = fk0 < 0 ? 0 : (int64_t)fk0;
+        int64_t j1 = fj1 >= (double)n[1] ? (int64_t)n[1] - 1 : (int64_t)fj1;
+        int64_t k1 = fk1 >= (double)n[2] ? (int64_t)n[2] - 1 : (int64_t)fk1;
+        for (int64_t k = k0; k <= k1 && rc == 0; k++)
+            for (int64_t j = j0; j <= j1; j++) {
+                double y = org[1] + d * ((double)j + 0.5) + ey, z = org[2] + d * ((double)k + 0.5) + ez;
                 /* The line {y, z} against the triangle, in the yz plane. */
                 double w[3];
                 for (int v = 0; v < 3; v++) {
@@ -299,36 +376,47 @@ int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **p
                 double sum = w[0] + w[1] + w[2];
                 if ((!pos && !neg) || sum == 0)
                     continue;
-                double x = (w[0] * P[0][0] + w[1] * P[1][0] + w[2] * P[2][0]) / sum;
-                row_hits *r = &hits[(uint64_t)k * n[1] + (uint64_t)j];
-                if (!grow((void **)&r->x, &r->cap, r->n + 1, sizeof(double))) {
-                    rc = failf(err, err_size, "out of memory");
-                    break;
+                if (hit_n == hit_cap) {
+                    uint64_t cap = hit_cap ? 2 * hit_cap : 4096;
+                    row_hit *grown = NULL;
+                    if (within(&used, (cap - hit_cap) * sizeof *hits, budget))
+                        grown = realloc(hits, cap * sizeof *hits);
+                    if (!grown) {
+                        rc = failf(err, err_size, "diameter %g m: the mesh's %llu+ row crossings are over the "
+                                   "voxeliser's host memory budget of %llu bytes (or out of memory)", d,
+                                   (unsigned long long)hit_n, (unsigned long long)budget);
+                        break;
+                    }
+                    hits = grown;
+                    hit_cap = cap;
                 }
-                r->x[r->n++] = x;
+                double x = (w[0] * P[0][0] + w[1] * P[1][0] + w[2] * P[2][0]) / sum;
+                hits[hit_n++] = (row_hit){ (uint64_t)k * n[1] + (uint64_t)j, x };
             }
     }
+    if (rc == 0 && hit_n)
+        qsort(hits, hit_n, sizeof *hits, cmp_hit);
     uint64_t count = 0;
-    for (uint64_t r = 0; r < rows && rc == 0; r++) {
-        row_hits *h = &hits[r];
-        if (h->n & 1) {
+    for (uint64_t h = 0; h < hit_n && rc == 0;) {
+        uint64_t r = hits[h].row, e = h;
+        while (e < hit_n && hits[e].row == r)
+            e++;
+        if ((e - h) & 1) {
             rc = failf(err, err_size, "a ray crosses the mesh an odd number of times; it is not closed");
             break;
         }
-        qsort(h->x, h->n, sizeof *h->x, cmp_double);
-        uint32_t c = 0;
+        uint64_t c = h;
         for (uint64_t i = 0; i < n[0]; i++) {
             double x = org[0] + d * ((double)i + 0.5);
-            while (c < h->n && h->x[c] < x)
+            while (c < e && hits[c].x < x)
                 c++;
-            if (c & 1) {
+            if ((c - h) & 1) {
                 inside[r * n[0] + i] = 1;
                 count++;
             }
         }
+        h = e;
     }
-    for (uint64_t r = 0; r < rows; r++)
-        free(hits[r].x);
     free(hits);
     if (rc == 0 && count == 0)
         rc = failf(err, err_size, "no voxel centre of side %g m lies inside the mesh (its box is "
@@ -353,6 +441,10 @@ int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **p
     if (rc == 0 && count > max)
         rc = failf(err, err_size, "%llu particles of diameter %g m, more than the limit %llu",
                    (unsigned long long)count, d, (unsigned long long)max);
+    if (rc == 0 && !within(&used, 12 * count, budget))
+        rc = failf(err, err_size, "%llu particles need %llu bytes, over the voxeliser's host memory budget "
+                   "of %llu bytes", (unsigned long long)count, (unsigned long long)(12 * count),
+                   (unsigned long long)budget);
     float *pts = rc == 0 ? malloc(12 * count) : NULL;
     if (rc == 0 && !pts)
         rc = failf(err, err_size, "out of memory");

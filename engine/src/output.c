@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <stdbool.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int eddy_mkdirs(const char *path, char *err, size_t err_cap)
 {
@@ -40,8 +43,169 @@ int eddy_mkdirs(const char *path, char *err, size_t err_cap)
 
 FILE *eddy_atomic_open(const char *path, char *tmp, size_t tmp_cap)
 {
-    snprintf(tmp, tmp_cap, "%s.tmp", path);
+    if (snprintf(tmp, tmp_cap, "%s.tmp", path) >= (int)tmp_cap) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
     return fopen(tmp, "wb");
+}
+
+/* Length of the UTF-8 sequence at s, or 0 when it is not valid (overlong
+ * forms, surrogates and code points past U+10FFFF included). */
+static size_t utf8_length(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) || (c == 0xf0 && s[1] < 0x90) ||
+        (c == 0xf4 && s[1] > 0x8f))
+        return 0;
+    return n;
+}
+
+const char *eddy_name_problem(const char *name, size_t max_bytes)
+{
+    size_t len = strlen(name);
+    if (len == 0)
+        return "it is empty";
+    if (len > max_bytes)
+        return "it is too long";
+    if (strstr(name, ".."))
+        return "it contains \"..\"";
+    for (const unsigned char *p = (const unsigned char *)name; *p;) {
+        if (*p == '/' || *p == '\\')
+            return "it contains a '/' or '\\' (a name is one file name part, not a path)";
+        if (*p < 0x20 || *p == 0x7f)
+            return "it contains a control character";
+        size_t n = utf8_length(p);
+        if (!n)
+            return "it is not valid UTF-8";
+        p += n;
+    }
+    if (!strcmp(name, "."))
+        return "\".\" names a folder";
+    return NULL;
+}
+
+void eddy_printable(const char *text, size_t len, char *out, size_t cap)
+{
+    size_t o = 0;
+    if (!cap)
+        return;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        char piece[8];
+        int n = c >= 0x20 && c < 0x7f ? snprintf(piece, sizeof piece, "%c", c)
+                                       : snprintf(piece, sizeof piece, "\\x%02x", c);
+        if (o + (size_t)n + 4 > cap) {
+            snprintf(out + o, cap - o, "...");
+            return;
+        }
+        memcpy(out + o, piece, (size_t)n);
+        o += (size_t)n;
+    }
+    out[o] = 0;
+}
+
+static bool is_output_file(const char *name)
+{
+    static const char *const ends[] = { ".vtp", ".pvd", ".png", ".ply", ".csv", ".jsonl", ".tmp" };
+    size_t len = strlen(name);
+    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
+        size_t n = strlen(ends[i]);
+        if (len > n && !strcmp(name + len - n, ends[i]))
+            return true;
+    }
+    return false;
+}
+
+int eddy_prepare_out_dir(const char *dir, char *err, size_t err_cap)
+{
+    if (err_cap)
+        err[0] = 0;
+    if (eddy_mkdirs(dir, err, err_cap) != 0)
+        return -1;
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, err_cap, "cannot read folder '%s': %s", dir, strerror(errno));
+        return -1;
+    }
+    bool marked = false, other = false;
+    char first[256] = "";
+    for (struct dirent *de; (de = readdir(d));) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        if (!strcmp(de->d_name, EDDY_OUT_MARKER)) {
+            marked = true;
+        } else if (!other) {
+            other = true;
+            eddy_printable(de->d_name, strlen(de->d_name), first, sizeof first);
+        }
+    }
+    closedir(d);
+    if (other && !marked) {
+        snprintf(err, err_cap, "output folder '%s' holds other files ('%s', ...) and no %s file of an "
+                 "earlier eddy run: give a new or empty folder (--out)", dir, first, EDDY_OUT_MARKER);
+        return -1;
+    }
+    char path[4200];
+    if (marked) {
+        /* Read the whole listing before removing anything from it. */
+        d = opendir(dir);
+        if (!d) {
+            snprintf(err, err_cap, "cannot read folder '%s': %s", dir, strerror(errno));
+            return -1;
+        }
+        char **names = NULL;
+        size_t count = 0, cap = 0;
+        bool ok = true;
+        for (struct dirent *de; ok && (de = readdir(d));) {
+            if (!is_output_file(de->d_name))
+                continue;
+            if (count == cap) {
+                size_t c = cap ? 2 * cap : 64;
+                char **grown = realloc(names, c * sizeof *names);
+                ok = grown != NULL;
+                if (ok)
+                    names = grown, cap = c;
+            }
+            if (ok && !(names[count] = strdup(de->d_name)))
+                ok = false;
+            count += ok;
+        }
+        closedir(d);
+        for (size_t i = 0; i < count && ok; i++) {
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            /* Regular files and links only; a link is removed, never what it names. */
+            if (lstat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && unlink(path) != 0) {
+                snprintf(err, err_cap, "cannot remove '%s' of an earlier run: %s", path, strerror(errno));
+                ok = false;
+            }
+        }
+        for (size_t i = 0; i < count; i++)
+            free(names[i]);
+        free(names);
+        if (!ok) {
+            if (!*err)
+                snprintf(err, err_cap, "out of host memory clearing '%s'", dir);
+            return -1;
+        }
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, EDDY_OUT_MARKER);
+    char tmp[4300];
+    FILE *f = eddy_atomic_open(path, tmp, sizeof tmp);
+    if (!f) {
+        snprintf(err, err_cap, "cannot create '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    fputs("This folder holds the output of an eddy run. The next run into it first removes the\n"
+          "files ending in .vtp, .pvd, .png, .ply, .csv, .jsonl and .tmp at its top level.\n", f);
+    return eddy_atomic_close(f, tmp, path, err, err_cap);
 }
 
 int eddy_atomic_close(FILE *f, const char *tmp, const char *path, char *err, size_t err_cap)
@@ -165,9 +329,21 @@ int eddy_write_pvd(const char *path, const eddy_pvd_entry *entries, uint32_t cou
     }
     fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" "
                "byte_order=\"LittleEndian\">\n  <Collection>\n");
-    for (uint32_t i = 0; i < count; i++)
-        fprintf(f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"%u\" file=\"%s\"/>\n",
-                entries[i].time, entries[i].part, entries[i].file);
+    for (uint32_t i = 0; i < count; i++) {
+        fprintf(f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"%u\" file=\"", entries[i].time,
+                entries[i].part);
+        /* Names may hold any character but '/', '\\' and controls: XML-escaped. */
+        for (const char *c = entries[i].file; *c; c++)
+            switch (*c) {
+            case '"': fputs("&quot;", f); break;
+            case '&': fputs("&amp;", f); break;
+            case '<': fputs("&lt;", f); break;
+            case '>': fputs("&gt;", f); break;
+            case '\'': fputs("&apos;", f); break;
+            default: fputc(*c, f);
+            }
+        fputs("\"/>\n", f);
+    }
     fprintf(f, "  </Collection>\n</VTKFile>\n");
     return eddy_atomic_close(f, tmp, path, err, err_cap);
 }

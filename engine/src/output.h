@@ -6,9 +6,35 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Longest names that become parts of file names, in bytes (refused, never
+ * cut): scenes (the default output folder out/<scene>), particle sets and
+ * systems (<set>_NNNNNN.vtp, tool_<system>.csv, ...). */
+#define EDDY_SCENE_NAME_MAX 127
+#define EDDY_NAME_MAX 63
+/* Longest output folder path, in bytes. */
+#define EDDY_OUT_DIR_MAX 2047
+
+/* Why `name` cannot be part of a file name, or NULL when it can: it must be
+ * non-empty, at most max_bytes long, valid UTF-8, one path component (no '/'
+ * or '\\', not "." and no ".."), without control characters. */
+const char *eddy_name_problem(const char *name, size_t max_bytes);
+
+/* Untrusted text as a message may show it: printable ASCII as is, other
+ * bytes as \xNN, cut with "..." to fit cap. */
+void eddy_printable(const char *text, size_t len, char *out, size_t cap);
+
+/* Makes `dir` ready for a run: creates it (and its parents) when missing;
+ * an existing folder must be empty or carry the marker file EDDY_OUT_MARKER
+ * of an earlier run, whose output files (.vtp .pvd .png .ply .csv .jsonl
+ * .tmp at its top level) are then removed, so that no file of that run stays
+ * beside the new one's. Writes the marker. 0, or -1 with a message in err. */
+#define EDDY_OUT_MARKER ".eddy_output"
+int eddy_prepare_out_dir(const char *dir, char *err, size_t err_cap);
+
 /* Creates path and its parents. 0 or -1 with a message in err. */
 int eddy_mkdirs(const char *path, char *err, size_t err_cap);
-/* Opens "<path>.tmp" for writing; eddy_atomic_close renames it to path. */
+/* Opens "<path>.tmp" for writing (NULL, errno ENAMETOOLONG, when that does
+ * not fit tmp_cap); eddy_atomic_close renames it to path. */
 FILE *eddy_atomic_open(const char *path, char *tmp, size_t tmp_cap);
 int eddy_atomic_close(FILE *f, const char *tmp, const char *path, char *err, size_t err_cap);
 

@@ -12,11 +12,12 @@
 #include <inttypes.h>
 #include <math.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct scene_set {
     eddy_particles handle;
-    char name[64];
+    char name[EDDY_NAME_MAX + 1];
     uint32_t count;
 } scene_set;
 
@@ -43,15 +44,15 @@ typedef struct scene_tool {
 typedef struct scene_system {
     const eddy_module_desc *module;
     void *state;
-    char name[64];
+    char name[EDDY_NAME_MAX + 1];
     scene_tool tool;
 } scene_system;
 
 struct eddy_scene {
     eddy_engine *e;
-    char path[1024];
-    char name[128];
-    char out_dir[2048];
+    char path[4096];
+    char name[EDDY_SCENE_NAME_MAX + 1];
+    char out_dir[EDDY_OUT_DIR_MAX + 1];
     double dt;
     uint32_t substeps;
     bool adaptive;         /* substeps follow the systems' stable_dt, checked per frame */
@@ -69,6 +70,8 @@ struct eddy_scene {
     eddy_solid *solids;
     uint32_t solid_count;
     eddy_graph graph;
+    bool stats_open;          /* stats.jsonl.tmp and the tool logs' .tmp files are being written */
+    bool out_closed;          /* eddy_scene_finish_output renamed them: no more frames */
     eddy_pvd_entry *pvd;      /* per set and frame; file names owned here */
     uint32_t pvd_count, pvd_cap;
     uint32_t frames;
@@ -86,6 +89,7 @@ typedef struct parse_ctx {
     eddy_engine *e;
     const char *file;
     bool failed;
+    uint64_t host_budget; /* bytes a set's host arrays and a mesh fill may take */
 } parse_ctx;
 
 static bool fail(parse_ctx *c, const char *field, const char *fmt, ...)
@@ -173,7 +177,10 @@ static bool get_number(parse_ctx *c, const cJSON *obj, const char *key, const ch
 static bool get_vec3(parse_ctx *c, const cJSON *j, const char *field, double min, double max,
                      double out[3])
 {
-    if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != 3)
+    if (cJSON_IsArray(j) && cJSON_GetArraySize(j) != 3)
+        return fail(c, field, "expected an array of 3 numbers, got an array of %d element%s",
+                    cJSON_GetArraySize(j), cJSON_GetArraySize(j) == 1 ? "" : "s");
+    if (!cJSON_IsArray(j))
         return fail(c, field, "expected an array of 3 numbers, got %s", json_type(j));
     for (int i = 0; i < 3; i++) {
         const cJSON *x = cJSON_GetArrayItem(j, i);
@@ -217,8 +224,10 @@ static bool get_string(parse_ctx *c, const cJSON *obj, const char *key, const ch
         *out = NULL;
         return true;
     }
-    if (!cJSON_IsString(j) || !*j->valuestring)
+    if (!cJSON_IsString(j))
         return fail(c, field, "expected a non-empty string, got %s", json_type(j));
+    if (!*j->valuestring)
+        return fail(c, field, "expected a non-empty string, got an empty one");
     *out = j->valuestring;
     return true;
 }
@@ -236,6 +245,96 @@ static bool get_bool(parse_ctx *c, const cJSON *obj, const char *key, const char
     if (!cJSON_IsBool(j))
         return fail(c, field, "expected true or false, got %s", json_type(j));
     *out = cJSON_IsTrue(j);
+    return true;
+}
+
+/* A whole number in [min, max] (counts, indices): a fraction is refused, not cut. */
+static bool get_whole(parse_ctx *c, const cJSON *obj, const char *key, const char *path, double def,
+                      double min, double max, double *out)
+{
+    if (!get_number(c, obj, key, path, false, def, min, max, out))
+        return false;
+    if (*out != floor(*out)) {
+        char field[512];
+        snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", key);
+        return fail(c, field, "%g is not a whole number; expected a whole number in [%g, %g]", *out, min, max);
+    }
+    return true;
+}
+
+/* Fails with the reason when `name` (from `field`) cannot be part of a file name. */
+static bool check_name(parse_ctx *c, const char *field, const char *name, size_t max)
+{
+    const char *why = eddy_name_problem(name, max);
+    if (!why)
+        return true;
+    char shown[96];
+    eddy_printable(name, strlen(name), shown, sizeof shown);
+    return fail(c, field, "'%s' cannot name output files: %s; expected at most %zu bytes of UTF-8 without "
+                "'/', '\\', \"..\" or control characters", shown, why, max);
+}
+
+static bool get_name(parse_ctx *c, const cJSON *obj, const char *key, const char *path, bool required,
+                     size_t max, const char **out)
+{
+    if (!get_string(c, obj, key, path, required, out))
+        return false;
+    char field[512];
+    snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", key);
+    return !*out || check_name(c, field, *out, max);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/* JSON allows a key twice and cJSON keeps both, reading the first: a
+ * scene that says two things in one object is refused, naming the key. */
+static bool check_duplicates(parse_ctx *c, const cJSON *j, const char *path)
+{
+    if (cJSON_IsArray(j)) {
+        int i = 0;
+        for (const cJSON *it = j->child; it; it = it->next, i++) {
+            if (!cJSON_IsObject(it) && !cJSON_IsArray(it))
+                continue;
+            char field[512];
+            snprintf(field, sizeof field, "%s[%d]", path, i);
+            if (!check_duplicates(c, it, field))
+                return false;
+        }
+        return true;
+    }
+    if (!cJSON_IsObject(j))
+        return true;
+    size_t n = 0;
+    for (const cJSON *it = j->child; it; it = it->next)
+        n++;
+    const cJSON **keys = malloc((n ? n : 1) * sizeof *keys);
+    if (!keys)
+        return fail(c, path, "out of host memory");
+    n = 0;
+    for (const cJSON *it = j->child; it; it = it->next)
+        keys[n++] = it;
+    qsort(keys, n, sizeof *keys, cmp_key);
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(keys[i - 1]->string, keys[i]->string)) {
+            char field[512], shown[128];
+            eddy_printable(keys[i]->string, strlen(keys[i]->string), shown, sizeof shown);
+            snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", shown);
+            free(keys);
+            return fail(c, field, "given twice in one object; expected each key once");
+        }
+    free(keys);
+    for (const cJSON *it = j->child; it; it = it->next) {
+        if (!cJSON_IsObject(it) && !cJSON_IsArray(it))
+            continue;
+        char field[512], shown[128];
+        eddy_printable(it->string, strlen(it->string), shown, sizeof shown);
+        snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", shown);
+        if (!check_duplicates(c, it, field))
+            return false;
+    }
     return true;
 }
 
@@ -287,6 +386,39 @@ static bool host_push(host_particles *h, const double x[3], double radius, const
     h->mass[h->count] = (float)mass;
     h->phase[h->count] = phase;
     h->count++;
+    return true;
+}
+
+/* Host bytes per particle while a set is built: position, velocity, mass, phase. */
+#define HOST_BYTES_PER_PARTICLE 40u
+
+/* Room for `more` particles, checked against the budget before it is taken. */
+static bool host_reserve(parse_ctx *c, const char *field, host_particles *h, uint64_t more)
+{
+    uint64_t need = h->count + more;
+    if (need <= h->cap)
+        return true;
+    if (more > c->host_budget / HOST_BYTES_PER_PARTICLE ||
+        need > c->host_budget / HOST_BYTES_PER_PARTICLE)
+        return fail(c, field, "%" PRIu64 " particles need %" PRIu64 " bytes of host memory while the set is "
+                    "built, over the scene loader's budget of %" PRIu64 " bytes (eddy_scene_desc.host_budget)",
+                    need, need > UINT64_MAX / HOST_BYTES_PER_PARTICLE ? UINT64_MAX : need * HOST_BYTES_PER_PARTICLE,
+                    c->host_budget);
+    float *p = realloc(h->position, need * 16);
+    if (p)
+        h->position = p;
+    float *vv = realloc(h->velocity, need * 16);
+    if (vv)
+        h->velocity = vv;
+    float *m = realloc(h->mass, need * 4);
+    if (m)
+        h->mass = m;
+    uint32_t *ph = realloc(h->phase, need * 4);
+    if (ph)
+        h->phase = ph;
+    if (!p || !vv || !m || !ph)
+        return fail(c, field, "out of host memory for %" PRIu64 " particles", need);
+    h->cap = need;
     return true;
 }
 
@@ -385,14 +517,14 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
             if (rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2] == 0)
                 return fail(c, field, "the axis [0, 0, 0] has no direction");
         }
-        char dir[1024], full[2200], err[512];
+        char dir[4096], full[4096], err[1024];
         dir_of(c->file, dir, sizeof dir);
-        if (file[0] == '/')
-            snprintf(full, sizeof full, "%s", file);
-        else
-            snprintf(full, sizeof full, "%s/%s", dir, file);
+        int plen = file[0] == '/' ? snprintf(full, sizeof full, "%s", file)
+                                 : snprintf(full, sizeof full, "%s/%s", dir, file);
         eddy_mesh m;
         snprintf(field, sizeof field, "%s.file", path);
+        if (plen < 0 || (size_t)plen >= sizeof full)
+            return fail(c, field, "the mesh's path is longer than %zu bytes", sizeof full - 1);
         if (eddy_load_obj(full, &m, err, sizeof err) != 0)
             return fail(c, field, "%s", err);
         double blo[3] = { INFINITY, INFINITY, INFINITY }, bhi[3] = { -INFINITY, -INFINITY, -INFINITY };
@@ -407,7 +539,8 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
         double q[4] = { cos(half), sin(half) * rot[0] / len, sin(half) * rot[1] / len, sin(half) * rot[2] / len };
         eddy_mesh_transform(&m, scale, q, center);
         int64_t got = eddy_voxelize(&m, &(eddy_voxel_desc){ .diameter = spacing, .surface_only = surface,
-                                                          .max_points = (uint32_t)(limit < UINT32_MAX ? limit : UINT32_MAX) },
+                                                          .max_points = (uint32_t)(limit < UINT32_MAX ? limit : UINT32_MAX),
+                                                          .max_bytes = c->host_budget },
                                     &pattern, err, sizeof err);
         eddy_free_mesh(&m);
         if (got < 0)
@@ -419,7 +552,7 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
                     "\"mesh\"", shape);
     }
     if (!mesh) {
-        uint64_t total = 1;
+        double total = 1; /* each factor <= 1e7: exact enough to compare */
         for (int a = 0; a < 3; a++) {
             if (!(hi[a] > lo[a]))
                 return fail(c, path, "max must exceed min along every axis (axis %d: %g .. %g)", a,
@@ -431,13 +564,16 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
             n[a] = (long)floor(cells + 1e-9);
             if (n[a] < 1)
                 n[a] = 1;
-            total *= (uint64_t)n[a];
+            total *= (double)n[a];
         }
-        if (total > limit)
-            return fail(c, path, "the fill would make the set hold %" PRIu64 " particles or more, over "
-                        "the %" PRIu64 " that fit in one buffer on this device (maxStorageBufferRange)",
-                        h->count + total, limit);
-        pattern = malloc(12 * total + 12);
+        if (total > (double)(limit - h->count))
+            return fail(c, path, "the fill's lattice has %.0f points: the set would hold more than the %"
+                        PRIu64 " particles that fit in one buffer on this device (maxStorageBufferRange)",
+                        total, limit);
+        if (12 * total > (double)c->host_budget)
+            return fail(c, path, "the fill's lattice of %.0f points needs %.0f bytes of host memory, over the "
+                        "scene loader's budget of %" PRIu64 " bytes", total, 12 * total, c->host_budget);
+        pattern = malloc(12 * (size_t)total + 12);
         if (!pattern)
             return fail(c, path, "out of host memory");
         /* Lattice points in cell centres, in x-fastest order so every run is the same. */
@@ -474,12 +610,18 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
             free(pattern);
             return fail(c, field, "count[%d] = %g: expected a whole number in [1, 1e6]", a, count[a]);
         }
+    /* Each count <= 1e6, so copies <= 1e18 fits; copies * pattern_n may not,
+     * so it is compared by division. */
     uint64_t copies = (uint64_t)count[0] * (uint64_t)count[1] * (uint64_t)count[2];
-    if (h->count + copies * pattern_n > limit) {
+    if (h->count > limit || (pattern_n && copies > (limit - h->count) / pattern_n)) {
         free(pattern);
-        return fail(c, path, "the fill would make the set hold %" PRIu64 " particles, over "
-                    "the %" PRIu64 " that fit in one buffer on this device (maxStorageBufferRange)",
-                    h->count + copies * pattern_n, limit);
+        return fail(c, path, "%" PRIu64 " copies of %" PRIu64 " particles would make the set hold more than "
+                    "the %" PRIu64 " particles that fit in one buffer on this device (maxStorageBufferRange)",
+                    copies, pattern_n, limit);
+    }
+    if (!host_reserve(c, path, h, copies * pattern_n)) {
+        free(pattern);
+        return false;
     }
     bool ok = true;
     for (long ck = 0; ok && ck < (long)count[2]; ck++)
@@ -508,7 +650,7 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
 }
 
 static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, uint64_t limit,
-                      host_particles *h, uint32_t *capacity, char name[64])
+                      host_particles *h, uint32_t *capacity, char name[EDDY_NAME_MAX + 1])
 {
     char path[64];
     snprintf(path, sizeof path, "particle_sets[%d]", index);
@@ -517,14 +659,12 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
     if (!check_keys(c, js, path, set_keys))
         return false;
     const char *n;
-    if (!get_string(c, js, "name", path, true, &n))
+    if (!get_name(c, js, "name", path, true, EDDY_NAME_MAX, &n))
         return false;
-    if (strlen(n) >= 64)
-        return fail(c, path, "name '%s' is longer than 63 characters", n);
     for (uint32_t i = 0; i < s->set_count; i++)
         if (!strcmp(s->sets[i].name, n))
             return fail(c, path, "a particle set named '%s' exists already", n);
-    snprintf(name, 64, "%s", n);
+    snprintf(name, EDDY_NAME_MAX + 1, "%s", n);
     double spacing, radius, mass, cap, phase;
     double vel[3];
     bool bodies;
@@ -535,8 +675,8 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
                     &radius) ||
         !get_number(c, js, "mass", path, false, 1000.0 * 8 * radius * radius * radius, 1e-30,
                     1e30, &mass) ||
-        !get_number(c, js, "capacity", path, false, 0, 0, 4294967295.0, &cap) ||
-        !get_number(c, js, "phase", path, false, 0, 0, 4294967295.0, &phase) ||
+        !get_whole(c, js, "capacity", path, 0, 0, 4294967295.0, &cap) ||
+        !get_whole(c, js, "phase", path, 0, 0, 4294967295.0, &phase) ||
         !get_vec3_key(c, js, "velocity", path, false, zero, vel) ||
         !get_bool(c, js, "bodies", path, false, &bodies))
         return false;
@@ -570,6 +710,8 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
             return fail(c, pp, "expected an array of [x, y, z] positions, got %s",
                         json_type(points));
         int i = 0;
+        if (!host_reserve(c, pp, h, (uint64_t)cJSON_GetArraySize(points)))
+            return false;
         for (const cJSON *p = points->child; p; p = p->next, i++) {
             char ip[160];
             snprintf(ip, sizeof ip, "%s[%d]", pp, i);
@@ -908,6 +1050,16 @@ static bool parse_images(parse_ctx *c, eddy_scene *s, const cJSON *j, eddy_rende
 
 static char *read_file(const char *path, char *err, size_t cap)
 {
+    /* A device or a pipe would be read forever or block the open itself. */
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, cap, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, cap, "not a regular file (expected a JSON scene file)");
+        return NULL;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, cap, "cannot open: %s", strerror(errno));
@@ -995,17 +1147,22 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         return fail(c, NULL, "the scene must be a JSON object, not %s", json_type(root));
     if (!check_keys(c, root, "", scene_keys))
         return false;
+    if (!check_duplicates(c, root, ""))
+        return false;
     const char *name;
-    if (!get_string(c, root, "name", "", false, &name))
+    if (!get_name(c, root, "name", "", false, EDDY_SCENE_NAME_MAX, &name))
         return false;
     if (!name) {
-        /* The file's stem names an unnamed scene. */
+        /* The file's stem names an unnamed scene, under the same rules. */
         const char *base = strrchr(s->path, '/');
         base = base ? base + 1 : s->path;
-        snprintf(s->name, sizeof s->name, "%.127s", base);
-        char *dot = strrchr(s->name, '.');
-        if (dot && dot != s->name)
-            *dot = 0;
+        const char *dot = strrchr(base, '.');
+        size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+        char stem[EDDY_SCENE_NAME_MAX + 2];
+        snprintf(stem, sizeof stem, "%.*s", (int)(len < sizeof stem - 1 ? len : sizeof stem - 1), base);
+        if (!check_name(c, "name", stem, EDDY_SCENE_NAME_MAX))
+            return fail(c, "name", "the file name's stem names a scene without \"name\"");
+        snprintf(s->name, sizeof s->name, "%.*s", EDDY_SCENE_NAME_MAX, stem); /* checked: fits */
     } else {
         snprintf(s->name, sizeof s->name, "%s", name);
     }
@@ -1088,7 +1245,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         if (!cJSON_IsArray(plugins))
             return fail(c, "plugins", "expected an array of shared library paths, got %s",
                         json_type(plugins));
-        char dir[1024];
+        char dir[4096];
         dir_of(s->path, dir, sizeof dir);
         int i = 0;
         for (const cJSON *p = plugins->child; p; p = p->next, i++) {
@@ -1096,11 +1253,11 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             snprintf(field, sizeof field, "plugins[%d]", i);
             if (!cJSON_IsString(p))
                 return fail(c, field, "expected a path string, got %s", json_type(p));
-            char full[2200];
-            if (p->valuestring[0] == '/')
-                snprintf(full, sizeof full, "%s", p->valuestring);
-            else
-                snprintf(full, sizeof full, "%s/%s", dir, p->valuestring);
+            char full[4096];
+            int len = p->valuestring[0] == '/' ? snprintf(full, sizeof full, "%s", p->valuestring)
+                                               : snprintf(full, sizeof full, "%s/%s", dir, p->valuestring);
+            if (len < 0 || (size_t)len >= sizeof full)
+                return fail(c, field, "the path is longer than %zu bytes", sizeof full - 1);
             if (eddy_load_module(e, full) != EDDY_OK)
                 return fail(c, field, "module '%s' could not be loaded (see above)", full);
         }
@@ -1138,7 +1295,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
     for (const cJSON *js = sets->child; js; js = js->next, index++) {
         host_particles h = { 0 };
         uint32_t capacity = 0;
-        char sname[64];
+        char sname[EDDY_NAME_MAX + 1];
         if (!parse_set(c, s, js, index, limit, &h, &capacity, sname)) {
             host_free(&h);
             return false;
@@ -1194,7 +1351,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             !get_string(c, js, "module", path, true, &mname) ||
             !get_string(c, js, "set", path, true, &setname) ||
             !get_string(c, js, "with", path, false, &withname) ||
-            !get_string(c, js, "name", path, false, &sname))
+            !get_name(c, js, "name", path, false, EDDY_NAME_MAX, &sname))
             return false;
         const eddy_module_desc *m = eddy_find_module(e, mname);
         char field[128];
@@ -1231,9 +1388,19 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         snprintf(field, sizeof field, "%s.params", path);
         if (!parse_params(c, m, cJSON_GetObjectItemCaseSensitive(js, "params"), field, values))
             return false;
+        /* A system's name is part of its files' names (tool_<name>.csv,
+         * <name>_surface_*.ply): one name, one system. */
+        const char *use = sname ? sname : mname;
+        snprintf(field, sizeof field, "%s.name", path);
+        if (!sname && !check_name(c, field, use, EDDY_NAME_MAX))
+            return false;
+        for (uint32_t i = 0; i < s->system_count; i++)
+            if (!strcmp(s->systems[i].name, use))
+                return fail(c, field, "a system named '%s' exists already; expected a \"name\" of its own",
+                            use);
         scene_system *sys = &s->systems[s->system_count++];
         sys->module = m;
-        snprintf(sys->name, sizeof sys->name, "%s", sname ? sname : mname);
+        snprintf(sys->name, sizeof sys->name, "%s", use);
         eddy_system_ctx ctx = {
             .engine = e,
             .name = sys->name,
@@ -1287,8 +1454,23 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
     s->e = e;
     s->no_output = desc->no_output;
     s->profile = desc->profile;
+    parse_ctx c = { e, desc->path ? desc->path : "(scene text)", false,
+                    desc->host_budget ? desc->host_budget : EDDY_SCENE_DEFAULT_HOST_BUDGET };
+    /* Paths too long for eddy's buffers are refused, never cut (a cut path
+     * names another file or folder). */
+    if (desc->path && strlen(desc->path) >= sizeof s->path) {
+        fail(&c, NULL, "the scene file's path is longer than %zu bytes", sizeof s->path - 1);
+        free(s);
+        return NULL;
+    }
+    if (desc->out_dir && strlen(desc->out_dir) > EDDY_OUT_DIR_MAX) {
+        fail(&c, NULL, "the output folder's path (--out) is %zu bytes long; at most %d", strlen(desc->out_dir),
+             EDDY_OUT_DIR_MAX);
+        free(s);
+        return NULL;
+    }
     snprintf(s->path, sizeof s->path, "%s", desc->path ? desc->path : "(scene text)");
-    parse_ctx c = { e, s->path, false };
+    c.file = s->path;
     char *text = NULL;
     if (desc->json) {
         text = strdup(desc->json);
@@ -1311,8 +1493,11 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
         int line, col;
         const char *at = end ? end : cJSON_GetErrorPtr();
         line_col(text, at ? at : text, &line, &col);
-        eddy_log(e, EDDY_LOG_ERROR, "%s:%d:%d: malformed JSON near '%.20s'", s->path, line, col,
-                 at && *at ? at : "(end of file)");
+        char near[96];
+        if (at && *at)
+            eddy_printable(at, strnlen(at, 20), near, sizeof near);
+        eddy_log(e, EDDY_LOG_ERROR, "%s:%d:%d: malformed JSON near '%s'", s->path, line, col,
+                 at && *at ? near : "(end of file)");
         free(text);
         free(s);
         return NULL;
@@ -1331,11 +1516,14 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
     return s;
 }
 
+static eddy_result close_output(eddy_scene *s);
+
 void eddy_destroy_scene(eddy_scene *s)
 {
     if (!s)
         return;
     eddy_engine *e = s->e;
+    close_output(s);
     eddy_destroy_graph(e, s->graph);
     eddy_destroy_renderer(e, s->renderer);
     for (uint32_t i = 0; i < s->system_count; i++) {
@@ -1559,6 +1747,7 @@ struct eddy_stats {
     char *buf;
     size_t len, cap;
     bool first;
+    bool failed; /* out of memory: the line is incomplete */
 };
 
 static void stats_printf(eddy_stats *st, const char *fmt, ...)
@@ -1574,16 +1763,20 @@ static void stats_printf(eddy_stats *st, const char *fmt, ...)
         int n = vsnprintf(st->buf ? st->buf + st->len : NULL, st->buf ? st->cap - st->len : 0,
                           fmt, ap);
         va_end(ap);
-        if (n < 0)
+        if (n < 0 || st->failed) {
+            st->failed = true;
             return;
+        }
         if (st->buf && st->len + (size_t)n < st->cap) {
             st->len += (size_t)n;
             return;
         }
         size_t cap = (st->cap + (size_t)n + 1) * 2;
         char *grown = realloc(st->buf, cap);
-        if (!grown)
+        if (!grown) {
+            st->failed = true;
             return;
+        }
         st->buf = grown;
         st->cap = cap;
     }
@@ -1598,51 +1791,83 @@ static void stats_number(eddy_stats *st, double v)
         stats_printf(st, "null");
 }
 
+static void stats_string(eddy_stats *st, const char *text);
+
 void eddy_stats_add(eddy_stats *st, const char *key, double value)
 {
-    stats_printf(st, "%s\"%s\":", st->first ? "" : ",", key);
+    stats_printf(st, "%s", st->first ? "" : ",");
+    stats_string(st, key);
+    stats_printf(st, ":");
     stats_number(st, value);
     st->first = false;
 }
+
+/* "<out_dir>/<file>" into path; false when it does not fit (names and the
+ * folder are length-checked at load, so this is a guard, not a cut). */
+static bool out_path(const eddy_scene *s, char *path, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static bool out_path(const eddy_scene *s, char *path, size_t cap, const char *fmt, ...)
+{
+    int n = snprintf(path, cap, "%s/", s->out_dir);
+    if (n < 0 || (size_t)n >= cap)
+        return false;
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(path + n, cap - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (m < 0 || (size_t)m >= cap - (size_t)n) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "output: a file name in '%s' is too long", s->out_dir);
+        return false;
+    }
+    return true;
+}
+
+/* Appends text to "<out_dir>/<file>.tmp", the file that becomes <file> when
+ * the scene is destroyed (statistics and tool logs grow by a line per frame
+ * or step, so they are appended to their temporary and renamed once). */
+static eddy_result append_tmp(eddy_scene *s, const char *file, const char *mode, const char *text, size_t len)
+{
+    char path[EDDY_OUT_DIR_MAX + 160];
+    if (!out_path(s, path, sizeof path, "%s.tmp", file))
+        return EDDY_ERROR_IO;
+    FILE *f = fopen(path, mode);
+    bool ok = f && fwrite(text, 1, len, f) == len;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "output: cannot write '%s': %s", path, strerror(errno));
+        return EDDY_ERROR_IO;
+    }
+    return EDDY_OK;
+}
+
+static const char tool_header[] = "step,time,x,y,z,push_x,push_y,push_z,adhesion_x,adhesion_y,adhesion_z,"
+                                  "damping_x,damping_y,damping_z,total_x,total_y,total_z\n";
 
 static eddy_result ensure_out(eddy_scene *s)
 {
     if (s->out_ready)
         return EDDY_OK;
-    char err[512];
-    if (eddy_mkdirs(s->out_dir, err, sizeof err) != 0) {
+    char err[1024];
+    if (eddy_prepare_out_dir(s->out_dir, err, sizeof err) != 0) {
         eddy_log(s->e, EDDY_LOG_ERROR, "output: %s", err);
         return EDDY_ERROR_IO;
     }
-    if (s->stats) {
-        /* A fresh run starts a fresh statistics file. */
-        char path[2200];
-        snprintf(path, sizeof path, "%s/stats.jsonl", s->out_dir);
-        FILE *f = fopen(path, "wb");
-        if (!f) {
-            eddy_log(s->e, EDDY_LOG_ERROR, "output: cannot create '%s': %s", path, strerror(errno));
-            return EDDY_ERROR_IO;
-        }
-        fclose(f);
-    }
-    for (uint32_t i = 0; i < s->system_count; i++) {
+    s->out_ready = true;
+    s->stats_open = true;
+    eddy_result r = s->stats ? append_tmp(s, "stats.jsonl", "wb", "", 0) : EDDY_OK;
+    for (uint32_t i = 0; i < s->system_count && r == EDDY_OK; i++) {
         scene_tool *tl = &s->systems[i].tool;
         if (!tl->scripted || !tl->log)
             continue;
-        char path[2200];
-        snprintf(path, sizeof path, "%s/tool_%s.csv", s->out_dir, s->systems[i].name);
-        FILE *f = fopen(path, "wb");
-        if (!f || fputs("step,time,x,y,z,push_x,push_y,push_z,adhesion_x,adhesion_y,adhesion_z,"
-                        "damping_x,damping_y,damping_z,total_x,total_y,total_z\n", f) < 0) {
-            eddy_log(s->e, EDDY_LOG_ERROR, "output: cannot create '%s': %s", path, strerror(errno));
-            if (f)
-                fclose(f);
-            return EDDY_ERROR_IO;
-        }
-        fclose(f);
+        char file[EDDY_NAME_MAX + 16];
+        snprintf(file, sizeof file, "tool_%s.csv", s->systems[i].name);
+        r = append_tmp(s, file, "wb", tool_header, sizeof tool_header - 1);
     }
-    s->out_ready = true;
-    return EDDY_OK;
+    return r;
 }
 
 /* Appends the tools' buffered log lines (one per step since the last frame). */
@@ -1652,27 +1877,78 @@ static eddy_result flush_tool_logs(eddy_scene *s)
         scene_tool *tl = &s->systems[i].tool;
         if (!tl->scripted || !tl->log || !tl->len)
             continue;
-        char path[2200];
-        snprintf(path, sizeof path, "%s/tool_%s.csv", s->out_dir, s->systems[i].name);
-        FILE *f = fopen(path, "ab");
-        bool ok = f && fwrite(tl->text, 1, tl->len, f) == tl->len;
-        if (f && fclose(f) != 0)
-            ok = false;
-        if (!ok) {
-            eddy_log(s->e, EDDY_LOG_ERROR, "output: cannot append to '%s': %s", path, strerror(errno));
-            return EDDY_ERROR_IO;
-        }
+        char file[EDDY_NAME_MAX + 16];
+        snprintf(file, sizeof file, "tool_%s.csv", s->systems[i].name);
+        eddy_result r = append_tmp(s, file, "ab", tl->text, tl->len);
+        if (r != EDDY_OK)
+            return r;
         tl->len = 0;
     }
     return EDDY_OK;
 }
 
+/* Renames the appended files into place: at the end of the scene's life,
+ * whether the run finished or stopped on an error. */
+static eddy_result close_output(eddy_scene *s)
+{
+    if (!s->stats_open)
+        return EDDY_OK;
+    s->stats_open = false;
+    s->out_closed = true;
+    eddy_result res = flush_tool_logs(s);
+    for (uint32_t i = 0; i <= s->system_count; i++) {
+        char file[EDDY_NAME_MAX + 16], path[EDDY_OUT_DIR_MAX + 160], tmp[EDDY_OUT_DIR_MAX + 170];
+        if (i == s->system_count) {
+            if (!s->stats)
+                continue;
+            snprintf(file, sizeof file, "stats.jsonl");
+        } else {
+            if (!s->systems[i].tool.scripted || !s->systems[i].tool.log)
+                continue;
+            snprintf(file, sizeof file, "tool_%s.csv", s->systems[i].name);
+        }
+        if (!out_path(s, path, sizeof path, "%s", file) || !out_path(s, tmp, sizeof tmp, "%s.tmp", file) ||
+            rename(tmp, path) != 0) {
+            eddy_log(s->e, EDDY_LOG_ERROR, "output: cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+            res = EDDY_ERROR_IO;
+        }
+    }
+    return res;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped (names
+ * are checked to be valid UTF-8 when the scene is loaded). */
+static void stats_string(eddy_stats *st, const char *text)
+{
+    stats_printf(st, "\"");
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            stats_printf(st, "\\%c", *p);
+        else if (*p < 0x20)
+            stats_printf(st, "\\u%04x", *p);
+        else
+            stats_printf(st, "%c", *p);
+    }
+    stats_printf(st, "\"");
+}
+
+eddy_result eddy_scene_finish_output(eddy_scene *s)
+{
+    return s ? close_output(s) : EDDY_ERROR_INVALID_ARGUMENT;
+}
+
 eddy_result eddy_scene_write_frame(eddy_scene *s)
 {
     eddy_engine *e = s->e;
+    if (s->out_closed && !s->no_output) {
+        eddy_log(e, EDDY_LOG_ERROR, "output: the scene's output was finished (eddy_scene_finish_output); "
+                 "no more frames can be written");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
     double t = (double)s->steps_done * s->dt;
     eddy_stats st = { 0 };
     st.first = true;
+    bool unstable = false; /* a set has non-finite particles: statistics only */
     stats_printf(&st, "{\"frame\":%u,\"step\":%" PRIu64 ",\"substeps\":%u,\"time\":", s->frames,
                  s->steps_done, s->adaptive ? s->current_substeps : s->substeps);
     stats_number(&st, t);
@@ -1734,8 +2010,9 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
                 ke += 0.5 * m * v2;
                 vmax = sqrt(v2) > vmax ? sqrt(v2) : vmax;
             }
-            stats_printf(&st, "%s\"%s\":{\"count\":%u,\"kinetic_energy\":", i ? "," : "",
-                         ss->name, n);
+            stats_printf(&st, "%s", i ? "," : "");
+            stats_string(&st, ss->name);
+            stats_printf(&st, ":{\"count\":%u,\"kinetic_energy\":", n);
             stats_number(&st, ke);
             stats_printf(&st, ",\"max_speed\":");
             stats_number(&st, vmax);
@@ -1762,10 +2039,10 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
                          "particle set '%s': %u particle(s) have a non-finite position or "
                          "velocity at step %" PRIu64 " (t = %g s): the simulation is unstable; "
                          "lower dt or check the parameters", ss->name, bad, s->steps_done, t);
-                res = EDDY_ERROR_INVALID_ARGUMENT;
+                unstable = true;
             }
         }
-        if (res == EDDY_OK && draw) {
+        if (res == EDDY_OK && !unstable && draw) {
             eddy_buffer db = eddy_particles_buffer(e, ss->handle, "density");
             float *rho = s->color_by == 1 && db.id ? malloc(4ull * n + 4) : NULL;
             if (rho && eddy_buffer_download(e, db, 0, 4ull * n, rho) != EDDY_OK) {
@@ -1783,12 +2060,13 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
             }
             free(rho);
         }
-        if (res == EDDY_OK && !s->no_output && s->vtk) {
-            char file[160], path[2400], err[512];
+        if (res == EDDY_OK && !unstable && !s->no_output && s->vtk) {
+            char file[EDDY_NAME_MAX + 32], path[EDDY_OUT_DIR_MAX + 160], err[1024];
             snprintf(file, sizeof file, "%s_%06u.vtp", ss->name, s->frames);
-            snprintf(path, sizeof path, "%s/%s", s->out_dir, file);
+            if (!out_path(s, path, sizeof path, "%s", file))
+                res = EDDY_ERROR_IO;
             eddy_vtp_particles vp = { t, n, pos, vel, mass, phase };
-            if (eddy_write_vtp(path, &vp, err, sizeof err) != 0) {
+            if (res == EDDY_OK && eddy_write_vtp(path, &vp, err, sizeof err) != 0) {
                 eddy_log(e, EDDY_LOG_ERROR, "output: %s", err);
                 res = EDDY_ERROR_IO;
             }
@@ -1810,8 +2088,8 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
                 for (uint32_t k = 0; mine && k < s->pvd_count; k++)
                     if (s->pvd[k].part == i)
                         mine[m] = s->pvd[k], mine[m++].part = 0;
-                snprintf(path, sizeof path, "%s/%s.pvd", s->out_dir, ss->name);
-                if (!mine || eddy_write_pvd(path, mine, m, err, sizeof err) != 0) {
+                if (!mine || !out_path(s, path, sizeof path, "%s.pvd", ss->name) ||
+                    eddy_write_pvd(path, mine, m, err, sizeof err) != 0) {
                     eddy_log(e, EDDY_LOG_ERROR, "output: %s", mine ? err : "out of memory");
                     res = EDDY_ERROR_IO;
                 }
@@ -1823,7 +2101,7 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         free(mass);
         free(phase);
     }
-    for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && draw; i++) {
+    for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && !unstable && draw; i++) {
         const scene_tool *tl = &s->systems[i].tool;
         if (!tl->scripted && !tl->host)
             continue;
@@ -1834,11 +2112,13 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         spheres[4 * (size_t)drawn + 3] = (float)f.radius;
         scalars[drawn++] = -1.0f;
     }
-    if (res == EDDY_OK && draw) {
+    if (res == EDDY_OK && !unstable && draw) {
         uint8_t *rgba = malloc(4ull * s->image_w * s->image_h);
-        char path[2300];
-        snprintf(path, sizeof path, "%s/frame_%06u.png", s->out_dir, s->frames);
-        res = rgba ? eddy_render(e, s->renderer, spheres, scalars, drawn, rgba) : EDDY_ERROR_OUT_OF_MEMORY;
+        char path[EDDY_OUT_DIR_MAX + 64];
+        if (!out_path(s, path, sizeof path, "frame_%06u.png", s->frames))
+            res = EDDY_ERROR_IO;
+        else
+            res = rgba ? eddy_render(e, s->renderer, spheres, scalars, drawn, rgba) : EDDY_ERROR_OUT_OF_MEMORY;
         if (res == EDDY_OK)
             res = eddy_write_png(e, path, rgba, s->image_w, s->image_h);
         free(rgba);
@@ -1847,33 +2127,33 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
     free(scalars);
     stats_printf(&st, "},\"systems\":{");
     for (uint32_t i = 0; i < s->system_count; i++) {
-        stats_printf(&st, "%s\"%s\":{", i ? "," : "", s->systems[i].name);
+        stats_printf(&st, "%s", i ? "," : "");
+        stats_string(&st, s->systems[i].name);
+        stats_printf(&st, ":{");
         st.first = true;
         if (s->systems[i].module->stats)
             s->systems[i].module->stats(s->systems[i].state, &st);
         stats_printf(&st, "}");
     }
     stats_printf(&st, "}}\n");
-    for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && !s->no_output; i++)
+    for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && !unstable && !s->no_output; i++)
         if (s->systems[i].module->write_frame) {
             eddy_frame_ctx fc = { s->out_dir, s->frames, t };
             res = s->systems[i].module->write_frame(s->systems[i].state, &fc);
         }
-    if (res == EDDY_OK && !s->no_output && s->stats && st.buf) {
-        char path[2200];
-        snprintf(path, sizeof path, "%s/stats.jsonl", s->out_dir);
-        FILE *f = fopen(path, "ab");
-        if (!f || fwrite(st.buf, 1, st.len, f) != st.len) {
-            eddy_log(e, EDDY_LOG_ERROR, "output: cannot append to '%s': %s", path,
-                     strerror(errno));
-            res = EDDY_ERROR_IO;
-        }
-        if (f && fclose(f) != 0)
-            res = EDDY_ERROR_IO;
+    if (st.failed && res == EDDY_OK) {
+        eddy_log(e, EDDY_LOG_ERROR, "output: out of host memory for the statistics line");
+        res = EDDY_ERROR_OUT_OF_MEMORY;
     }
+    /* The frame that went unstable keeps its statistics line: it says which
+     * set went non-finite and where the others were. */
+    if (res == EDDY_OK && !s->no_output && s->stats && st.buf)
+        res = append_tmp(s, "stats.jsonl", "ab", st.buf, st.len);
     free(st.buf);
     if (res == EDDY_OK && !s->no_output)
         res = flush_tool_logs(s);
+    if (res == EDDY_OK && unstable)
+        res = EDDY_ERROR_INVALID_ARGUMENT;
     if (res == EDDY_OK)
         s->frames++;
     return res;

@@ -1,7 +1,9 @@
 /* A module built as its own shared library, loaded with dlopen by the tests:
  * linear velocity damping, v *= exp(-rate * dt) each substep. Built twice:
  * once for this eddy's ABI and once claiming ABI TEST_MODULE_ABI, which eddy
- * must refuse. */
+ * must refuse. Built a third time with TEST_GROWTH as "test_growth",
+ * v *= exp(+rate * dt): a module that blows up, for the tests of a run that
+ * goes non-finite. */
 #include "eddy/eddy_module.h"
 
 #include <math.h>
@@ -37,7 +39,11 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     d->e = ctx->engine;
     d->set = ctx->particles;
     d->push.count = eddy_particles_count(ctx->engine, ctx->particles);
+#ifdef TEST_GROWTH
+    d->push.factor = (float)exp(ctx->params[0].v[0] * ctx->dt);
+#else
     d->push.factor = (float)exp(-ctx->params[0].v[0] * ctx->dt);
+#endif
     d->k = eddy_create_kernel(ctx->engine, &(eddy_kernel_desc){ .label = "damping", EDDY_SPIRV(damping_spv) });
     return d->k.id ? EDDY_OK : EDDY_ERROR_VULKAN;
 }
@@ -71,7 +77,11 @@ static const char *const shared[] = { "velocity" };
 static const eddy_module_desc desc = {
     .abi_version = TEST_MODULE_ABI,
     .struct_size = sizeof(eddy_module_desc),
+#ifdef TEST_GROWTH
+    .name = "test_growth",
+#else
     .name = "test_damping",
+#endif
     .version = "1",
     .summary = "test module: linear velocity damping",
     .params = params,

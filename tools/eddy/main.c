@@ -42,10 +42,11 @@ static const char *usage =
     "                                    group (scan, sort, grid, density, sph, pbf, rigid,\n"
     "                                    granular); default all\n"
     "  eddy voxelize MESH.obj --diameter D [--scale S] [--density RHO] [--surface-only]\n"
-    "                [--out FILE.csv|FILE.vtk]\n"
+    "                [--max-bytes N] [--out FILE.csv|FILE.vtk]\n"
     "                                    a closed mesh to particles of diameter D (m) as the\n"
     "                                    rigid module builds bodies: count, volume, mass,\n"
-    "                                    centre of mass and inertia; points to FILE\n"
+    "                                    centre of mass and inertia; points to FILE; at most\n"
+    "                                    N bytes of host memory (default 1 GiB)\n"
     "  eddy version\n";
 
 static const char *type_name(VkPhysicalDeviceType t)
@@ -278,6 +279,11 @@ static int cmd_run(const options *o)
             o->steps ? o->steps : info.steps, o->no_output ? "off" : info.out_dir);
     double t0 = now_s();
     eddy_result r = eddy_scene_run(s, o->steps, !o->quiet);
+    /* Statistics and tool logs are renamed into place whether or not the run
+     * finished: a run stopped by an unstable state keeps its record. */
+    eddy_result fin = eddy_scene_finish_output(s);
+    if (r == EDDY_OK)
+        r = fin;
     double wall = now_s() - t0;
     info = eddy_scene_get_info(s);
     if (r == EDDY_OK) {
@@ -359,6 +365,9 @@ static int cmd_haptic(const options *o)
             .log_path = o->no_output ? NULL : log }, &rep);
         if (r == EDDY_OK)
             r = eddy_scene_write_frame(s);
+        eddy_result fin = eddy_scene_finish_output(s);
+        if (r == EDDY_OK)
+            r = fin;
         if (r == EDDY_OK) {
             printf("haptic: %" PRIu64 " samples, mean interval %.4f ms (longest %.3f ms); %" PRIu64
                    " simulation steps (%.1f Hz); largest jump between samples %.4g N (bound %.4g N), "

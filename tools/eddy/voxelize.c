@@ -13,7 +13,7 @@
 
 static const char *usage =
     "usage: eddy voxelize MESH.obj --diameter D [--scale S] [--density RHO] [--surface-only]\n"
-    "                     [--out FILE.csv|FILE.vtk]\n";
+    "                     [--max-bytes N] [--out FILE.csv|FILE.vtk]\n";
 
 static int number(const char *opt, const char *s, double lo, double *out)
 {
@@ -39,7 +39,10 @@ static bool ends_with(const char *s, const char *tail)
 static int write_points(const char *path, const float *pts, uint32_t n, double d, double m)
 {
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        fprintf(stderr, "eddy error: voxelize: --out: the path is longer than %zu bytes\n", sizeof tmp - 5);
+        return -1;
+    }
     FILE *f = fopen(tmp, "w");
     if (!f) {
         fprintf(stderr, "eddy error: voxelize: cannot create '%s': %s\n", tmp, strerror(errno));
@@ -74,7 +77,7 @@ static int write_points(const char *path, const float *pts, uint32_t n, double d
 int eddy_voxelize_main(int argc, char **argv)
 {
     const char *mesh_path = NULL, *out = NULL;
-    double d = 0, scale = 1, density = 1000;
+    double d = 0, scale = 1, density = 1000, max_bytes = 0;
     bool surface = false;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -89,6 +92,15 @@ int eddy_voxelize_main(int argc, char **argv)
         } else if (!strcmp(a, "--density")) {
             if (number(a, next, 0, &density) != 0)
                 return 2;
+            i++;
+        } else if (!strcmp(a, "--max-bytes")) {
+            /* The voxeliser's host memory budget (default 1 GiB). */
+            if (number(a, next, 0, &max_bytes) != 0)
+                return 2;
+            if (max_bytes > 1e18 || max_bytes != floor(max_bytes)) {
+                fprintf(stderr, "eddy error: voxelize: --max-bytes: expected a whole number of bytes up to 1e18, got '%s'\n", next);
+                return 2;
+            }
             i++;
         } else if (!strcmp(a, "--out") && next) {
             out = argv[++i];
@@ -121,7 +133,8 @@ int eddy_voxelize_main(int argc, char **argv)
     float *pts = NULL;
     int64_t n = -1;
     if (eddy_mesh_check(&m, &volume, err, sizeof err) == 0)
-        n = eddy_voxelize(&m, &(eddy_voxel_desc){ .diameter = d, .surface_only = surface }, &pts, err, sizeof err);
+        n = eddy_voxelize(&m, &(eddy_voxel_desc){ .diameter = d, .surface_only = surface,
+                                                  .max_bytes = (uint64_t)max_bytes }, &pts, err, sizeof err);
     if (n < 0) {
         fprintf(stderr, "eddy error: voxelize: %s: %s\n", mesh_path, err);
         eddy_free_mesh(&m);

@@ -363,11 +363,22 @@ typedef struct eddy_scene_desc {
     const char *out_dir;   /* output folder; NULL = "out/<scene name>" */
     bool profile;          /* GPU timestamps per pass */
     bool no_output;        /* write nothing (tests) */
+    uint64_t host_budget;  /* bytes of host memory loading may take for one
+                              set's particles, a fill's lattice or a mesh's
+                              voxels, checked before each allocation; 0 =
+                              EDDY_SCENE_DEFAULT_HOST_BUDGET (4 GiB) */
 } eddy_scene_desc;
+#define EDDY_SCENE_DEFAULT_HOST_BUDGET (4ull << 30)
 
 /* Parses and checks the whole scene and creates its sets, systems and step
  * graph. Nothing is written to disk here: a bad scene fails with one message
- * (file, field, expected value) before any output exists. */
+ * (file, field, expected value) before any output exists. Input is treated
+ * as hostile: a key given twice in one object, a fraction where a count is
+ * due, a name that is not one file name part (scene name at most 127 bytes,
+ * set and system names at most 63, valid UTF-8, no '/', '\\', ".." or
+ * control characters), an out_dir over 2,047 bytes or a path over 4,095
+ * are refused, never cut; sizes are checked before they are multiplied or
+ * allocated. */
 eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc);
 void eddy_destroy_scene(eddy_scene *s);
 
@@ -387,8 +398,19 @@ eddy_scene_info eddy_scene_get_info(const eddy_scene *s);
 
 /* Advances `steps` steps (no output). */
 eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps);
-/* Writes one output frame of the current state (VTK, stats) when outputs are on. */
+/* Writes one output frame of the current state (VTK, stats) when outputs are
+ * on. The first frame prepares the output folder: it is created when missing;
+ * an existing one must be empty or hold an earlier eddy run (its marker file
+ * .eddy_output), whose .vtp .pvd .png .ply .csv .jsonl and .tmp files are
+ * removed first, so the folder only ever holds one run. Frames (.vtp, .png,
+ * surface meshes) and the .pvd series are written whole to NAME.tmp and
+ * renamed; stats.jsonl and tool_<system>.csv grow as NAME.tmp and are renamed
+ * by eddy_scene_finish_output or eddy_destroy_scene. A frame in which a set
+ * went non-finite writes its statistics line, then fails. */
 eddy_result eddy_scene_write_frame(eddy_scene *s);
+/* Renames stats.jsonl and the tool logs into place (eddy_destroy_scene does
+ * it too, ignoring errors); after it no frame can be written. */
+eddy_result eddy_scene_finish_output(eddy_scene *s);
 /* Runs the scene to its end (or max_steps when non-zero), writing frames; prints
  * a progress line when progress is true. */
 eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress);

@@ -20,6 +20,18 @@ typedef struct eddy_mesh {
     uint32_t triangle_count;
 } eddy_mesh;
 
+/* Limits of what eddy_load_obj accepts, so that hostile input cannot make it
+ * read forever or allocate without bound: the file's size in bytes (a regular
+ * file only: devices, pipes and folders are refused), and the vertices and
+ * the triangles after fan splitting (each at most 192 MiB of host memory;
+ * eddy_mesh_check refuses more triangles too). */
+#define EDDY_OBJ_MAX_BYTES (256ull << 20)
+#define EDDY_OBJ_MAX_ELEMENTS (16u << 20)
+/* The voxeliser's host memory budget when eddy_voxel_desc.max_bytes is 0:
+ * one byte per voxel of the grid, 16 per crossing of a grid row with the
+ * mesh, 12 per particle. */
+#define EDDY_VOXEL_DEFAULT_BYTES (1ull << 30)
+
 /* Reads a Wavefront OBJ: `v x y z` and `f a b c ...` lines (polygons are
  * split into fans; `a/t/n` forms and negative indices allowed; everything
  * else ignored). Returns 0, or -1 with a message ("FILE:LINE: ..."). */
@@ -41,6 +53,8 @@ typedef struct eddy_voxel_desc {
     double diameter;     /* m, particle diameter d = voxel side; required > 0 */
     bool surface_only;   /* keep only inside voxels with an outside face neighbour */
     uint32_t max_points; /* refuse meshes that would give more; 0 = 16M */
+    uint64_t max_bytes;  /* host memory budget in bytes, checked before each
+                            allocation; 0 = EDDY_VOXEL_DEFAULT_BYTES (1 GiB) */
 } eddy_voxel_desc;
 
 /* Voxelises a mesh that passes eddy_mesh_check on the grid of side d
@@ -48,7 +62,8 @@ typedef struct eddy_voxel_desc {
  * along +x from it crosses the mesh an odd number of times (rows are
  * nudged by a fixed 1e-4 d so that no ray runs through an edge). *points
  * gets xyz per particle (malloc'd), in x-fastest order. Returns the count
- * (>= 1), or -1 with a message (check failures, nothing inside, too many). */
+ * (>= 1), or -1 with a message (check failures, nothing inside, too many,
+ * over the memory budget). */
 int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **points, char *err,
                       size_t err_size);
 
