@@ -1300,6 +1300,17 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             host_free(&h);
             return false;
         }
+        /* Frames and the scene's info count all sets in 32 bits. */
+        uint64_t all = h.count;
+        for (uint32_t i = 0; i < s->set_count; i++)
+            all += s->sets[i].count;
+        if (all > UINT32_MAX) {
+            host_free(&h);
+            char field[64];
+            snprintf(field, sizeof field, "particle_sets[%d]", index);
+            return fail(c, field, "the scene's sets would hold %" PRIu64 " particles together; at most %u",
+                        all, UINT32_MAX);
+        }
         eddy_particles p = eddy_create_particles(e, &(eddy_particles_desc){
             .name = sname, .count = (uint32_t)h.count, .capacity = capacity });
         if (!p.id) {

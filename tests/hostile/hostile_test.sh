@@ -43,13 +43,15 @@ refuse() {
 }
 
 case $case in
-# 1. The voxel grid's size product wrapped to 0 and the fill wrote past a
-#    calloc(0): now each axis is bounded before the product, checked too.
+# 1. The voxel grid's size product wrapped to 0 (2^51 x 64 x 128 voxels at a
+#    spacing of 2^-29 m) and the fill wrote past a calloc(0): now each axis
+#    is bounded before the product, which is checked too.
 voxel_overflow)
     refuse run voxel_overflow.json -- "voxel_overflow.json: particle_sets[0].fill.file" \
         "is too small for this mesh" "voxels along axis 0 (at most 1e9)";;
 voxel_overflow_cli)
-    refuse voxelize meshes/thin_box.obj --diameter 1.86e-9 -- "thin_box.obj: diameter 1.86e-09 m is too small";;
+    refuse voxelize meshes/thin_box.obj --diameter 1.862645149230957e-9 -- "thin_box.obj: diameter 1.86265e-09 m is too small" \
+        "voxels along axis 0 (at most 1e9)";;
 tiny_diameter_cli)
     # Was a float-to-integer overflow (undefined) and a wrong message.
     refuse voxelize meshes/cube.obj --diameter 1e-300 -- "diameter 1e-300 m is too small" "at most 1e9";;
