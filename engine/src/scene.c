@@ -356,26 +356,12 @@ typedef struct host_particles {
     uint64_t count, cap;
 } host_particles;
 
+/* Appends one particle to room taken by host_reserve (false when there is none). */
 static bool host_push(host_particles *h, const double x[3], double radius, const double v[3],
                       double mass, uint32_t phase)
 {
-    if (h->count == h->cap) {
-        uint64_t cap = h->cap ? h->cap * 2 : 1024;
-        float *p = realloc(h->position, cap * 16), *vv = realloc(h->velocity, cap * 16);
-        if (p)
-            h->position = p;
-        if (vv)
-            h->velocity = vv;
-        float *m = realloc(h->mass, cap * 4);
-        if (m)
-            h->mass = m;
-        uint32_t *ph = realloc(h->phase, cap * 4);
-        if (ph)
-            h->phase = ph;
-        if (!p || !vv || !m || !ph)
-            return false;
-        h->cap = cap;
-    }
+    if (h->count == h->cap)
+        return false;
     float *p = h->position + 4 * h->count, *vv = h->velocity + 4 * h->count;
     for (int a = 0; a < 3; a++) {
         p[a] = (float)x[a];
