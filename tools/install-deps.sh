@@ -8,6 +8,7 @@ packages=(
   glslc libshaderc-dev glslang-dev spirv-tools  # GLSL -> SPIR-V at build and run time
   mesa-vulkan-drivers vulkan-validationlayers   # lavapipe and the validation layer
   libcjson-dev libpng-dev                       # scene files, PNG frames
+  clang llvm                                    # sanitized build, libFuzzer, llvm-symbolizer
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -201,6 +201,11 @@ eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
                  label, desc->size, e->max_allocation, e->info.name);
         return none;
     }
+    if (desc->data_size > desc->size) {
+        eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': data_size %" PRIu64 " bytes is larger than the buffer's %"
+                 PRIu64 " bytes", label, desc->data_size, desc->size);
+        return none;
+    }
     raw_buffer raw;
     /* Rounded to 4 bytes so that whole-buffer fills and copies are legal. */
     uint64_t size = (desc->size + 3) & ~3ull;
@@ -225,8 +230,11 @@ eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
     eddy_copy_label(b->label, sizeof b->label, desc->label, "(unnamed)");
     eddy_set_name(e, VK_OBJECT_TYPE_BUFFER, (uint64_t)raw.buffer, b->label);
     eddy_buffer h = { id };
-    eddy_result r = desc->data ? eddy_buffer_upload(e, h, 0, desc->size, desc->data)
-                               : eddy_buffer_fill(e, h, 0, size, 0);
+    /* Data shorter than the buffer: only its bytes are read, the rest is zero. */
+    uint64_t data = desc->data ? (desc->data_size ? desc->data_size : desc->size) : 0;
+    eddy_result r = data < size ? eddy_buffer_fill(e, h, 0, size, 0) : EDDY_OK;
+    if (r == EDDY_OK && data)
+        r = eddy_buffer_upload(e, h, 0, data, desc->data);
     if (r != EDDY_OK) {
         eddy_destroy_buffer(e, h);
         return none;

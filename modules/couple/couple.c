@@ -48,7 +48,9 @@ static eddy_buffer scratch(eddy_engine *e, eddy_couple *c, const char *what, uin
 {
     char label[160];
     snprintf(label, sizeof label, "%s.couple.%s", c->name, what);
-    return eddy_create_buffer(e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label, .data = data });
+    /* Padded to 16 bytes; the caller's data is only `bytes` long. */
+    return eddy_create_buffer(e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label,
+                                                      .data = bytes ? data : NULL, .data_size = bytes });
 }
 
 eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)

@@ -76,14 +76,10 @@ static eddy_buffer scratch(rigid *s, const char *what, uint64_t bytes, const voi
 {
     char label[160];
     snprintf(label, sizeof label, "%s.%s", s->name, what);
-    /* Padded to 16 bytes for the shaders' vec4 loads: the caller's data is
-     * only `bytes` long, so it is uploaded apart from the padded creation. */
-    eddy_buffer b = eddy_create_buffer(s->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label });
-    if (b.id && data && bytes && eddy_buffer_upload(s->e, b, 0, bytes, data) != EDDY_OK) {
-        eddy_destroy_buffer(s->e, b);
-        return (eddy_buffer){ 0 };
-    }
-    return b;
+    /* Padded to 16 bytes for the shaders' vec4 loads; the caller's data is
+     * only `bytes` long. */
+    return eddy_create_buffer(s->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label,
+                                                         .data = bytes ? data : NULL, .data_size = bytes });
 }
 
 /* The largest stable substep: 0.15 sqrt(m / k) for the contact springs (a

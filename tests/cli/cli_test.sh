@@ -162,9 +162,18 @@ haptic)
     "$eddy" haptic "$root/scenes/pbf_tool_5k.json" --seconds 1.5 --out "$out" >"$tmp/outlog" 2>"$tmp/err" \
         || fail "exit status $?"
     grep -q "validation message" "$tmp/err" && fail "validation messages"
-    # 1.5 s at 1 kHz; the loop ends after the simulation step under way, and
-    # on a loaded two-core machine one step took 0.12 s (1,623 samples).
-    grep -qE "^haptic: 1[4-9][0-9][0-9] samples, mean interval (0\.9[5-9]|1\.0[0-4])" "$tmp/outlog" || fail "summary: $(cat "$tmp/outlog")"
+    # 1.5 s at 1 kHz; the loop ends after the simulation step under way, so
+    # the count may exceed 1,500 by one step's duration (on a loaded two-core
+    # machine, or under the sanitizers, a step took 0.12-0.37 s). Not a timing
+    # test: what is checked is that samples come at 1 kHz on average.
+    python3 - "$tmp/outlog" <<'PY' || fail "summary: $(cat "$tmp/outlog")"
+import re, sys
+m = re.search(r"^haptic: (\d+) samples, mean interval ([\d.]+) ms .*?; (\d+) simulation steps", open(sys.argv[1]).read(), re.M)
+n, mean, steps = int(m.group(1)), float(m.group(2)), int(m.group(3))
+step_ms = 1500.0 / max(steps, 1)
+assert 0.95 <= mean <= 1.05, mean
+assert 1400 <= n <= 1500 + 1.5 * step_ms + 100, (n, step_ms)
+PY
     [ "$(wc -l < "$out/haptic_tool.csv")" -ge 1400 ] || fail "haptic_tool.csv has $(wc -l < "$out/haptic_tool.csv") lines"
     head -1 "$out/haptic_tool.csv" | grep -q "^time,fx,fy,fz,x,y,z,sim_step$" || fail "log header"
     echo "ok ($case): $(cat "$tmp/outlog")";;

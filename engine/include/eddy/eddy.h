@@ -168,7 +168,9 @@ eddy_result eddy_wait_idle(eddy_engine *e);
 typedef struct eddy_buffer_desc {
     uint64_t size;           /* bytes, required (> 0); at most maxStorageBufferRange */
     const char *label;       /* debug name shown in validation messages and tools; copied */
-    const void *data;        /* optional: uploaded at creation (size bytes); else zero-filled */
+    const void *data;        /* optional: uploaded at creation; else zero-filled */
+    uint64_t data_size;      /* bytes of data to upload, <= size (the rest is zero-filled);
+                                0 = size. For padded buffers whose data is shorter. */
 } eddy_buffer_desc;
 
 /* Creates a device-local storage buffer (also usable as indirect-argument and

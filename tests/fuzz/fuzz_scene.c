@@ -1,0 +1,49 @@
+/* libFuzzer harness: scene JSON text -> a loaded (or refused) scene, through
+ * the public eddy_load_scene on one engine made once (lavapipe, validation
+ * off, messages dropped). Nothing may be written: no_output. Each input is
+ * loaded and destroyed; a crash, a sanitizer report, a leak of eddy's or a
+ * hang (libFuzzer's -timeout) is a finding. tools/fuzz.sh runs it. */
+#include "eddy/eddy.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static eddy_engine *engine;
+
+static void quiet(void *user, eddy_log_level level, const char *source, const char *message)
+{
+    (void)user, (void)level, (void)source, (void)message;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    engine = eddy_create_engine(&(eddy_engine_desc){ .validation = EDDY_VALIDATION_OFF, .log = quiet });
+    if (!engine)
+        abort(); /* no device: nothing to fuzz */
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    if (!text)
+        return 0;
+    memcpy(text, data, size);
+    text[size] = 0;
+    /* A small host budget keeps valid-but-large scenes (refused by the
+     * budget, not a finding) inside libFuzzer's memory limit. */
+    eddy_scene *s = eddy_load_scene(engine, &(eddy_scene_desc){
+        .path = "fuzz.json", .json = text, .no_output = true, .host_budget = 64u << 20 });
+    if (s) {
+        /* One step and one frame of what loaded: the stats path runs too. */
+        if (eddy_scene_step(s, 1) == EDDY_OK)
+            eddy_scene_write_frame(s);
+        eddy_destroy_scene(s);
+    }
+    free(text);
+    return 0;
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer harnesses (tests/fuzz) for a given time each, in
+# parallel, on their seed corpora (the shipped scenes and meshes) and prints,
+# per harness, its executions, executions per second and what it found.
+# Findings (crash-*, leak-*, timeout-*, oom-*) are kept in
+# fuzz-out/<harness>/found/ with the log; the corpus grows in
+# fuzz-out/<harness>/corpus/ and is reused by the next run.
+# usage: tools/fuzz.sh [SECONDS] [scene|obj ...]   (default 60 s, both)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+seconds=${1:-60}
+shift || true
+harnesses=("$@")
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene obj)
+case $seconds in ''|*[!0-9]*) echo "usage: tools/fuzz.sh [SECONDS] [scene|obj ...]" >&2; exit 2;; esac
+bash tools/install-deps.sh >/dev/null || exit 1
+if [ ! -f build-san/build.ninja ]; then
+    CC=clang meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false \
+        "-Dc_args=-fno-omit-frame-pointer -fsanitize=fuzzer-no-link" >/dev/null || exit 1
+fi
+ninja -C build-san tests/fuzz/fuzz_scene tests/fuzz/fuzz_obj >/dev/null || exit 1
+export LSAN_OPTIONS="suppressions=$root/tests/sanitize/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+pids=()
+for h in "${harnesses[@]}"; do
+    case $h in scene|obj) ;; *) echo "unknown harness '$h' (scene, obj)" >&2; exit 2;; esac
+    dir=$root/fuzz-out/$h
+    mkdir -p "$dir/found"
+    bash tests/fuzz/corpus.sh "$h" "$root" "$dir/corpus"
+    # Scenes name meshes relative to the working folder when fuzzed as text.
+    (cd "$root/scenes" && "$root/build-san/tests/fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=30 \
+        -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$dir/found/" "$dir/corpus" \
+        >"$dir/log" 2>&1) &
+    pids+=($!)
+done
+status=0
+for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || status=1
+    h=${harnesses[$i]} dir=$root/fuzz-out/${harnesses[$i]}
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log" | tail -1)
+    found=$(ls "$dir/found" | wc -l)
+    echo "fuzz_$h: ${runs:-0} executions in $seconds s (${rate:-0}/s), $found finding(s)$( [ "$found" -gt 0 ] && echo ": $(ls "$dir/found" | tr '\n' ' ')"), log $dir/log"
+    [ "$found" -eq 0 ] || status=1
+done
+exit $status

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The sanitized suite: a clang build with AddressSanitizer and
+# UndefinedBehaviorSanitizer (build-san/, also the libFuzzer build) running
+# the CPU-side tests (unit, hostile input, the command line's bad-input
+# cases, the fuzz harnesses' smoke runs, the sanitizer self-tests) and a
+# sample of the GPU tests. Leaks count only when eddy's own code allocated
+# them (tests/sanitize/run.sh). Ends with "N passed, N failed".
+# usage: tools/sanitize.sh [meson test options]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+bash tools/install-deps.sh >/dev/null || { echo "install-deps failed"; echo "0 passed, 1 failed"; exit 1; }
+if [ ! -f build-san/build.ninja ]; then
+    CC=clang meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false \
+        "-Dc_args=-fno-omit-frame-pointer -fsanitize=fuzzer-no-link" >/dev/null \
+        || { echo "sanitizer build: meson setup failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+ninja -C build-san >/dev/null || { ninja -C build-san | tail -30; echo "0 passed, 1 failed"; exit 1; }
+# The GPU sample: the engine's building blocks and every module's create,
+# step and destroy on small scenes (the long physics runs stay in the plain
+# suite: under the sanitizers they take minutes and add no host code).
+gpu_sample=(roundtrip roundtrip_staging graph memory prims prims_no_subgroup grid render adopt module_load
+            ballistic sph_surface pbf_haptic)
+cli=$(meson test -C build-san --list 2>/dev/null | sed -n 's/^eddy:cli \/ //p' \
+      | grep -vx -e cli_pbf_tool_experiment -e cli_bench)
+# shellcheck disable=SC2086
+meson test -C build-san --no-rebuild --num-processes 2 --print-errorlogs \
+    --wrapper "$root/tests/sanitize/run.sh" \
+    --suite unit --suite hostile --suite sanitize "$@" >build-san/sanitize-a.log 2>&1
+a=$?
+# shellcheck disable=SC2086
+meson test -C build-san --no-rebuild --num-processes 2 --print-errorlogs \
+    --wrapper "$root/tests/sanitize/run.sh" "${gpu_sample[@]}" $cli "$@" >build-san/sanitize-b.log 2>&1
+b=$?
+meson test -C build-san --no-rebuild --num-processes 1 --print-errorlogs --suite fuzz "$@" \
+    >build-san/sanitize-c.log 2>&1
+c=$?
+cat build-san/sanitize-a.log build-san/sanitize-b.log build-san/sanitize-c.log | grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout): "
+python3 - build-san/sanitize-a.log build-san/sanitize-b.log build-san/sanitize-c.log <<'PY'
+import re, sys
+count = {}
+for f in sys.argv[1:]:
+    for m in re.finditer(r"^(Ok|Expected Fail|Fail|Unexpected Pass|Timeout):\s+(\d+)", open(f).read(), re.M):
+        count[m.group(1)] = count.get(m.group(1), 0) + int(m.group(2))
+passed = count.get("Ok", 0) + count.get("Expected Fail", 0)
+failed = count.get("Fail", 0) + count.get("Unexpected Pass", 0) + count.get("Timeout", 0)
+print(f"sanitize: {passed} passed, {failed} failed")
+PY
+[ $a -eq 0 ] && [ $b -eq 0 ] && [ $c -eq 0 ]
