@@ -40,6 +40,19 @@ static inline void test_finish(eddy_engine *e)
     eddy_destroy_engine(e);
 }
 
+/* Parts: a long test registers one meson test per part (each under a minute
+ * on an idle two-core machine, and run in parallel) and gets the part's name
+ * as an argument from argv[first] on; with none, every part runs. */
+static inline bool test_part(int argc, char **argv, int first, const char *part)
+{
+    if (argc <= first)
+        return true;
+    for (int i = first; i < argc; i++)
+        if (!strcmp(argv[i], part))
+            return true;
+    return false;
+}
+
 static inline void test_clear_error(void)
 {
     test_last_error[0] = 0;

@@ -368,8 +368,8 @@ static struct eddy_rigid_body let_go(eddy_engine *e, double density, uint32_t st
 }
 
 /* A 500 kg/m^3 cube rises and floats with half its height under the water
- * line (Archimedes); a 2,000 kg/m^3 one sinks to the floor. */
-static void float_and_sink(eddy_engine *e)
+ * line (Archimedes). */
+static void floats(eddy_engine *e)
 {
     const double start = 0.1, side = 0.05;
     double y, level;
@@ -381,7 +381,14 @@ static void float_and_sink(eddy_engine *e)
     CHECKF(fabs(draft - 0.5) <= 0.15, "the light cube floats with %.2f of its height under water "
            "(Archimedes 0.50, tolerance 0.15: the level is known to a quarter spacing)", draft);
     CHECKF(fabs(b.v[1]) < 0.05, "the floating cube still moves at %g m/s", b.v[1]);
-    b = let_go(e, 2000, 150, &y, &level);
+}
+
+/* A 2,000 kg/m^3 cube sinks to the floor. */
+static void sinks(eddy_engine *e)
+{
+    const double start = 0.1, side = 0.05;
+    double y, level;
+    struct eddy_rigid_body b = let_go(e, 2000, 150, &y, &level);
     printf("heavy body: a 2,000 kg/m^3 cube let go at %g m: after 0.6 s its centre at %.4f m (its bottom %.4f m "
            "above the floor), velocity %.3f m/s\n", start, y, y - side / 2, b.v[1]);
     CHECKF(y - side / 2 < 0.0125, "the heavy cube's bottom stays %g m above the floor (expected within a "
@@ -389,16 +396,27 @@ static void float_and_sink(eddy_engine *e)
     CHECKF(fabs(b.v[1]) < 0.05, "the sunk cube still moves at %g m/s", b.v[1]);
 }
 
-int main(void)
+/* Parts (tests/meson.build runs each as its own test): cpu, momentum,
+ * held_pbf, held_sph, float, sink. */
+int main(int argc, char **argv)
 {
     eddy_engine *e = test_engine();
-    against_cpu(e);
-    conservation(e, "pbf", "", 0.002, 2, 100);
-    against_cpu_sph(e);
-    conservation(e, "sph", ", \"stiffness\": 400, \"viscosity\": 10, \"surface_tension\": 0", 0.0005, 1, 400);
-    held_body(e, &pbf_tank, "pbf", ", \"xsph\": 0.1", 200);
-    held_body(e, &sph_tank, "sph", ", \"stiffness\": 1000, \"viscosity\": 100, \"restitution\": 0", 3000);
-    float_and_sink(e);
+    if (test_part(argc, argv, 1, "cpu")) {
+        against_cpu(e);
+        against_cpu_sph(e);
+    }
+    if (test_part(argc, argv, 1, "momentum")) {
+        conservation(e, "pbf", "", 0.002, 2, 100);
+        conservation(e, "sph", ", \"stiffness\": 400, \"viscosity\": 10, \"surface_tension\": 0", 0.0005, 1, 400);
+    }
+    if (test_part(argc, argv, 1, "held_pbf"))
+        held_body(e, &pbf_tank, "pbf", ", \"xsph\": 0.1", 200);
+    if (test_part(argc, argv, 1, "held_sph"))
+        held_body(e, &sph_tank, "sph", ", \"stiffness\": 1000, \"viscosity\": 100, \"restitution\": 0", 3000);
+    if (test_part(argc, argv, 1, "float"))
+        floats(e);
+    if (test_part(argc, argv, 1, "sink"))
+        sinks(e);
     test_finish(e);
     return test_report("couple");
 }

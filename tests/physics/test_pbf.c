@@ -114,12 +114,16 @@ static void contained(eddy_engine *e)
     eddy_destroy_scene(s);
 }
 
-int main(void)
+/* Parts (tests/meson.build): cpu, rest, contained. */
+int main(int argc, char **argv)
 {
     eddy_engine *e = test_engine();
-    against_cpu(e);
-    rest(e);
-    contained(e);
+    if (test_part(argc, argv, 1, "cpu"))
+        against_cpu(e);
+    if (test_part(argc, argv, 1, "rest"))
+        rest(e);
+    if (test_part(argc, argv, 1, "contained"))
+        contained(e);
     test_finish(e);
     return test_report("pbf");
 }

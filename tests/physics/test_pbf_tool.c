@@ -183,12 +183,16 @@ static void never_inside(eddy_engine *e)
     eddy_destroy_scene(s);
 }
 
-int main(void)
+/* Parts (tests/meson.build): cpu, never_inside, buoyancy. */
+int main(int argc, char **argv)
 {
     eddy_engine *e = test_engine();
-    against_cpu(e);
-    never_inside(e);
-    buoyancy(e);
+    if (test_part(argc, argv, 1, "cpu"))
+        against_cpu(e);
+    if (test_part(argc, argv, 1, "never_inside"))
+        never_inside(e);
+    if (test_part(argc, argv, 1, "buoyancy"))
+        buoyancy(e);
     test_finish(e);
     return test_report("pbf_tool");
 }

@@ -343,11 +343,17 @@ int main(int argc, char **argv)
     fluid_inverse_mass();
     REQUIRE(argc > 1);
     eddy_engine *e = test_engine();
-    against_cpu(e, argv[1]);
-    spinning(e, argv[1]);
-    head_on(e);
-    settles(e);
-    granular_pile(e);
+    /* Parts from argv[2] on (tests/meson.build): cpu, spin, head_on, settles, granular. */
+    if (test_part(argc, argv, 2, "cpu"))
+        against_cpu(e, argv[1]);
+    if (test_part(argc, argv, 2, "spin"))
+        spinning(e, argv[1]);
+    if (test_part(argc, argv, 2, "head_on"))
+        head_on(e);
+    if (test_part(argc, argv, 2, "settles"))
+        settles(e);
+    if (test_part(argc, argv, 2, "granular"))
+        granular_pile(e);
     test_finish(e);
     return test_report("rigid");
 }

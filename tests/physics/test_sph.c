@@ -222,13 +222,18 @@ static void adaptive(eddy_engine *e)
     eddy_destroy_scene(m.s);
 }
 
-int main(void)
+/* Parts (tests/meson.build): cpu, adaptive, momentum, rest. */
+int main(int argc, char **argv)
 {
     eddy_engine *e = test_engine();
-    against_cpu(e);
-    adaptive(e);
-    momentum(e);
-    rest(e);
+    if (test_part(argc, argv, 1, "cpu"))
+        against_cpu(e);
+    if (test_part(argc, argv, 1, "adaptive"))
+        adaptive(e);
+    if (test_part(argc, argv, 1, "momentum"))
+        momentum(e);
+    if (test_part(argc, argv, 1, "rest"))
+        rest(e);
     test_finish(e);
     return test_report("sph");
 }

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The validation runs: long experiments kept out of the default suite (each
+# takes minutes on lavapipe), such as the seed-004 tool experiment on the 5k
+# scene. CI runs them after the suite. Ends with "validation: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash tools/build.sh >/dev/null || { echo "build failed"; echo "validation: 0 passed, 1 failed"; exit 1; }
+meson test -C build --no-rebuild --suite validation --num-processes 2 --print-errorlogs "$@" >build/validate.log 2>&1
+status=$?
+grep -E "^ *[0-9]+/[0-9]+ " build/validate.log
+python3 - build/validate.log <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+n = lambda k: sum(int(x) for x in re.findall(r"^%s:\s+(\d+)" % k, text, re.M))
+print(f"validation: {n('Ok') + n('Expected Fail')} passed, {n('Fail') + n('Unexpected Pass') + n('Timeout')} failed")
+PY
+exit $status
