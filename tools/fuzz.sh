@@ -7,7 +7,7 @@
 # fuzz-out/<harness>/corpus/ and is reused by the next run.
 # usage: [FUZZ_JOBS=N] tools/fuzz.sh [SECONDS] [scene|obj ...]   (default 60 s, both, 1 job)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 root=$PWD
 seconds=${1:-60}
 shift || true

@@ -50,6 +50,6 @@ for f in sys.argv[1:]:
         count[m.group(1)] = count.get(m.group(1), 0) + int(m.group(2))
 passed = count.get("Ok", 0) + count.get("Expected Fail", 0)
 failed = count.get("Fail", 0) + count.get("Unexpected Pass", 0) + count.get("Timeout", 0)
-print(f"sanitize: {passed} passed, {failed} failed")
+print(f"{passed} passed, {failed} failed")
 PY
 [ $a -eq 0 ] && [ $b -eq 0 ] && [ $c -eq 0 ]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The validation runs: long experiments kept out of the default suite (each
 # takes minutes on lavapipe): the seed-004 tool experiment on the 5k scene and
-# the coupling tank experiments (couple_held_*, couple_float, couple_sink).
+# the tank experiments (couple_held_*, couple_float, couple_sink,
+# pbf_tool_buoyancy).
 # CI runs them after the suite. Ends with "validation: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
