@@ -390,20 +390,16 @@ static bool host_reserve(parse_ctx *c, const char *field, host_particles *h, uin
                     "built, over the scene loader's budget of %" PRIu64 " bytes (eddy_scene_desc.host_budget)",
                     need, need > UINT64_MAX / HOST_BYTES_PER_PARTICLE ? UINT64_MAX : need * HOST_BYTES_PER_PARTICLE,
                     c->host_budget);
-    float *p = realloc(h->position, need * 16);
-    if (p)
-        h->position = p;
-    float *vv = realloc(h->velocity, need * 16);
-    if (vv)
-        h->velocity = vv;
-    float *m = realloc(h->mass, need * 4);
-    if (m)
-        h->mass = m;
-    uint32_t *ph = realloc(h->phase, need * 4);
-    if (ph)
-        h->phase = ph;
-    if (!p || !vv || !m || !ph)
-        return fail(c, field, "out of host memory for %" PRIu64 " particles", need);
+    /* Each array keeps its old block when growing it fails, so host_free
+     * still frees everything. */
+    void **arrays[] = { (void **)&h->position, (void **)&h->velocity, (void **)&h->mass, (void **)&h->phase };
+    const size_t bytes[] = { 16, 16, 4, 4 };
+    for (int i = 0; i < 4; i++) {
+        void *grown = realloc(*arrays[i], need * bytes[i]);
+        if (!grown)
+            return fail(c, field, "out of host memory for %" PRIu64 " particles", need);
+        *arrays[i] = grown;
+    }
     h->cap = need;
     return true;
 }
