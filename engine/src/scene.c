@@ -70,8 +70,8 @@ struct eddy_scene {
     eddy_solid *solids;
     uint32_t solid_count;
     eddy_graph graph;
-    bool stats_open;          /* stats.jsonl.tmp and the tool logs' .tmp files are being written */
-    bool out_closed;          /* eddy_scene_finish_output renamed them: no more frames */
+    bool out_closed;          /* the .tmp logs (stats.jsonl, tool CSVs) of a ready output were
+                                 renamed by eddy_scene_finish_output: no more frames */
     eddy_pvd_entry *pvd;      /* per set and frame; file names owned here */
     uint32_t pvd_count, pvd_cap;
     uint32_t frames;
@@ -1850,7 +1850,6 @@ static eddy_result ensure_out(eddy_scene *s)
         return EDDY_ERROR_IO;
     }
     s->out_ready = true;
-    s->stats_open = true;
     eddy_result r = s->stats ? append_tmp(s, "stats.jsonl", "wb", "", 0) : EDDY_OK;
     for (uint32_t i = 0; i < s->system_count && r == EDDY_OK; i++) {
         scene_tool *tl = &s->systems[i].tool;
@@ -1884,9 +1883,8 @@ static eddy_result flush_tool_logs(eddy_scene *s)
  * whether the run finished or stopped on an error. */
 static eddy_result close_output(eddy_scene *s)
 {
-    if (!s->stats_open)
+    if (!s->out_ready || s->out_closed)
         return EDDY_OK;
-    s->stats_open = false;
     s->out_closed = true;
     eddy_result res = flush_tool_logs(s);
     for (uint32_t i = 0; i <= s->system_count; i++) {
