@@ -56,19 +56,11 @@ eddy_result eddy_end_transfer(eddy_engine *e)
     VkResult r = e->vk.vkEndCommandBuffer(e->transfer_cb);
     if (r != VK_SUCCESS)
         return eddy_vk_fail(e, r, "vkEndCommandBuffer");
-    VkSubmitInfo si = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .commandBufferCount = 1,
-        .pCommandBuffers = &e->transfer_cb,
-    };
-    r = e->vk.vkQueueSubmit(e->queue, 1, &si, e->transfer_fence);
-    if (r != VK_SUCCESS)
-        return eddy_vk_fail(e, r, "vkQueueSubmit (transfer)");
-    r = e->vk.vkWaitForFences(e->device, 1, &e->transfer_fence, VK_TRUE, UINT64_MAX);
-    e->vk.vkResetFences(e->device, 1, &e->transfer_fence);
-    if (r != VK_SUCCESS)
-        return eddy_vk_fail(e, r, "vkWaitForFences (transfer)");
-    return EDDY_OK;
+    /* On the timeline like every submission, so that last uses are values
+     * of it; waited for at once (the one-shot buffer is reused). */
+    uint64_t v;
+    eddy_result res = eddy_submit(e, &e->transfer_cb, 1, &v);
+    return res == EDDY_OK ? eddy_wait(e, v, 0) : res;
 }
 
 static int find_memory_type(eddy_engine *e, uint32_t bits, VkMemoryPropertyFlags want)
@@ -247,12 +239,13 @@ void eddy_destroy_buffer(eddy_engine *e, eddy_buffer h)
     eddy_buffer_obj *b = eddy_buffer_get(e, h);
     if (!b)
         return;
-    e->vk.vkQueueWaitIdle(e->queue);
-    raw_buffer raw = { b->buffer, b->memory, b->mapped, b->heap, b->bytes };
-    destroy_raw(e, &raw);
+    eddy_defer(e, &(eddy_deferred){ .use = b->use, .buffer = b->buffer, .memory = b->memory,
+                                    .heap = b->heap, .bytes = b->bytes });
     eddy_pool_free(&e->buffers, h.id);
+    e->destroys++;
 }
 
+/* At engine destruction, after eddy_release_deferred: nothing runs. */
 void eddy_destroy_all_buffers(eddy_engine *e)
 {
     for (uint32_t i = 0; i < e->buffers.count; i++) {
@@ -305,9 +298,11 @@ static eddy_result transfer(eddy_engine *e, eddy_buffer h, uint64_t offset, uint
     if (size == 0)
         return EDDY_OK;
     if (b->mapped) {
-        VkResult r = e->vk.vkQueueWaitIdle(e->queue);
-        if (r != VK_SUCCESS)
-            return eddy_vk_fail(e, r, "vkQueueWaitIdle");
+        /* Only the buffer's own last use: the GPU may still read what an
+         * upload overwrites or write what a download reads. */
+        eddy_result r = eddy_wait_use(e, b->use);
+        if (r != EDDY_OK)
+            return r;
         char *dev = (char *)b->mapped + offset;
         memcpy(upload ? dev : host, upload ? host : dev, size);
         return EDDY_OK;
@@ -412,7 +407,9 @@ eddy_result eddy_buffer_vk(eddy_engine *e, eddy_buffer h, eddy_vk_buffer *out)
 eddy_result eddy_submit(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t count,
                         uint64_t *value)
 {
-    uint64_t signal = ++e->timeline_value;
+    /* The value is taken only when the submit succeeds: a failed one must
+     * not leave a value that never signals (eddy_wait would block). */
+    uint64_t signal = e->timeline_value + 1;
     VkTimelineSemaphoreSubmitInfo ti = {
         .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
         .signalSemaphoreValueCount = 1,
@@ -426,27 +423,42 @@ eddy_result eddy_submit(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t cou
         .signalSemaphoreCount = 1,
         .pSignalSemaphores = &e->timeline,
     };
-    VkResult r = e->vk.vkQueueSubmit(e->queue, 1, &si, VK_NULL_HANDLE);
+    VkResult r = e->fail_next_submit ? VK_ERROR_DEVICE_LOST : e->vk.vkQueueSubmit(e->queue, 1, &si, VK_NULL_HANDLE);
+    e->fail_next_submit = false;
     if (r != VK_SUCCESS)
         return eddy_vk_fail(e, r, "vkQueueSubmit");
+    e->timeline_value = signal;
+    e->submits++;
     if (value)
         *value = signal;
+    eddy_collect(e);
     return EDDY_OK;
 }
 
 eddy_result eddy_wait(eddy_engine *e, uint64_t value, uint64_t timeout_ns)
 {
+    if (value > e->timeline_value) {
+        eddy_log(e, EDDY_LOG_ERROR, "wait: timeline value %" PRIu64 " was never submitted (the last is %" PRIu64
+                 "); nothing would signal it", value, e->timeline_value);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
     VkSemaphoreWaitInfo wi = {
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
         .semaphoreCount = 1,
         .pSemaphores = &e->timeline,
         .pValues = &value,
     };
+    e->waits++;
     VkResult r = e->vk.vkWaitSemaphores(e->device, &wi, timeout_ns ? timeout_ns : UINT64_MAX);
     if (r == VK_TIMEOUT) {
         eddy_log(e, EDDY_LOG_ERROR, "wait: timeline value %" PRIu64 " not reached in %" PRIu64 " ns",
                  value, timeout_ns);
         return EDDY_ERROR_VULKAN;
     }
-    return r == VK_SUCCESS ? EDDY_OK : eddy_vk_fail(e, r, "vkWaitSemaphores");
+    if (r != VK_SUCCESS)
+        return eddy_vk_fail(e, r, "vkWaitSemaphores");
+    if (value > e->completed)
+        e->completed = value;
+    eddy_collect(e);
+    return EDDY_OK;
 }

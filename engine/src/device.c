@@ -389,10 +389,6 @@ static eddy_result create_engine_objects(eddy_engine *e)
     r = e->vk.vkAllocateCommandBuffers(e->device, &ai, &e->transfer_cb);
     if (r != VK_SUCCESS)
         return eddy_vk_fail(e, r, "vkAllocateCommandBuffers");
-    VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
-    r = e->vk.vkCreateFence(e->device, &fci, NULL, &e->transfer_fence);
-    if (r != VK_SUCCESS)
-        return eddy_vk_fail(e, r, "vkCreateFence");
     VkSemaphoreTypeCreateInfo tci = {
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
         .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
@@ -481,6 +477,8 @@ eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
     e->log = desc.log;
     e->log_user = desc.log_user;
     e->verbose = desc.verbose;
+    e->pipelines_keep = desc.kept_pipelines == EDDY_KEEP_NO_PIPELINES ? 0
+                        : desc.kept_pipelines ? desc.kept_pipelines : 64;
     const char *fs = getenv("EDDY_FORCE_STAGING");
     e->force_staging = fs && *fs && strcmp(fs, "0") != 0;
     e->validation = desc.validation ? desc.validation : validation_from_env();
@@ -527,18 +525,17 @@ void eddy_destroy_engine(eddy_engine *e)
 {
     if (!e)
         return;
-    /* Only eddy's queue: an adopted device may be busy with the host's work. */
-    if (e->queue && e->vk.vkQueueWaitIdle)
-        e->vk.vkQueueWaitIdle(e->queue);
-    if (e->device && e->vk.vkDestroyFence) {
+    if (e->device && e->vk.vkDestroyCommandPool) {
+        /* Eddy's own work (its timeline) and the host recordings it was told
+         * of, never the whole queue: an adopted one carries the host's work. */
+        eddy_release_deferred(e);
         eddy_destroy_all_graphs(e);
         eddy_destroy_all_particles(e);
         eddy_destroy_all_kernels(e);
         eddy_destroy_all_buffers(e);
+        eddy_release_deferred(e);
         if (e->timeline)
             e->vk.vkDestroySemaphore(e->device, e->timeline, NULL);
-        if (e->transfer_fence)
-            e->vk.vkDestroyFence(e->device, e->transfer_fence, NULL);
         if (e->command_pool)
             e->vk.vkDestroyCommandPool(e->device, e->command_pool, NULL);
     }
@@ -575,8 +572,3 @@ VkSemaphore eddy_engine_timeline(const eddy_engine *e)
     return e->timeline;
 }
 
-eddy_result eddy_wait_idle(eddy_engine *e)
-{
-    VkResult r = e->vk.vkQueueWaitIdle(e->queue);
-    return r == VK_SUCCESS ? EDDY_OK : eddy_vk_fail(e, r, "vkQueueWaitIdle");
-}

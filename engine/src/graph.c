@@ -8,14 +8,12 @@ static eddy_graph_obj *graph_get(eddy_engine *e, eddy_graph g)
     return eddy_pool_get(&e->graphs, g.id);
 }
 
+/* The recording goes once its last use has finished (a graph changed right
+ * after eddy_graph_submit may still be running it). */
 static void release_recording(eddy_engine *e, eddy_graph_obj *g)
 {
-    if (g->cb)
-        e->vk.vkFreeCommandBuffers(e->device, e->command_pool, 1, &g->cb);
-    if (g->pool)
-        e->vk.vkDestroyDescriptorPool(e->device, g->pool, NULL);
-    if (g->queries)
-        e->vk.vkDestroyQueryPool(e->device, g->queries, NULL);
+    if (g->cb || g->pool || g->queries)
+        eddy_defer(e, &(eddy_deferred){ .use = g->use, .cb = g->cb, .pool = g->pool, .queries = g->queries });
     free(g->query_pass);
     g->cb = VK_NULL_HANDLE;
     g->pool = VK_NULL_HANDLE;
@@ -59,7 +57,6 @@ void eddy_destroy_graph(eddy_engine *e, eddy_graph h)
     eddy_graph_obj *g = graph_get(e, h);
     if (!g)
         return;
-    e->vk.vkQueueWaitIdle(e->queue);
     free_graph(e, g);
 }
 
@@ -93,6 +90,7 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
     }
     eddy_pass p = { 0 };
     eddy_copy_label(p.label, sizeof p.label, d->label, k->label);
+    eddy_copy_label(p.kernel_label, sizeof p.kernel_label, k->label, "(unnamed)");
     p.kernel = d->kernel;
     p.binding_count = k->binding_count;
     for (uint32_t i = 0; i < EDDY_MAX_BINDINGS; i++) {
@@ -120,6 +118,8 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
         p.bindings[i] = *b;
+        eddy_copy_label(p.binding_labels[i], sizeof p.binding_labels[i], eddy_buffer_label(e, b->buffer),
+                        "(unnamed)");
     }
     if (d->indirect.id) {
         eddy_buffer_obj *ib = eddy_buffer_get(e, d->indirect);
@@ -130,6 +130,8 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
         }
         p.indirect = d->indirect;
         p.indirect_offset = d->indirect_offset;
+        eddy_copy_label(p.binding_labels[EDDY_MAX_BINDINGS], sizeof p.binding_labels[0], ib->label,
+                        "(unnamed)");
     } else {
         uint32_t gx = d->groups[0];
         if (d->threads)
@@ -317,29 +319,30 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
 }
 
 /* Records the planned schedule. Timestamps only into eddy's own buffer. */
-static void record(eddy_engine *e, eddy_graph_obj *g, const eddy_sync_plan *plan,
-                   VkCommandBuffer cb, bool timestamps)
+static eddy_result record(eddy_engine *e, eddy_graph_obj *g, const eddy_sync_plan *plan,
+                          VkCommandBuffer cb, bool timestamps)
 {
+    uint32_t most = 1;
+    for (uint32_t s = 0; s < plan->step_count; s++)
+        if (plan->steps[s].barrier_count > most)
+            most = plan->steps[s].barrier_count;
+    VkBufferMemoryBarrier *bmb = malloc(most * sizeof *bmb);
+    if (!bmb) {
+        eddy_log(e, EDDY_LOG_ERROR, "graph '%s': out of host memory recording", g->label);
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
     eddy_cmd_barrier_in(e, cb);
     if (timestamps)
         e->vk.vkCmdResetQueryPool(cb, g->queries, 0, g->query_count);
     VkPipeline bound = VK_NULL_HANDLE;
-    VkBufferMemoryBarrier *bmb = NULL;
-    uint32_t bmb_cap = 0;
     for (uint32_t s = 0; s < plan->step_count; s++) {
         const eddy_sync_step *st = &plan->steps[s];
         const eddy_pass *p = &g->passes[st->pass];
         if (st->barrier_count) {
-            if (st->barrier_count > bmb_cap) {
-                VkBufferMemoryBarrier *grown = realloc(bmb, st->barrier_count * sizeof *bmb);
-                if (!grown)
-                    abort(); /* a few hundred bytes; nothing sensible is left to do */
-                bmb = grown;
-                bmb_cap = st->barrier_count;
-            }
             VkPipelineStageFlags src = 0, dst = 0;
             for (uint32_t i = 0; i < st->barrier_count; i++) {
                 const eddy_sync_barrier *b = &plan->barriers[st->first_barrier + i];
+                const eddy_buffer_obj *bo = eddy_pool_get(&e->buffers, b->resource);
                 src |= vk_stages(b->src_stages);
                 dst |= vk_stages(b->dst_stages);
                 bmb[i] = (VkBufferMemoryBarrier){
@@ -348,9 +351,7 @@ static void record(eddy_engine *e, eddy_graph_obj *g, const eddy_sync_plan *plan
                     .dstAccessMask = vk_access(b->dst_access),
                     .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
                     .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                    .buffer = eddy_pool_get(&e->buffers, b->resource)
-                                  ? ((eddy_buffer_obj *)eddy_pool_get(&e->buffers, b->resource))->buffer
-                                  : VK_NULL_HANDLE,
+                    .buffer = bo ? bo->buffer : VK_NULL_HANDLE,
                     .offset = 0,
                     .size = VK_WHOLE_SIZE,
                 };
@@ -381,6 +382,61 @@ static void record(eddy_engine *e, eddy_graph_obj *g, const eddy_sync_plan *plan
     }
     free(bmb);
     eddy_cmd_barrier_out(e, cb);
+    return EDDY_OK;
+}
+
+/* A graph never runs with a destroyed kernel or buffer: its recording (and
+ * descriptors) would name freed objects. Checked again only after a
+ * destroy somewhere in the engine. */
+static eddy_result check_live(eddy_engine *e, eddy_graph_obj *g)
+{
+    if (g->checked_destroys == e->destroys)
+        return EDDY_OK;
+    for (uint32_t i = 0; i < g->pass_count; i++) {
+        const eddy_pass *p = &g->passes[i];
+        if (!eddy_kernel_get(e, p->kernel)) {
+            eddy_log(e, EDDY_LOG_ERROR, "graph '%s': pass '%s' uses kernel '%s', which was destroyed; "
+                     "the graph cannot run (destroy it and build it again)", g->label, p->label,
+                     p->kernel_label);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+        for (uint32_t b = 0; b <= EDDY_MAX_BINDINGS; b++) {
+            eddy_buffer h = b < EDDY_MAX_BINDINGS ? p->bindings[b].buffer : p->indirect;
+            if (h.id && !eddy_buffer_get(e, h)) {
+                char which[32];
+                if (b < EDDY_MAX_BINDINGS)
+                    snprintf(which, sizeof which, "binding %u", b);
+                else
+                    snprintf(which, sizeof which, "indirect arguments");
+                eddy_log(e, EDDY_LOG_ERROR, "graph '%s': pass '%s' binds buffer '%s' (%s), which was "
+                         "destroyed; the graph cannot run (destroy it and build it again)", g->label,
+                         p->label, p->binding_labels[b], which);
+                return EDDY_ERROR_INVALID_ARGUMENT;
+            }
+        }
+    }
+    g->checked_destroys = e->destroys;
+    return EDDY_OK;
+}
+
+/* Every object the graph's recording uses now also lives until `use`. */
+static void mark_use(eddy_engine *e, eddy_graph_obj *g, eddy_use use)
+{
+    eddy_use_merge(&g->use, use);
+    for (uint32_t i = 0; i < g->pass_count; i++) {
+        const eddy_pass *p = &g->passes[i];
+        eddy_kernel_obj *k = eddy_kernel_get(e, p->kernel);
+        if (k)
+            eddy_use_merge(&k->shared->use, use);
+        for (uint32_t b = 0; b < p->binding_count; b++) {
+            eddy_buffer_obj *bo = eddy_buffer_get(e, p->bindings[b].buffer);
+            if (bo)
+                eddy_use_merge(&bo->use, use);
+        }
+        eddy_buffer_obj *ib = p->indirect.id ? eddy_buffer_get(e, p->indirect) : NULL;
+        if (ib)
+            eddy_use_merge(&ib->use, use);
+    }
 }
 
 static eddy_result prepare(eddy_engine *e, eddy_graph_obj *g, eddy_sync_plan *plan)
@@ -434,14 +490,15 @@ static eddy_result build(eddy_engine *e, eddy_graph_obj *g)
     };
     if (r == VK_SUCCESS)
         r = e->vk.vkBeginCommandBuffer(g->cb, &bi);
+    eddy_result rec = EDDY_OK;
     if (r == VK_SUCCESS) {
-        record(e, g, &plan, g->cb, g->queries != VK_NULL_HANDLE);
+        rec = record(e, g, &plan, g->cb, g->queries != VK_NULL_HANDLE);
         r = e->vk.vkEndCommandBuffer(g->cb);
     }
     eddy_sync_plan_free(&plan);
-    if (r != VK_SUCCESS) {
+    if (rec != EDDY_OK || r != VK_SUCCESS) {
         release_recording(e, g);
-        return eddy_vk_fail(e, r, "recording the graph's command buffer");
+        return rec != EDDY_OK ? rec : eddy_vk_fail(e, r, "recording the graph's command buffer");
     }
     eddy_set_name(e, VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)g->cb, g->label);
     g->dirty = false;
@@ -471,7 +528,9 @@ static void read_timestamps(eddy_engine *e, eddy_graph_obj *g)
 static eddy_result submit_times(eddy_engine *e, eddy_graph_obj *g, uint32_t times,
                                 uint64_t *value, bool wait)
 {
-    eddy_result r = build(e, g);
+    eddy_result r = check_live(e, g);
+    if (r == EDDY_OK)
+        r = build(e, g);
     if (r != EDDY_OK)
         return r;
     if (times == 0 || g->pass_count == 0) {
@@ -484,6 +543,8 @@ static eddy_result submit_times(eddy_engine *e, eddy_graph_obj *g, uint32_t time
         for (uint32_t i = 0; i < times; i++) {
             uint64_t v;
             r = eddy_submit(e, &g->cb, 1, &v);
+            if (r == EDDY_OK)
+                mark_use(e, g, (eddy_use){ v, 0 });
             if (r == EDDY_OK)
                 r = eddy_wait(e, v, 0);
             if (r != EDDY_OK)
@@ -504,6 +565,7 @@ static eddy_result submit_times(eddy_engine *e, eddy_graph_obj *g, uint32_t time
         r = eddy_submit(e, cbs, n, &v);
         if (r != EDDY_OK)
             return r;
+        mark_use(e, g, (eddy_use){ v, 0 });
         done += n;
     }
     if (value)
@@ -531,23 +593,34 @@ eddy_result eddy_graph_submit(eddy_engine *e, eddy_graph h, uint32_t times, uint
     return submit_times(e, g, times, value, false);
 }
 
-eddy_result eddy_graph_record(eddy_engine *e, eddy_graph h, VkCommandBuffer cb)
+eddy_result eddy_graph_record(eddy_engine *e, eddy_graph h, const eddy_record_desc *desc)
 {
     eddy_graph_obj *g = graph_get(e, h);
-    if (!g || !cb) {
+    if (!g || !desc || !desc->command_buffer) {
         eddy_log(e, EDDY_LOG_ERROR, "graph_record: needs a live graph and a command buffer");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    eddy_result r = build(e, g); /* descriptor sets; eddy's own buffer is recorded too */
+    eddy_result r = check_live(e, g);
+    if (r == EDDY_OK)
+        r = build(e, g); /* descriptor sets; eddy's own buffer is recorded too */
     if (r != EDDY_OK)
         return r;
     eddy_sync_plan plan = { 0 };
     r = plan_graph(e, g, &plan);
     if (r != EDDY_OK)
         return r;
-    record(e, g, &plan, cb, false);
+    uint64_t epoch = eddy_host_mark_add(e, desc->done_semaphore, desc->done_value);
+    if (!epoch) {
+        eddy_sync_plan_free(&plan);
+        eddy_log(e, EDDY_LOG_ERROR, "graph_record: out of host memory");
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    r = record(e, g, &plan, desc->command_buffer, false);
     eddy_sync_plan_free(&plan);
-    return EDDY_OK;
+    /* Until the host's command buffer has finished, nothing it names goes:
+     * not the recording's descriptor sets, buffers or pipelines. */
+    mark_use(e, g, (eddy_use){ 0, epoch });
+    return r;
 }
 
 int eddy_graph_profile(eddy_engine *e, eddy_graph h, eddy_pass_time *out, int max)

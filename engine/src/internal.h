@@ -35,6 +35,40 @@ void eddy_pool_free(eddy_pool *p, uint32_t id);
 void eddy_pool_release(eddy_pool *p);
 #define EDDY_POOL(type) ((eddy_pool){ .elem_size = sizeof(type) })
 
+/* ------------------------------------------------------------------ lifetimes */
+
+/* The last use of a resource by the GPU: eddy's own submissions (a value of
+ * the engine's timeline) and host command buffers it was recorded into (the
+ * host marks up to this epoch, see eddy_graph_record). Vulkan objects are
+ * released only once both have finished. */
+typedef struct eddy_use {
+    uint64_t value;
+    uint64_t host_epoch;
+} eddy_use;
+
+/* Vulkan objects waiting for their last use to finish; any field may be
+ * null. */
+typedef struct eddy_deferred {
+    eddy_use use;
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    uint32_t heap;
+    uint64_t bytes; /* of memory, counted in heap_used */
+    struct eddy_shared_pipeline *pipeline;
+    VkDescriptorPool pool;
+    VkCommandBuffer cb;
+    VkQueryPool queries;
+} eddy_deferred;
+
+/* A host command buffer eddy recorded into: finished when `semaphore`
+ * reaches `value`, or (no semaphore) when the host calls
+ * eddy_recorded_work_done. */
+typedef struct eddy_host_mark {
+    uint64_t epoch;
+    VkSemaphore semaphore;
+    uint64_t value;
+} eddy_host_mark;
+
 /* ------------------------------------------------------------------ objects */
 
 typedef struct eddy_buffer_obj {
@@ -45,11 +79,28 @@ typedef struct eddy_buffer_obj {
     void *mapped; /* non-NULL where the memory is host-visible and coherent */
     uint32_t heap;  /* memory heap of the allocation */
     uint64_t bytes; /* allocation size */
+    eddy_use use;
     char label[96];
 } eddy_buffer_obj;
 
+/* One pipeline with its layouts, shared by every kernel made from the same
+ * SPIR-V, entry point, workgroup size and specialization constants (two
+ * systems of one module, or a scene loaded twice, compile it once). */
+typedef struct eddy_shared_pipeline {
+    uint64_t key[2]; /* two independent hashes of what made it */
+    uint32_t refs;   /* live kernel handles on it; 0: kept for reuse */
+    eddy_use use;
+    uint64_t released; /* e->release_seq when refs last went to 0 */
+    VkPipeline pipeline;
+    VkPipelineLayout layout;
+    VkDescriptorSetLayout set_layout;
+    uint32_t binding_count;
+    uint32_t workgroup_size;
+} eddy_shared_pipeline;
+
 typedef struct eddy_kernel_obj {
     eddy_slot slot;
+    eddy_shared_pipeline *shared;
     VkPipeline pipeline;
     VkPipelineLayout layout;
     VkDescriptorSetLayout set_layout;
@@ -66,6 +117,8 @@ typedef struct eddy_pass {
     uint32_t groups[3];
     eddy_buffer indirect;
     uint64_t indirect_offset;
+    char kernel_label[48];                          /* for messages after a destroy */
+    char binding_labels[EDDY_MAX_BINDINGS + 1][48]; /* the last one: indirect */
     uint32_t push[EDDY_PUSH_CONSTANT_BYTES / 4];
     uint32_t push_size;
     VkDescriptorSet set;
@@ -86,6 +139,8 @@ typedef struct eddy_graph_obj {
     uint32_t pass_count, pass_cap;
     eddy_graph_range *ranges;
     uint32_t range_count;
+    eddy_use use;
+    uint64_t checked_destroys; /* e->destroys when its handles were last checked */
     /* Built at the first run after a change: */
     bool dirty;
     VkDescriptorPool pool;
@@ -136,11 +191,26 @@ struct eddy_engine {
 
     VkCommandPool command_pool;
     VkCommandBuffer transfer_cb;
-    VkFence transfer_fence;
     VkSemaphore timeline;
-    uint64_t timeline_value;
+    uint64_t timeline_value; /* the last value a successful submit will signal */
+    uint64_t completed;      /* the last value seen signalled */
+
+    eddy_deferred *deferred; /* released once their use has finished */
+    uint32_t deferred_count, deferred_cap;
+    eddy_host_mark *marks;   /* host recordings not known to be finished */
+    uint32_t mark_count, mark_cap;
+    uint64_t host_epoch;
+    uint64_t destroys;       /* buffers and kernels destroyed so far */
+    uint64_t submits, waits; /* eddy_engine_counters */
+    bool fail_next_submit;   /* tests: the next submit fails as if the device were lost */
 
     eddy_pool buffers, kernels, graphs, particles;
+
+    eddy_shared_pipeline **pipelines; /* every shared pipeline alive, unordered */
+    uint32_t pipeline_count, pipeline_cap;
+    uint64_t pipelines_created; /* pipelines compiled since the engine began */
+    uint32_t pipelines_keep;    /* at most this many with refs 0 */
+    uint64_t release_seq;
 
     struct eddy_prims_kernels *prims; /* scan/sort/grid/reduce kernels, made at first use */
 
@@ -176,6 +246,29 @@ eddy_result eddy_end_transfer(eddy_engine *e);
 /* Submits command buffers and signals the timeline with a new value. */
 eddy_result eddy_submit(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t count,
                         uint64_t *value);
+
+/* Releases what `d` holds now when its use has finished, else when it has
+ * (checked at submits, waits and engine destruction). */
+void eddy_defer(eddy_engine *e, const eddy_deferred *d);
+/* Releases deferred objects whose use has finished. */
+void eddy_collect(eddy_engine *e);
+bool eddy_use_done(eddy_engine *e, eddy_use u);
+/* Waits until `u` has finished (host marks without a semaphore excepted). */
+eddy_result eddy_wait_use(eddy_engine *e, eddy_use u);
+/* Waits for all of eddy's work, then releases every deferred object. */
+void eddy_release_deferred(eddy_engine *e);
+void eddy_destroy_shared_pipeline(eddy_engine *e, struct eddy_shared_pipeline *sp);
+/* A host recording finishing when `semaphore` reaches `value` (no
+ * semaphore: at eddy_recorded_work_done); returns its epoch, 0 when out of
+ * memory. */
+uint64_t eddy_host_mark_add(eddy_engine *e, VkSemaphore semaphore, uint64_t value);
+static inline void eddy_use_merge(eddy_use *u, eddy_use v)
+{
+    if (v.value > u->value)
+        u->value = v.value;
+    if (v.host_epoch > u->host_epoch)
+        u->host_epoch = v.host_epoch;
+}
 
 /* Full barriers at the start and end of every recorded sequence. */
 void eddy_cmd_barrier_in(eddy_engine *e, VkCommandBuffer cb);

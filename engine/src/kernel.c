@@ -111,14 +111,170 @@ eddy_result eddy_compile_glsl(eddy_engine *e, const char *source, const char *na
     return res;
 }
 
-static void destroy_kernel_objects(eddy_engine *e, eddy_kernel_obj *k)
+void eddy_destroy_shared_pipeline(eddy_engine *e, eddy_shared_pipeline *sp)
 {
-    if (k->pipeline)
-        e->vk.vkDestroyPipeline(e->device, k->pipeline, NULL);
-    if (k->layout)
-        e->vk.vkDestroyPipelineLayout(e->device, k->layout, NULL);
-    if (k->set_layout)
-        e->vk.vkDestroyDescriptorSetLayout(e->device, k->set_layout, NULL);
+    if (sp->pipeline)
+        e->vk.vkDestroyPipeline(e->device, sp->pipeline, NULL);
+    if (sp->layout)
+        e->vk.vkDestroyPipelineLayout(e->device, sp->layout, NULL);
+    if (sp->set_layout)
+        e->vk.vkDestroyDescriptorSetLayout(e->device, sp->set_layout, NULL);
+    free(sp);
+}
+
+/* 64-bit hash (FNV-1a on bytes, finished with a splitmix64 avalanche);
+ * two seeds give the two halves of a pipeline's key. */
+static uint64_t hash_bytes(uint64_t h, const void *data, size_t size)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < size; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t hash_finish(uint64_t h)
+{
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+}
+
+static void pipeline_key(const uint32_t *words, size_t size, const char *entry,
+                         const VkSpecializationMapEntry *entries, const uint32_t *values, uint32_t n,
+                         uint64_t key[2])
+{
+    for (int half = 0; half < 2; half++) {
+        uint64_t h = half ? 0x84222325cbf29ce4ull : 0xcbf29ce484222325ull;
+        uint64_t sz = size;
+        h = hash_bytes(h, &sz, sizeof sz);
+        h = hash_bytes(h, words, size);
+        h = hash_bytes(h, entry, strlen(entry) + 1);
+        for (uint32_t i = 0; i < n; i++) {
+            h = hash_bytes(h, &entries[i].constantID, sizeof entries[i].constantID);
+            h = hash_bytes(h, &values[i], sizeof values[i]);
+        }
+        key[half] = hash_finish(h);
+    }
+}
+
+static eddy_shared_pipeline *find_shared(eddy_engine *e, const uint64_t key[2])
+{
+    for (uint32_t i = 0; i < e->pipeline_count; i++)
+        if (e->pipelines[i]->key[0] == key[0] && e->pipelines[i]->key[1] == key[1])
+            return e->pipelines[i];
+    return NULL;
+}
+
+/* Builds the pipeline and its layouts; NULL (logged) on failure. */
+static eddy_shared_pipeline *make_shared(eddy_engine *e, const char *label, const uint32_t *words,
+                                         size_t size, const char *entry, const spirv_facts *facts,
+                                         uint32_t wg, const VkSpecializationMapEntry *entries,
+                                         const uint32_t *values, uint32_t n, const uint64_t key[2])
+{
+    if (e->pipeline_count == e->pipeline_cap) {
+        uint32_t cap = e->pipeline_cap ? 2 * e->pipeline_cap : 32;
+        eddy_shared_pipeline **grown = realloc(e->pipelines, cap * sizeof *grown);
+        if (!grown) {
+            eddy_log(e, EDDY_LOG_ERROR, "kernel '%s': out of host memory", label);
+            return NULL;
+        }
+        e->pipelines = grown;
+        e->pipeline_cap = cap;
+    }
+    eddy_shared_pipeline *sp = calloc(1, sizeof *sp);
+    if (!sp) {
+        eddy_log(e, EDDY_LOG_ERROR, "kernel '%s': out of host memory", label);
+        return NULL;
+    }
+    memcpy(sp->key, key, sizeof sp->key);
+    sp->binding_count = facts->binding_count;
+    sp->workgroup_size = wg;
+    VkDescriptorSetLayoutBinding bindings[EDDY_MAX_BINDINGS];
+    for (uint32_t i = 0; i < sp->binding_count; i++)
+        bindings[i] = (VkDescriptorSetLayoutBinding){
+            .binding = i,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorCount = 1,
+            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    VkDescriptorSetLayoutCreateInfo sli = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = sp->binding_count,
+        .pBindings = bindings,
+    };
+    VkResult r = e->vk.vkCreateDescriptorSetLayout(e->device, &sli, NULL, &sp->set_layout);
+    VkPushConstantRange push = { VK_SHADER_STAGE_COMPUTE_BIT, 0, EDDY_PUSH_CONSTANT_BYTES };
+    VkPipelineLayoutCreateInfo pli = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &sp->set_layout,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &push,
+    };
+    if (r == VK_SUCCESS)
+        r = e->vk.vkCreatePipelineLayout(e->device, &pli, NULL, &sp->layout);
+    VkShaderModule module = VK_NULL_HANDLE;
+    VkShaderModuleCreateInfo smi = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = size,
+        .pCode = words,
+    };
+    if (r == VK_SUCCESS)
+        r = e->vk.vkCreateShaderModule(e->device, &smi, NULL, &module);
+    VkSpecializationInfo spec = { n, entries, n * 4, values };
+    VkComputePipelineCreateInfo pci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .module = module,
+            .pName = entry,
+            .pSpecializationInfo = n ? &spec : NULL,
+        },
+        .layout = sp->layout,
+    };
+    if (r == VK_SUCCESS)
+        r = e->vk.vkCreateComputePipelines(e->device, VK_NULL_HANDLE, 1, &pci, NULL, &sp->pipeline);
+    if (module)
+        e->vk.vkDestroyShaderModule(e->device, module, NULL);
+    if (r != VK_SUCCESS) {
+        eddy_log(e, EDDY_LOG_ERROR, "kernel '%s': pipeline creation failed: %s", label,
+                 eddy_vk_result_string(r));
+        eddy_destroy_shared_pipeline(e, sp);
+        return NULL;
+    }
+    eddy_set_name(e, VK_OBJECT_TYPE_PIPELINE, (uint64_t)sp->pipeline, label);
+    e->pipelines[e->pipeline_count++] = sp;
+    e->pipelines_created++;
+    return sp;
+}
+
+/* Drops pipeline i from the table; it goes once its last use has finished. */
+static void drop_shared(eddy_engine *e, uint32_t i)
+{
+    eddy_shared_pipeline *sp = e->pipelines[i];
+    e->pipelines[i] = e->pipelines[--e->pipeline_count];
+    eddy_defer(e, &(eddy_deferred){ .use = sp->use, .pipeline = sp });
+}
+
+/* The last kernel on a pipeline went: keep it for reuse, dropping the
+ * longest unused one when more than pipelines_keep are kept. */
+static void release_shared(eddy_engine *e, eddy_shared_pipeline *sp)
+{
+    if (!sp || --sp->refs)
+        return;
+    sp->released = ++e->release_seq;
+    uint32_t kept = 0, oldest = 0;
+    for (uint32_t i = 0; i < e->pipeline_count; i++)
+        if (!e->pipelines[i]->refs) {
+            if (!kept || e->pipelines[i]->released < e->pipelines[oldest]->released)
+                oldest = i;
+            kept++;
+        }
+    if (kept > e->pipelines_keep)
+        drop_shared(e, oldest);
 }
 
 eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
@@ -166,43 +322,6 @@ eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
         free(compiled);
         return none;
     }
-
-    eddy_kernel_obj k = { 0 };
-    eddy_copy_label(k.label, sizeof k.label, desc->label, "(unnamed)");
-    k.binding_count = facts.binding_count;
-    k.workgroup_size = wg;
-    VkDescriptorSetLayoutBinding bindings[EDDY_MAX_BINDINGS];
-    for (uint32_t i = 0; i < k.binding_count; i++)
-        bindings[i] = (VkDescriptorSetLayoutBinding){
-            .binding = i,
-            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-            .descriptorCount = 1,
-            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-        };
-    VkDescriptorSetLayoutCreateInfo sli = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-        .bindingCount = k.binding_count,
-        .pBindings = bindings,
-    };
-    VkResult r = e->vk.vkCreateDescriptorSetLayout(e->device, &sli, NULL, &k.set_layout);
-    VkPushConstantRange push = { VK_SHADER_STAGE_COMPUTE_BIT, 0, EDDY_PUSH_CONSTANT_BYTES };
-    VkPipelineLayoutCreateInfo pli = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .setLayoutCount = 1,
-        .pSetLayouts = &k.set_layout,
-        .pushConstantRangeCount = 1,
-        .pPushConstantRanges = &push,
-    };
-    if (r == VK_SUCCESS)
-        r = e->vk.vkCreatePipelineLayout(e->device, &pli, NULL, &k.layout);
-    VkShaderModule module = VK_NULL_HANDLE;
-    VkShaderModuleCreateInfo smi = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = size,
-        .pCode = words,
-    };
-    if (r == VK_SUCCESS)
-        r = e->vk.vkCreateShaderModule(e->device, &smi, NULL, &module);
     VkSpecializationMapEntry entries[EDDY_MAX_SPECIALIZATION + 1];
     uint32_t values[EDDY_MAX_SPECIALIZATION + 1];
     uint32_t n = 0;
@@ -214,38 +333,32 @@ eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
         entries[n] = (VkSpecializationMapEntry){ desc->specialization[i].id, n * 4, 4 };
         values[n++] = desc->specialization[i].value;
     }
-    VkSpecializationInfo spec = { n, entries, n * 4, values };
-    VkComputePipelineCreateInfo pci = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-            .module = module,
-            .pName = desc->entry ? desc->entry : "main",
-            .pSpecializationInfo = n ? &spec : NULL,
-        },
-        .layout = k.layout,
-    };
-    if (r == VK_SUCCESS)
-        r = e->vk.vkCreateComputePipelines(e->device, VK_NULL_HANDLE, 1, &pci, NULL, &k.pipeline);
-    if (module)
-        e->vk.vkDestroyShaderModule(e->device, module, NULL);
+    const char *entry = desc->entry ? desc->entry : "main";
+    uint64_t key[2];
+    pipeline_key(words, size, entry, entries, values, n, key);
+    eddy_shared_pipeline *sp = find_shared(e, key);
+    if (!sp)
+        sp = make_shared(e, label, words, size, entry, &facts, wg, entries, values, n, key);
     free(compiled);
-    if (r != VK_SUCCESS) {
-        eddy_log(e, EDDY_LOG_ERROR, "kernel '%s': pipeline creation failed: %s", label,
-                 eddy_vk_result_string(r));
-        destroy_kernel_objects(e, &k);
+    if (!sp)
         return none;
-    }
-    eddy_set_name(e, VK_OBJECT_TYPE_PIPELINE, (uint64_t)k.pipeline, k.label);
     uint32_t id;
     eddy_kernel_obj *slot = eddy_pool_alloc(&e->kernels, &id);
     if (!slot) {
-        destroy_kernel_objects(e, &k);
+        if (!sp->refs) {
+            sp->refs = 1;
+            release_shared(e, sp);
+        }
         return none;
     }
-    k.slot = slot->slot;
-    *slot = k;
+    sp->refs++;
+    slot->shared = sp;
+    slot->pipeline = sp->pipeline;
+    slot->layout = sp->layout;
+    slot->set_layout = sp->set_layout;
+    slot->binding_count = sp->binding_count;
+    slot->workgroup_size = sp->workgroup_size;
+    eddy_copy_label(slot->label, sizeof slot->label, desc->label, "(unnamed)");
     return (eddy_kernel){ id };
 }
 
@@ -254,9 +367,9 @@ void eddy_destroy_kernel(eddy_engine *e, eddy_kernel h)
     eddy_kernel_obj *k = eddy_kernel_get(e, h);
     if (!k)
         return;
-    e->vk.vkQueueWaitIdle(e->queue);
-    destroy_kernel_objects(e, k);
+    release_shared(e, k->shared);
     eddy_pool_free(&e->kernels, h.id);
+    e->destroys++;
 }
 
 void eddy_destroy_all_kernels(eddy_engine *e)
@@ -264,10 +377,15 @@ void eddy_destroy_all_kernels(eddy_engine *e)
     for (uint32_t i = 0; i < e->kernels.count; i++) {
         eddy_kernel_obj *k = (eddy_kernel_obj *)(e->kernels.items + (size_t)i * e->kernels.elem_size);
         if (k->slot.live) {
-            destroy_kernel_objects(e, k);
+            k->shared->refs--;
             k->slot.live = false;
         }
     }
+    while (e->pipeline_count)
+        drop_shared(e, e->pipeline_count - 1);
+    free(e->pipelines);
+    e->pipelines = NULL;
+    e->pipeline_count = e->pipeline_cap = 0;
 }
 
 uint32_t eddy_kernel_workgroup_size(eddy_engine *e, eddy_kernel h)
@@ -280,4 +398,17 @@ uint32_t eddy_kernel_binding_count(eddy_engine *e, eddy_kernel h)
 {
     eddy_kernel_obj *k = eddy_kernel_get(e, h);
     return k ? k->binding_count : 0;
+}
+
+eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e)
+{
+    eddy_engine_counters c = { .pipelines_created = e->pipelines_created, .submits = e->submits,
+                               .waits = e->waits, .deferred = e->deferred_count };
+    for (uint32_t i = 0; i < e->pipeline_count; i++) {
+        c.pipelines_live += e->pipelines[i]->refs > 0;
+        c.pipelines_kept += e->pipelines[i]->refs == 0;
+    }
+    for (uint32_t i = 0; i < e->kernels.count; i++)
+        c.kernels_live += ((const eddy_slot *)(e->kernels.items + (size_t)i * e->kernels.elem_size))->live;
+    return c;
 }

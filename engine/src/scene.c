@@ -1227,6 +1227,12 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         if (!cJSON_IsArray(plugins))
             return fail(c, "plugins", "expected an array of shared library paths, got %s",
                         json_type(plugins));
+        /* A library runs its code when loaded: a scene file alone (from
+         * anyone) must not be able to do that. */
+        if (!desc->allow_plugins && cJSON_GetArraySize(plugins) > 0)
+            return fail(c, "plugins", "the scene loads module libraries, which run their own code; "
+                        "refused unless allowed (eddy run --allow-plugins, or "
+                        "eddy_scene_desc.allow_plugins; --module LIB.so loads one by hand)");
         char dir[4096];
         dir_of(s->path, dir, sizeof dir);
         int i = 0;

@@ -1,6 +1,7 @@
 /* libFuzzer harness: scene JSON text -> a loaded (or refused) scene, through
  * the public eddy_load_scene on one engine made once (lavapipe, validation
- * off, messages dropped). Nothing may be written: no_output. Each input is
+ * off, messages dropped, pipelines kept across loads). Nothing may be
+ * written: no_output; a scene's plugins are refused (no allow_plugins). Each input is
  * loaded and destroyed; a crash, a sanitizer report, a leak of eddy's or a
  * hang (libFuzzer's -timeout) is a finding. tools/fuzz.sh runs it. */
 #include "eddy/eddy.h"
@@ -22,7 +23,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    engine = eddy_create_engine(&(eddy_engine_desc){ .validation = EDDY_VALIDATION_OFF, .log = quiet });
+    /* Every pipeline kept: after the first load of each module's scene, a
+     * variant's kernels reuse them instead of compiling (two thirds of an
+     * execution's time before). */
+    engine = eddy_create_engine(&(eddy_engine_desc){ .validation = EDDY_VALIDATION_OFF, .log = quiet,
+                                                     .kept_pipelines = 4096 });
     if (!engine)
         abort(); /* no device: nothing to fuzz */
     const char *s = getenv("EDDY_FUZZ_STEP");

@@ -113,8 +113,8 @@ int main(void)
     VK(vkAllocateCommandBuffers(device, &cai, &cb));
     VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
     VK(vkBeginCommandBuffer(cb, &bi));
-    CHECK(eddy_graph_record(e, g, cb) == EDDY_OK);
-    CHECK(eddy_graph_record(e, g, cb) == EDDY_OK);
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cb }) == EDDY_OK);
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cb }) == EDDY_OK);
     VK(vkEndCommandBuffer(cb));
     VkFence fence;
     VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
@@ -122,6 +122,7 @@ int main(void)
     VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb };
     VK(vkQueueSubmit(queue, 1, &si, fence));
     VK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
+    eddy_recorded_work_done(e);
     CHECK(eddy_buffer_download(e, bb, 0, sizeof got, got) == EDDY_OK);
     int bad = 0;
     for (uint32_t i = 0; i < N; i++)

@@ -151,6 +151,56 @@ int main(void)
     CHECKF(strstr(test_last_error, "broken") && strstr(test_last_error, "undefined_thing"),
            "message was: %s", test_last_error);
 
+    /* Kernels from the same SPIR-V, entry, workgroup size and constants
+     * share one pipeline; another workgroup size or constant is another
+     * pipeline. The shared one outlives a destroyed twin: the twin's graph
+     * still computes right. */
+    eddy_engine_counters c0 = eddy_engine_get_counters(e);
+    eddy_kernel ops2 = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ops twin", EDDY_SPIRV(ops_spv), .workgroup_size = 32 });
+    eddy_kernel ops3 = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ops 64", EDDY_SPIRV(ops_spv), .workgroup_size = 64 });
+    eddy_kernel mul3b = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "mul3 again", .glsl = mul3_glsl });
+    REQUIRE(ops2.id && ops3.id && mul3b.id);
+    eddy_engine_counters c1 = eddy_engine_get_counters(e);
+    CHECKF(c1.pipelines_created == c0.pipelines_created + 1, "%llu pipelines compiled for 3 kernels, 2 of them twins",
+           (unsigned long long)(c1.pipelines_created - c0.pipelines_created));
+    CHECK(c1.kernels_live == c0.kernels_live + 3 && c1.pipelines_live == c0.pipelines_live + 1);
+    eddy_destroy_kernel(e, ops);
+    eddy_destroy_kernel(e, mul3);
+    CHECK(eddy_engine_get_counters(e).pipelines_live == c1.pipelines_live);
+    eddy_graph g4 = eddy_create_graph(e, &(eddy_graph_desc){ .label = "twins" });
+    CHECK(eddy_graph_add_pass(e, g4, &(eddy_pass_desc){ .label = "mul3", .kernel = mul3b, .threads = N,
+        .bindings = { { ba, EDDY_READ_WRITE } }, .push = &pc, .push_size = 4 }) == 0);
+    CHECK(eddy_graph_add_pass(e, g4, &(eddy_pass_desc){ .label = "b+=a", .kernel = ops2, .threads = N,
+        .bindings = { { ba, EDDY_READ }, { bb, EDDY_READ_WRITE } }, .push = &p1, .push_size = sizeof p1 }) == 1);
+    CHECK(eddy_graph_run(e, g4, 1) == EDDY_OK);
+    for (int i = 0; i < N; i++) {
+        a[i] = a[i] * 3u + 1u;
+        b[i] += a[i];
+    }
+    CHECK(eddy_buffer_download(e, bb, 0, sizeof gb, gb) == EDDY_OK);
+    CHECK(memcmp(gb, b, sizeof b) == 0);
+    eddy_destroy_graph(e, g4);
+    eddy_destroy_kernel(e, ops2);
+    eddy_destroy_kernel(e, ops3);
+    eddy_destroy_kernel(e, mul3b);
+    /* Their pipelines are kept (default 64): made again, nothing compiles. */
+    eddy_engine_counters c2 = eddy_engine_get_counters(e);
+    CHECK(c2.pipelines_live == c0.pipelines_live - 2 && c2.pipelines_kept == c0.pipelines_kept + 3);
+    eddy_kernel again = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ops 64 again", EDDY_SPIRV(ops_spv), .workgroup_size = 64 });
+    CHECK(again.id && eddy_engine_get_counters(e).pipelines_created == c1.pipelines_created);
+    eddy_destroy_kernel(e, again);
+    /* An engine that keeps none compiles again. */
+    eddy_engine *e2 = eddy_create_engine(&(eddy_engine_desc){ .kept_pipelines = EDDY_KEEP_NO_PIPELINES, .log = test_log });
+    REQUIRE(e2);
+    for (int i = 0; i < 2; i++) {
+        eddy_kernel k = eddy_create_kernel(e2, &(eddy_kernel_desc){ .label = "ops", EDDY_SPIRV(ops_spv) });
+        CHECK(k.id);
+        eddy_destroy_kernel(e2, k);
+        CHECK(eddy_engine_get_counters(e2).pipelines_kept == 0);
+    }
+    CHECK(eddy_engine_get_counters(e2).pipelines_created == 2);
+    test_finish(e2);
+
     eddy_destroy_graph(e, g);
     eddy_destroy_graph(e, g2);
     test_finish(e);

@@ -197,6 +197,19 @@ assert not [f for f in os.listdir(sys.argv[1]) if f.endswith(".tmp")]
 print(f"{len(lines)} lines, the last with {lines[-1]['sets']['p']['non_finite']} non-finite particles")
 PY
     echo "ok ($case)";;
+# A scene's "plugins" run their code in eddy's process: a scene file alone
+# must not load them (the growth module would have loaded and the run
+# succeeded before); --allow-plugins loads them.
+plugin_refused|plugin_allowed)
+    sed "s|\"systems\"|\"plugins\": [\"$growth\"], \"systems\"|" unstable.json > plugin.json
+    if [ "$case" = plugin_refused ]; then
+        refuse run plugin.json --out out -- "plugin.json: plugins: the scene loads module libraries" \
+            "refused unless allowed (eddy run --allow-plugins"
+    else
+        "$eddy" run plugin.json --allow-plugins --out out --quiet >"$tmp/outlog" 2>"$tmp/err" && fail "exit status 0"
+        grep -q "non-finite position or velocity" "$tmp/err" || fail "the plugin's module did not run"
+        echo "ok ($case): the plugin's module ran"
+    fi;;
 # Valid scenes that read past a buffer before the fix, seen only under
 # AddressSanitizer (tools/sanitize.sh runs this suite): one-body sets
 # uploaded 8 bytes padded to 16 (rigid), one boundary particle 4 (couple,

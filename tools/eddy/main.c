@@ -25,6 +25,7 @@ static const char *usage =
     "      --module LIB.so    load a module from a shared library (repeatable)\n"
     "      --validation V     off, on or sync (default: EDDY_VALIDATION, else off)\n"
     "      --no-output        write nothing (timing runs)\n"
+    "      --allow-plugins    load the module libraries the scene's \"plugins\" names\n"
     "      --quiet            no progress line\n"
     "  eddy haptic SCENE.json [options] a 1 kHz haptic loop on the scene's tool, the device\n"
     "                                    played by the scene's tool path in wall-clock time;\n"
@@ -107,7 +108,7 @@ typedef struct options {
     const char *modules[16];
     int module_count;
     uint64_t steps;
-    bool profile, quiet, no_output;
+    bool profile, quiet, no_output, allow_plugins;
     const char *system;  /* haptic */
     double seconds, rate; /* haptic */
 } options;
@@ -169,6 +170,8 @@ static int parse_options(int argc, char **argv, int first, options *o)
             o->quiet = true;
         } else if (!strcmp(a, "--no-output")) {
             o->no_output = true;
+        } else if (!strcmp(a, "--allow-plugins")) {
+            o->allow_plugins = true;
         } else if (a[0] == '-') {
             fprintf(stderr, "eddy error: unknown option '%s' (or its value is missing)\n%s", a, usage);
             return -1;
@@ -267,7 +270,8 @@ static int cmd_run(const options *o)
         return 1;
     const eddy_device_info *d = eddy_engine_device(e);
     eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){
-        .path = o->scene, .out_dir = o->out, .profile = o->profile, .no_output = o->no_output });
+        .path = o->scene, .out_dir = o->out, .profile = o->profile, .no_output = o->no_output,
+                                                            .allow_plugins = o->allow_plugins });
     if (!s) {
         eddy_destroy_engine(e);
         return 1;
@@ -341,7 +345,8 @@ static int cmd_haptic(const options *o)
     if (!e)
         return 1;
     eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = o->scene, .out_dir = o->out,
-                                                            .no_output = o->no_output });
+                                                            .no_output = o->no_output,
+                                                            .allow_plugins = o->allow_plugins });
     if (!s) {
         eddy_destroy_engine(e);
         return 1;

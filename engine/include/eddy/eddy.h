@@ -108,7 +108,14 @@ typedef struct eddy_engine_desc {
     void *log_user;             /* passed to log */
     bool verbose;               /* also log debug messages; default: info and above */
     eddy_adopt_desc adopt;      /* zero = eddy creates its own instance and device */
+    /* Pipelines whose last kernel was destroyed are kept for reuse, so a
+     * scene loaded again (an editor reloading, a test loading many) compiles
+     * nothing: at most this many, the longest unused dropped first. Default
+     * 64; EDDY_KEEP_NO_PIPELINES keeps none. Host memory only (a pipeline is
+     * tens of KiB on most drivers). */
+    uint32_t kept_pipelines;
 } eddy_engine_desc;
+#define EDDY_KEEP_NO_PIPELINES UINT32_MAX
 
 /* Creates an engine, or NULL (after logging why). */
 eddy_engine *eddy_create_engine(const eddy_engine_desc *desc);
@@ -125,6 +132,23 @@ void eddy_log(eddy_engine *e, eddy_log_level level, const char *fmt, ...)
 /* Messages the validation layer reported at warning or error severity since
  * the engine was created (0 when validation is off). Tests fail on any. */
 uint32_t eddy_validation_message_count(const eddy_engine *e);
+
+/* What the engine has done since it was created, for tests and tools that
+ * check how work is shared (read any time; the caller serialises as for
+ * every engine call). */
+typedef struct eddy_engine_counters {
+    uint64_t pipelines_created; /* compute pipelines compiled; kernels made from the same
+                                   SPIR-V, entry, workgroup size and specialization
+                                   constants share one */
+    uint32_t pipelines_live;    /* distinct pipelines in use by live kernels now */
+    uint32_t pipelines_kept;    /* pipelines of destroyed kernels kept for reuse
+                                   (eddy_engine_desc.kept_pipelines) */
+    uint32_t kernels_live;      /* kernel handles alive now */
+    uint64_t submits;           /* queue submissions (each signals the engine's timeline) */
+    uint64_t waits;             /* waits on the engine's timeline */
+    uint32_t deferred;          /* released objects waiting for the GPU to finish with them */
+} eddy_engine_counters;
+eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e);
 
 typedef struct eddy_device_info {
     char name[256];
@@ -160,7 +184,8 @@ typedef struct eddy_vk_objects {
 } eddy_vk_objects;
 eddy_vk_objects eddy_engine_vk(const eddy_engine *e);
 
-/* Waits until the engine's queue is idle. */
+/* Waits until all work eddy submitted has finished (eddy's timeline only:
+ * never the whole queue, which an adopted one shares with the host). */
 eddy_result eddy_wait_idle(eddy_engine *e);
 
 /* ------------------------------------------------------------------ buffers */
@@ -298,12 +323,31 @@ eddy_result eddy_wait(eddy_engine *e, uint64_t value, uint64_t timeout_ns);
 /* The engine's timeline semaphore (for hosts that wait on eddy's work). */
 VkSemaphore eddy_engine_timeline(const eddy_engine *e);
 
-/* Records the graph (desc.times substeps) into a host's command buffer in the
- * recording state, on a queue of the engine's queue family. The recording
- * starts with a barrier from all earlier commands' writes to compute reads and
- * writes, and ends with one from compute writes to all later commands, so the
- * host needs no barriers of its own around it. No timestamps. */
-eddy_result eddy_graph_record(eddy_engine *e, eddy_graph g, VkCommandBuffer cb);
+/* Records the graph (desc.times substeps) into a host's command buffer. */
+typedef struct eddy_record_desc {
+    /* Required: in the recording state, for a queue of the engine's queue
+     * family. Not owned by eddy. */
+    VkCommandBuffer command_buffer;
+    /* How eddy learns that the host's command buffer has finished, so that it
+     * frees nothing the recording names (descriptor sets, buffers, pipelines)
+     * before then: a timeline semaphore the host's submission signals to
+     * done_value when the command buffer has completed (eddy reads its
+     * value, never waits on the host's queue). VK_NULL_HANDLE: the host calls
+     * eddy_recorded_work_done() once everything it recorded has finished;
+     * until then, destroyed resources the recording used are kept. */
+    VkSemaphore done_semaphore;
+    uint64_t done_value;
+} eddy_record_desc;
+
+/* The recording starts with a barrier from all earlier commands' writes to
+ * compute reads and writes, and ends with one from compute writes to all
+ * later commands, so the host needs no barriers of its own around it. No
+ * timestamps. Refused (with a message naming the graph, the pass and the
+ * resource) when a kernel or buffer the graph binds was destroyed. */
+eddy_result eddy_graph_record(eddy_engine *e, eddy_graph g, const eddy_record_desc *desc);
+/* The host's word that every command buffer eddy recorded into without a
+ * done_semaphore has finished executing. */
+void eddy_recorded_work_done(eddy_engine *e);
 
 typedef struct eddy_pass_time {
     const char *label;  /* valid while the graph lives */
@@ -365,6 +409,9 @@ typedef struct eddy_scene_desc {
     const char *out_dir;   /* output folder; NULL = "out/<scene name>" */
     bool profile;          /* GPU timestamps per pass */
     bool no_output;        /* write nothing (tests) */
+    bool allow_plugins;    /* load the module libraries a scene's "plugins" names
+                              (they run their code in this process); default
+                              false: such a scene is refused with a message */
     uint64_t host_budget;  /* bytes of host memory loading may take for one
                               set's particles, a fill's lattice or a mesh's
                               voxels, checked before each allocation; 0 =
