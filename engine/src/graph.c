@@ -117,6 +117,22 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
                      "EDDY_WRITE, EDDY_READ_WRITE or EDDY_ATOMIC)", label, i);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
+        /* The planner trusts the declaration; on lavapipe, which runs one
+         * dispatch after another, a wrong one would pass every test. */
+        bool nw = k->no_write >> i & 1, nr = k->no_read >> i & 1;
+        if ((b->access == EDDY_READ && !nw) || (b->access == EDDY_WRITE && !nr) ||
+            (b->access == EDDY_ATOMIC && nw)) {
+            const char *why = b->access == EDDY_READ
+                ? "EDDY_READ, but the shader may write it (its block is not `readonly`: no NonWritable "
+                  "in the SPIR-V); declare EDDY_READ_WRITE, or make the block readonly"
+                : b->access == EDDY_WRITE
+                ? "EDDY_WRITE, but the shader may read it (its block is not `writeonly`: no NonReadable "
+                  "in the SPIR-V); declare EDDY_READ_WRITE, or make the block writeonly"
+                : "EDDY_ATOMIC, but the shader never writes it (`readonly`); declare EDDY_READ";
+            eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is declared %s", label, i,
+                     k->label, why);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
         p.bindings[i] = *b;
         eddy_copy_label(p.binding_labels[i], sizeof p.binding_labels[i], eddy_buffer_label(e, b->buffer),
                         "(unnamed)");

@@ -96,6 +96,7 @@ typedef struct eddy_shared_pipeline {
     VkDescriptorSetLayout set_layout;
     uint32_t binding_count;
     uint32_t workgroup_size;
+    uint32_t no_write, no_read; /* per binding bit: NonWritable / NonReadable in the SPIR-V */
 } eddy_shared_pipeline;
 
 typedef struct eddy_kernel_obj {
@@ -106,6 +107,7 @@ typedef struct eddy_kernel_obj {
     VkDescriptorSetLayout set_layout;
     uint32_t binding_count;
     uint32_t workgroup_size;
+    uint32_t no_write, no_read; /* per binding bit: NonWritable / NonReadable in the SPIR-V */
     char label[96];
 } eddy_kernel_obj;
 

@@ -10,9 +10,13 @@ eddy_kernel_obj *eddy_kernel_get(eddy_engine *e, eddy_kernel k)
 
 /* What eddy needs to know of a shader, read from its SPIR-V: the storage
  * buffer bindings of set 0 (so layouts follow the shader, not a second list
- * that could disagree) and how its workgroup size is set. */
+ * that could disagree), which of them the shader can never write
+ * (NonWritable: GLSL `readonly`) or never read (NonReadable: `writeonly`),
+ * and how its workgroup size is set. */
 typedef struct spirv_facts {
     uint32_t binding_count;
+    uint32_t no_write;       /* bit b: binding b is NonWritable (whole block or every member) */
+    uint32_t no_read;        /* bit b: binding b is NonReadable */
     bool has_spec0;          /* a constant with SpecId 0 (local_size_x_id = 0) */
     uint32_t local_size_x;   /* from OpExecutionMode LocalSize, 0 when absent */
     bool other_set;          /* a binding in a set other than 0 */
@@ -20,29 +24,43 @@ typedef struct spirv_facts {
 
 enum {
     OP_EXECUTION_MODE = 16,
+    OP_TYPE_STRUCT = 30,
+    OP_TYPE_POINTER = 32,
+    OP_VARIABLE = 59,
     OP_DECORATE = 71,
+    OP_MEMBER_DECORATE = 72,
     DEC_SPEC_ID = 1,
+    DEC_NON_WRITABLE = 24,
+    DEC_NON_READABLE = 25,
     DEC_BINDING = 33,
     DEC_DESCRIPTOR_SET = 34,
     MODE_LOCAL_SIZE = 17,
 };
+
+/* Per SPIR-V id, what the scan gathers. */
+typedef struct spirv_id {
+    int32_t binding, set;
+    uint32_t pointee;       /* OpTypePointer: the type pointed to */
+    uint32_t type;          /* OpVariable: its pointer type */
+    uint32_t members;       /* OpTypeStruct: member count */
+    uint32_t members_nw, members_nr; /* members decorated NonWritable / NonReadable */
+    bool nw, nr;            /* the id itself decorated */
+} spirv_id;
 
 static bool read_spirv(const uint32_t *w, size_t words, spirv_facts *f)
 {
     memset(f, 0, sizeof *f);
     if (words < 5 || w[0] != 0x07230203u)
         return false;
-    /* Bindings and sets arrive as separate decorations of the same id. */
     uint32_t bound = w[3];
-    int32_t *binding = calloc(bound ? bound : 1, sizeof *binding);
-    int32_t *set = calloc(bound ? bound : 1, sizeof *set);
-    if (!binding || !set) {
-        free(binding);
-        free(set);
+    /* The id bound comes from the module: at most one id per word, else it lies. */
+    if (bound > words)
         return false;
-    }
+    spirv_id *id = calloc(bound ? bound : 1, sizeof *id);
+    if (!id)
+        return false;
     for (uint32_t i = 0; i < bound; i++)
-        binding[i] = set[i] = -1;
+        id[i].binding = id[i].set = -1;
     bool ok = true;
     for (size_t i = 5; i < words;) {
         uint32_t count = w[i] >> 16, op = w[i] & 0xffffu;
@@ -50,28 +68,63 @@ static bool read_spirv(const uint32_t *w, size_t words, spirv_facts *f)
             ok = false;
             break;
         }
-        if (op == OP_DECORATE && count >= 4 && w[i + 1] < bound) {
-            if (w[i + 2] == DEC_BINDING)
-                binding[w[i + 1]] = (int32_t)w[i + 3];
-            else if (w[i + 2] == DEC_DESCRIPTOR_SET)
-                set[w[i + 1]] = (int32_t)w[i + 3];
-            else if (w[i + 2] == DEC_SPEC_ID && w[i + 3] == 0)
+        const uint32_t *o = w + i + 1; /* operands */
+        if (op == OP_DECORATE && count >= 3 && o[0] < bound) {
+            spirv_id *t = &id[o[0]];
+            if (o[1] == DEC_BINDING && count >= 4)
+                t->binding = (int32_t)o[2];
+            else if (o[1] == DEC_DESCRIPTOR_SET && count >= 4)
+                t->set = (int32_t)o[2];
+            else if (o[1] == DEC_SPEC_ID && count >= 4 && o[2] == 0)
                 f->has_spec0 = true;
-        } else if (op == OP_EXECUTION_MODE && count >= 6 && w[i + 2] == MODE_LOCAL_SIZE) {
-            f->local_size_x = w[i + 3];
+            else if (o[1] == DEC_NON_WRITABLE)
+                t->nw = true;
+            else if (o[1] == DEC_NON_READABLE)
+                t->nr = true;
+        } else if (op == OP_MEMBER_DECORATE && count >= 4 && o[0] < bound) {
+            if (o[2] == DEC_NON_WRITABLE)
+                id[o[0]].members_nw++;
+            else if (o[2] == DEC_NON_READABLE)
+                id[o[0]].members_nr++;
+        } else if (op == OP_TYPE_STRUCT && count >= 2 && o[0] < bound) {
+            id[o[0]].members = count - 2;
+        } else if (op == OP_TYPE_POINTER && count >= 4 && o[0] < bound) {
+            id[o[0]].pointee = o[2];
+        } else if (op == OP_VARIABLE && count >= 4 && o[1] < bound) {
+            id[o[1]].type = o[0];
+        } else if (op == OP_EXECUTION_MODE && count >= 6 && o[1] == MODE_LOCAL_SIZE) {
+            f->local_size_x = o[2];
         }
         i += count;
     }
+    /* A binding index the shader does not declare (below its highest) is
+     * neither read nor written. */
+    uint32_t declared = 0;
+    for (uint32_t i = 0; i < bound; i++)
+        if (id[i].binding >= 0 && id[i].binding < 32 && id[i].set == 0)
+            declared |= 1u << id[i].binding;
+    f->no_write = f->no_read = ~declared;
     for (uint32_t i = 0; i < bound; i++) {
-        if (binding[i] < 0)
+        if (id[i].binding < 0)
             continue;
-        if (set[i] != 0)
+        if (id[i].set != 0) {
             f->other_set = true;
-        else if ((uint32_t)binding[i] + 1 > f->binding_count)
-            f->binding_count = (uint32_t)binding[i] + 1;
+            continue;
+        }
+        uint32_t b = (uint32_t)id[i].binding;
+        if (b + 1 > f->binding_count)
+            f->binding_count = b + 1;
+        if (b >= 32)
+            continue; /* refused by the caller (over EDDY_MAX_BINDINGS) */
+        /* A decoration on the variable, or on every member of its block. */
+        const spirv_id *ptr = id[i].type < bound ? &id[id[i].type] : NULL;
+        const spirv_id *block = ptr && ptr->pointee < bound ? &id[ptr->pointee] : NULL;
+        bool nw = id[i].nw || (block && block->members && block->members_nw >= block->members);
+        bool nr = id[i].nr || (block && block->members && block->members_nr >= block->members);
+        f->no_write |= (uint32_t)nw << b;
+        f->no_read |= (uint32_t)nr << b;
     }
-    free(binding);
-    free(set);
+    free(id);
     return ok;
 }
 
@@ -191,6 +244,8 @@ static eddy_shared_pipeline *make_shared(eddy_engine *e, const char *label, cons
     memcpy(sp->key, key, sizeof sp->key);
     sp->binding_count = facts->binding_count;
     sp->workgroup_size = wg;
+    sp->no_write = facts->no_write;
+    sp->no_read = facts->no_read;
     VkDescriptorSetLayoutBinding bindings[EDDY_MAX_BINDINGS];
     for (uint32_t i = 0; i < sp->binding_count; i++)
         bindings[i] = (VkDescriptorSetLayoutBinding){
@@ -358,6 +413,8 @@ eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
     slot->set_layout = sp->set_layout;
     slot->binding_count = sp->binding_count;
     slot->workgroup_size = sp->workgroup_size;
+    slot->no_write = sp->no_write;
+    slot->no_read = sp->no_read;
     eddy_copy_label(slot->label, sizeof slot->label, desc->label, "(unnamed)");
     return (eddy_kernel){ id };
 }

@@ -136,12 +136,12 @@ static eddy_result prepare(eddy_renderer *r, uint32_t n)
     if (rc >= 0 && n)
         rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
             .label = "eddy.render.depth", .kernel = r->depth_k, .threads = n,
-            .bindings = { { r->spheres, EDDY_READ }, { r->depth, EDDY_ATOMIC }, { r->ids, EDDY_READ } },
+            .bindings = { { r->spheres, EDDY_READ }, { r->depth, EDDY_ATOMIC }, { r->ids, EDDY_READ_WRITE } },
             .push = &r->cam, .push_size = sizeof r->cam });
     if (rc >= 0 && n)
         rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
             .label = "eddy.render.claim", .kernel = r->claim_k, .threads = n,
-            .bindings = { { r->spheres, EDDY_READ }, { r->depth, EDDY_READ }, { r->ids, EDDY_ATOMIC } },
+            .bindings = { { r->spheres, EDDY_READ }, { r->depth, EDDY_READ_WRITE }, { r->ids, EDDY_ATOMIC } },
             .push = &r->cam, .push_size = sizeof r->cam });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){

@@ -100,7 +100,7 @@ int main(void)
     struct { uint32_t count, op; } p = { N, 1 };
     eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "b+=a" });
     CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = k, .threads = N,
-        .bindings = { { ba, EDDY_READ }, { bb, EDDY_READ_WRITE } }, .push = &p, .push_size = sizeof p }) == 0);
+        .bindings = { { ba, EDDY_READ_WRITE }, { bb, EDDY_READ_WRITE } }, .push = &p, .push_size = sizeof p }) == 0);
     CHECK(eddy_graph_run(e, g, 2) == EDDY_OK);
 
     /* The host records the same graph into its own command buffer, twice. */

@@ -65,9 +65,9 @@ int main(void)
     CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "mul3", .kernel = mul3, .threads = N,
         .bindings = { { ba, EDDY_READ_WRITE } }, .push = &pc, .push_size = 4 }) == 0);
     CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "b+=a", .kernel = ops, .threads = N,
-        .bindings = { { ba, EDDY_READ }, { bb, EDDY_READ_WRITE } }, .push = &p1, .push_size = sizeof p1 }) == 1);
+        .bindings = { { ba, EDDY_READ_WRITE }, { bb, EDDY_READ_WRITE } }, .push = &p1, .push_size = sizeof p1 }) == 1);
     CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "a^=b>>3", .kernel = ops, .threads = N,
-        .bindings = { { ba, EDDY_READ_WRITE }, { bb, EDDY_READ } }, .push = &p2, .push_size = sizeof p2 }) == 2);
+        .bindings = { { ba, EDDY_READ_WRITE }, { bb, EDDY_READ_WRITE } }, .push = &p2, .push_size = sizeof p2 }) == 2);
     CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "args", .kernel = args, .groups = { 1 },
         .bindings = { { bc, EDDY_READ }, { bargs, EDDY_WRITE } } }) == 3);
     CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "mul3.indirect", .kernel = mul3,
@@ -78,8 +78,45 @@ int main(void)
     CHECK(eddy_graph_repeat(e, g, 0, 0, 3) == EDDY_ERROR_INVALID_ARGUMENT);
     /* A pass that binds fewer buffers than its kernel has is refused. */
     test_clear_error();
-    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = ops, .threads = N, .bindings = { { ba, EDDY_READ } } }) < 0);
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = ops, .threads = N, .bindings = { { ba, EDDY_READ_WRITE } } }) < 0);
     CHECK(strstr(test_last_error, "binding 1 has no buffer") != NULL);
+
+    /* A declared access the shader's SPIR-V contradicts is refused: READ of
+     * a block that is not readonly (ops writes either binding), WRITE of
+     * one that is not writeonly, ATOMIC of a readonly one. */
+    test_clear_error();
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "wrong", .kernel = ops, .threads = N,
+        .bindings = { { ba, EDDY_READ }, { bb, EDDY_READ_WRITE } } }) == EDDY_ERROR_INVALID_ARGUMENT);
+    CHECKF(strstr(test_last_error, "pass 'wrong': binding 0 of kernel 'ops' is declared EDDY_READ, but the shader "
+                  "may write it"), "message: %s", test_last_error);
+    eddy_kernel ro = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ro",
+        .glsl = "#version 450\nlayout(local_size_x = 64) in;\n"
+                "layout(std430, binding = 0) readonly buffer A { uint a[]; };\n"
+                "layout(std430, binding = 1) writeonly buffer B { uint extra; uint b[]; };\n"
+                "layout(std430, binding = 3) buffer D { uint d[]; };\n"
+                "void main() { uint i = gl_GlobalInvocationID.x; b[i] = a[i]; d[i] += 1u; }\n" });
+    REQUIRE(ro.id);
+    CHECK(eddy_kernel_binding_count(e, ro) == 4);
+    struct { eddy_access a[4]; const char *says; } bad_decl[] = {
+        { { EDDY_WRITE, EDDY_WRITE, EDDY_READ, EDDY_READ_WRITE }, "binding 0 of kernel 'ro' is declared EDDY_WRITE, but the shader may read it" },
+        { { EDDY_ATOMIC, EDDY_WRITE, EDDY_READ, EDDY_READ_WRITE }, "binding 0 of kernel 'ro' is declared EDDY_ATOMIC, but the shader never writes it" },
+        { { EDDY_READ, EDDY_READ, EDDY_READ, EDDY_READ_WRITE }, "binding 1 of kernel 'ro' is declared EDDY_READ, but the shader may write it" },
+        { { EDDY_READ, EDDY_WRITE, EDDY_READ, EDDY_READ }, "binding 3 of kernel 'ro' is declared EDDY_READ, but the shader may write it" },
+        { { EDDY_READ, EDDY_WRITE, EDDY_READ, EDDY_WRITE }, "binding 3 of kernel 'ro' is declared EDDY_WRITE, but the shader may read it" },
+    };
+    for (size_t c = 0; c < sizeof bad_decl / sizeof *bad_decl; c++) {
+        test_clear_error();
+        CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = ro, .threads = N,
+            .bindings = { { ba, bad_decl[c].a[0] }, { bb, bad_decl[c].a[1] }, { bc, bad_decl[c].a[2] },
+                          { bargs, bad_decl[c].a[3] } } }) == EDDY_ERROR_INVALID_ARGUMENT);
+        CHECKF(strstr(test_last_error, bad_decl[c].says), "case %zu: message: %s", c, test_last_error);
+    }
+    /* Right: binding 2 is not in the shader (neither read nor written). */
+    eddy_graph gro = eddy_create_graph(e, &(eddy_graph_desc){ .label = "ro" });
+    CHECK(eddy_graph_add_pass(e, gro, &(eddy_pass_desc){ .kernel = ro, .threads = N,
+        .bindings = { { ba, EDDY_READ }, { bb, EDDY_WRITE }, { bc, EDDY_WRITE }, { bargs, EDDY_READ_WRITE } } }) == 0);
+    eddy_destroy_graph(e, gro);
+    eddy_destroy_kernel(e, ro);
 
     /* A dispatch over the device's workgroup-count limit is refused. */
     uint32_t too_many = eddy_engine_device(e)->max_workgroup_count[0];
@@ -171,7 +208,7 @@ int main(void)
     CHECK(eddy_graph_add_pass(e, g4, &(eddy_pass_desc){ .label = "mul3", .kernel = mul3b, .threads = N,
         .bindings = { { ba, EDDY_READ_WRITE } }, .push = &pc, .push_size = 4 }) == 0);
     CHECK(eddy_graph_add_pass(e, g4, &(eddy_pass_desc){ .label = "b+=a", .kernel = ops2, .threads = N,
-        .bindings = { { ba, EDDY_READ }, { bb, EDDY_READ_WRITE } }, .push = &p1, .push_size = sizeof p1 }) == 1);
+        .bindings = { { ba, EDDY_READ_WRITE }, { bb, EDDY_READ_WRITE } }, .push = &p1, .push_size = sizeof p1 }) == 1);
     CHECK(eddy_graph_run(e, g4, 1) == EDDY_OK);
     for (int i = 0; i < N; i++) {
         a[i] = a[i] * 3u + 1u;

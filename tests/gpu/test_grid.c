@@ -57,7 +57,7 @@ static void neighbour_case(eddy_engine *e, eddy_kernel kn, const char *name, con
     CHECK(eddy_grid_record_gather(e, grid, g, bp, bs, 4, n) == EDDY_OK);
     CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "neighbours.count", .kernel = kn, .threads = n,
         .bindings = { { bs, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                      { gb.sorted_index, EDDY_READ }, { bc, EDDY_WRITE }, { bo, EDDY_READ } },
+                      { gb.sorted_index, EDDY_READ }, { bc, EDDY_READ_WRITE }, { bo, EDDY_WRITE } },
         .push = &push, .push_size = sizeof push }) >= 0);
     CHECK(eddy_scan_record(e, scan, g, bc, 0, bo, 0, n, false) == EDDY_OK);
     CHECK(eddy_graph_run(e, g, 1) == EDDY_OK);
@@ -73,7 +73,7 @@ static void neighbour_case(eddy_engine *e, eddy_kernel kn, const char *name, con
     push.mode = 1;
     CHECK(eddy_graph_add_pass(e, g2, &(eddy_pass_desc){ .label = "neighbours.list", .kernel = kn, .threads = n,
         .bindings = { { bs, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                      { gb.sorted_index, EDDY_READ }, { bo, EDDY_READ }, { bl, EDDY_WRITE } },
+                      { gb.sorted_index, EDDY_READ }, { bo, EDDY_READ_WRITE }, { bl, EDDY_WRITE } },
         .push = &push, .push_size = sizeof push }) >= 0);
     CHECK(eddy_graph_run(e, g2, 1) == EDDY_OK);
     uint32_t *lists = malloc(4 * total + 4);

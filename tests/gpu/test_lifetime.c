@@ -35,7 +35,7 @@ static eddy_buffer make(eddy_engine *e, const char *label, const uint32_t *data)
 static int add_pass(eddy_engine *e, eddy_graph g, eddy_kernel k, eddy_buffer a, eddy_buffer b, const ops_push *p)
 {
     return eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "b+=a", .kernel = k, .threads = N,
-        .bindings = { { a, EDDY_READ }, { b, EDDY_READ_WRITE } }, .push = p, .push_size = sizeof *p });
+        .bindings = { { a, EDDY_READ_WRITE }, { b, EDDY_READ_WRITE } }, .push = p, .push_size = sizeof *p });
 }
 
 static void pass_added_while_pending(void)

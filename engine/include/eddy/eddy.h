@@ -269,6 +269,12 @@ uint32_t eddy_kernel_binding_count(eddy_engine *e, eddy_kernel k);
 
 /* ------------------------------------------------------------------ graphs */
 
+/* Declared accesses are checked against the shader when a pass is added
+ * (the barriers rest on them, and a CPU device that runs one dispatch after
+ * another would never show a wrong one): EDDY_READ needs a `readonly` block
+ * (NonWritable in the SPIR-V, on the variable or every member), EDDY_WRITE a
+ * `writeonly` one (NonReadable), EDDY_ATOMIC one that is not readonly; a
+ * binding the shader does not declare is neither read nor written. */
 typedef enum eddy_access {
     EDDY_READ = 1,       /* the pass only reads the buffer */
     EDDY_WRITE = 2,      /* the pass overwrites what it touches, reads nothing of it */
