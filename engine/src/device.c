@@ -371,6 +371,15 @@ static eddy_result create_engine_objects(eddy_engine *e)
     vkGetPhysicalDeviceProperties2(e->physical_device, &p2);
     e->max_allocation = m3.maxMemoryAllocationSize;
     compute_family(e->physical_device, &e->timestamp_bits);
+    /* Barriers may name graphics stages only on a queue that has them. */
+    uint32_t nf = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(e->physical_device, &nf, NULL);
+    VkQueueFamilyProperties *fams = calloc(nf ? nf : 1, sizeof *fams);
+    if (fams) {
+        vkGetPhysicalDeviceQueueFamilyProperties(e->physical_device, &nf, fams);
+        e->queue_graphics = e->queue_family < nf && (fams[e->queue_family].queueFlags & VK_QUEUE_GRAPHICS_BIT);
+        free(fams);
+    }
 
     VkCommandPoolCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -509,6 +518,8 @@ eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
     if (r == EDDY_OK)
         r = create_engine_objects(e);
     if (r == EDDY_OK)
+        r = eddy_pipeline_cache_open(e, desc.pipeline_cache_dir);
+    if (r == EDDY_OK)
         r = eddy_register_builtin_modules(e);
     if (r != EDDY_OK) {
         eddy_destroy_engine(e);
@@ -534,6 +545,7 @@ void eddy_destroy_engine(eddy_engine *e)
         eddy_destroy_all_kernels(e);
         eddy_destroy_all_buffers(e);
         eddy_release_deferred(e);
+        eddy_pipeline_cache_close(e);
         if (e->timeline)
             e->vk.vkDestroySemaphore(e->device, e->timeline, NULL);
         if (e->command_pool)
@@ -541,6 +553,7 @@ void eddy_destroy_engine(eddy_engine *e)
     }
     eddy_release_modules(e);
     eddy_release_prims(e);
+    eddy_release_shaderc(e);
     eddy_pool_release(&e->buffers);
     eddy_pool_release(&e->kernels);
     eddy_pool_release(&e->graphs);

@@ -12,10 +12,11 @@ static eddy_graph_obj *graph_get(eddy_engine *e, eddy_graph g)
  * after eddy_graph_submit may still be running it). */
 static void release_recording(eddy_engine *e, eddy_graph_obj *g)
 {
-    if (g->cb || g->pool || g->queries)
-        eddy_defer(e, &(eddy_deferred){ .use = g->use, .cb = g->cb, .pool = g->pool, .queries = g->queries });
+    if (g->cb || g->entry_cb || g->exit_cb || g->pool || g->queries)
+        eddy_defer(e, &(eddy_deferred){ .use = g->use, .cb = g->cb, .cb2 = g->entry_cb, .cb3 = g->exit_cb,
+                                        .pool = g->pool, .queries = g->queries });
     free(g->query_pass);
-    g->cb = VK_NULL_HANDLE;
+    g->cb = g->entry_cb = g->exit_cb = VK_NULL_HANDLE;
     g->pool = VK_NULL_HANDLE;
     g->queries = VK_NULL_HANDLE;
     g->query_pass = NULL;
@@ -216,37 +217,174 @@ eddy_result eddy_graph_repeat(eddy_engine *e, eddy_graph h, uint32_t first, uint
     return EDDY_OK;
 }
 
+/* The public EDDY_STAGE_* / EDDY_ACCESS_* bits are the planner's. */
+_Static_assert((uint32_t)EDDY_STAGE_COMPUTE == (uint32_t)EDDY_SYNC_STAGE_COMPUTE && (uint32_t)EDDY_STAGE_INDIRECT == (uint32_t)EDDY_SYNC_STAGE_INDIRECT &&
+                   (uint32_t)EDDY_STAGE_TRANSFER == (uint32_t)EDDY_SYNC_STAGE_TRANSFER &&
+                   (uint32_t)EDDY_STAGE_VERTEX_INPUT == (uint32_t)EDDY_SYNC_STAGE_VERTEX_INPUT &&
+                   (uint32_t)EDDY_STAGE_VERTEX_SHADER == (uint32_t)EDDY_SYNC_STAGE_VERTEX_SHADER &&
+                   (uint32_t)EDDY_STAGE_FRAGMENT_SHADER == (uint32_t)EDDY_SYNC_STAGE_FRAGMENT_SHADER &&
+                   (uint32_t)EDDY_STAGE_HOST == (uint32_t)EDDY_SYNC_STAGE_HOST && (uint32_t)EDDY_STAGE_ALL == (uint32_t)EDDY_SYNC_STAGE_ALL,
+               "stage bits");
+_Static_assert((uint32_t)EDDY_ACCESS_SHADER_READ == (uint32_t)EDDY_SYNC_ACCESS_SHADER_READ &&
+                   (uint32_t)EDDY_ACCESS_SHADER_WRITE == (uint32_t)EDDY_SYNC_ACCESS_SHADER_WRITE &&
+                   (uint32_t)EDDY_ACCESS_INDIRECT_READ == (uint32_t)EDDY_SYNC_ACCESS_INDIRECT_READ &&
+                   (uint32_t)EDDY_ACCESS_TRANSFER_READ == (uint32_t)EDDY_SYNC_ACCESS_TRANSFER_READ &&
+                   (uint32_t)EDDY_ACCESS_TRANSFER_WRITE == (uint32_t)EDDY_SYNC_ACCESS_TRANSFER_WRITE &&
+                   (uint32_t)EDDY_ACCESS_VERTEX_READ == (uint32_t)EDDY_SYNC_ACCESS_VERTEX_READ &&
+                   (uint32_t)EDDY_ACCESS_HOST_READ == (uint32_t)EDDY_SYNC_ACCESS_HOST_READ &&
+                   (uint32_t)EDDY_ACCESS_HOST_WRITE == (uint32_t)EDDY_SYNC_ACCESS_HOST_WRITE && (uint32_t)EDDY_ACCESS_ALL == (uint32_t)EDDY_SYNC_ACCESS_ALL,
+               "access bits");
+
+enum { GRAPHICS_STAGES = EDDY_SYNC_STAGE_VERTEX_INPUT | EDDY_SYNC_STAGE_VERTEX_SHADER |
+                         EDDY_SYNC_STAGE_FRAGMENT_SHADER };
+
 static VkPipelineStageFlags vk_stages(uint32_t s)
 {
+    static const VkPipelineStageFlags map[] = {
+        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+        VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_VERTEX_INPUT_BIT,
+        VK_PIPELINE_STAGE_VERTEX_SHADER_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+        VK_PIPELINE_STAGE_HOST_BIT,
+    };
     VkPipelineStageFlags f = 0;
-    if (s & EDDY_SYNC_STAGE_COMPUTE)
-        f |= VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
-    if (s & EDDY_SYNC_STAGE_INDIRECT)
-        f |= VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT;
+    for (uint32_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (s >> i & 1)
+            f |= map[i];
     return f;
 }
 
 static VkAccessFlags vk_access(uint32_t a)
 {
+    static const VkAccessFlags map[] = {
+        VK_ACCESS_SHADER_READ_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT,
+        VK_ACCESS_TRANSFER_READ_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT,
+        VK_ACCESS_HOST_READ_BIT, VK_ACCESS_HOST_WRITE_BIT,
+    };
     VkAccessFlags f = 0;
-    if (a & EDDY_SYNC_ACCESS_SHADER_READ)
-        f |= VK_ACCESS_SHADER_READ_BIT;
-    if (a & EDDY_SYNC_ACCESS_SHADER_WRITE)
-        f |= VK_ACCESS_SHADER_WRITE_BIT;
-    if (a & EDDY_SYNC_ACCESS_INDIRECT_READ)
-        f |= VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
+    for (uint32_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (a >> i & 1)
+            f |= map[i];
     return f;
 }
 
-static eddy_result plan_graph(eddy_engine *e, eddy_graph_obj *g, eddy_sync_plan *plan)
+/* Accesses the stages of a mask can make (the planner's stage table). */
+static uint32_t stage_accesses(uint32_t stages)
+{
+    uint32_t a = 0;
+    if (stages & (EDDY_SYNC_STAGE_COMPUTE | EDDY_SYNC_STAGE_VERTEX_SHADER | EDDY_SYNC_STAGE_FRAGMENT_SHADER))
+        a |= EDDY_SYNC_ACCESS_SHADER_READ | EDDY_SYNC_ACCESS_SHADER_WRITE;
+    if (stages & EDDY_SYNC_STAGE_INDIRECT)
+        a |= EDDY_SYNC_ACCESS_INDIRECT_READ;
+    if (stages & EDDY_SYNC_STAGE_TRANSFER)
+        a |= EDDY_SYNC_ACCESS_TRANSFER_READ | EDDY_SYNC_ACCESS_TRANSFER_WRITE;
+    if (stages & EDDY_SYNC_STAGE_VERTEX_INPUT)
+        a |= EDDY_SYNC_ACCESS_VERTEX_READ;
+    if (stages & EDDY_SYNC_STAGE_HOST)
+        a |= EDDY_SYNC_ACCESS_HOST_READ | EDDY_SYNC_ACCESS_HOST_WRITE;
+    return a;
+}
+
+/* A barrier's masks as this queue can take them: without graphics, the
+ * graphics stages (and the accesses only they make) go; nothing on this
+ * queue runs them. False when nothing is left to order. */
+static bool fit_queue(const eddy_engine *e, eddy_sync_masks *m)
+{
+    if (!e->queue_graphics) {
+        m->src_stages &= ~(uint32_t)GRAPHICS_STAGES;
+        m->dst_stages &= ~(uint32_t)GRAPHICS_STAGES;
+        m->src_access &= stage_accesses(m->src_stages);
+        m->dst_access &= stage_accesses(m->dst_stages);
+    }
+    return m->src_stages && m->dst_stages;
+}
+
+/* Records one barrier group: a compute-to-compute group as one global
+ * VkMemoryBarrier, any other as one buffer barrier per entry. */
+static void record_group(eddy_engine *e, VkCommandBuffer cb, const eddy_sync_barrier *b, uint32_t count,
+                         VkBufferMemoryBarrier *scratch)
+{
+    if (!count)
+        return;
+    eddy_sync_masks all = eddy_sync_masks_of(b, count);
+    if (eddy_sync_masks_compute_only(all)) {
+        VkMemoryBarrier mb = {
+            .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+            .srcAccessMask = vk_access(all.src_access),
+            .dstAccessMask = vk_access(all.dst_access),
+        };
+        e->vk.vkCmdPipelineBarrier(cb, vk_stages(all.src_stages), vk_stages(all.dst_stages), 0, 1, &mb, 0, NULL,
+                                   0, NULL);
+        return;
+    }
+    VkPipelineStageFlags src = 0, dst = 0;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        eddy_sync_masks m = { b[i].src_stages, b[i].src_access, b[i].dst_stages, b[i].dst_access };
+        const eddy_buffer_obj *bo = eddy_pool_get(&e->buffers, b[i].resource);
+        if (!bo || !fit_queue(e, &m))
+            continue;
+        src |= vk_stages(m.src_stages);
+        dst |= vk_stages(m.dst_stages);
+        scratch[n++] = (VkBufferMemoryBarrier){
+            .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+            .srcAccessMask = vk_access(m.src_access),
+            .dstAccessMask = vk_access(m.dst_access),
+            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+            .buffer = bo->buffer,
+            .offset = 0,
+            .size = VK_WHOLE_SIZE,
+        };
+    }
+    if (n)
+        e->vk.vkCmdPipelineBarrier(cb, src, dst, 0, 0, NULL, n, scratch, 0, NULL);
+}
+
+/* The host's uses before or after a recording, in the planner's terms. */
+static eddy_result host_of(eddy_engine *e, const eddy_graph_obj *g, const eddy_host_use *uses, uint32_t count,
+                           const char *which, eddy_sync_host_use *out, eddy_sync_host *host)
+{
+    *host = (eddy_sync_host){ out, 0, EDDY_SYNC_STAGE_ALL, EDDY_SYNC_ACCESS_ALL };
+    if (count && !uses) {
+        eddy_log(e, EDDY_LOG_ERROR, "graph_record '%s': %s_count %u with no %s array", g->label, which, count,
+                 which);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const eddy_host_use *u = &uses[i];
+        if ((u->stages & ~(uint32_t)EDDY_STAGE_ALL) || (u->access & ~(uint32_t)EDDY_ACCESS_ALL) ||
+            (u->access & ~stage_accesses(u->stages))) {
+            eddy_log(e, EDDY_LOG_ERROR, "graph_record '%s': %s[%u]: access bits 0x%x are not made by stages 0x%x "
+                     "(EDDY_STAGE_* / EDDY_ACCESS_*: see eddy_host_use)", g->label, which, i, u->access,
+                     u->stages);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+        if (!u->buffer.id) {
+            host->default_stages = u->stages;
+            host->default_access = u->access;
+        } else {
+            out[host->use_count++] = (eddy_sync_host_use){ u->buffer.id, u->stages, u->access };
+        }
+    }
+    return EDDY_OK;
+}
+
+/* own: eddy's own replayed recording (loop barriers, entry and exit against
+ * anything); else a host recording with its before/after. */
+static eddy_result plan_graph(eddy_engine *e, eddy_graph_obj *g, bool own, const eddy_record_desc *rec,
+                              eddy_sync_plan *plan)
 {
     eddy_sync_use *uses = calloc((size_t)g->pass_count * (EDDY_MAX_BINDINGS + 1) + 1, sizeof *uses);
     eddy_sync_pass *passes = calloc(g->pass_count + 1, sizeof *passes);
     eddy_sync_range *ranges = calloc(g->range_count + 1, sizeof *ranges);
-    if (!uses || !passes || !ranges) {
+    uint32_t host_n = rec ? rec->before_count + rec->after_count : 0;
+    eddy_sync_host_use *host_uses = calloc(host_n + 1, sizeof *host_uses);
+    if (!uses || !passes || !ranges || !host_uses) {
         free(uses);
         free(passes);
         free(ranges);
+        free(host_uses);
+        eddy_log(e, EDDY_LOG_ERROR, "graph '%s': out of host memory planning barriers", g->label);
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
     for (uint32_t i = 0; i < g->pass_count; i++) {
@@ -261,10 +399,25 @@ static eddy_result plan_graph(eddy_engine *e, eddy_graph_obj *g, eddy_sync_plan 
     }
     for (uint32_t i = 0; i < g->range_count; i++)
         ranges[i] = (eddy_sync_range){ g->ranges[i].first, g->ranges[i].count, g->ranges[i].times };
-    int rc = eddy_sync_plan_build(passes, g->pass_count, ranges, g->range_count, g->times, plan);
+    eddy_sync_host anything = { NULL, 0, EDDY_SYNC_STAGE_ALL, EDDY_SYNC_ACCESS_ALL }, before = anything,
+                   after = anything;
+    eddy_result r = EDDY_OK;
+    if (rec) {
+        r = host_of(e, g, rec->before, rec->before_count, "before", host_uses, &before);
+        if (r == EDDY_OK)
+            r = host_of(e, g, rec->after, rec->after_count, "after", host_uses + rec->before_count, &after);
+    }
+    eddy_sync_build_info info = {
+        .passes = passes, .pass_count = g->pass_count, .ranges = ranges, .range_count = g->range_count,
+        .graph_times = g->times, .loop = own, .entry = &before, .exit = &after,
+    };
+    int rc = r == EDDY_OK ? eddy_sync_plan_build_ex(&info, plan) : 0;
     free(uses);
     free(passes);
     free(ranges);
+    free(host_uses);
+    if (r != EDDY_OK)
+        return r;
     if (rc != 0) {
         eddy_log(e, EDDY_LOG_ERROR, "graph '%s': the barrier planner refused its passes", g->label);
         return EDDY_ERROR_INVALID_ARGUMENT;
@@ -334,46 +487,20 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
     return EDDY_OK;
 }
 
-/* Records the planned schedule. Timestamps only into eddy's own buffer. */
-static eddy_result record(eddy_engine *e, eddy_graph_obj *g, const eddy_sync_plan *plan,
-                          VkCommandBuffer cb, bool timestamps)
+/* Records the planned steps (with the loop group first when `loop`), into
+ * eddy's replayed buffer or a host's. Timestamps only into eddy's own. */
+static eddy_result record_steps(eddy_engine *e, eddy_graph_obj *g, const eddy_sync_plan *plan,
+                                VkCommandBuffer cb, bool loop, bool timestamps, VkBufferMemoryBarrier *scratch)
 {
-    uint32_t most = 1;
-    for (uint32_t s = 0; s < plan->step_count; s++)
-        if (plan->steps[s].barrier_count > most)
-            most = plan->steps[s].barrier_count;
-    VkBufferMemoryBarrier *bmb = malloc(most * sizeof *bmb);
-    if (!bmb) {
-        eddy_log(e, EDDY_LOG_ERROR, "graph '%s': out of host memory recording", g->label);
-        return EDDY_ERROR_OUT_OF_MEMORY;
-    }
-    eddy_cmd_barrier_in(e, cb);
     if (timestamps)
         e->vk.vkCmdResetQueryPool(cb, g->queries, 0, g->query_count);
+    if (loop)
+        record_group(e, cb, plan->barriers + plan->loop.first_barrier, plan->loop.barrier_count, scratch);
     VkPipeline bound = VK_NULL_HANDLE;
     for (uint32_t s = 0; s < plan->step_count; s++) {
         const eddy_sync_step *st = &plan->steps[s];
         const eddy_pass *p = &g->passes[st->pass];
-        if (st->barrier_count) {
-            VkPipelineStageFlags src = 0, dst = 0;
-            for (uint32_t i = 0; i < st->barrier_count; i++) {
-                const eddy_sync_barrier *b = &plan->barriers[st->first_barrier + i];
-                const eddy_buffer_obj *bo = eddy_pool_get(&e->buffers, b->resource);
-                src |= vk_stages(b->src_stages);
-                dst |= vk_stages(b->dst_stages);
-                bmb[i] = (VkBufferMemoryBarrier){
-                    .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-                    .srcAccessMask = vk_access(b->src_access),
-                    .dstAccessMask = vk_access(b->dst_access),
-                    .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                    .buffer = bo ? bo->buffer : VK_NULL_HANDLE,
-                    .offset = 0,
-                    .size = VK_WHOLE_SIZE,
-                };
-            }
-            e->vk.vkCmdPipelineBarrier(cb, src, dst, 0, 0, NULL, st->barrier_count, bmb, 0, NULL);
-        }
+        record_group(e, cb, plan->barriers + st->first_barrier, st->barrier_count, scratch);
         eddy_kernel_obj *k = eddy_kernel_get(e, p->kernel);
         if (k->pipeline != bound) {
             e->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
@@ -396,9 +523,17 @@ static eddy_result record(eddy_engine *e, eddy_graph_obj *g, const eddy_sync_pla
             e->vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, g->queries,
                                       2 * s + 1);
     }
-    free(bmb);
-    eddy_cmd_barrier_out(e, cb);
     return EDDY_OK;
+}
+
+/* Room for the largest barrier group of a plan. */
+static VkBufferMemoryBarrier *barrier_scratch(eddy_engine *e, const eddy_graph_obj *g, const eddy_sync_plan *plan)
+{
+    uint32_t most = plan->barrier_count ? plan->barrier_count : 1;
+    VkBufferMemoryBarrier *b = malloc(most * sizeof *b);
+    if (!b)
+        eddy_log(e, EDDY_LOG_ERROR, "graph '%s': out of host memory recording", g->label);
+    return b;
 }
 
 /* A graph never runs with a destroyed kernel or buffer: its recording (and
@@ -455,30 +590,27 @@ static void mark_use(eddy_engine *e, eddy_graph_obj *g, eddy_use use)
     }
 }
 
-static eddy_result prepare(eddy_engine *e, eddy_graph_obj *g, eddy_sync_plan *plan)
-{
-    if (g->dirty) {
-        release_recording(e, g);
-        eddy_result r = make_sets(e, g);
-        if (r != EDDY_OK) {
-            release_recording(e, g);
-            return r;
-        }
-    }
-    return plan_graph(e, g, plan);
-}
-
-/* Builds eddy's own command buffer, once per change of the graph. */
+/* Builds eddy's own command buffers, once per change of the graph: the body
+ * replayed back to back, [loop barriers] passes, and two small ones around
+ * each submission of replays, [entry] and [exit] against anything before
+ * and after (transfers, other graphs, the host): in place of full barriers
+ * at both ends of every replay. */
 static eddy_result build(eddy_engine *e, eddy_graph_obj *g)
 {
     if (!g->dirty)
         return EDDY_OK;
+    release_recording(e, g);
+    eddy_result res = make_sets(e, g);
     eddy_sync_plan plan = { 0 };
-    eddy_result res = prepare(e, g, &plan);
-    if (res != EDDY_OK)
+    if (res == EDDY_OK)
+        res = plan_graph(e, g, true, NULL, &plan);
+    if (res != EDDY_OK) {
+        release_recording(e, g);
         return res;
-    VkResult r = VK_SUCCESS;
-    if (g->timestamps && plan.step_count) {
+    }
+    VkBufferMemoryBarrier *scratch = barrier_scratch(e, g, &plan);
+    VkResult r = scratch ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == VK_SUCCESS && g->timestamps && plan.step_count) {
         g->query_count = 2 * plan.step_count;
         g->query_pass = malloc(plan.step_count * sizeof *g->query_pass);
         VkQueryPoolCreateInfo qci = {
@@ -497,24 +629,32 @@ static eddy_result build(eddy_engine *e, eddy_graph_obj *g)
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
-    if (r == VK_SUCCESS)
-        r = e->vk.vkAllocateCommandBuffers(e->device, &ai, &g->cb);
-    /* Simultaneous use: one submission may hold the buffer many times (steps). */
+    /* Simultaneous use: one submission holds each buffer many times. */
     VkCommandBufferBeginInfo bi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
     };
-    if (r == VK_SUCCESS)
-        r = e->vk.vkBeginCommandBuffer(g->cb, &bi);
-    eddy_result rec = EDDY_OK;
-    if (r == VK_SUCCESS) {
-        rec = record(e, g, &plan, g->cb, g->queries != VK_NULL_HANDLE);
-        r = e->vk.vkEndCommandBuffer(g->cb);
+    const eddy_sync_group *groups[3] = { &plan.entry, NULL, &plan.exit };
+    VkCommandBuffer *cbs[3] = { &g->entry_cb, &g->cb, &g->exit_cb };
+    for (int i = 0; i < 3 && r == VK_SUCCESS; i++) {
+        if (groups[i] && !groups[i]->barrier_count)
+            continue; /* no entry or exit barrier: no command buffer */
+        r = e->vk.vkAllocateCommandBuffers(e->device, &ai, cbs[i]);
+        if (r == VK_SUCCESS)
+            r = e->vk.vkBeginCommandBuffer(*cbs[i], &bi);
+        if (r != VK_SUCCESS)
+            break;
+        if (groups[i])
+            record_group(e, *cbs[i], plan.barriers + groups[i]->first_barrier, groups[i]->barrier_count, scratch);
+        else
+            record_steps(e, g, &plan, *cbs[i], true, g->queries != VK_NULL_HANDLE, scratch);
+        r = e->vk.vkEndCommandBuffer(*cbs[i]);
     }
+    free(scratch);
     eddy_sync_plan_free(&plan);
-    if (rec != EDDY_OK || r != VK_SUCCESS) {
+    if (r != VK_SUCCESS) {
         release_recording(e, g);
-        return rec != EDDY_OK ? rec : eddy_vk_fail(e, r, "recording the graph's command buffer");
+        return eddy_vk_fail(e, r, "recording the graph's command buffers");
     }
     eddy_set_name(e, VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)g->cb, g->label);
     g->dirty = false;
@@ -541,6 +681,24 @@ static void read_timestamps(eddy_engine *e, eddy_graph_obj *g)
     free(t);
 }
 
+/* [entry] body x n [exit] as one submission. */
+static eddy_result submit_batch(eddy_engine *e, eddy_graph_obj *g, uint32_t n, uint64_t *v)
+{
+    enum { BATCH = 256 };
+    VkCommandBuffer cbs[BATCH + 2];
+    uint32_t count = 0;
+    if (g->entry_cb)
+        cbs[count++] = g->entry_cb;
+    for (uint32_t i = 0; i < n && i < BATCH; i++)
+        cbs[count++] = g->cb;
+    if (g->exit_cb)
+        cbs[count++] = g->exit_cb;
+    eddy_result r = eddy_submit(e, cbs, count, v);
+    if (r == EDDY_OK)
+        mark_use(e, g, (eddy_use){ *v, 0 });
+    return r;
+}
+
 static eddy_result submit_times(eddy_engine *e, eddy_graph_obj *g, uint32_t times,
                                 uint64_t *value, bool wait)
 {
@@ -554,13 +712,11 @@ static eddy_result submit_times(eddy_engine *e, eddy_graph_obj *g, uint32_t time
             *value = e->timeline_value;
         return EDDY_OK;
     }
+    uint64_t v = e->timeline_value;
     if (g->queries) {
         /* Each replay overwrites the queries: read them after every run. */
         for (uint32_t i = 0; i < times; i++) {
-            uint64_t v;
-            r = eddy_submit(e, &g->cb, 1, &v);
-            if (r == EDDY_OK)
-                mark_use(e, g, (eddy_use){ v, 0 });
+            r = submit_batch(e, g, 1, &v);
             if (r == EDDY_OK)
                 r = eddy_wait(e, v, 0);
             if (r != EDDY_OK)
@@ -568,20 +724,14 @@ static eddy_result submit_times(eddy_engine *e, eddy_graph_obj *g, uint32_t time
             read_timestamps(e, g);
         }
         if (value)
-            *value = e->timeline_value;
+            *value = v;
         return EDDY_OK;
     }
-    enum { BATCH = 256 };
-    VkCommandBuffer cbs[BATCH];
-    for (uint32_t i = 0; i < BATCH; i++)
-        cbs[i] = g->cb;
-    uint64_t v = e->timeline_value;
     for (uint32_t done = 0; done < times;) {
-        uint32_t n = times - done < BATCH ? times - done : BATCH;
-        r = eddy_submit(e, cbs, n, &v);
+        uint32_t n = times - done < 256 ? times - done : 256;
+        r = submit_batch(e, g, n, &v);
         if (r != EDDY_OK)
             return r;
-        mark_use(e, g, (eddy_use){ v, 0 });
         done += n;
     }
     if (value)
@@ -618,20 +768,26 @@ eddy_result eddy_graph_record(eddy_engine *e, eddy_graph h, const eddy_record_de
     }
     eddy_result r = check_live(e, g);
     if (r == EDDY_OK)
-        r = build(e, g); /* descriptor sets; eddy's own buffer is recorded too */
+        r = build(e, g); /* descriptor sets; eddy's own buffers are recorded too */
     if (r != EDDY_OK)
         return r;
     eddy_sync_plan plan = { 0 };
-    r = plan_graph(e, g, &plan);
+    r = plan_graph(e, g, false, desc, &plan);
     if (r != EDDY_OK)
         return r;
-    uint64_t epoch = eddy_host_mark_add(e, desc->done_semaphore, desc->done_value);
+    VkBufferMemoryBarrier *scratch = barrier_scratch(e, g, &plan);
+    uint64_t epoch = scratch ? eddy_host_mark_add(e, desc->done_semaphore, desc->done_value) : 0;
     if (!epoch) {
+        free(scratch);
         eddy_sync_plan_free(&plan);
         eddy_log(e, EDDY_LOG_ERROR, "graph_record: out of host memory");
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
-    r = record(e, g, &plan, desc->command_buffer, false);
+    VkCommandBuffer cb = desc->command_buffer;
+    record_group(e, cb, plan.barriers + plan.entry.first_barrier, plan.entry.barrier_count, scratch);
+    r = record_steps(e, g, &plan, cb, false, false, scratch);
+    record_group(e, cb, plan.barriers + plan.exit.first_barrier, plan.exit.barrier_count, scratch);
+    free(scratch);
     eddy_sync_plan_free(&plan);
     /* Until the host's command buffer has finished, nothing it names goes:
      * not the recording's descriptor sets, buffers or pipelines. */

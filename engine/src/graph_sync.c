@@ -4,14 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* All uses of one resource by one pass folded together, so that the hazard
- * check sees each pass as a single access per resource and emits at most one
- * entry for it. */
+/* All uses of one resource by one pass (or by the host, or a replay's first
+ * accesses) folded together, so that the hazard check sees each as a single
+ * access per resource and emits at most one entry for it. */
 typedef struct eddy_sync_merged {
     uint32_t resource;
     uint32_t slot;        /* index into the per-resource state array */
     uint32_t read_stages; /* EDDY_SYNC_STAGE_* bits */
-    bool writes;
+    uint32_t write_stages;
+    uint32_t write_access; /* EDDY_SYNC_ACCESS_* write bits of write_stages */
     bool atomic_only;     /* only then may it overlap a preceding ATOMIC pass */
 } eddy_sync_merged;
 
@@ -22,6 +23,14 @@ typedef struct eddy_sync_state {
     uint32_t read_stages;    /* stages that read since the last write */
 } eddy_sync_state;
 
+/* Per resource: its accesses in one replay up to and including its first
+ * write, which the loop and entry barriers must cover (see graph_sync.h). */
+typedef struct eddy_sync_first {
+    eddy_sync_merged use;
+    bool seen;   /* the sequence touches the resource */
+    bool closed; /* the first write was folded in: later accesses see it */
+} eddy_sync_first;
+
 typedef struct eddy_sync_builder {
     eddy_sync_plan plan;
     size_t barrier_cap;
@@ -29,7 +38,23 @@ typedef struct eddy_sync_builder {
     const uint32_t *pass_first; /* per pass: its entries in merged[] */
     const uint32_t *pass_count;
     eddy_sync_state *state;
+    eddy_sync_first *first; /* per slot */
 } eddy_sync_builder;
+
+/* The table in graph_sync.h: the one read and one write each stage can do. */
+static const struct {
+    uint32_t stage, read, write;
+} eddy_sync_stage_kinds[] = {
+    {EDDY_SYNC_STAGE_COMPUTE, EDDY_SYNC_ACCESS_SHADER_READ, EDDY_SYNC_ACCESS_SHADER_WRITE},
+    {EDDY_SYNC_STAGE_INDIRECT, EDDY_SYNC_ACCESS_INDIRECT_READ, 0},
+    {EDDY_SYNC_STAGE_TRANSFER, EDDY_SYNC_ACCESS_TRANSFER_READ, EDDY_SYNC_ACCESS_TRANSFER_WRITE},
+    {EDDY_SYNC_STAGE_VERTEX_INPUT, EDDY_SYNC_ACCESS_VERTEX_READ, 0},
+    {EDDY_SYNC_STAGE_VERTEX_SHADER, EDDY_SYNC_ACCESS_SHADER_READ, EDDY_SYNC_ACCESS_SHADER_WRITE},
+    {EDDY_SYNC_STAGE_FRAGMENT_SHADER, EDDY_SYNC_ACCESS_SHADER_READ,
+     EDDY_SYNC_ACCESS_SHADER_WRITE},
+    {EDDY_SYNC_STAGE_HOST, EDDY_SYNC_ACCESS_HOST_READ, EDDY_SYNC_ACCESS_HOST_WRITE},
+};
+#define EDDY_SYNC_STAGE_KINDS (sizeof eddy_sync_stage_kinds / sizeof eddy_sync_stage_kinds[0])
 
 static bool eddy_sync_access_valid(eddy_sync_access access)
 {
@@ -47,17 +72,20 @@ static eddy_sync_merged eddy_sync_merged_from_use(eddy_sync_use use)
         m.read_stages = EDDY_SYNC_STAGE_COMPUTE;
         break;
     case EDDY_SYNC_WRITE:
-        m.writes = true;
+        m.write_stages = EDDY_SYNC_STAGE_COMPUTE;
+        m.write_access = EDDY_SYNC_ACCESS_SHADER_WRITE;
         break;
     case EDDY_SYNC_READ_WRITE:
         m.read_stages = EDDY_SYNC_STAGE_COMPUTE;
-        m.writes = true;
+        m.write_stages = EDDY_SYNC_STAGE_COMPUTE;
+        m.write_access = EDDY_SYNC_ACCESS_SHADER_WRITE;
         break;
     case EDDY_SYNC_ATOMIC:
         /* An atomic reads the old value, so outside the ATOMIC-after-ATOMIC
          * exemption it must be ordered like a read and a write. */
         m.read_stages = EDDY_SYNC_STAGE_COMPUTE;
-        m.writes = true;
+        m.write_stages = EDDY_SYNC_STAGE_COMPUTE;
+        m.write_access = EDDY_SYNC_ACCESS_SHADER_WRITE;
         m.atomic_only = true;
         break;
     case EDDY_SYNC_INDIRECT:
@@ -87,16 +115,49 @@ static int eddy_sync_cmp_range(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Each stage has exactly one kind of read, so the destination access of a
+/* Each stage has at most one kind of read, so the destination access of a
  * read barrier follows from its stages. */
 static uint32_t eddy_sync_read_access(uint32_t stages)
 {
     uint32_t access = 0;
-    if (stages & EDDY_SYNC_STAGE_COMPUTE)
-        access |= EDDY_SYNC_ACCESS_SHADER_READ;
-    if (stages & EDDY_SYNC_STAGE_INDIRECT)
-        access |= EDDY_SYNC_ACCESS_INDIRECT_READ;
+    for (size_t i = 0; i < EDDY_SYNC_STAGE_KINDS; i++)
+        if (stages & eddy_sync_stage_kinds[i].stage)
+            access |= eddy_sync_stage_kinds[i].read;
     return access;
+}
+
+static void eddy_sync_merge_into(eddy_sync_merged *into, const eddy_sync_merged *m)
+{
+    into->read_stages |= m->read_stages;
+    into->write_stages |= m->write_stages;
+    into->write_access |= m->write_access;
+    into->atomic_only = into->atomic_only && m->atomic_only;
+}
+
+/* A host use as reads and writes per stage (graph_sync.h); -1 if it has bits
+ * the planner does not know or an access none of its stages can do. */
+static int eddy_sync_merged_from_host(uint32_t stages, uint32_t access, eddy_sync_merged *m)
+{
+    if ((stages & ~(uint32_t)EDDY_SYNC_STAGE_ALL) || (access & ~(uint32_t)EDDY_SYNC_ACCESS_ALL))
+        return -1;
+    uint32_t claimed = 0;
+    *m = (eddy_sync_merged){0};
+    for (size_t i = 0; i < EDDY_SYNC_STAGE_KINDS; i++) {
+        uint32_t stage = eddy_sync_stage_kinds[i].stage;
+        uint32_t read = eddy_sync_stage_kinds[i].read, write = eddy_sync_stage_kinds[i].write;
+        if (!(stages & stage))
+            continue;
+        if (access & read) {
+            m->read_stages |= stage;
+            claimed |= read;
+        }
+        if (access & write) {
+            m->write_stages |= stage;
+            m->write_access |= write;
+            claimed |= write;
+        }
+    }
+    return (access & ~claimed) ? -1 : 0;
 }
 
 /* Hazards of pass use m against the state left by earlier passes only, so a
@@ -123,32 +184,34 @@ static eddy_sync_barrier eddy_sync_hazard(const eddy_sync_state *s,
             b.dst_access |= eddy_sync_read_access(unseen);
         }
     }
-    if (m->writes) {
+    if (m->write_stages) {
         if (s->read_stages) {
             /* Reads do not dirty caches: only their execution must finish
              * before the write starts. */
             b.src_stages |= s->read_stages;
-            b.dst_stages |= EDDY_SYNC_STAGE_COMPUTE;
-            b.dst_access |= EDDY_SYNC_ACCESS_SHADER_WRITE;
+            b.dst_stages |= m->write_stages;
+            b.dst_access |= m->write_access;
         }
         if (s->write_stages) {
             b.src_stages |= s->write_stages;
             b.src_access |= s->write_access;
-            b.dst_stages |= EDDY_SYNC_STAGE_COMPUTE;
-            b.dst_access |= EDDY_SYNC_ACCESS_SHADER_WRITE;
+            b.dst_stages |= m->write_stages;
+            b.dst_access |= m->write_access;
         }
     }
     return b;
 }
 
+/* The state after use m, once the barrier from eddy_sync_hazard is in place:
+ * m's reads have seen the pending write, or m's write is the new one. */
 static void eddy_sync_apply(eddy_sync_state *s, const eddy_sync_merged *m)
 {
-    if (m->writes) {
+    if (m->write_stages) {
         /* Reads of the same pass are not recorded: the pass's own dispatch
          * orders them before its write, and a later barrier from the compute
          * stage also covers the logically earlier indirect fetch. */
-        s->write_stages = EDDY_SYNC_STAGE_COMPUTE;
-        s->write_access = EDDY_SYNC_ACCESS_SHADER_WRITE;
+        s->write_stages = m->write_stages;
+        s->write_access = m->write_access;
         s->write_atomic = m->atomic_only;
         s->visible_stages = 0;
         s->read_stages = 0;
@@ -200,6 +263,16 @@ static int eddy_sync_execute(eddy_sync_builder *bld, uint32_t pass)
             step->barrier_count++;
         }
         eddy_sync_apply(s, &m[i]);
+
+        eddy_sync_first *f = &bld->first[m[i].slot];
+        if (!f->seen) {
+            f->use = m[i];
+            f->seen = true;
+        } else if (!f->closed) {
+            eddy_sync_merge_into(&f->use, &m[i]);
+        }
+        if (m[i].write_stages)
+            f->closed = true;
     }
     return 0;
 }
@@ -231,9 +304,12 @@ static int64_t eddy_sync_check_ranges(const eddy_sync_range *ranges, uint32_t ra
     return (int64_t)steps;
 }
 
-/* Returns the number of slots (distinct resources), or -1. */
-static int64_t eddy_sync_assign_slots(eddy_sync_merged *merged, size_t merged_count)
+/* Returns the number of slots (distinct resources), or -1; *ids_out gets the
+ * resource id of each slot, ascending (NULL for none), for the caller to free. */
+static int64_t eddy_sync_assign_slots(eddy_sync_merged *merged, size_t merged_count,
+                                      uint32_t **ids_out)
 {
+    *ids_out = NULL;
     if (merged_count == 0)
         return 0;
     uint32_t *ids = malloc(merged_count * sizeof(*ids));
@@ -251,25 +327,146 @@ static int64_t eddy_sync_assign_slots(eddy_sync_merged *merged, size_t merged_co
                                       eddy_sync_cmp_u32);
         merged[i].slot = (uint32_t)(hit - ids);
     }
-    free(ids);
+    *ids_out = ids;
     return (int64_t)unique;
+}
+
+/* The host's merged use of every slot: the uses naming it, else the default.
+ * Checks every use, also those of resources the sequence never touches: a
+ * malformed one is a caller bug either way. */
+static int eddy_sync_host_uses(const eddy_sync_host *host, const uint32_t *ids, size_t slots,
+                               eddy_sync_merged *out)
+{
+    eddy_sync_merged def;
+    if (host->use_count && !host->uses)
+        return -1;
+    if (eddy_sync_merged_from_host(host->default_stages, host->default_access, &def) != 0)
+        return -1;
+    bool *named = calloc(slots ? slots : 1, sizeof(*named));
+    if (!named)
+        return -1;
+    int rc = 0;
+    for (uint32_t u = 0; u < host->use_count; u++) {
+        eddy_sync_merged m;
+        if (eddy_sync_merged_from_host(host->uses[u].stages, host->uses[u].access, &m) != 0) {
+            rc = -1;
+            break;
+        }
+        const uint32_t *hit = slots ? bsearch(&host->uses[u].resource, ids, slots, sizeof(*ids),
+                                              eddy_sync_cmp_u32)
+                                    : NULL;
+        if (!hit)
+            continue;
+        size_t slot = (size_t)(hit - ids);
+        if (named[slot]) {
+            eddy_sync_merge_into(&out[slot], &m);
+        } else {
+            out[slot] = m;
+            named[slot] = true;
+        }
+    }
+    for (size_t i = 0; i < slots; i++) {
+        if (!named[i])
+            out[i] = def;
+        out[i].resource = ids[i];
+        out[i].slot = (uint32_t)i;
+    }
+    free(named);
+    return rc;
+}
+
+/* The host's entry use as pending state: its writes and then its reads, as
+ * that order needs the most barriers (RAW from the writes, WAR from the
+ * reads); nothing of it is visible to the sequence yet. */
+static eddy_sync_state eddy_sync_state_from_host(const eddy_sync_merged *m)
+{
+    return (eddy_sync_state){
+        .write_stages = m->write_stages,
+        .write_access = m->write_access,
+        .read_stages = m->read_stages,
+    };
+}
+
+/* Appends the entry for the hazard between pending state s and use m, if any,
+ * to group (whose entries are contiguous: groups are built one at a time). */
+static int eddy_sync_push_hazard(eddy_sync_builder *bld, eddy_sync_group *group,
+                                 eddy_sync_state s, const eddy_sync_merged *m)
+{
+    eddy_sync_barrier b = eddy_sync_hazard(&s, m);
+    if (!b.dst_stages)
+        return 0;
+    if (group->barrier_count == 0)
+        group->first_barrier = bld->plan.barrier_count;
+    if (eddy_sync_push_barrier(bld, b) != 0)
+        return -1;
+    group->barrier_count++;
+    return 0;
+}
+
+/* The entry, loop and exit groups, after the steps (graph_sync.h). */
+static int eddy_sync_plan_groups(eddy_sync_builder *bld, size_t slots, bool loop,
+                                 const eddy_sync_merged *entry, const eddy_sync_merged *leave)
+{
+    eddy_sync_plan *plan = &bld->plan;
+    plan->entry.first_barrier = plan->loop.first_barrier = plan->exit.first_barrier =
+        plan->barrier_count;
+    for (size_t i = 0; entry && i < slots; i++)
+        if (eddy_sync_push_hazard(bld, &plan->entry, eddy_sync_state_from_host(&entry[i]),
+                                  &bld->first[i].use) != 0)
+            return -1;
+    plan->loop.first_barrier = plan->exit.first_barrier = plan->barrier_count;
+    for (size_t i = 0; loop && i < slots; i++)
+        if (eddy_sync_push_hazard(bld, &plan->loop, bld->state[i], &bld->first[i].use) != 0)
+            return -1;
+    plan->exit.first_barrier = plan->barrier_count;
+    for (size_t i = 0; leave && i < slots; i++) {
+        /* A resource the sequence writes leaves the same state after every
+         * replay. One it only reads leaves what was pending before the first
+         * replay plus its reads, which the entry barrier made visible. */
+        eddy_sync_state s = bld->state[i];
+        if (entry && !bld->first[i].closed) {
+            s = eddy_sync_state_from_host(&entry[i]);
+            eddy_sync_apply(&s, &bld->first[i].use);
+        }
+        if (eddy_sync_push_hazard(bld, &plan->exit, s, &leave[i]) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 int eddy_sync_plan_build(const eddy_sync_pass *passes, uint32_t pass_count,
                          const eddy_sync_range *ranges, uint32_t range_count,
                          uint32_t graph_times, eddy_sync_plan *out)
 {
+    eddy_sync_build_info info = {
+        .passes = passes,
+        .pass_count = pass_count,
+        .ranges = ranges,
+        .range_count = range_count,
+        .graph_times = graph_times,
+    };
+    return eddy_sync_plan_build_ex(&info, out);
+}
+
+int eddy_sync_plan_build_ex(const eddy_sync_build_info *info, eddy_sync_plan *out)
+{
     if (!out)
         return -1;
     memset(out, 0, sizeof(*out));
+    if (!info)
+        return -1;
+    const eddy_sync_pass *passes = info->passes;
+    const eddy_sync_range *ranges = info->ranges;
+    uint32_t pass_count = info->pass_count, range_count = info->range_count;
+    uint32_t graph_times = info->graph_times;
     if (graph_times == 0 || (pass_count && !passes) || (range_count && !ranges))
         return -1;
 
     int rc = -1;
     eddy_sync_builder bld = {0};
     eddy_sync_range *sorted = NULL;
-    eddy_sync_merged *merged = NULL;
-    uint32_t *pass_first = NULL, *pass_merged = NULL;
+    eddy_sync_merged *merged = NULL, *entry = NULL, *leave = NULL;
+    uint32_t *pass_first = NULL, *pass_merged = NULL, *ids = NULL;
     int64_t per_graph, slots;
     uint64_t step_total;
     size_t merged_count = 0;
@@ -315,9 +512,7 @@ int eddy_sync_plan_build(const eddy_sync_pass *passes, uint32_t pass_count,
         for (uint32_t u = 0; u < n; u++) {
             if (kept && seg[kept - 1].resource == seg[u].resource) {
                 eddy_sync_merged *k = &seg[kept - 1];
-                k->read_stages |= seg[u].read_stages;
-                k->writes = k->writes || seg[u].writes;
-                k->atomic_only = k->atomic_only && seg[u].atomic_only;
+                eddy_sync_merge_into(k, &seg[u]);
             } else {
                 seg[kept++] = seg[u];
             }
@@ -327,12 +522,23 @@ int eddy_sync_plan_build(const eddy_sync_pass *passes, uint32_t pass_count,
         merged_count += kept;
     }
 
-    slots = eddy_sync_assign_slots(merged, merged_count);
+    slots = eddy_sync_assign_slots(merged, merged_count, &ids);
     if (slots < 0)
         goto done;
     bld.state = calloc(slots ? (size_t)slots : 1, sizeof(*bld.state));
-    if (!bld.state)
+    bld.first = calloc(slots ? (size_t)slots : 1, sizeof(*bld.first));
+    if (!bld.state || !bld.first)
         goto done;
+    if (info->entry) {
+        entry = malloc((slots ? (size_t)slots : 1) * sizeof(*entry));
+        if (!entry || eddy_sync_host_uses(info->entry, ids, (size_t)slots, entry) != 0)
+            goto done;
+    }
+    if (info->exit) {
+        leave = malloc((slots ? (size_t)slots : 1) * sizeof(*leave));
+        if (!leave || eddy_sync_host_uses(info->exit, ids, (size_t)slots, leave) != 0)
+            goto done;
+    }
     if (step_total) {
         bld.plan.steps = malloc((size_t)step_total * sizeof(*bld.plan.steps));
         if (!bld.plan.steps)
@@ -358,11 +564,18 @@ int eddy_sync_plan_build(const eddy_sync_pass *passes, uint32_t pass_count,
         }
     }
 
+    if (eddy_sync_plan_groups(&bld, (size_t)slots, info->loop, entry, leave) != 0)
+        goto done;
+
     *out = bld.plan;
     bld.plan = (eddy_sync_plan){0};
     rc = 0;
 done:
     eddy_sync_plan_free(&bld.plan);
+    free(leave);
+    free(entry);
+    free(ids);
+    free(bld.first);
     free(bld.state);
     free(pass_merged);
     free(pass_first);
@@ -378,4 +591,24 @@ void eddy_sync_plan_free(eddy_sync_plan *plan)
     free(plan->steps);
     free(plan->barriers);
     memset(plan, 0, sizeof(*plan));
+}
+
+eddy_sync_masks eddy_sync_masks_of(const eddy_sync_barrier *barriers, uint32_t count)
+{
+    eddy_sync_masks m = {0};
+    for (uint32_t i = 0; barriers && i < count; i++) {
+        m.src_stages |= barriers[i].src_stages;
+        m.src_access |= barriers[i].src_access;
+        m.dst_stages |= barriers[i].dst_stages;
+        m.dst_access |= barriers[i].dst_access;
+    }
+    return m;
+}
+
+bool eddy_sync_masks_compute_only(eddy_sync_masks m)
+{
+    /* A WAR entry has src_access 0 but never empty stages, so the stages
+     * alone tell an empty group. */
+    return m.dst_stages && m.src_stages &&
+           !((m.src_stages | m.dst_stages) & ~(uint32_t)EDDY_SYNC_STAGE_COMPUTE);
 }

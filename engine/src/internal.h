@@ -56,7 +56,7 @@ typedef struct eddy_deferred {
     uint64_t bytes; /* of memory, counted in heap_used */
     struct eddy_shared_pipeline *pipeline;
     VkDescriptorPool pool;
-    VkCommandBuffer cb;
+    VkCommandBuffer cb, cb2, cb3;
     VkQueryPool queries;
 } eddy_deferred;
 
@@ -146,7 +146,9 @@ typedef struct eddy_graph_obj {
     /* Built at the first run after a change: */
     bool dirty;
     VkDescriptorPool pool;
-    VkCommandBuffer cb;
+    VkCommandBuffer cb;       /* the replayed body: [loop barriers] passes */
+    VkCommandBuffer entry_cb; /* [entry barriers]: against anything before; NULL when none */
+    VkCommandBuffer exit_cb;  /* [exit barriers]: against anything after; NULL when none */
     VkQueryPool queries;
     uint32_t query_count;
     uint32_t *query_pass; /* pass of each begin/end query pair */
@@ -180,6 +182,7 @@ struct eddy_engine {
     VkDevice device;
     VkQueue queue;
     uint32_t queue_family;
+    bool queue_graphics;     /* the queue family has VK_QUEUE_GRAPHICS_BIT */
     VkDebugUtilsMessengerEXT messenger;
     bool debug_utils;
     struct VolkDeviceTable vk;
@@ -207,6 +210,14 @@ struct eddy_engine {
     bool fail_next_submit;   /* tests: the next submit fails as if the device were lost */
 
     eddy_pool buffers, kernels, graphs, particles;
+
+    VkPipelineCache pipeline_cache;
+    char cache_path[4096];    /* the cache file; "" = none on disk */
+    char cache_dir[3800];
+    uint8_t cache_uuid[VK_UUID_SIZE];
+    uint32_t cache_vendor, cache_device, cache_driver;
+    size_t cache_loaded, cache_saved; /* bytes of driver data read at creation, written at the end */
+    void *shaderc;            /* one shaderc compiler, made at the first GLSL kernel */
 
     eddy_shared_pipeline **pipelines; /* every shared pipeline alive, unordered */
     uint32_t pipeline_count, pipeline_cap;
@@ -284,7 +295,12 @@ void eddy_destroy_all_kernels(eddy_engine *e);
 void eddy_destroy_all_buffers(eddy_engine *e);
 void eddy_destroy_all_particles(eddy_engine *e);
 
+/* The pipeline cache on disk (pipeline_cache.c). */
+eddy_result eddy_pipeline_cache_open(eddy_engine *e, const char *dir);
+void eddy_pipeline_cache_close(eddy_engine *e);
+
 /* Shaderc: GLSL compute source to SPIR-V. *words is malloc'd. */
+void eddy_release_shaderc(eddy_engine *e);
 eddy_result eddy_compile_glsl(eddy_engine *e, const char *source, const char *name,
                               uint32_t **words, size_t *size);
 

@@ -131,11 +131,13 @@ static bool read_spirv(const uint32_t *w, size_t words, spirv_facts *f)
 eddy_result eddy_compile_glsl(eddy_engine *e, const char *source, const char *name,
                               uint32_t **words, size_t *size)
 {
-    shaderc_compiler_t compiler = shaderc_compiler_initialize();
+    /* One compiler an engine: its start is the costly part (about 0.25 s). */
+    if (!e->shaderc)
+        e->shaderc = shaderc_compiler_initialize();
+    shaderc_compiler_t compiler = e->shaderc;
     shaderc_compile_options_t options = shaderc_compile_options_initialize();
     if (!compiler || !options) {
         shaderc_compile_options_release(options);
-        shaderc_compiler_release(compiler);
         eddy_log(e, EDDY_LOG_ERROR, "kernel '%s': shaderc could not start", name);
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
@@ -160,8 +162,14 @@ eddy_result eddy_compile_glsl(eddy_engine *e, const char *source, const char *na
     }
     shaderc_result_release(result);
     shaderc_compile_options_release(options);
-    shaderc_compiler_release(compiler);
     return res;
+}
+
+void eddy_release_shaderc(eddy_engine *e)
+{
+    if (e->shaderc)
+        shaderc_compiler_release(e->shaderc);
+    e->shaderc = NULL;
 }
 
 void eddy_destroy_shared_pipeline(eddy_engine *e, eddy_shared_pipeline *sp)
@@ -291,7 +299,7 @@ static eddy_shared_pipeline *make_shared(eddy_engine *e, const char *label, cons
         .layout = sp->layout,
     };
     if (r == VK_SUCCESS)
-        r = e->vk.vkCreateComputePipelines(e->device, VK_NULL_HANDLE, 1, &pci, NULL, &sp->pipeline);
+        r = e->vk.vkCreateComputePipelines(e->device, e->pipeline_cache, 1, &pci, NULL, &sp->pipeline);
     if (module)
         e->vk.vkDestroyShaderModule(e->device, module, NULL);
     if (r != VK_SUCCESS) {

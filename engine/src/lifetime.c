@@ -53,8 +53,10 @@ bool eddy_use_done(eddy_engine *e, eddy_use u)
 
 static void release(eddy_engine *e, const eddy_deferred *d)
 {
-    if (d->cb)
-        e->vk.vkFreeCommandBuffers(e->device, e->command_pool, 1, &d->cb);
+    VkCommandBuffer cbs[3] = { d->cb, d->cb2, d->cb3 };
+    for (int i = 0; i < 3; i++)
+        if (cbs[i])
+            e->vk.vkFreeCommandBuffers(e->device, e->command_pool, 1, &cbs[i]);
     if (d->pool)
         e->vk.vkDestroyDescriptorPool(e->device, d->pool, NULL);
     if (d->queries)

@@ -129,6 +129,64 @@ int main(void)
         bad += got[i] != b[i] + 4 * a[i];
     CHECKF(bad == 0, "%d results differ after 2 runs + 2 host recordings", bad);
 
+    /* The host fills b before the recording and copies it out after, in
+     * the same command buffer, saying so (before/after): the barriers eddy
+     * records name the transfer stage and only b and a (synchronization
+     * validation on both instances checks them). A use whose access its
+     * stages cannot make is refused. */
+    eddy_vk_buffer vb;
+    CHECK(eddy_buffer_vk(e, bb, &vb) == EDDY_OK);
+    VkBufferCreateInfo rbci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = sizeof got,
+                                .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT };
+    VkBuffer readback;
+    VK(vkCreateBuffer(device, &rbci, NULL, &readback));
+    VkMemoryRequirements rreq;
+    vkGetBufferMemoryRequirements(device, readback, &rreq);
+    VkPhysicalDeviceMemoryProperties rmp;
+    vkGetPhysicalDeviceMemoryProperties(pd, &rmp);
+    uint32_t rtype = UINT32_MAX;
+    const VkMemoryPropertyFlags hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    for (uint32_t i = 0; i < rmp.memoryTypeCount && rtype == UINT32_MAX; i++)
+        if ((rreq.memoryTypeBits & (1u << i)) && (rmp.memoryTypes[i].propertyFlags & hv) == hv)
+            rtype = i;
+    REQUIRE(rtype != UINT32_MAX);
+    VkMemoryAllocateInfo rmai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = rreq.size,
+                                  .memoryTypeIndex = rtype };
+    VkDeviceMemory rmem;
+    VK(vkAllocateMemory(device, &rmai, NULL, &rmem));
+    VK(vkBindBufferMemory(device, readback, rmem, 0));
+    VK(vkResetCommandPool(device, pool, 0));
+    VK(vkResetFences(device, 1, &fence));
+    VK(vkBeginCommandBuffer(cb, &bi));
+    vkCmdFillBuffer(cb, vb.buffer, vb.offset, sizeof got, 5u);
+    eddy_host_use before[] = { { bb, EDDY_STAGE_TRANSFER, EDDY_ACCESS_TRANSFER_WRITE }, { { 0 }, 0, 0 } };
+    eddy_host_use after[] = { { bb, EDDY_STAGE_TRANSFER, EDDY_ACCESS_TRANSFER_READ }, { { 0 }, 0, 0 } };
+    eddy_host_use wrong[] = { { bb, EDDY_STAGE_TRANSFER, EDDY_ACCESS_VERTEX_READ } };
+    test_clear_error();
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cb, .before = wrong, .before_count = 1 }) ==
+          EDDY_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(test_last_error, "before[0]: access bits 0x20 are not made by stages 0x4") != NULL);
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cb, .before = before, .before_count = 2,
+                                                       .after = after, .after_count = 2 }) == EDDY_OK);
+    VkBufferCopy region = { vb.offset, 0, sizeof got };
+    vkCmdCopyBuffer(cb, vb.buffer, readback, 1, &region);
+    VkMemoryBarrier to_host = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                                .dstAccessMask = VK_ACCESS_HOST_READ_BIT };
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, NULL, 0, NULL);
+    VK(vkEndCommandBuffer(cb));
+    VK(vkQueueSubmit(queue, 1, &si, fence));
+    VK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
+    eddy_recorded_work_done(e);
+    uint32_t *rb;
+    VK(vkMapMemory(device, rmem, 0, sizeof got, 0, (void **)&rb));
+    bad = 0;
+    for (uint32_t i = 0; i < N; i++)
+        bad += rb[i] != 5u + a[i];
+    CHECKF(bad == 0, "%d results differ after fill, record, copy", bad);
+    vkUnmapMemory(device, rmem);
+    vkDestroyBuffer(device, readback, NULL);
+    vkFreeMemory(device, rmem, NULL);
+
     eddy_destroy_graph(e, g);
     uint32_t eddy_messages = eddy_validation_message_count(e);
     CHECKF(eddy_messages == 0, "eddy saw %u validation message(s)", eddy_messages);

@@ -13,6 +13,15 @@
 #define AR EDDY_SYNC_ACCESS_SHADER_READ
 #define AW EDDY_SYNC_ACCESS_SHADER_WRITE
 #define AI EDDY_SYNC_ACCESS_INDIRECT_READ
+#define STR EDDY_SYNC_STAGE_TRANSFER
+#define SVI EDDY_SYNC_STAGE_VERTEX_INPUT
+#define SVS EDDY_SYNC_STAGE_VERTEX_SHADER
+#define SFS EDDY_SYNC_STAGE_FRAGMENT_SHADER
+#define SH EDDY_SYNC_STAGE_HOST
+#define ATR EDDY_SYNC_ACCESS_TRANSFER_READ
+#define ATW EDDY_SYNC_ACCESS_TRANSFER_WRITE
+#define AVR EDDY_SYNC_ACCESS_VERTEX_READ
+#define AHW EDDY_SYNC_ACCESS_HOST_WRITE
 
 #define COUNT(T, ...) ((uint32_t)(sizeof((const T[]){__VA_ARGS__}) / sizeof(T)))
 
@@ -216,6 +225,135 @@ static const sync_case cases[] = {
      RANGES({0, 2, 0x40000000u}), .graph_times = 2, INVALID},
 };
 
+/* Cases for eddy_sync_plan_build_ex: the groups around the steps. The steps
+ * themselves must be those of eddy_sync_plan_build, checked here too. */
+typedef struct group_case {
+    const char *name;
+    const eddy_sync_pass *passes;
+    uint32_t pass_count;
+    const eddy_sync_range *ranges;
+    uint32_t range_count;
+    uint32_t graph_times;
+    bool loop;
+    const eddy_sync_host *entry, *exit;
+    int rc;
+    const exp_step *steps; /* NULL: not listed */
+    uint32_t step_count;
+    const eddy_sync_barrier *entry_b, *loop_b, *exit_b;
+    uint32_t entry_n, loop_n, exit_n;
+} group_case;
+
+#define HOST(ds, da, ...) (&(const eddy_sync_host){(const eddy_sync_host_use[]){__VA_ARGS__}, \
+                                                   COUNT(eddy_sync_host_use, __VA_ARGS__), (ds), (da)})
+#define HOST_DEFAULT(ds, da) (&(const eddy_sync_host){NULL, 0, (ds), (da)})
+#define ENTRY_B(...) .entry_b = (const eddy_sync_barrier[]){__VA_ARGS__}, \
+                     .entry_n = COUNT(eddy_sync_barrier, __VA_ARGS__)
+#define LOOP_B(...) .loop_b = (const eddy_sync_barrier[]){__VA_ARGS__}, \
+                    .loop_n = COUNT(eddy_sync_barrier, __VA_ARGS__)
+#define EXIT_B(...) .exit_b = (const eddy_sync_barrier[]){__VA_ARGS__}, \
+                    .exit_n = COUNT(eddy_sync_barrier, __VA_ARGS__)
+#define ALL_WRITES (AW | ATW | AHW)
+#define WRITING_STAGES (SC | STR | SVS | SFS | SH)
+
+static const group_case group_cases[] = {
+    /* Reads before the first write get no barrier of their own, so the loop
+     * barrier makes the wrapped write visible to both reading stages. */
+    {"loop: reads before the first write", PASSES(PASS(U(1, READ)), PASS(U(1, INDIRECT)),
+                                                 PASS(U(1, WRITE))),
+     .graph_times = 1, .loop = true,
+     STEPS(STEP0(0), STEP0(1), STEP(2, B(1, SC | SI, 0, SC, AW))),
+     LOOP_B(B(1, SC, AW, SC | SI, AR | AI | AW))},
+
+    {"no loop barriers unless asked", PASSES(PASS(U(1, READ)), PASS(U(1, INDIRECT)),
+                                            PASS(U(1, WRITE))),
+     .graph_times = 1, STEPS(STEP0(0), STEP0(1), STEP(2, B(1, SC | SI, 0, SC, AW)))},
+
+    /* 2 is first touched by pass 1, yet its write and read at the end of one
+     * replay meet its first write early in the next: the loop barrier covers
+     * it at the start. 3 is only read: nothing. */
+    {"loop: a resource first touched late",
+     PASSES(PASS(U(1, WRITE)), PASS(U(2, WRITE)), PASS(U(2, READ), U(1, READ), U(3, READ))),
+     .graph_times = 1, .loop = true, STEPS(STEP0(0), STEP0(1), STEP(2, RAW(1), RAW(2))),
+     LOOP_B(WAW(1), WAW(2))},
+
+    /* graph_times 2 inside one replay, then the wrap: the same end state. */
+    {"loop with graph_times", PASSES(PASS(U(1, READ)), PASS(U(1, WRITE))), .graph_times = 2,
+     .loop = true, STEPS(STEP0(0), STEP(1, WAR(1)), STEP(0, RAW(1)), STEP(1, WAW(1))),
+     LOOP_B(RW_AFTER_W(1))},
+
+    {"loop: atomics wrap without a barrier", PASSES(PASS(U(1, ATOMIC)), PASS(U(2, WRITE))),
+     RANGES({0, 1, 3}), .graph_times = 1, .loop = true,
+     STEPS(STEP0(0), STEP0(0), STEP0(0), STEP0(1)), LOOP_B(WAW(2))},
+
+    /* The read at the end breaks the run of atomics across the wrap. */
+    {"loop: a read between atomics across the wrap", PASSES(PASS(U(1, ATOMIC)), PASS(U(1, READ))),
+     .graph_times = 1, .loop = true, STEPS(STEP0(0), STEP(1, RAW(1))), LOOP_B(WAW(1))},
+
+    {"loop: reads only", PASSES(PASS(U(1, READ)), PASS(U(1, INDIRECT))), .graph_times = 1,
+     .loop = true, STEPS(STEP0(0), STEP0(1))},
+
+    /* An upload seen by two stages before any write; 2 has no host use. */
+    {"entry: an upload before two reading stages",
+     PASSES(PASS(U(1, READ), U(2, READ)), PASS(U(1, INDIRECT))), .graph_times = 1,
+     .entry = HOST(0, 0, {1, STR, ATW}), STEPS(STEP0(0), STEP0(1)),
+     ENTRY_B(B(1, STR, ATW, SC | SI, AR | AI))},
+
+    /* "Anything": every stage may have read (WAR) and written (WAW). */
+    {"entry: anything before a write", PASSES(PASS(U(1, WRITE))), .graph_times = 1,
+     .entry = HOST_DEFAULT(EDDY_SYNC_STAGE_ALL, EDDY_SYNC_ACCESS_ALL),
+     ENTRY_B(B(1, EDDY_SYNC_STAGE_ALL, ALL_WRITES, SC, AW))},
+
+    /* Named uses of one resource merge and replace the default; uses of
+     * resources no pass touches are ignored. */
+    {"entry: named uses, the default and a foreign resource",
+     PASSES(PASS(U(1, WRITE), U(2, READ))), .graph_times = 1,
+     .entry = HOST(EDDY_SYNC_STAGE_ALL, EDDY_SYNC_ACCESS_ALL, {99, EDDY_SYNC_STAGE_ALL,
+                   EDDY_SYNC_ACCESS_ALL}, {1, STR, ATW}, {1, SVS, AR}),
+     ENTRY_B(B(1, STR | SVS, ATW, SC, AW), B(2, WRITING_STAGES, ALL_WRITES, SC, AR))},
+
+    {"entry: nothing", PASSES(PASS(U(1, WRITE)), PASS(U(1, READ))), .graph_times = 1,
+     .loop = true, .entry = HOST_DEFAULT(0, 0), STEPS(STEP0(0), STEP(1, RAW(1))),
+     LOOP_B(B(1, SC, AW, SC, AW))},
+
+    /* 2 is only read: no hazard with the renderer's reads. */
+    {"exit: a renderer draws what the last pass wrote",
+     PASSES(PASS(U(1, WRITE)), PASS(U(2, READ))), .graph_times = 1,
+     .exit = HOST_DEFAULT(SVI | SVS, AVR | AR), EXIT_B(B(1, SC, AW, SVI | SVS, AVR | AR))},
+
+    {"exit: a host write after reads", PASSES(PASS(U(1, READ))), .graph_times = 1,
+     .exit = HOST_DEFAULT(SH, AHW), EXIT_B(B(1, SC, 0, SH, AHW))},
+
+    /* The sequence only reads 1, so the upload before it is still pending
+     * after it: the readback needs it (RAW), the rewrite too (WAW, and WAR
+     * after the sequence's read). */
+    {"exit: a read-only sequence keeps the host's upload pending",
+     PASSES(PASS(U(1, READ))), .graph_times = 1, .loop = true,
+     .entry = HOST(0, 0, {1, STR, ATW}), .exit = HOST(0, 0, {1, STR, ATR | ATW}),
+     ENTRY_B(B(1, STR, ATW, SC, AR)), EXIT_B(B(1, STR | SC, ATW, STR, ATR | ATW))},
+
+    /* Written by the sequence: the exit sees only its last write and the
+     * reads after it, not the host's upload. */
+    {"exit: after a write the upload is settled",
+     PASSES(PASS(U(1, WRITE)), PASS(U(1, INDIRECT))), .graph_times = 1, .loop = true,
+     .entry = HOST(0, 0, {1, STR, ATW}), .exit = HOST(0, 0, {1, STR, ATW}),
+     STEPS(STEP0(0), STEP(1, RAW_IND(1))), ENTRY_B(B(1, STR, ATW, SC, AW)),
+     LOOP_B(B(1, SC | SI, AW, SC, AW)), EXIT_B(B(1, SC | SI, AW, STR, ATW))},
+
+    {"host access no stage of its mask can do", PASSES(PASS(U(1, READ))), .graph_times = 1,
+     .entry = HOST_DEFAULT(STR, AW), INVALID},
+    {"unknown host stage", PASSES(PASS(U(1, READ))), .graph_times = 1,
+     .exit = HOST_DEFAULT(1u << 7, 0), INVALID},
+    {"unknown host access", PASSES(PASS(U(1, READ))), .graph_times = 1,
+     .exit = HOST(0, 0, {1, SC, 1u << 8}), INVALID},
+    /* Checked even when the sequence never touches the resource. */
+    {"bad host use of a foreign resource", PASSES(PASS(U(1, READ))), .graph_times = 1,
+     .entry = HOST(0, 0, {7, SVI, AW}), INVALID},
+    {"NULL host uses with a count", PASSES(PASS(U(1, READ))), .graph_times = 1,
+     .entry = &(const eddy_sync_host){NULL, 2, 0, 0}, INVALID},
+    {"bad range with a host", PASSES(PASS(U(1, READ))), RANGES({0, 2, 1}), .graph_times = 1,
+     .exit = HOST_DEFAULT(0, 0), INVALID},
+};
+
 static void mask_str(char *buf, size_t size, uint32_t mask, const char *const *names,
                      unsigned name_count)
 {
@@ -324,16 +462,21 @@ static void check_case(const sync_case *c)
     /* Garbage in *out shows whether a failed build really empties it. */
     static eddy_sync_step junk_step;
     static eddy_sync_barrier junk_barrier;
-    eddy_sync_plan plan = {&junk_step, 77, &junk_barrier, 77};
+    eddy_sync_plan plan = {&junk_step, 77, &junk_barrier, 77, {5, 5}, {6, 6}, {7, 7}};
 
     int rc = eddy_sync_plan_build(c->passes, c->pass_count, c->ranges, c->range_count,
                                   c->graph_times, &plan);
     CHECKF(rc == c->rc, "case \"%s\": returned %d, expected %d", c->name, rc, c->rc);
     if (rc != 0) {
-        CHECKF(!plan.steps && !plan.step_count && !plan.barriers && !plan.barrier_count,
+        CHECKF(!plan.steps && !plan.step_count && !plan.barriers && !plan.barrier_count &&
+                   !plan.entry.barrier_count && !plan.loop.barrier_count &&
+                   !plan.exit.barrier_count,
                "case \"%s\": failed build left a non-empty plan", c->name);
         return;
     }
+    /* The plain build plans nothing around the steps. */
+    CHECKF(!plan.entry.barrier_count && !plan.loop.barrier_count && !plan.exit.barrier_count,
+           "case \"%s\": entry/loop/exit barriers without asking", c->name);
 
     /* The recorder walks the steps in order and slices barriers by
      * first_barrier, so the slices must tile the array exactly. */
@@ -403,11 +546,108 @@ static void check_long_range(void)
     eddy_sync_plan_free(&plan);
 }
 
+static void check_group_barriers(const group_case *c, const eddy_sync_plan *plan,
+                                 const char *what, eddy_sync_group got,
+                                 const eddy_sync_barrier *want, uint32_t want_n)
+{
+    bool same = got.barrier_count == want_n && got.first_barrier <= plan->barrier_count &&
+                want_n <= plan->barrier_count - got.first_barrier;
+    for (uint32_t i = 0; same && i < want_n; i++)
+        same = barrier_eq(&plan->barriers[got.first_barrier + i], &want[i]);
+    CHECKF(same, "case \"%s\": %s barriers differ", c->name, what);
+    if (same)
+        return;
+    char line[1024];
+    step_str(line, sizeof line, 0, want, want_n);
+    fprintf(stderr, "  expected %s\n", line + 8); /* past "pass 0: " */
+    if (got.first_barrier <= plan->barrier_count &&
+        got.barrier_count <= plan->barrier_count - got.first_barrier) {
+        step_str(line, sizeof line, 0, plan->barriers + got.first_barrier, got.barrier_count);
+        fprintf(stderr, "  got      %s\n", line + 8);
+    }
+}
+
+static void check_group_case(const group_case *c)
+{
+    eddy_sync_build_info info = {
+        .passes = c->passes,
+        .pass_count = c->pass_count,
+        .ranges = c->ranges,
+        .range_count = c->range_count,
+        .graph_times = c->graph_times,
+        .loop = c->loop,
+        .entry = c->entry,
+        .exit = c->exit,
+    };
+    static eddy_sync_step junk_step;
+    static eddy_sync_barrier junk_barrier;
+    eddy_sync_plan plan = {&junk_step, 77, &junk_barrier, 77, {5, 5}, {6, 6}, {7, 7}};
+    int rc = eddy_sync_plan_build_ex(&info, &plan);
+    CHECKF(rc == c->rc, "case \"%s\": returned %d, expected %d", c->name, rc, c->rc);
+    if (rc != 0) {
+        CHECKF(!plan.steps && !plan.step_count && !plan.barriers && !plan.barrier_count &&
+                   !plan.entry.barrier_count && !plan.loop.barrier_count &&
+                   !plan.exit.barrier_count,
+               "case \"%s\": failed build left a non-empty plan", c->name);
+        return;
+    }
+    if (c->steps) {
+        sync_case sc = {.name = c->name, .steps = c->steps, .step_count = c->step_count};
+        bool same = plan.step_count == c->step_count;
+        for (uint32_t i = 0; same && i < plan.step_count; i++)
+            same = step_eq(&plan, i, &c->steps[i]);
+        CHECKF(same, "case \"%s\": steps differ from the expectation", c->name);
+        if (!same)
+            print_diff(&sc, &plan);
+    }
+    check_group_barriers(c, &plan, "entry", plan.entry, c->entry_b, c->entry_n);
+    check_group_barriers(c, &plan, "loop", plan.loop, c->loop_b, c->loop_n);
+    check_group_barriers(c, &plan, "exit", plan.exit, c->exit_b, c->exit_n);
+    /* The groups follow the steps' barriers and fill the array. */
+    uint32_t steps_end = plan.step_count ? plan.steps[plan.step_count - 1].first_barrier +
+                                               plan.steps[plan.step_count - 1].barrier_count
+                                         : 0;
+    CHECKF(steps_end + plan.entry.barrier_count + plan.loop.barrier_count +
+                   plan.exit.barrier_count == plan.barrier_count,
+           "case \"%s\": groups do not fill the barrier array", c->name);
+    eddy_sync_plan_free(&plan);
+    CHECK(!plan.barriers && !plan.entry.barrier_count && !plan.loop.barrier_count &&
+          !plan.exit.barrier_count);
+}
+
+/* The union a recorder uses to record one global barrier instead. */
+static void check_masks(void)
+{
+    static const eddy_sync_barrier compute[] = {RAW(1), WAR(2)};
+    static const eddy_sync_barrier indirect[] = {RAW(1), RAW_IND(2)};
+    static const eddy_sync_barrier draw[] = {B(1, SC, AW, SVS, AR)};
+    eddy_sync_masks m = eddy_sync_masks_of(compute, 2);
+    CHECK(m.src_stages == SC && m.src_access == AW && m.dst_stages == SC &&
+          m.dst_access == (AR | AW));
+    CHECK(eddy_sync_masks_compute_only(m));
+    m = eddy_sync_masks_of(indirect, 2);
+    CHECK(m.dst_stages == (SC | SI) && m.dst_access == (AR | AI));
+    CHECK(!eddy_sync_masks_compute_only(m));
+    CHECK(!eddy_sync_masks_compute_only(eddy_sync_masks_of(draw, 1)));
+    m = eddy_sync_masks_of(compute, 0);
+    CHECK(!m.src_stages && !m.src_access && !m.dst_stages && !m.dst_access);
+    CHECK(!eddy_sync_masks_compute_only(m));
+    CHECK(!eddy_sync_masks_compute_only(eddy_sync_masks_of(NULL, 0)));
+
+    eddy_sync_plan plan;
+    CHECK(eddy_sync_plan_build_ex(NULL, &plan) == -1);
+    CHECK(!plan.steps && !plan.barriers && !plan.loop.barrier_count);
+    CHECK(eddy_sync_plan_build_ex(&(eddy_sync_build_info){.graph_times = 1}, NULL) == -1);
+}
+
 int main(void)
 {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check_case(&cases[i]);
+    for (size_t i = 0; i < sizeof group_cases / sizeof group_cases[0]; i++)
+        check_group_case(&group_cases[i]);
     check_null_arguments();
     check_long_range();
+    check_masks();
     return test_report("graph_sync");
 }

@@ -114,6 +114,13 @@ typedef struct eddy_engine_desc {
      * 64; EDDY_KEEP_NO_PIPELINES keeps none. Host memory only (a pipeline is
      * tens of KiB on most drivers). */
     uint32_t kept_pipelines;
+    /* Folder of the pipeline cache on disk (one file per device and driver,
+     * named by pipelineCacheUUID; loaded at creation, written back at
+     * destruction when pipelines were compiled; a file from another device or
+     * driver, or a damaged one, is ignored with a warning). NULL = the
+     * EDDY_PIPELINE_CACHE_DIR environment variable, else
+     * $XDG_CACHE_HOME/eddy, else $HOME/.cache/eddy; "" = no cache on disk. */
+    const char *pipeline_cache_dir;
 } eddy_engine_desc;
 #define EDDY_KEEP_NO_PIPELINES UINT32_MAX
 
@@ -149,6 +156,12 @@ typedef struct eddy_engine_counters {
     uint32_t deferred;          /* released objects waiting for the GPU to finish with them */
 } eddy_engine_counters;
 eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e);
+
+typedef struct eddy_pipeline_cache_info {
+    const char *path;    /* the cache file (valid while the engine lives); NULL = none */
+    size_t loaded_bytes; /* driver data loaded from it at creation (0: none, or ignored) */
+} eddy_pipeline_cache_info;
+eddy_pipeline_cache_info eddy_engine_pipeline_cache(const eddy_engine *e);
 
 typedef struct eddy_device_info {
     char name[256];
@@ -329,6 +342,50 @@ eddy_result eddy_wait(eddy_engine *e, uint64_t value, uint64_t timeout_ns);
 /* The engine's timeline semaphore (for hosts that wait on eddy's work). */
 VkSemaphore eddy_engine_timeline(const eddy_engine *e);
 
+/* What a host's own commands do with eddy's buffers right before or right
+ * after a recorded graph (eddy_graph_record), so that the barriers eddy
+ * records around it name those stages instead of all commands. stages and
+ * access are masks; the use is every read and write one of the stages can do
+ * whose access bit is set:
+ *   stage                        reads                  writes
+ *   EDDY_STAGE_COMPUTE           SHADER_READ            SHADER_WRITE
+ *   EDDY_STAGE_INDIRECT          INDIRECT_READ          -
+ *   EDDY_STAGE_TRANSFER          TRANSFER_READ          TRANSFER_WRITE
+ *   EDDY_STAGE_VERTEX_INPUT      VERTEX_READ            -
+ *   EDDY_STAGE_VERTEX_SHADER     SHADER_READ            SHADER_WRITE
+ *   EDDY_STAGE_FRAGMENT_SHADER   SHADER_READ            SHADER_WRITE
+ *   EDDY_STAGE_HOST              HOST_READ              HOST_WRITE
+ * Examples: a renderer drawing particles after the step
+ * { pos, EDDY_STAGE_VERTEX_INPUT | EDDY_STAGE_VERTEX_SHADER,
+ *   EDDY_ACCESS_VERTEX_READ | EDDY_ACCESS_SHADER_READ }; parameters copied in
+ * before it { params, EDDY_STAGE_TRANSFER, EDDY_ACCESS_TRANSFER_WRITE }. */
+enum {
+    EDDY_STAGE_COMPUTE = 1u << 0,
+    EDDY_STAGE_INDIRECT = 1u << 1,
+    EDDY_STAGE_TRANSFER = 1u << 2,
+    EDDY_STAGE_VERTEX_INPUT = 1u << 3,
+    EDDY_STAGE_VERTEX_SHADER = 1u << 4,
+    EDDY_STAGE_FRAGMENT_SHADER = 1u << 5,
+    EDDY_STAGE_HOST = 1u << 6,
+    EDDY_STAGE_ALL = (1u << 7) - 1,
+};
+enum {
+    EDDY_ACCESS_SHADER_READ = 1u << 0,
+    EDDY_ACCESS_SHADER_WRITE = 1u << 1,
+    EDDY_ACCESS_INDIRECT_READ = 1u << 2,
+    EDDY_ACCESS_TRANSFER_READ = 1u << 3,
+    EDDY_ACCESS_TRANSFER_WRITE = 1u << 4,
+    EDDY_ACCESS_VERTEX_READ = 1u << 5,
+    EDDY_ACCESS_HOST_READ = 1u << 6,
+    EDDY_ACCESS_HOST_WRITE = 1u << 7,
+    EDDY_ACCESS_ALL = (1u << 8) - 1,
+};
+typedef struct eddy_host_use {
+    eddy_buffer buffer; /* one of the graph's buffers; zero: the default for the others */
+    uint32_t stages;    /* EDDY_STAGE_* bits */
+    uint32_t access;    /* EDDY_ACCESS_* bits; each must belong to one of the stages */
+} eddy_host_use;
+
 /* Records the graph (desc.times substeps) into a host's command buffer. */
 typedef struct eddy_record_desc {
     /* Required: in the recording state, for a queue of the engine's queue
@@ -343,13 +400,26 @@ typedef struct eddy_record_desc {
      * until then, destroyed resources the recording used are kept. */
     VkSemaphore done_semaphore;
     uint64_t done_value;
+    /* What the host's commands before and after the recording do with the
+     * graph's buffers. A buffer not named takes the default: the use with a
+     * zero buffer, else "anything" (every stage, read and write: always
+     * safe). { {0}, 0, 0 } as the default says the host does nothing with
+     * the others. */
+    const eddy_host_use *before;
+    uint32_t before_count;
+    const eddy_host_use *after;
+    uint32_t after_count;
 } eddy_record_desc;
 
-/* The recording starts with a barrier from all earlier commands' writes to
- * compute reads and writes, and ends with one from compute writes to all
- * later commands, so the host needs no barriers of its own around it. No
- * timestamps. Refused (with a message naming the graph, the pass and the
- * resource) when a kernel or buffer the graph binds was destroyed. */
+/* The recording starts with barriers from the host's earlier accesses
+ * (`before`) to the graph's first uses and ends with barriers from the
+ * graph's last writes and reads to the host's later accesses (`after`), only
+ * on the graph's buffers and only where a hazard exists, so the host needs no
+ * barriers of its own around it. Graphics stages are dropped from the
+ * barriers when the engine's queue family has no graphics (work on another
+ * queue needs the host's semaphores). No timestamps. Refused (with a message
+ * naming the graph, the pass and the resource) when a kernel or buffer the
+ * graph binds was destroyed. */
 eddy_result eddy_graph_record(eddy_engine *e, eddy_graph g, const eddy_record_desc *desc);
 /* The host's word that every command buffer eddy recorded into without a
  * done_semaphore has finished executing. */
