@@ -63,44 +63,14 @@ eddy_result eddy_end_transfer(eddy_engine *e)
     return res == EDDY_OK ? eddy_wait(e, v, 0) : res;
 }
 
-static int find_memory_type(eddy_engine *e, uint32_t bits, VkMemoryPropertyFlags want)
-{
-    for (uint32_t i = 0; i < e->memory.memoryTypeCount; i++)
-        if ((bits & (1u << i)) && (e->memory.memoryTypes[i].propertyFlags & want) == want)
-            return (int)i;
-    return -1;
-}
-
-/* Bytes still free in a heap: the driver's budget where VK_EXT_memory_budget
- * exists, else the heap size less what eddy itself allocated there. */
-static uint64_t heap_free(eddy_engine *e, uint32_t heap)
-{
-    if (!e->has_memory_budget) {
-        uint64_t size = e->memory.memoryHeaps[heap].size, used = e->heap_used[heap];
-        return size > used ? size - used : 0;
-    }
-    VkPhysicalDeviceMemoryBudgetPropertiesEXT budget = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT,
-    };
-    VkPhysicalDeviceMemoryProperties2 p = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2,
-        .pNext = &budget,
-    };
-    vkGetPhysicalDeviceMemoryProperties2(e->physical_device, &p);
-    uint64_t b = budget.heapBudget[heap], u = budget.heapUsage[heap];
-    return b > u ? b - u : 0;
-}
-
 typedef struct raw_buffer {
     VkBuffer buffer;
-    VkDeviceMemory memory;
-    void *mapped;
-    uint32_t heap;
-    uint64_t bytes;
+    eddy_alloc alloc;
+    void *mapped; /* alloc.mapped where the host may use it */
 } raw_buffer;
 
 static eddy_result create_raw(eddy_engine *e, uint64_t size, VkBufferUsageFlags usage,
-                              bool host, const char *label, raw_buffer *out)
+                              eddy_mem_purpose purpose, const char *label, raw_buffer *out)
 {
     memset(out, 0, sizeof *out);
     VkBufferCreateInfo ci = {
@@ -114,49 +84,22 @@ static eddy_result create_raw(eddy_engine *e, uint64_t size, VkBufferUsageFlags 
         return eddy_vk_fail(e, r, "vkCreateBuffer");
     VkMemoryRequirements req;
     e->vk.vkGetBufferMemoryRequirements(e->device, out->buffer, &req);
-    const VkMemoryPropertyFlags visible =
-        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    int type = host ? find_memory_type(e, req.memoryTypeBits, visible)
-                    : find_memory_type(e, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (type < 0)
-        type = find_memory_type(e, req.memoryTypeBits, host ? visible : 0);
-    if (type < 0) {
+    eddy_result res = eddy_mem_alloc(e, &req, purpose, false, label, &out->alloc);
+    if (res == EDDY_OK) {
+        r = e->vk.vkBindBufferMemory(e->device, out->buffer, out->alloc.memory, out->alloc.offset);
+        if (r != VK_SUCCESS) {
+            eddy_mem_free(e, &out->alloc);
+            res = eddy_vk_fail(e, r, "vkBindBufferMemory");
+        }
+    }
+    if (res != EDDY_OK) {
         e->vk.vkDestroyBuffer(e->device, out->buffer, NULL);
-        eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': no suitable memory type", label);
-        return EDDY_ERROR_UNSUPPORTED;
+        memset(out, 0, sizeof *out);
+        return res;
     }
-    uint32_t heap = e->memory.memoryTypes[type].heapIndex;
-    uint64_t free_bytes = heap_free(e, heap);
-    if (req.size > free_bytes) {
-        e->vk.vkDestroyBuffer(e->device, out->buffer, NULL);
-        eddy_log(e, EDDY_LOG_ERROR,
-                 "buffer '%s': %" PRIu64 " bytes requested but only %" PRIu64
-                 " bytes are free in memory heap %u of device '%s'",
-                 label, (uint64_t)req.size, free_bytes, heap, e->info.name);
-        return EDDY_ERROR_LIMIT;
-    }
-    VkMemoryAllocateInfo ai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .allocationSize = req.size,
-        .memoryTypeIndex = (uint32_t)type,
-    };
-    r = e->vk.vkAllocateMemory(e->device, &ai, NULL, &out->memory);
-    if (r != VK_SUCCESS) {
-        e->vk.vkDestroyBuffer(e->device, out->buffer, NULL);
-        eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': allocating %" PRIu64 " bytes failed: %s", label,
-                 (uint64_t)req.size, eddy_vk_result_string(r));
-        return EDDY_ERROR_OUT_OF_MEMORY;
-    }
-    e->vk.vkBindBufferMemory(e->device, out->buffer, out->memory, 0);
-    out->heap = heap;
-    out->bytes = req.size;
-    e->heap_used[heap] += req.size;
-    if ((e->memory.memoryTypes[type].propertyFlags & visible) == visible &&
-        (host || !e->force_staging)) {
-        r = e->vk.vkMapMemory(e->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped);
-        if (r != VK_SUCCESS)
-            out->mapped = NULL;
-    }
+    /* EDDY_FORCE_STAGING: device buffers as if the host could not see them. */
+    if (eddy_mem_host_coherent_visible(e, &out->alloc) && (purpose != EDDY_MEM_DEVICE || !e->force_staging))
+        out->mapped = out->alloc.mapped;
     return EDDY_OK;
 }
 
@@ -164,10 +107,7 @@ static void destroy_raw(eddy_engine *e, raw_buffer *b)
 {
     if (b->buffer)
         e->vk.vkDestroyBuffer(e->device, b->buffer, NULL);
-    if (b->memory) {
-        e->vk.vkFreeMemory(e->device, b->memory, NULL);
-        e->heap_used[b->heap] -= b->bytes;
-    }
+    eddy_mem_free(e, &b->alloc);
     memset(b, 0, sizeof *b);
 }
 
@@ -204,7 +144,7 @@ eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
     if (create_raw(e, size,
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                        VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
-                   false, label, &raw) != EDDY_OK)
+                   EDDY_MEM_DEVICE, label, &raw) != EDDY_OK)
         return none;
     uint32_t id;
     eddy_buffer_obj *b = eddy_pool_alloc(&e->buffers, &id);
@@ -214,10 +154,8 @@ eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
         return none;
     }
     b->buffer = raw.buffer;
-    b->memory = raw.memory;
+    b->alloc = raw.alloc;
     b->mapped = raw.mapped;
-    b->heap = raw.heap;
-    b->bytes = raw.bytes;
     b->size = desc->size;
     eddy_copy_label(b->label, sizeof b->label, desc->label, "(unnamed)");
     eddy_set_name(e, VK_OBJECT_TYPE_BUFFER, (uint64_t)raw.buffer, b->label);
@@ -239,8 +177,7 @@ void eddy_destroy_buffer(eddy_engine *e, eddy_buffer h)
     eddy_buffer_obj *b = eddy_buffer_get(e, h);
     if (!b)
         return;
-    eddy_defer(e, &(eddy_deferred){ .use = b->use, .buffer = b->buffer, .memory = b->memory,
-                                    .heap = b->heap, .bytes = b->bytes });
+    eddy_defer(e, &(eddy_deferred){ .use = b->use, .buffer = b->buffer, .alloc = b->alloc });
     eddy_pool_free(&e->buffers, h.id);
     e->destroys++;
 }
@@ -251,7 +188,7 @@ void eddy_destroy_all_buffers(eddy_engine *e)
     for (uint32_t i = 0; i < e->buffers.count; i++) {
         eddy_buffer_obj *b = (eddy_buffer_obj *)(e->buffers.items + (size_t)i * e->buffers.elem_size);
         if (b->slot.live) {
-            raw_buffer raw = { b->buffer, b->memory, b->mapped, b->heap, b->bytes };
+            raw_buffer raw = { b->buffer, b->alloc, b->mapped };
             destroy_raw(e, &raw);
             b->slot.live = false;
         }
@@ -312,7 +249,7 @@ static eddy_result transfer(eddy_engine *e, eddy_buffer h, uint64_t offset, uint
     eddy_result res = create_raw(e, chunk,
                                  upload ? VK_BUFFER_USAGE_TRANSFER_SRC_BIT
                                         : VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                 true, "eddy.staging", &staging);
+                                 upload ? EDDY_MEM_UPLOAD : EDDY_MEM_READBACK, "eddy.staging", &staging);
     if (res != EDDY_OK)
         return res;
     for (uint64_t done = 0; done < size && res == EDDY_OK; done += chunk) {

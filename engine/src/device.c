@@ -545,6 +545,7 @@ void eddy_destroy_engine(eddy_engine *e)
         eddy_destroy_all_kernels(e);
         eddy_destroy_all_buffers(e);
         eddy_release_deferred(e);
+        eddy_mem_release_all(e);
         eddy_pipeline_cache_close(e);
         if (e->timeline)
             e->vk.vkDestroySemaphore(e->device, e->timeline, NULL);

@@ -35,6 +35,26 @@ void eddy_pool_free(eddy_pool *p, uint32_t id);
 void eddy_pool_release(eddy_pool *p);
 #define EDDY_POOL(type) ((eddy_pool){ .elem_size = sizeof(type) })
 
+/* ------------------------------------------------------------------ memory */
+
+/* What a buffer's memory is for (memory.c picks the type). */
+typedef enum eddy_mem_purpose {
+    EDDY_MEM_DEVICE,   /* simulation data: device-local */
+    EDDY_MEM_UPLOAD,   /* host writes, device reads: host-visible coherent, uncached */
+    EDDY_MEM_READBACK, /* device writes, host reads: host-cached where the device has it */
+    EDDY_MEM_INPUTS,   /* written by the host every step: host-visible device-local where it exists */
+} eddy_mem_purpose;
+
+/* A range of device memory: in a shared block, or a dedicated allocation
+ * (block NULL). mapped: the range's host address when host-visible. */
+typedef struct eddy_alloc {
+    struct eddy_mem_block *block;
+    VkDeviceMemory memory;
+    uint64_t offset, size;
+    uint32_t type;
+    void *mapped;
+} eddy_alloc;
+
 /* ------------------------------------------------------------------ lifetimes */
 
 /* The last use of a resource by the GPU: eddy's own submissions (a value of
@@ -51,9 +71,7 @@ typedef struct eddy_use {
 typedef struct eddy_deferred {
     eddy_use use;
     VkBuffer buffer;
-    VkDeviceMemory memory;
-    uint32_t heap;
-    uint64_t bytes; /* of memory, counted in heap_used */
+    eddy_alloc alloc;
     struct eddy_shared_pipeline *pipeline;
     VkDescriptorPool pool;
     VkCommandBuffer cb, cb2, cb3;
@@ -74,11 +92,9 @@ typedef struct eddy_host_mark {
 typedef struct eddy_buffer_obj {
     eddy_slot slot;
     VkBuffer buffer;
-    VkDeviceMemory memory;
+    eddy_alloc alloc;
     uint64_t size;
     void *mapped; /* non-NULL where the memory is host-visible and coherent */
-    uint32_t heap;  /* memory heap of the allocation */
-    uint64_t bytes; /* allocation size */
     eddy_use use;
     char label[96];
 } eddy_buffer_obj;
@@ -191,6 +207,8 @@ struct eddy_engine {
     VkPhysicalDeviceMemoryProperties memory;
     bool has_memory_budget;
     uint64_t heap_used[VK_MAX_MEMORY_HEAPS]; /* bytes eddy allocated, for devices without a budget */
+    struct eddy_mem_block *blocks;          /* memory.c's blocks, every type */
+    uint32_t memory_allocations;            /* live vkAllocateMemory allocations */
     uint32_t timestamp_bits;
     uint64_t max_allocation;
 
@@ -294,6 +312,13 @@ void eddy_destroy_all_graphs(eddy_engine *e);
 void eddy_destroy_all_kernels(eddy_engine *e);
 void eddy_destroy_all_buffers(eddy_engine *e);
 void eddy_destroy_all_particles(eddy_engine *e);
+
+eddy_result eddy_mem_alloc(eddy_engine *e, const VkMemoryRequirements *req, eddy_mem_purpose purpose, bool optimal,
+                           const char *label, eddy_alloc *out);
+void eddy_mem_free(eddy_engine *e, const eddy_alloc *a);
+void eddy_mem_release_all(eddy_engine *e);
+bool eddy_mem_host_coherent_visible(const eddy_engine *e, const eddy_alloc *a);
+uint64_t eddy_heap_free(eddy_engine *e, uint32_t heap);
 
 /* The pipeline cache on disk (pipeline_cache.c). */
 eddy_result eddy_pipeline_cache_open(eddy_engine *e, const char *dir);

@@ -468,7 +468,8 @@ uint32_t eddy_kernel_binding_count(eddy_engine *e, eddy_kernel h)
 eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e)
 {
     eddy_engine_counters c = { .pipelines_created = e->pipelines_created, .submits = e->submits,
-                               .waits = e->waits, .deferred = e->deferred_count };
+                               .waits = e->waits, .deferred = e->deferred_count,
+                               .memory_allocations = e->memory_allocations };
     for (uint32_t i = 0; i < e->pipeline_count; i++) {
         c.pipelines_live += e->pipelines[i]->refs > 0;
         c.pipelines_kept += e->pipelines[i]->refs == 0;

@@ -65,10 +65,7 @@ static void release(eddy_engine *e, const eddy_deferred *d)
         eddy_destroy_shared_pipeline(e, d->pipeline);
     if (d->buffer)
         e->vk.vkDestroyBuffer(e->device, d->buffer, NULL);
-    if (d->memory) {
-        e->vk.vkFreeMemory(e->device, d->memory, NULL);
-        e->heap_used[d->heap] -= d->bytes;
-    }
+    eddy_mem_free(e, &d->alloc);
 }
 
 void eddy_defer(eddy_engine *e, const eddy_deferred *d)

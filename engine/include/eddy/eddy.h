@@ -154,6 +154,7 @@ typedef struct eddy_engine_counters {
     uint64_t submits;           /* queue submissions (each signals the engine's timeline) */
     uint64_t waits;             /* waits on the engine's timeline */
     uint32_t deferred;          /* released objects waiting for the GPU to finish with them */
+    uint32_t memory_allocations; /* live device memory allocations (buffers share blocks) */
 } eddy_engine_counters;
 eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e);
 
