@@ -4,7 +4,8 @@
 # the CPU-side tests (unit, hostile input, the command line's bad-input
 # cases, the fuzz harnesses' smoke runs, the sanitizer self-tests) and a
 # sample of the GPU tests. Leaks count only when eddy's own code allocated
-# them (tests/sanitize/run.sh). Ends with "N passed, N failed".
+# them (tests/sanitize/run.sh). Ends with "N passed, N failed" (", N
+# skipped" after it when tests skipped: no Vulkan device).
 # usage: tools/sanitize.sh [meson test options]
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -46,10 +47,11 @@ python3 - build-san/sanitize-a.log build-san/sanitize-b.log build-san/sanitize-c
 import re, sys
 count = {}
 for f in sys.argv[1:]:
-    for m in re.finditer(r"^(Ok|Expected Fail|Fail|Unexpected Pass|Timeout):\s+(\d+)", open(f).read(), re.M):
+    for m in re.finditer(r"^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout):\s+(\d+)", open(f).read(), re.M):
         count[m.group(1)] = count.get(m.group(1), 0) + int(m.group(2))
 passed = count.get("Ok", 0) + count.get("Expected Fail", 0)
 failed = count.get("Fail", 0) + count.get("Unexpected Pass", 0) + count.get("Timeout", 0)
-print(f"{passed} passed, {failed} failed")
+skipped = count.get("Skipped", 0)
+print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
 PY
 [ $a -eq 0 ] && [ $b -eq 0 ] && [ $c -eq 0 ]

@@ -3,7 +3,8 @@
 # takes minutes on lavapipe): the seed-004 tool experiment on the 5k scene and
 # the tank experiments (couple_held_*, couple_float, couple_sink,
 # pbf_tool_buoyancy).
-# CI runs them after the suite. Ends with "validation: N passed, N failed".
+# CI runs them after the suite. Ends with "validation: N passed, N failed"
+# (", N skipped" after it when tests skipped: no Vulkan device).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tools/build.sh >/dev/null || { echo "build failed"; echo "validation: 0 passed, 1 failed"; exit 1; }
@@ -14,6 +15,8 @@ python3 - build/validate.log <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 n = lambda k: sum(int(x) for x in re.findall(r"^%s:\s+(\d+)" % k, text, re.M))
-print(f"validation: {n('Ok') + n('Expected Fail')} passed, {n('Fail') + n('Unexpected Pass') + n('Timeout')} failed")
+skipped = n('Skipped')
+print(f"validation: {n('Ok') + n('Expected Fail')} passed, {n('Fail') + n('Unexpected Pass') + n('Timeout')} failed"
+      + (f", {skipped} skipped" if skipped else ""))
 PY
 exit $status

@@ -3,7 +3,6 @@
 
 #include <inttypes.h>
 
-#define STAGING_CHUNK (64ull << 20)
 
 eddy_buffer_obj *eddy_buffer_get(eddy_engine *e, eddy_buffer b)
 {
@@ -50,7 +49,7 @@ eddy_result eddy_begin_transfer(eddy_engine *e, VkCommandBuffer *cb)
     return EDDY_OK;
 }
 
-eddy_result eddy_end_transfer(eddy_engine *e)
+eddy_result eddy_end_transfer_value(eddy_engine *e, uint64_t *value)
 {
     eddy_cmd_barrier_out(e, e->transfer_cb);
     VkResult r = e->vk.vkEndCommandBuffer(e->transfer_cb);
@@ -60,7 +59,16 @@ eddy_result eddy_end_transfer(eddy_engine *e)
      * of it; waited for at once (the one-shot buffer is reused). */
     uint64_t v;
     eddy_result res = eddy_submit(e, &e->transfer_cb, 1, &v);
-    return res == EDDY_OK ? eddy_wait(e, v, 0) : res;
+    if (res != EDDY_OK)
+        return res;
+    if (value)
+        *value = v;
+    return eddy_wait(e, v, 0);
+}
+
+eddy_result eddy_end_transfer(eddy_engine *e)
+{
+    return eddy_end_transfer_value(e, NULL);
 }
 
 typedef struct raw_buffer {
@@ -244,31 +252,8 @@ static eddy_result transfer(eddy_engine *e, eddy_buffer h, uint64_t offset, uint
         memcpy(upload ? dev : host, upload ? host : dev, size);
         return EDDY_OK;
     }
-    raw_buffer staging;
-    uint64_t chunk = size < STAGING_CHUNK ? size : STAGING_CHUNK;
-    eddy_result res = create_raw(e, chunk,
-                                 upload ? VK_BUFFER_USAGE_TRANSFER_SRC_BIT
-                                        : VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                 upload ? EDDY_MEM_UPLOAD : EDDY_MEM_READBACK, "eddy.staging", &staging);
-    if (res != EDDY_OK)
-        return res;
-    for (uint64_t done = 0; done < size && res == EDDY_OK; done += chunk) {
-        uint64_t n = size - done < chunk ? size - done : chunk;
-        if (upload)
-            memcpy(staging.mapped, host + done, n);
-        VkCommandBuffer cb;
-        res = eddy_begin_transfer(e, &cb);
-        if (res != EDDY_OK)
-            break;
-        VkBufferCopy region = { upload ? 0 : offset + done, upload ? offset + done : 0, n };
-        e->vk.vkCmdCopyBuffer(cb, upload ? staging.buffer : b->buffer,
-                              upload ? b->buffer : staging.buffer, 1, &region);
-        res = eddy_end_transfer(e);
-        if (res == EDDY_OK && !upload)
-            memcpy(host + done, staging.mapped, n);
-    }
-    destroy_raw(e, &staging);
-    return res;
+    /* Through the persistent ring: no allocation per transfer. */
+    return eddy_ring_transfer(e, b->buffer, offset, size, host, upload);
 }
 
 eddy_result eddy_buffer_upload(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
@@ -396,6 +381,6 @@ eddy_result eddy_wait(eddy_engine *e, uint64_t value, uint64_t timeout_ns)
         return eddy_vk_fail(e, r, "vkWaitSemaphores");
     if (value > e->completed)
         e->completed = value;
-    eddy_collect(e);
+    eddy_collect(e); /* staged reads land here */
     return EDDY_OK;
 }

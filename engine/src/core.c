@@ -152,7 +152,7 @@ void eddy_copy_label(char *dst, size_t cap, const char *src, const char *fallbac
 
 void eddy_set_name(eddy_engine *e, VkObjectType type, uint64_t handle, const char *name)
 {
-    if (!e->debug_utils || !vkSetDebugUtilsObjectNameEXT || !name)
+    if (!e->debug_utils || !e->vki.vkSetDebugUtilsObjectNameEXT || !name)
         return;
     VkDebugUtilsObjectNameInfoEXT info = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
@@ -160,7 +160,7 @@ void eddy_set_name(eddy_engine *e, VkObjectType type, uint64_t handle, const cha
         .objectHandle = handle,
         .pObjectName = name,
     };
-    vkSetDebugUtilsObjectNameEXT(e->device, &info);
+    e->vki.vkSetDebugUtilsObjectNameEXT(e->device, &info);
 }
 
 uint32_t eddy_validation_message_count(const eddy_engine *e)

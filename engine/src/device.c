@@ -2,7 +2,16 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <strings.h>
+
+/* volk keeps one global set of loader and instance functions, which every
+ * engine's creation and eddy_enumerate_devices load for their instance:
+ * those sections hold this lock, and an engine keeps its own tables (vk,
+ * vki) for everything after creation, so engines (own and adopted, on
+ * different loaders) run side by side. */
+static pthread_mutex_t volk_lock = PTHREAD_MUTEX_INITIALIZER;
+static PFN_vkGetInstanceProcAddr loader_gipa; /* libvulkan's, from volkInitialize */
 
 static const char *validation_layer = "VK_LAYER_KHRONOS_validation";
 
@@ -149,12 +158,31 @@ static int type_rank(VkPhysicalDeviceType t)
     }
 }
 
+/* With volk_lock held: volk's globals for the system loader. */
 static VkResult load_vulkan(void)
 {
     static int state; /* 0 untried, 1 ok, -1 failed */
-    if (state == 0)
+    if (state == 0) {
         state = volkInitialize() == VK_SUCCESS ? 1 : -1;
-    return state == 1 ? VK_SUCCESS : VK_ERROR_INITIALIZATION_FAILED;
+        if (state == 1)
+            loader_gipa = vkGetInstanceProcAddr;
+    }
+    if (state != 1)
+        return VK_ERROR_INITIALIZATION_FAILED;
+    volkInitializeCustom(loader_gipa); /* an adopted engine may have set another */
+    return VK_SUCCESS;
+}
+
+/* This engine's tables, from its own instance (volk_lock held, volk's
+ * globals loaded for that instance). */
+static void load_tables(eddy_engine *e, PFN_vkGetInstanceProcAddr gipa)
+{
+#define INSTANCE_FN(name) e->vki.name = (PFN_##name)gipa(e->instance, #name)
+    INSTANCE_FN(vkGetPhysicalDeviceMemoryProperties2);
+    INSTANCE_FN(vkSetDebugUtilsObjectNameEXT);
+    INSTANCE_FN(vkDestroyDebugUtilsMessengerEXT);
+    INSTANCE_FN(vkDestroyInstance);
+#undef INSTANCE_FN
 }
 
 static VkResult create_instance(bool validation, bool sync, bool debug_utils, VkInstance *out)
@@ -191,7 +219,7 @@ static VkResult create_instance(bool validation, bool sync, bool debug_utils, Vk
     return vkCreateInstance(&ci, NULL, out);
 }
 
-int eddy_enumerate_devices(eddy_device_info *out, int max)
+static int enumerate_devices(eddy_device_info *out, int max)
 {
     if (load_vulkan() != VK_SUCCESS) {
         fprintf(stderr, "eddy error: the Vulkan loader (libvulkan.so.1) was not found; "
@@ -215,6 +243,14 @@ int eddy_enumerate_devices(eddy_device_info *out, int max)
     free(pds);
     vkDestroyInstance(instance, NULL);
     return (int)n;
+}
+
+int eddy_enumerate_devices(eddy_device_info *out, int max)
+{
+    pthread_mutex_lock(&volk_lock);
+    int n = enumerate_devices(out, max);
+    pthread_mutex_unlock(&volk_lock);
+    return n;
 }
 
 static bool all_digits(const char *s)
@@ -430,6 +466,7 @@ static eddy_result init_own_device(eddy_engine *e, const eddy_engine_desc *desc)
     if (r != VK_SUCCESS)
         return eddy_vk_fail(e, r, "vkCreateInstance");
     volkLoadInstanceOnly(e->instance);
+    load_tables(e, loader_gipa);
     const char *want = desc->device;
     if (!want || !*want)
         want = getenv("EDDY_DEVICE");
@@ -461,6 +498,7 @@ static eddy_result init_adopted(eddy_engine *e, const eddy_adopt_desc *a)
     e->debug_utils = a->debug_utils_enabled;
     volkInitializeCustom(a->get_instance_proc_addr);
     volkLoadInstanceOnly(a->instance);
+    load_tables(e, a->get_instance_proc_addr);
     /* Find the adopted device's index so `info.index` means the same as elsewhere. */
     uint32_t n = 0, index = 0;
     vkEnumeratePhysicalDevices(a->instance, &n, NULL);
@@ -496,6 +534,8 @@ eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
     e->graphs = EDDY_POOL(eddy_graph_obj);
     e->particles = EDDY_POOL(eddy_particles_obj);
 
+    /* Until the engine has its own tables, volk's globals are this engine's. */
+    pthread_mutex_lock(&volk_lock);
     eddy_result r = desc.adopt.device ? init_adopted(e, &desc.adopt) : init_own_device(e, &desc);
     /* The messenger exists only where a validation layer may speak: eddy's own
      * instance with validation on, or a host instance with debug utils. */
@@ -519,6 +559,9 @@ eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
         r = create_engine_objects(e);
     if (r == EDDY_OK)
         r = eddy_pipeline_cache_open(e, desc.pipeline_cache_dir);
+    pthread_mutex_unlock(&volk_lock);
+    if (r == EDDY_OK)
+        r = eddy_rings_create(e);
     if (r == EDDY_OK)
         r = eddy_register_builtin_modules(e);
     if (r != EDDY_OK) {
@@ -545,6 +588,7 @@ void eddy_destroy_engine(eddy_engine *e)
         eddy_destroy_all_kernels(e);
         eddy_destroy_all_buffers(e);
         eddy_release_deferred(e);
+        eddy_rings_destroy(e);
         eddy_mem_release_all(e);
         eddy_pipeline_cache_close(e);
         if (e->timeline)
@@ -559,13 +603,13 @@ void eddy_destroy_engine(eddy_engine *e)
     eddy_pool_release(&e->kernels);
     eddy_pool_release(&e->graphs);
     eddy_pool_release(&e->particles);
-    if (e->messenger)
-        vkDestroyDebugUtilsMessengerEXT(e->instance, e->messenger, NULL);
+    if (e->messenger && e->vki.vkDestroyDebugUtilsMessengerEXT)
+        e->vki.vkDestroyDebugUtilsMessengerEXT(e->instance, e->messenger, NULL);
     if (!e->adopted) {
         if (e->device)
             e->vk.vkDestroyDevice(e->device, NULL);
-        if (e->instance)
-            vkDestroyInstance(e->instance, NULL);
+        if (e->instance && e->vki.vkDestroyInstance)
+            e->vki.vkDestroyInstance(e->instance, NULL);
     }
     free(e);
 }

@@ -298,6 +298,12 @@ static bool fit_queue(const eddy_engine *e, eddy_sync_masks *m)
     return m->src_stages && m->dst_stages;
 }
 
+/* A plan's barriers from `first` (none at all: NULL, never NULL + 0). */
+static const eddy_sync_barrier *barriers_at(const eddy_sync_plan *plan, uint32_t first)
+{
+    return plan->barriers ? plan->barriers + first : NULL;
+}
+
 /* Records one barrier group: a compute-to-compute group as one global
  * VkMemoryBarrier, any other as one buffer barrier per entry. */
 static void record_group(eddy_engine *e, VkCommandBuffer cb, const eddy_sync_barrier *b, uint32_t count,
@@ -495,12 +501,12 @@ static eddy_result record_steps(eddy_engine *e, eddy_graph_obj *g, const eddy_sy
     if (timestamps)
         e->vk.vkCmdResetQueryPool(cb, g->queries, 0, g->query_count);
     if (loop)
-        record_group(e, cb, plan->barriers + plan->loop.first_barrier, plan->loop.barrier_count, scratch);
+        record_group(e, cb, barriers_at(plan, plan->loop.first_barrier), plan->loop.barrier_count, scratch);
     VkPipeline bound = VK_NULL_HANDLE;
     for (uint32_t s = 0; s < plan->step_count; s++) {
         const eddy_sync_step *st = &plan->steps[s];
         const eddy_pass *p = &g->passes[st->pass];
-        record_group(e, cb, plan->barriers + st->first_barrier, st->barrier_count, scratch);
+        record_group(e, cb, barriers_at(plan, st->first_barrier), st->barrier_count, scratch);
         eddy_kernel_obj *k = eddy_kernel_get(e, p->kernel);
         if (k->pipeline != bound) {
             e->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
@@ -645,7 +651,7 @@ static eddy_result build(eddy_engine *e, eddy_graph_obj *g)
         if (r != VK_SUCCESS)
             break;
         if (groups[i])
-            record_group(e, *cbs[i], plan.barriers + groups[i]->first_barrier, groups[i]->barrier_count, scratch);
+            record_group(e, *cbs[i], barriers_at(&plan, groups[i]->first_barrier), groups[i]->barrier_count, scratch);
         else
             record_steps(e, g, &plan, *cbs[i], true, g->queries != VK_NULL_HANDLE, scratch);
         r = e->vk.vkEndCommandBuffer(*cbs[i]);
@@ -681,21 +687,39 @@ static void read_timestamps(eddy_engine *e, eddy_graph_obj *g)
     free(t);
 }
 
-/* [entry] body x n [exit] as one submission. */
+/* [staged writes] [entry] body x n [exit] [staged reads] as one submission. */
 static eddy_result submit_batch(eddy_engine *e, eddy_graph_obj *g, uint32_t n, uint64_t *v)
 {
     enum { BATCH = 256 };
-    VkCommandBuffer cbs[BATCH + 2];
+    VkCommandBuffer cbs[BATCH + 4], pre = VK_NULL_HANDLE, post = VK_NULL_HANDLE;
     uint32_t count = 0;
+    if (eddy_staged_pending(e)) {
+        eddy_result r = eddy_staged_record(e, &pre, &post);
+        if (r != EDDY_OK)
+            return r;
+    }
+    if (pre)
+        cbs[count++] = pre;
     if (g->entry_cb)
         cbs[count++] = g->entry_cb;
     for (uint32_t i = 0; i < n && i < BATCH; i++)
         cbs[count++] = g->cb;
     if (g->exit_cb)
         cbs[count++] = g->exit_cb;
+    if (post)
+        cbs[count++] = post;
     eddy_result r = eddy_submit(e, cbs, count, v);
-    if (r == EDDY_OK)
+    if (r == EDDY_OK) {
         mark_use(e, g, (eddy_use){ *v, 0 });
+        if (pre || post)
+            eddy_staged_submitted(e, *v, pre, post);
+    } else {
+        /* Never submitted: the staged I/O waits for the next submission. */
+        VkCommandBuffer once[2] = { pre, post };
+        for (int i = 0; i < 2; i++)
+            if (once[i])
+                e->vk.vkFreeCommandBuffers(e->device, e->command_pool, 1, &once[i]);
+    }
     return r;
 }
 
@@ -784,9 +808,9 @@ eddy_result eddy_graph_record(eddy_engine *e, eddy_graph h, const eddy_record_de
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
     VkCommandBuffer cb = desc->command_buffer;
-    record_group(e, cb, plan.barriers + plan.entry.first_barrier, plan.entry.barrier_count, scratch);
+    record_group(e, cb, barriers_at(&plan, plan.entry.first_barrier), plan.entry.barrier_count, scratch);
     r = record_steps(e, g, &plan, cb, false, false, scratch);
-    record_group(e, cb, plan.barriers + plan.exit.first_barrier, plan.exit.barrier_count, scratch);
+    record_group(e, cb, barriers_at(&plan, plan.exit.first_barrier), plan.exit.barrier_count, scratch);
     free(scratch);
     eddy_sync_plan_free(&plan);
     /* Until the host's command buffer has finished, nothing it names goes:

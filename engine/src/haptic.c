@@ -69,9 +69,12 @@ static void *haptic_thread(void *arg)
         }
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
             ;
-        double f[3], pos[3] = { 0, 0, 0 }, t = since(&h->start);
+        double f[3], pos[3] = { 0, 0, 0 };
         uint64_t step;
         pthread_mutex_lock(&h->mu);
+        /* The time is read under the lock, as the simulation's is: a thread
+         * paused between the two would see a ramp from the other's future. */
+        double t = since(&h->start);
         bool stop = h->stop;
         ramp_at(h, t, f);
         step = h->sim_step;
@@ -185,9 +188,9 @@ eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_ha
             }
         if (r != EDDY_OK)
             break;
-        double now = since(&h.start), d2 = 0;
+        double d2 = 0;
         pthread_mutex_lock(&h.mu);
-        double cur[3], step2 = 0;
+        double now = since(&h.start), cur[3], step2 = 0;
         ramp_at(&h, now, cur);
         for (int a = 0; a < 3; a++)
             step2 += (f.total[a] - cur[a]) * (f.total[a] - cur[a]);

@@ -202,12 +202,23 @@ struct eddy_engine {
     VkDebugUtilsMessengerEXT messenger;
     bool debug_utils;
     struct VolkDeviceTable vk;
+    /* Instance functions of this engine's own instance (volk keeps one global
+     * set, which the next engine or eddy_enumerate_devices reloads): what
+     * eddy calls after creation. */
+    struct {
+        PFN_vkGetPhysicalDeviceMemoryProperties2 vkGetPhysicalDeviceMemoryProperties2;
+        PFN_vkSetDebugUtilsObjectNameEXT vkSetDebugUtilsObjectNameEXT;
+        PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT;
+        PFN_vkDestroyInstance vkDestroyInstance;
+    } vki;
 
     eddy_device_info info;
     VkPhysicalDeviceMemoryProperties memory;
     bool has_memory_budget;
     uint64_t heap_used[VK_MAX_MEMORY_HEAPS]; /* bytes eddy allocated, for devices without a budget */
     struct eddy_mem_block *blocks;          /* memory.c's blocks, every type */
+    struct eddy_ring *upload_ring, *download_ring; /* ring.c */
+    struct eddy_staged *staged;             /* staged writes and reads for the next submission */
     uint32_t memory_allocations;            /* live vkAllocateMemory allocations */
     uint32_t timestamp_bits;
     uint64_t max_allocation;
@@ -281,6 +292,21 @@ eddy_result eddy_submit(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t cou
 /* Releases what `d` holds now when its use has finished, else when it has
  * (checked at submits, waits and engine destruction). */
 void eddy_defer(eddy_engine *e, const eddy_deferred *d);
+/* The last timeline value seen signalled (asks the driver). */
+uint64_t eddy_completed(eddy_engine *e);
+/* Transfer rings and staged I/O (ring.c). */
+eddy_result eddy_rings_create(eddy_engine *e);
+void eddy_rings_destroy(eddy_engine *e);
+eddy_result eddy_ring_transfer(eddy_engine *e, VkBuffer buffer, uint64_t offset, uint64_t size, char *host,
+                               bool upload);
+bool eddy_staged_pending(const eddy_engine *e);
+/* Command buffers for the staged writes (before a submission's work) and
+ * reads (after it); NULL where none. */
+eddy_result eddy_staged_record(eddy_engine *e, VkCommandBuffer *pre, VkCommandBuffer *post);
+void eddy_staged_submitted(eddy_engine *e, uint64_t value, VkCommandBuffer pre, VkCommandBuffer post);
+void eddy_staged_collect(eddy_engine *e);
+/* Submits the one-shot transfer buffer and waits; *value: its timeline value. */
+eddy_result eddy_end_transfer_value(eddy_engine *e, uint64_t *value);
 /* Releases deferred objects whose use has finished. */
 void eddy_collect(eddy_engine *e);
 bool eddy_use_done(eddy_engine *e, eddy_use u);

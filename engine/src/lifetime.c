@@ -9,7 +9,7 @@
 
 #include <inttypes.h>
 
-static uint64_t completed_value(eddy_engine *e)
+uint64_t eddy_completed(eddy_engine *e)
 {
     uint64_t v = 0;
     if (e->timeline && e->vk.vkGetSemaphoreCounterValue(e->device, e->timeline, &v) == VK_SUCCESS &&
@@ -42,7 +42,7 @@ static bool host_done(const eddy_engine *e, uint64_t epoch)
 
 bool eddy_use_done(eddy_engine *e, eddy_use u)
 {
-    if (u.value > e->completed && u.value > completed_value(e))
+    if (u.value > e->completed && u.value > eddy_completed(e))
         return false;
     if (u.host_epoch && !host_done(e, u.host_epoch)) {
         prune_marks(e);
@@ -95,9 +95,10 @@ void eddy_defer(eddy_engine *e, const eddy_deferred *d)
 
 void eddy_collect(eddy_engine *e)
 {
+    eddy_staged_collect(e);
     if (!e->deferred_count)
         return;
-    completed_value(e);
+    eddy_completed(e);
     prune_marks(e);
     for (uint32_t i = 0; i < e->deferred_count;) {
         if (eddy_use_done(e, e->deferred[i].use)) {
@@ -112,7 +113,7 @@ void eddy_collect(eddy_engine *e)
 
 eddy_result eddy_wait_use(eddy_engine *e, eddy_use u)
 {
-    if (u.value > e->completed && u.value > completed_value(e)) {
+    if (u.value > e->completed && u.value > eddy_completed(e)) {
         eddy_result r = eddy_wait(e, u.value, 0);
         if (r != EDDY_OK)
             return r;

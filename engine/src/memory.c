@@ -47,7 +47,7 @@ uint64_t eddy_heap_free(eddy_engine *e, uint32_t heap)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2,
         .pNext = &budget,
     };
-    vkGetPhysicalDeviceMemoryProperties2(e->physical_device, &p);
+    e->vki.vkGetPhysicalDeviceMemoryProperties2(e->physical_device, &p);
     uint64_t b = budget.heapBudget[heap], u = budget.heapUsage[heap];
     return b > u ? b - u : 0;
 }

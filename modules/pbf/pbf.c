@@ -138,6 +138,7 @@ typedef struct pbf {
     eddy_buffer tool, tpush, tadh, tdamp, tsums;
     eddy_buffer position, velocity, mass, density;
     bool clamped; /* the tool was kept off a wall once (warned) */
+    struct eddy_pbf_tool tool_host; /* the tool's state after the last step (a staged read) */
 } pbf;
 
 static void destroy(void *state)
@@ -408,21 +409,27 @@ static eddy_result set_tool(void *state, const double from[3], const double to[3
     clamp_tool(s, ft.from);
     clamp_tool(s, ft.to);
     uint32_t clock[4] = { 0, s->substeps, 0, 0 };
-    eddy_result r = eddy_buffer_upload(s->e, s->tool, offsetof(struct eddy_pbf_tool, from), sizeof ft, &ft);
+    /* Staged: the positions go in with the step's own submission and the
+     * force comes out at its end, so a tool step is one submit and one wait. */
+    eddy_result r = eddy_buffer_stage_write(s->e, s->tool, offsetof(struct eddy_pbf_tool, from), sizeof ft, &ft);
     if (r == EDDY_OK)
-        r = eddy_buffer_upload(s->e, s->tool, offsetof(struct eddy_pbf_tool, clock), sizeof clock, clock);
+        r = eddy_buffer_stage_write(s->e, s->tool, offsetof(struct eddy_pbf_tool, clock), sizeof clock, clock);
+    if (r == EDDY_OK)
+        r = eddy_buffer_stage_read(s->e, s->tool, 0, sizeof s->tool_host, &s->tool_host);
     return r;
 }
 
 static eddy_result tool_force(void *state, eddy_tool_force *out)
 {
     pbf *s = state;
-    struct eddy_pbf_tool t;
     if (s->p.tool[0] <= 0)
         return set_tool(state, (double[3]){ 0 }, (double[3]){ 0 });
-    eddy_result r = eddy_buffer_download(s->e, s->tool, 0, sizeof t, &t);
+    /* After a step the staged read has landed and this waits for nothing;
+     * right after set_tool (no step yet) it submits the staged I/O alone. */
+    eddy_result r = eddy_flush_staged(s->e);
     if (r != EDDY_OK)
         return r;
+    const struct eddy_pbf_tool t = s->tool_host;
     for (int a = 0; a < 3; a++) {
         out->push[a] = t.push[a];
         out->adhesion[a] = t.adhesion[a];

@@ -31,6 +31,14 @@ expect_bad() {
     echo "ok ($case): exit $rc, message: $(grep -m1 error "$tmp/err")"
 }
 
+# Every case but these needs a Vulkan device (eddy makes its engine before it
+# parses the scene); without one they skip (exit 77), and these still run.
+. "$root/tests/require_device.sh"
+case $case in
+missing_file|bad_option|voxelize) ;;
+*) require_device "$eddy";;
+esac
+
 case $case in
 good_run)
     "$eddy" run "$root/scenes/bounce.json" --steps 40 --out "$out" >"$tmp/outlog" 2>"$tmp/err" \
@@ -112,6 +120,19 @@ assert [r['case'] for r in rows] == ['scan.1M', 'sort.1M', 'grid.64k', 'density.
 for r in rows:
     assert r['match'] is True and r['gpu_ms'] > 0 and r['cpu_ms'] > 0 and r['passes'], r
 " "$tmp/outlog" || fail "bench output: $(cat "$tmp/outlog")"
+    # The haptic case measures rate and jitter without pass or fail: only
+    # its fields are checked here, no figure.
+    "$eddy" bench haptic --iterations 1 >"$tmp/outlog" 2>"$tmp/err" || fail "bench haptic: exit status $?"
+    python3 -c "
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r['case'] for r in rows] == ['haptic.1k'], rows
+r = rows[0]
+for k in ('rate_hz', 'seconds', 'samples', 'achieved_hz', 'interval_mean_ms', 'interval_sd_ms', 'interval_p99_ms',
+          'interval_max_ms', 'late_mean_ms', 'late_max_ms', 'sim_steps', 'sim_hz'):
+    assert isinstance(r[k], (int, float)), (k, r)
+assert r['rate_hz'] == 1000 and r['samples'] > 0 and 'match' not in r, r
+" "$tmp/outlog" || fail "bench haptic output: $(cat "$tmp/outlog")"
     "$eddy" bench no.such.case >"$tmp/outlog" 2>"$tmp/err" && fail "an unknown case was accepted"
     grep -q "no case matches" "$tmp/err" || fail "no message for an unknown case"
     echo "ok ($case)";;
@@ -158,24 +179,40 @@ pbf_tool_experiment)
         || fail "the force log does not show the experiment"
     echo "ok ($case)";;
 haptic)
-    # The haptic loop from the command line: samples at 1 kHz into the log.
+    # The haptic loop from the command line: 1.5 s at 1 kHz into the log.
+    # Not a timing test (issue 14 item 10): a loaded two-core machine, or the
+    # sanitizers, may hold the haptic thread up, and the loop ends after the
+    # simulation step under way (0.12-0.37 s a step there). Checked: samples
+    # come (at least half of 1,500), 1 ms apart on average within 25%, none
+    # before its due time (sample k at k ms or later), in increasing time,
+    # every one in the CSV with the simulation step never decreasing. The
+    # 5% bound on the mean and the 1,400-sample floor that were here are
+    # gone; `eddy bench haptic` measures the achieved rate and jitter.
     "$eddy" haptic "$root/scenes/pbf_tool_5k.json" --seconds 1.5 --out "$out" >"$tmp/outlog" 2>"$tmp/err" \
         || fail "exit status $?"
     grep -q "validation message" "$tmp/err" && fail "validation messages"
-    # 1.5 s at 1 kHz; the loop ends after the simulation step under way, so
-    # the count may exceed 1,500 by one step's duration (on a loaded two-core
-    # machine, or under the sanitizers, a step took 0.12-0.37 s). Not a timing
-    # test: what is checked is that samples come at 1 kHz on average.
-    python3 - "$tmp/outlog" <<'PY' || fail "summary: $(cat "$tmp/outlog")"
-import re, sys
+    python3 - "$tmp/outlog" "$out/haptic_tool.csv" <<'PY' || fail "summary or log: $(cat "$tmp/outlog")"
+import math, re, sys
 m = re.search(r"^haptic: (\d+) samples, mean interval ([\d.]+) ms .*?; (\d+) simulation steps", open(sys.argv[1]).read(), re.M)
+assert m, "no summary line"
 n, mean, steps = int(m.group(1)), float(m.group(2)), int(m.group(3))
-step_ms = 1500.0 / max(steps, 1)
-assert 0.95 <= mean <= 1.05, mean
-assert 1400 <= n <= 1500 + 1.5 * step_ms + 100, (n, step_ms)
+assert n >= 750, f"{n} samples in 1.5 s at 1 kHz"
+assert abs(mean - 1.0) <= 0.25, f"mean interval {mean} ms"
+assert steps >= 1, "no simulation step"
+lines = open(sys.argv[2]).read().splitlines()
+assert lines[0] == "time,fx,fy,fz,x,y,z,sim_step", lines[0]
+assert len(lines) == n + 1, f"{len(lines) - 1} samples in the log, {n} in the summary"
+prev_t, prev_step = -1.0, 0
+for k, line in enumerate(lines[1:]):
+    v = line.split(",")
+    assert len(v) == 8, line
+    t, step = float(v[0]), int(v[7])
+    assert all(math.isfinite(float(x)) for x in v[1:7]), line
+    assert t > prev_t, f"sample {k}: time {t} after {prev_t}"
+    assert t >= k * 1e-3 - 1e-6, f"sample {k} at {t} s, before its due time {k * 1e-3} s"
+    assert step >= prev_step, f"sample {k}: simulation step {step} after {prev_step}"
+    prev_t, prev_step = t, step
 PY
-    [ "$(wc -l < "$out/haptic_tool.csv")" -ge 1400 ] || fail "haptic_tool.csv has $(wc -l < "$out/haptic_tool.csv") lines"
-    head -1 "$out/haptic_tool.csv" | grep -q "^time,fx,fy,fz,x,y,z,sim_step$" || fail "log header"
     echo "ok ($case): $(cat "$tmp/outlog")";;
 mesh_open)
     expect_bad "$scenes/mesh_open.json" -- "mesh_open.json: particle_sets[0].fill.file:" "the mesh is open: edge 2-3 belongs to one triangle only";;

@@ -1,6 +1,7 @@
 /* Shared by the GPU tests: an engine with validation and synchronization
- * validation on (any message fails the test), and a log that keeps the last
- * error so tests can check what a refusal said. */
+ * validation on (any message fails the test), a log that keeps the last
+ * error so tests can check what a refusal said, and the skip (exit 77) of a
+ * machine without a Vulkan device (test_require_device). */
 #ifndef EDDY_GPU_TEST_H
 #define EDDY_GPU_TEST_H
 
@@ -24,8 +25,44 @@ static void test_log(void *user, eddy_log_level level, const char *source, const
     }
 }
 
+/* Exit status 77: meson counts the test as skipped. */
+#define TEST_SKIP 77
+
+/* No device, no test: when Vulkan cannot be loaded (no loader, no driver:
+ * eddy_enumerate_devices returns -1) or lists no device, the program prints
+ * one "skipped: no Vulkan device (...)" line and exits 77, which meson
+ * counts as SKIP. Where a device exists, nothing is skipped: an engine that
+ * then fails to come up fails the test (test_engine's REQUIRE). A skip never
+ * hides the suite: tools/test.sh refuses to run without lavapipe, and CI
+ * (.ci/run) fails on any skipped test. */
+static inline void test_require_device(void)
+{
+    static int checked;
+    if (checked++)
+        return;
+    eddy_device_info info[8];
+    int n = eddy_enumerate_devices(info, 8);
+    if (n > 0)
+        return;
+    printf("skipped: no Vulkan device (%s)\n",
+           n < 0 ? "Vulkan cannot be loaded or has no driver: eddy_enumerate_devices returned -1"
+                 : "eddy_enumerate_devices found none");
+    fflush(stdout);
+    exit(TEST_SKIP);
+}
+
+/* Runs before main in every program that includes this header, so tests
+ * that make their own instance or engine (test_adopt's plain Vulkan
+ * instance, test_pipeline_cache's and test_graph's engines with their own
+ * descriptions) skip the same way without a line of their own. */
+__attribute__((constructor)) static void test_require_device_at_start(void)
+{
+    test_require_device();
+}
+
 static inline eddy_engine *test_engine(void)
 {
+    test_require_device();
     eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){
         .validation = EDDY_VALIDATION_SYNC, .log = test_log });
     REQUIRE(e != NULL);

@@ -187,6 +187,61 @@ int main(void)
     vkDestroyBuffer(device, readback, NULL);
     vkFreeMemory(device, rmem, NULL);
 
+    /* Two engines at once (one own, one adopted on the host's instance),
+     * with a device enumeration between their steps: each runs a scene to
+     * the bitwise same result as an engine alone. */
+    {
+        const char *json =
+            "{ \"dt\": 0.004, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [0.32, 0.3, 0.16] },"
+            "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.02,"
+            "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [0.16, 0.16, 0.16] } } ],"
+            "  \"systems\": [ { \"module\": \"pbf\", \"set\": \"water\", \"params\": { \"h\": 0.04, \"iterations\": 3 } } ] }";
+        enum { STEPS = 10 };
+        float *alone = NULL, *own_pos = NULL, *adopted_pos = NULL;
+        uint32_t n = 0;
+        for (int round = 0; round < 2; round++) {
+            eddy_engine *o = eddy_create_engine(&(eddy_engine_desc){ .validation = EDDY_VALIDATION_SYNC, .log = test_log });
+            REQUIRE(o);
+            eddy_scene *so = eddy_load_scene(o, &(eddy_scene_desc){ .path = "two.json", .json = json, .no_output = true });
+            eddy_scene *sa = round ? eddy_load_scene(e, &(eddy_scene_desc){ .path = "two.json", .json = json, .no_output = true })
+                                   : NULL;
+            REQUIRE(so && (sa || !round));
+            eddy_device_info info[4];
+            for (int k = 0; k < STEPS; k++) {
+                CHECK(eddy_scene_step(so, 1) == EDDY_OK);
+                CHECK(eddy_enumerate_devices(info, 4) >= 1);
+                if (sa)
+                    CHECK(eddy_scene_step(sa, 1) == EDDY_OK);
+            }
+            eddy_particles po = eddy_find_particles(o, "water");
+            n = eddy_particles_count(o, po);
+            float **into = round ? &own_pos : &alone;
+            *into = malloc(16ull * n);
+            REQUIRE(*into);
+            CHECK(eddy_buffer_download(o, eddy_particles_buffer(o, po, "position"), 0, 16ull * n, *into) == EDDY_OK);
+            if (sa) {
+                eddy_particles pa = eddy_find_particles(e, "water");
+                REQUIRE(eddy_particles_count(e, pa) == n);
+                adopted_pos = malloc(16ull * n);
+                REQUIRE(adopted_pos);
+                CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, pa, "position"), 0, 16ull * n, adopted_pos) ==
+                      EDDY_OK);
+                eddy_destroy_scene(sa);
+            }
+            eddy_destroy_scene(so);
+            uint32_t om = eddy_validation_message_count(o);
+            CHECKF(om == 0, "%u validation message(s) on the second engine", om);
+            eddy_destroy_engine(o);
+        }
+        CHECK(n > 500);
+        CHECKF(memcmp(alone, own_pos, 16ull * n) == 0, "the own engine beside an adopted one differs from alone");
+        CHECKF(memcmp(alone, adopted_pos, 16ull * n) == 0, "the adopted engine beside an own one differs from alone");
+        printf("two engines: %u particles x %d steps on each, bitwise equal to one engine alone\n", n, STEPS);
+        free(alone);
+        free(own_pos);
+        free(adopted_pos);
+    }
+
     eddy_destroy_graph(e, g);
     uint32_t eddy_messages = eddy_validation_message_count(e);
     CHECKF(eddy_messages == 0, "eddy saw %u validation message(s)", eddy_messages);

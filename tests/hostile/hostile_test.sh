@@ -42,6 +42,15 @@ refuse() {
     echo "ok ($case): exit $rc, message: $(grep -m1 error "$tmp/err")"
 }
 
+# `eddy run` makes its engine before it reads the scene: those cases need a
+# Vulkan device and skip (exit 77) without one; the voxeliser's cases
+# (`eddy voxelize`, host only) run anyway.
+. "$root/tests/require_device.sh"
+case $case in
+voxel_overflow_cli|tiny_diameter_cli|endless_cli|long_line_cli|slab_memory|slab_budget) ;;
+*) require_device "$eddy";;
+esac
+
 case $case in
 # 1. The voxel grid's size product wrapped to 0 (2^51 x 64 x 128 voxels at a
 #    spacing of 2^-29 m) and the fill wrote past a calloc(0): now each axis

@@ -701,7 +701,7 @@ static void check_group(const eddy_sync_plan *plan, uint32_t first, uint32_t cou
         want.dst_stages |= b->dst_stages;
         want.dst_access |= b->dst_access;
     }
-    eddy_sync_masks got = eddy_sync_masks_of(plan->barriers + first, count);
+    eddy_sync_masks got = eddy_sync_masks_of(plan->barriers ? plan->barriers + first : NULL, count);
     if (memcmp(&got, &want, sizeof got) != 0)
         fail(v, "%s: eddy_sync_masks_of differs from the union", what);
     bool compute_only = count && !((want.src_stages | want.dst_stages) & ~(1u << SC));

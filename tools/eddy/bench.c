@@ -588,6 +588,101 @@ done:
     return rc;
 }
 
+/* The haptic loop (eddy_haptic_run, as `eddy haptic` runs it): the force
+ * thread at 1 kHz on a PBF tank of about 1,500 particles (the scene of
+ * tests/physics/test_pbf_haptic.c), the tool driven down into the water and
+ * along it by a scripted device, for `iterations` seconds of wall-clock
+ * time. Measures, without pass or fail (a loaded machine gets other
+ * figures), the achieved sample rate, the intervals between samples (mean,
+ * standard deviation: the jitter, 99th percentile, longest), how late
+ * samples come after their due time k / rate, and the simulation's rate
+ * meanwhile. The suite checks only what holds on any machine. */
+typedef struct haptic_probe {
+    double *t;       /* sample times, s since the loop started */
+    uint64_t n, cap; /* recorded, room */
+    uint64_t calls;
+} haptic_probe;
+
+static void haptic_probe_fn(void *user, double t, const double force[3], double position[3])
+{
+    (void)force;
+    haptic_probe *p = user;
+    if (p->n < p->cap)
+        p->t[p->n++] = t;
+    p->calls++;
+    /* Down at 0.05 m/s for 2.5 s, then to and fro along x (+-0.06 m). */
+    double down = t < 2.5 ? t : 2.5, side = t < 2.5 ? 0 : t - 2.5;
+    position[0] = 0.16 - 0.06 * sin(0.5 * side);
+    position[1] = 0.22 - 0.05 * down;
+    position[2] = 0.08;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int bench_haptic(bench_ctx *c, const char *name, uint32_t rate, bool flag)
+{
+    (void)flag;
+    eddy_engine *e = c->e;
+    const double seconds = c->iterations, period = 1.0 / rate;
+    const char *json =
+        "{ \"dt\": 0.004, \"duration\": 100000, \"box\": { \"min\": [0, 0, 0], \"max\": [0.32, 0.3, 0.16] },"
+        "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.016,"
+        "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [0.32, 0.12, 0.16] } } ],"
+        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\","
+        "      \"params\": { \"h\": 0.032, \"iterations\": 4, \"xsph\": 0.1, \"tool_radius\": 0.04,"
+        "                  \"tool_position\": [0.16, 0.22, 0.08] } } ] }";
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = name, .json = json, .no_output = true });
+    if (!sc)
+        return 1;
+    uint32_t particles = eddy_particles_count(e, eddy_find_particles(e, "water"));
+    /* Room for the run and a slow last step (the loop ends after it). */
+    haptic_probe p = { .cap = (uint64_t)((seconds + 30) * rate) };
+    p.t = malloc(sizeof *p.t * p.cap);
+    double *iv = malloc(sizeof *iv * p.cap);
+    int rc = 1;
+    eddy_haptic_report rep;
+    if (p.t && iv &&
+        eddy_haptic_run(sc, &(eddy_haptic_desc){ .system = "fluid", .device = haptic_probe_fn, .user = &p,
+                                                  .rate = rate, .duration = seconds }, &rep) == EDDY_OK) {
+        uint64_t n = p.n, m = n > 1 ? n - 1 : 0;
+        double sum = 0, sum2 = 0, late_sum = 0, late_max = 0;
+        for (uint64_t k = 0; k < n; k++) {
+            double late = p.t[k] - (double)k * period;
+            late_sum += late;
+            late_max = fmax(late_max, late);
+            if (k) {
+                iv[k - 1] = p.t[k] - p.t[k - 1];
+                sum += iv[k - 1];
+            }
+        }
+        double mean = m ? sum / m : 0;
+        for (uint64_t k = 0; k < m; k++)
+            sum2 += (iv[k] - mean) * (iv[k] - mean);
+        qsort(iv, m, sizeof *iv, cmp_double);
+        double p99 = m ? iv[(uint64_t)floor(0.99 * (double)(m - 1))] : 0, longest = m ? iv[m - 1] : 0;
+        double span = n > 1 ? p.t[n - 1] - p.t[0] : 0;
+        printf("{\"case\":\"%s\",\"device\":\"%s\",\"particles\":%u,\"rate_hz\":%u,\"seconds\":%g,"
+               "\"samples\":%llu,\"achieved_hz\":%.6g,\"interval_mean_ms\":%.6f,\"interval_sd_ms\":%.6f,"
+               "\"interval_p99_ms\":%.6f,\"interval_max_ms\":%.6f,\"late_mean_ms\":%.6f,\"late_max_ms\":%.6f,"
+               "\"sim_steps\":%llu,\"sim_hz\":%.4g,\"max_jump_n\":%.6g,\"jump_bound_n\":%.6g,"
+               "\"max_sim_jump_n\":%.6g}\n",
+               name, eddy_engine_device(e)->name, particles, rate, seconds, (unsigned long long)p.calls,
+               span > 0 ? (double)m / span : 0, mean * 1e3, (m ? sqrt(sum2 / m) : 0) * 1e3, p99 * 1e3,
+               longest * 1e3, (n ? late_sum / n : 0) * 1e3, late_max * 1e3, (unsigned long long)rep.steps,
+               rep.steps / seconds, rep.max_jump, rep.max_slope * rep.max_interval, rep.max_sim_jump);
+        fflush(stdout);
+        rc = 0;
+    }
+    free(p.t);
+    free(iv);
+    eddy_destroy_scene(sc);
+    return rc;
+}
+
 typedef struct bench_case {
     const char *name;
     int (*run)(bench_ctx *c, const char *name, uint32_t n, bool flag);
@@ -620,6 +715,7 @@ static const bench_case cases[] = {
     { "pbf.dam50k", bench_pbf, 50653, true },
     { "rigid.pawns", bench_rigid, 65536, false },
     { "granular.16k", bench_rigid, 16384, true },
+    { "haptic.1k", bench_haptic, 1000, false }, /* n: the rate (Hz); --iterations: seconds */
 };
 
 int eddy_bench_main(eddy_engine *e, int argc, char **argv, uint32_t iterations)
@@ -646,7 +742,7 @@ int eddy_bench_main(eddy_engine *e, int argc, char **argv, uint32_t iterations)
         fprintf(stderr, "eddy error: bench: no case matches; cases:");
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             fprintf(stderr, " %s", cases[i].name);
-        fprintf(stderr, " (or a group: scan, sort, grid, density, sph, pbf, rigid, granular)\n");
+        fprintf(stderr, " (or a group: scan, sort, grid, density, sph, pbf, rigid, granular, haptic)\n");
         return 2;
     }
     return failed ? 1 : 0;

@@ -242,6 +242,25 @@ typedef struct eddy_vk_buffer {
     VkBuffer buffer;
     VkDeviceSize offset, size;
 } eddy_vk_buffer;
+/* Staged transfers, for small per-step data: the bytes ride on the engine's
+ * next graph submission (eddy_graph_run / eddy_graph_submit) instead of a
+ * transfer of their own, through persistent staging rings (no allocation,
+ * no submit, no wait here). stage_write copies `data` now; the GPU copies it
+ * into the buffer at the start of that submission, in call order.
+ * stage_read copies the buffer's bytes at the end of that submission into
+ * `out`, which must stay valid until the submission has been waited for
+ * (eddy_graph_run returns, eddy_wait on its value, eddy_wait_idle): then the
+ * bytes are there. At most half a ring (4 MiB) queued per submission;
+ * larger data goes through eddy_buffer_upload/download. A step that writes
+ * its inputs and reads its results this way is one submit and one wait.
+ * eddy_flush_staged submits what is queued on its own, and waits until every
+ * staged read has landed; with nothing queued or in flight it returns at
+ * once (no submit, no wait). */
+eddy_result eddy_buffer_stage_write(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size,
+                                    const void *data);
+eddy_result eddy_buffer_stage_read(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size, void *out);
+eddy_result eddy_flush_staged(eddy_engine *e);
+
 eddy_result eddy_buffer_vk(eddy_engine *e, eddy_buffer b, eddy_vk_buffer *out);
 
 /* ------------------------------------------------------------------ kernels */

@@ -1,0 +1,446 @@
+/* Transfers through two persistent rings, allocated once an engine: uploads
+ * through host-visible coherent memory, downloads through host-cached
+ * memory. No allocation per transfer.
+ *
+ * Staged I/O: small per-step inputs (a tool's position, a changed parameter)
+ * and results (a tool's force) ride on the next graph submission instead of
+ * transfers of their own: writes are copied into their buffers at the start
+ * of the submission's command buffers, reads are copied out at its end and
+ * land in the caller's memory when that submission is waited for. A step is
+ * then one submit and one wait. */
+#include "internal.h"
+
+#include <inttypes.h>
+
+#define RING_BYTES (8ull << 20)
+#define PENDING UINT64_MAX
+
+typedef struct ring_span {
+    uint64_t end;   /* head after this reservation */
+    uint64_t value; /* timeline value that frees it; PENDING until submitted */
+} ring_span;
+
+struct eddy_ring {
+    VkBuffer buffer;
+    eddy_alloc alloc;
+    unsigned char *mapped;
+    uint64_t size;
+    uint64_t head, tail; /* bytes reserved and released so far (monotonic) */
+    ring_span *spans;    /* in order */
+    uint32_t span_count, span_cap;
+};
+
+typedef struct staged_write {
+    uint32_t buffer; /* id */
+    uint64_t offset, size, ring_offset;
+} staged_write;
+
+typedef struct staged_read {
+    uint32_t buffer;
+    uint64_t offset, size, ring_offset;
+    void *out;
+    uint64_t value; /* PENDING until submitted */
+} staged_read;
+
+struct eddy_staged {
+    staged_write *writes;
+    uint32_t write_count, write_cap;
+    staged_read *reads;
+    uint32_t read_count, read_cap;
+};
+
+static bool grow(void **items, uint32_t *cap, uint32_t count, size_t size)
+{
+    if (count < *cap)
+        return true;
+    uint32_t n = *cap ? 2 * *cap : 16;
+    void *grown = realloc(*items, n * size);
+    if (!grown)
+        return false;
+    *items = grown;
+    *cap = n;
+    return true;
+}
+
+static eddy_result ring_create(eddy_engine *e, bool upload, struct eddy_ring **out)
+{
+    struct eddy_ring *r = calloc(1, sizeof *r);
+    if (!r)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    VkBufferCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = RING_BYTES,
+        .usage = upload ? VK_BUFFER_USAGE_TRANSFER_SRC_BIT : VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    VkResult vr = e->vk.vkCreateBuffer(e->device, &ci, NULL, &r->buffer);
+    if (vr != VK_SUCCESS) {
+        free(r);
+        return eddy_vk_fail(e, vr, "vkCreateBuffer (transfer ring)");
+    }
+    VkMemoryRequirements req;
+    e->vk.vkGetBufferMemoryRequirements(e->device, r->buffer, &req);
+    const char *label = upload ? "eddy.upload_ring" : "eddy.download_ring";
+    eddy_result res = eddy_mem_alloc(e, &req, upload ? EDDY_MEM_UPLOAD : EDDY_MEM_READBACK, false, label, &r->alloc);
+    if (res == EDDY_OK && (!r->alloc.mapped || !eddy_mem_host_coherent_visible(e, &r->alloc))) {
+        eddy_log(e, EDDY_LOG_ERROR, "%s: no host-visible coherent memory for transfers", label);
+        res = EDDY_ERROR_UNSUPPORTED;
+    }
+    if (res == EDDY_OK) {
+        vr = e->vk.vkBindBufferMemory(e->device, r->buffer, r->alloc.memory, r->alloc.offset);
+        if (vr != VK_SUCCESS)
+            res = eddy_vk_fail(e, vr, "vkBindBufferMemory (transfer ring)");
+    }
+    if (res != EDDY_OK) {
+        eddy_mem_free(e, &r->alloc);
+        e->vk.vkDestroyBuffer(e->device, r->buffer, NULL);
+        free(r);
+        return res;
+    }
+    eddy_set_name(e, VK_OBJECT_TYPE_BUFFER, (uint64_t)r->buffer, label);
+    r->mapped = r->alloc.mapped;
+    r->size = RING_BYTES;
+    *out = r;
+    return EDDY_OK;
+}
+
+static void ring_destroy(eddy_engine *e, struct eddy_ring *r)
+{
+    if (!r)
+        return;
+    e->vk.vkDestroyBuffer(e->device, r->buffer, NULL);
+    eddy_mem_free(e, &r->alloc);
+    free(r->spans);
+    free(r);
+}
+
+void eddy_staged_collect(eddy_engine *e);
+
+/* Frees the spans whose submissions have finished by `limit`; staged reads
+ * up to it are copied out first, so a freed download span holds nothing
+ * still to be read. */
+static void ring_reclaim(eddy_engine *e, struct eddy_ring *r)
+{
+    uint64_t limit = eddy_completed(e);
+    eddy_staged_collect(e);
+    uint32_t done = 0;
+    while (done < r->span_count && r->spans[done].value != PENDING && r->spans[done].value <= limit)
+        r->tail = r->spans[done++].end;
+    if (done) {
+        memmove(r->spans, r->spans + done, (r->span_count - done) * sizeof *r->spans);
+        r->span_count -= done;
+    }
+    if (!r->span_count)
+        r->tail = r->head;
+}
+
+/* size bytes (<= half the ring) at a 16-byte aligned offset; waits for the
+ * oldest submitted span when the ring is full. */
+static eddy_result ring_reserve(eddy_engine *e, struct eddy_ring *r, uint64_t size, uint64_t *offset)
+{
+    size = (size + 15) & ~15ull;
+    for (;;) {
+        ring_reclaim(e, r);
+        uint64_t at = r->head % r->size;
+        uint64_t pad = at + size > r->size ? r->size - at : 0; /* no span wraps */
+        if (r->head + pad + size - r->tail <= r->size) {
+            if (!grow((void **)&r->spans, &r->span_cap, r->span_count, sizeof *r->spans))
+                return EDDY_ERROR_OUT_OF_MEMORY;
+            r->head += pad;
+            *offset = r->head % r->size;
+            r->head += size;
+            r->spans[r->span_count++] = (ring_span){ r->head, PENDING };
+            return EDDY_OK;
+        }
+        if (!r->span_count || r->spans[0].value == PENDING) {
+            /* Everything held is still waiting for a submission: staged I/O
+             * larger than the ring. */
+            eddy_log(e, EDDY_LOG_ERROR, "staged transfers: more than %" PRIu64 " bytes queued for one "
+                     "submission; use eddy_buffer_upload/download for large data", r->size / 2);
+            return EDDY_ERROR_LIMIT;
+        }
+        eddy_result res = eddy_wait(e, r->spans[0].value, 0);
+        if (res != EDDY_OK)
+            return res;
+    }
+}
+
+/* Gives every pending span of the ring the value of the submission that
+ * carries it. */
+static void ring_submitted(struct eddy_ring *r, uint64_t value)
+{
+    for (uint32_t i = r->span_count; i-- > 0 && r->spans[i].value == PENDING;)
+        r->spans[i].value = value;
+}
+
+eddy_result eddy_rings_create(eddy_engine *e)
+{
+    e->staged = calloc(1, sizeof *e->staged);
+    if (!e->staged)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    eddy_result r = ring_create(e, true, &e->upload_ring);
+    if (r == EDDY_OK)
+        r = ring_create(e, false, &e->download_ring);
+    return r;
+}
+
+void eddy_rings_destroy(eddy_engine *e)
+{
+    ring_destroy(e, e->upload_ring);
+    ring_destroy(e, e->download_ring);
+    e->upload_ring = e->download_ring = NULL;
+    if (e->staged) {
+        free(e->staged->writes);
+        free(e->staged->reads);
+        free(e->staged);
+        e->staged = NULL;
+    }
+}
+
+/* A synchronous transfer of one chunk through a ring (eddy_buffer_upload /
+ * download where the buffer is not mapped). */
+eddy_result eddy_ring_transfer(eddy_engine *e, VkBuffer buffer, uint64_t offset, uint64_t size, char *host,
+                               bool upload)
+{
+    struct eddy_ring *r = upload ? e->upload_ring : e->download_ring;
+    uint64_t chunk_max = r->size / 2;
+    for (uint64_t done = 0; done < size;) {
+        uint64_t n = size - done < chunk_max ? size - done : chunk_max, at;
+        eddy_result res = ring_reserve(e, r, n, &at);
+        if (res != EDDY_OK)
+            return res;
+        if (upload)
+            memcpy(r->mapped + at, host + done, n);
+        VkCommandBuffer cb;
+        res = eddy_begin_transfer(e, &cb);
+        if (res == EDDY_OK) {
+            VkBufferCopy region = { upload ? at : offset + done, upload ? offset + done : at, n };
+            e->vk.vkCmdCopyBuffer(cb, upload ? r->buffer : buffer, upload ? buffer : r->buffer, 1, &region);
+            res = eddy_end_transfer_value(e, &r->spans[r->span_count - 1].value);
+        }
+        if (res != EDDY_OK) {
+            /* Never submitted: the span goes at once. */
+            if (r->span_count && r->spans[r->span_count - 1].value == PENDING)
+                r->spans[r->span_count - 1].value = 0;
+            return res;
+        }
+        if (!upload)
+            memcpy(host + done, r->mapped + at, n);
+        done += n;
+    }
+    return EDDY_OK;
+}
+
+eddy_result eddy_buffer_stage_write(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
+                                    const void *data)
+{
+    eddy_buffer_obj *b = eddy_buffer_get(e, h);
+    if (!b || offset > b->size || size > b->size - offset || (size && !data)) {
+        eddy_log(e, EDDY_LOG_ERROR, "stage_write: bytes [%" PRIu64 ", %" PRIu64 ") lie outside buffer '%s' "
+                 "(%" PRIu64 " bytes), or no data", offset, offset + size, b ? b->label : "(none)",
+                 b ? b->size : 0);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (!size)
+        return EDDY_OK;
+    if (size > e->upload_ring->size / 2) {
+        eddy_log(e, EDDY_LOG_ERROR, "stage_write: %" PRIu64 " bytes for '%s' exceed the staged limit of %" PRIu64
+                 "; use eddy_buffer_upload", size, b->label, e->upload_ring->size / 2);
+        return EDDY_ERROR_LIMIT;
+    }
+    struct eddy_staged *st = e->staged;
+    uint64_t at;
+    if (!grow((void **)&st->writes, &st->write_cap, st->write_count, sizeof *st->writes))
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    eddy_result r = ring_reserve(e, e->upload_ring, size, &at);
+    if (r != EDDY_OK)
+        return r;
+    memcpy(e->upload_ring->mapped + at, data, size);
+    st->writes[st->write_count++] = (staged_write){ h.id, offset, size, at };
+    return EDDY_OK;
+}
+
+eddy_result eddy_buffer_stage_read(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size, void *out)
+{
+    eddy_buffer_obj *b = eddy_buffer_get(e, h);
+    if (!b || offset > b->size || size > b->size - offset || (size && !out)) {
+        eddy_log(e, EDDY_LOG_ERROR, "stage_read: bytes [%" PRIu64 ", %" PRIu64 ") lie outside buffer '%s' "
+                 "(%" PRIu64 " bytes), or no destination", offset, offset + size, b ? b->label : "(none)",
+                 b ? b->size : 0);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (!size)
+        return EDDY_OK;
+    if (size > e->download_ring->size / 2) {
+        eddy_log(e, EDDY_LOG_ERROR, "stage_read: %" PRIu64 " bytes of '%s' exceed the staged limit of %" PRIu64
+                 "; use eddy_buffer_download", size, b->label, e->download_ring->size / 2);
+        return EDDY_ERROR_LIMIT;
+    }
+    struct eddy_staged *st = e->staged;
+    uint64_t at;
+    if (!grow((void **)&st->reads, &st->read_cap, st->read_count, sizeof *st->reads))
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    eddy_result r = ring_reserve(e, e->download_ring, size, &at);
+    if (r != EDDY_OK)
+        return r;
+    st->reads[st->read_count++] = (staged_read){ h.id, offset, size, at, out, PENDING };
+    return EDDY_OK;
+}
+
+bool eddy_staged_pending(const eddy_engine *e)
+{
+    const struct eddy_staged *st = e->staged;
+    if (st->write_count)
+        return true;
+    for (uint32_t i = 0; i < st->read_count; i++)
+        if (st->reads[i].value == PENDING)
+            return true;
+    return false;
+}
+
+static eddy_result one_time_cb(eddy_engine *e, VkCommandBuffer *cb)
+{
+    VkCommandBufferAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = e->command_pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    VkResult r = e->vk.vkAllocateCommandBuffers(e->device, &ai, cb);
+    VkCommandBufferBeginInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    if (r == VK_SUCCESS)
+        r = e->vk.vkBeginCommandBuffer(*cb, &bi);
+    if (r != VK_SUCCESS) {
+        if (*cb)
+            e->vk.vkFreeCommandBuffers(e->device, e->command_pool, 1, cb);
+        *cb = VK_NULL_HANDLE;
+        return eddy_vk_fail(e, r, "staged transfers' command buffer");
+    }
+    return EDDY_OK;
+}
+
+eddy_result eddy_staged_record(eddy_engine *e, VkCommandBuffer *pre, VkCommandBuffer *post)
+{
+    struct eddy_staged *st = e->staged;
+    *pre = *post = VK_NULL_HANDLE;
+    eddy_result r = EDDY_OK;
+    if (st->write_count) {
+        r = one_time_cb(e, pre);
+        if (r != EDDY_OK)
+            return r;
+        eddy_cmd_barrier_in(e, *pre);
+        for (uint32_t i = 0; i < st->write_count; i++) {
+            const staged_write *w = &st->writes[i];
+            eddy_buffer_obj *b = eddy_pool_get(&e->buffers, w->buffer);
+            if (!b)
+                continue; /* destroyed since: nothing to write */
+            VkBufferCopy region = { w->ring_offset, w->offset, w->size };
+            e->vk.vkCmdCopyBuffer(*pre, e->upload_ring->buffer, b->buffer, 1, &region);
+        }
+        eddy_cmd_barrier_out(e, *pre);
+        VkResult vr = e->vk.vkEndCommandBuffer(*pre);
+        if (vr != VK_SUCCESS)
+            r = eddy_vk_fail(e, vr, "vkEndCommandBuffer (staged writes)");
+    }
+    bool reads = false;
+    for (uint32_t i = 0; i < st->read_count; i++)
+        reads |= st->reads[i].value == PENDING;
+    if (r == EDDY_OK && reads) {
+        r = one_time_cb(e, post);
+        if (r == EDDY_OK) {
+            eddy_cmd_barrier_in(e, *post);
+            for (uint32_t i = 0; i < st->read_count; i++) {
+                const staged_read *rd = &st->reads[i];
+                eddy_buffer_obj *b = eddy_pool_get(&e->buffers, rd->buffer);
+                if (rd->value != PENDING || !b)
+                    continue;
+                VkBufferCopy region = { rd->offset, rd->ring_offset, rd->size };
+                e->vk.vkCmdCopyBuffer(*post, b->buffer, e->download_ring->buffer, 1, &region);
+            }
+            eddy_cmd_barrier_out(e, *post);
+            VkResult vr = e->vk.vkEndCommandBuffer(*post);
+            if (vr != VK_SUCCESS)
+                r = eddy_vk_fail(e, vr, "vkEndCommandBuffer (staged reads)");
+        }
+    }
+    if (r != EDDY_OK) {
+        VkCommandBuffer cbs[2] = { *pre, *post };
+        for (int i = 0; i < 2; i++)
+            if (cbs[i])
+                e->vk.vkFreeCommandBuffers(e->device, e->command_pool, 1, &cbs[i]);
+        *pre = *post = VK_NULL_HANDLE;
+    }
+    return r;
+}
+
+void eddy_staged_submitted(eddy_engine *e, uint64_t value, VkCommandBuffer pre, VkCommandBuffer post)
+{
+    struct eddy_staged *st = e->staged;
+    for (uint32_t i = 0; i < st->write_count; i++) {
+        eddy_buffer_obj *b = eddy_pool_get(&e->buffers, st->writes[i].buffer);
+        if (b)
+            eddy_use_merge(&b->use, (eddy_use){ value, 0 });
+    }
+    st->write_count = 0;
+    for (uint32_t i = 0; i < st->read_count; i++)
+        if (st->reads[i].value == PENDING) {
+            st->reads[i].value = value;
+            eddy_buffer_obj *b = eddy_pool_get(&e->buffers, st->reads[i].buffer);
+            if (b)
+                eddy_use_merge(&b->use, (eddy_use){ value, 0 });
+        }
+    ring_submitted(e->upload_ring, value);
+    ring_submitted(e->download_ring, value);
+    eddy_defer(e, &(eddy_deferred){ .use = { value, 0 }, .cb = pre, .cb2 = post });
+}
+
+/* Staged reads whose submission has finished land in their destinations. */
+void eddy_staged_collect(eddy_engine *e)
+{
+    struct eddy_staged *st = e->staged;
+    if (!st)
+        return;
+    for (uint32_t i = 0; i < st->read_count;) {
+        staged_read *rd = &st->reads[i];
+        if (rd->value != PENDING && eddy_use_done(e, (eddy_use){ rd->value, 0 })) {
+            memcpy(rd->out, e->download_ring->mapped + rd->ring_offset, rd->size);
+            st->reads[i] = st->reads[--st->read_count];
+        } else {
+            i++;
+        }
+    }
+}
+
+eddy_result eddy_flush_staged(eddy_engine *e)
+{
+    if (eddy_staged_pending(e)) {
+        VkCommandBuffer pre, post;
+        eddy_result r = eddy_staged_record(e, &pre, &post);
+        if (r != EDDY_OK)
+            return r;
+        VkCommandBuffer cbs[2];
+        uint32_t n = 0;
+        if (pre)
+            cbs[n++] = pre;
+        if (post)
+            cbs[n++] = post;
+        uint64_t v;
+        r = eddy_submit(e, cbs, n, &v);
+        if (r != EDDY_OK) {
+            for (uint32_t i = 0; i < n; i++)
+                e->vk.vkFreeCommandBuffers(e->device, e->command_pool, 1, &cbs[i]);
+            return r;
+        }
+        eddy_staged_submitted(e, v, pre, post);
+    }
+    /* Reads in flight (a submission not waited for yet): wait for the last. */
+    eddy_staged_collect(e);
+    uint64_t last = 0;
+    for (uint32_t i = 0; i < e->staged->read_count; i++)
+        if (e->staged->reads[i].value > last)
+            last = e->staged->reads[i].value;
+    return last ? eddy_wait(e, last, 0) : EDDY_OK;
+}
