@@ -182,6 +182,8 @@ static void load_tables(eddy_engine *e, PFN_vkGetInstanceProcAddr gipa)
     INSTANCE_FN(vkSetDebugUtilsObjectNameEXT);
     INSTANCE_FN(vkDestroyDebugUtilsMessengerEXT);
     INSTANCE_FN(vkDestroyInstance);
+    INSTANCE_FN(vkGetPhysicalDeviceFormatProperties);
+    INSTANCE_FN(vkGetPhysicalDeviceProperties);
 #undef INSTANCE_FN
 }
 
@@ -533,6 +535,7 @@ eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
     e->kernels = EDDY_POOL(eddy_kernel_obj);
     e->graphs = EDDY_POOL(eddy_graph_obj);
     e->particles = EDDY_POOL(eddy_particles_obj);
+    e->images = EDDY_POOL(eddy_image_obj);
 
     /* Until the engine has its own tables, volk's globals are this engine's. */
     pthread_mutex_lock(&volk_lock);
@@ -587,6 +590,7 @@ void eddy_destroy_engine(eddy_engine *e)
         eddy_destroy_all_particles(e);
         eddy_destroy_all_kernels(e);
         eddy_destroy_all_buffers(e);
+        eddy_destroy_all_images(e);
         eddy_release_deferred(e);
         eddy_rings_destroy(e);
         eddy_mem_release_all(e);
@@ -603,6 +607,7 @@ void eddy_destroy_engine(eddy_engine *e)
     eddy_pool_release(&e->kernels);
     eddy_pool_release(&e->graphs);
     eddy_pool_release(&e->particles);
+    eddy_pool_release(&e->images);
     if (e->messenger && e->vki.vkDestroyDebugUtilsMessengerEXT)
         e->vki.vkDestroyDebugUtilsMessengerEXT(e->instance, e->messenger, NULL);
     if (!e->adopted) {

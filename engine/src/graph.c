@@ -76,6 +76,56 @@ uint32_t eddy_graph_pass_count(eddy_engine *e, eddy_graph h)
     return g ? g->pass_count : 0;
 }
 
+/* An image binding i of kernel k: a live image made for that use, of the
+ * shader's dimensionality, with an access the shader allows; one image is
+ * never sampled and used as storage in one pass (two layouts at once). */
+static eddy_result check_image_binding(eddy_engine *e, const eddy_kernel_obj *k, const char *label,
+                                       const eddy_image *earlier, uint32_t i, const eddy_image_binding *b)
+{
+    bool sampled = k->kinds[i] == EDDY_BIND_SAMPLED_IMAGE;
+    const char *kind = sampled ? "a combined image sampler" : "a storage image";
+    eddy_image_obj *im = eddy_image_get(e, b->image);
+    if (!im) {
+        eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is %s but not a live image", label, i,
+                 k->label, kind);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (!(im->usage & (sampled ? EDDY_IMAGE_SAMPLED : EDDY_IMAGE_STORAGE))) {
+        eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is %s, but image '%s' was created "
+                 "without %s", label, i, k->label, kind, im->label, sampled ? "EDDY_IMAGE_SAMPLED" : "EDDY_IMAGE_STORAGE");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (k->dims[i] != im->dimensions) {
+        eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is %uD but image '%s' is %uD", label, i,
+                 k->label, k->dims[i], im->label, im->dimensions);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (sampled ? b->access != EDDY_SAMPLE : (b->access < EDDY_READ || b->access > EDDY_READ_WRITE)) {
+        eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is %s: declare %s", label, i, k->label,
+                 kind, sampled ? "EDDY_SAMPLE" : "EDDY_READ, EDDY_WRITE or EDDY_READ_WRITE");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    bool nw = k->no_write >> i & 1, nr = k->no_read >> i & 1;
+    if (!sampled && ((b->access == EDDY_READ && !nw) || (b->access == EDDY_WRITE && !nr))) {
+        eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' (image '%s') is declared %s", label, i,
+                 k->label, im->label,
+                 b->access == EDDY_READ
+                     ? "EDDY_READ, but the shader may write it (the image is not `readonly`: no NonWritable in "
+                       "the SPIR-V); declare EDDY_READ_WRITE, or make the image readonly"
+                     : "EDDY_WRITE, but the shader may read it (the image is not `writeonly`: no NonReadable in "
+                       "the SPIR-V); declare EDDY_READ_WRITE, or make the image writeonly");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    for (uint32_t j = 0; j < i; j++)
+        if (k->kinds[j] != EDDY_BIND_BUFFER && earlier[j].id == b->image.id &&
+            (k->kinds[j] == EDDY_BIND_SAMPLED_IMAGE) != sampled) {
+            eddy_log(e, EDDY_LOG_ERROR, "pass '%s': image '%s' is bound both sampled (a layout for reading) and "
+                     "as storage (bindings %u and %u); split the pass", label, im->label, j, i);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+    return EDDY_OK;
+}
+
 int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
 {
     eddy_graph_obj *g = graph_get(e, h);
@@ -96,10 +146,19 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
     p.binding_count = k->binding_count;
     for (uint32_t i = 0; i < EDDY_MAX_BINDINGS; i++) {
         const eddy_binding *b = &d->bindings[i];
-        bool given = b->buffer.id != 0;
+        const eddy_image_binding *ib = &d->images[i];
+        bool image = i < k->binding_count && k->kinds[i] != EDDY_BIND_BUFFER;
+        if ((image && (b->buffer.id || b->access)) ||
+            (!image && i < k->binding_count && (ib->image.id || ib->access))) {
+            eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is %s; give it in %s (and leave "
+                     "%s[%u] zero)", label, i, k->label, image ? "an image" : "a storage buffer",
+                     image ? "images[]" : "bindings[]", image ? "bindings" : "images", i);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+        bool given = image ? ib->image.id != 0 : b->buffer.id != 0 || (i >= k->binding_count && ib->image.id);
         if (i < k->binding_count && !given) {
             eddy_log(e, EDDY_LOG_ERROR, "pass '%s': kernel '%s' has %u bindings but binding %u "
-                     "has no buffer", label, k->label, k->binding_count, i);
+                     "has no %s", label, k->label, k->binding_count, i, image ? "image" : "buffer");
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
         if (i >= k->binding_count && given) {
@@ -109,13 +168,23 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
         }
         if (!given)
             continue;
+        if (image) {
+            eddy_result r = check_image_binding(e, k, label, p.images, i, ib);
+            if (r != EDDY_OK)
+                return r;
+            p.images[i] = ib->image;
+            p.bindings[i].access = ib->access;
+            eddy_copy_label(p.binding_labels[i], sizeof p.binding_labels[i], eddy_image_get(e, ib->image)->label,
+                            "(unnamed)");
+            continue;
+        }
         if (!eddy_buffer_get(e, b->buffer)) {
             eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u is not a live buffer", label, i);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
         if (b->access < EDDY_READ || b->access > EDDY_ATOMIC) {
             eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u has no access (EDDY_READ, "
-                     "EDDY_WRITE, EDDY_READ_WRITE or EDDY_ATOMIC)", label, i);
+                     "EDDY_WRITE, EDDY_READ_WRITE or EDDY_ATOMIC; EDDY_SAMPLE is for images)", label, i);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
         /* The planner trusts the declaration; on lavapipe, which runs one
@@ -304,34 +373,85 @@ static const eddy_sync_barrier *barriers_at(const eddy_sync_plan *plan, uint32_t
     return plan->barriers ? plan->barriers + first : NULL;
 }
 
-/* Records one barrier group: a compute-to-compute group as one global
- * VkMemoryBarrier, any other as one buffer barrier per entry. */
+/* The planner's resources of one graph: index = the planner's resource id. */
+typedef struct res_ref {
+    uint32_t id;
+    bool image;
+} res_ref;
+
+/* What recording a plan needs: the resources and room for the largest group. */
+typedef struct rec_ctx {
+    const res_ref *refs;
+    VkBufferMemoryBarrier *buffers;
+    VkImageMemoryBarrier *images;
+} rec_ctx;
+
+static VkImageLayout vk_layout(uint32_t layout)
+{
+    return layout == EDDY_SYNC_LAYOUT_READ_ONLY ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL;
+}
+
+/* Records one barrier group as one barrier command: image entries as image
+ * barriers (with their layouts), buffer entries as one global VkMemoryBarrier
+ * when they order compute against compute, else one buffer barrier each. */
 static void record_group(eddy_engine *e, VkCommandBuffer cb, const eddy_sync_barrier *b, uint32_t count,
-                         VkBufferMemoryBarrier *scratch)
+                         const rec_ctx *ctx)
 {
     if (!count)
         return;
-    eddy_sync_masks all = eddy_sync_masks_of(b, count);
-    if (eddy_sync_masks_compute_only(all)) {
-        VkMemoryBarrier mb = {
-            .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-            .srcAccessMask = vk_access(all.src_access),
-            .dstAccessMask = vk_access(all.dst_access),
-        };
-        e->vk.vkCmdPipelineBarrier(cb, vk_stages(all.src_stages), vk_stages(all.dst_stages), 0, 1, &mb, 0, NULL,
-                                   0, NULL);
-        return;
-    }
+    eddy_sync_masks bufs = { 0 };
+    for (uint32_t i = 0; i < count; i++)
+        if (!ctx->refs[b[i].resource].image) {
+            bufs.src_stages |= b[i].src_stages;
+            bufs.src_access |= b[i].src_access;
+            bufs.dst_stages |= b[i].dst_stages;
+            bufs.dst_access |= b[i].dst_access;
+        }
+    bool global = eddy_sync_masks_compute_only(bufs);
     VkPipelineStageFlags src = 0, dst = 0;
-    uint32_t n = 0;
+    uint32_t nb = 0, ni = 0;
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = vk_access(bufs.src_access),
+        .dstAccessMask = vk_access(bufs.dst_access),
+    };
+    if (global) {
+        src |= vk_stages(bufs.src_stages);
+        dst |= vk_stages(bufs.dst_stages);
+    }
     for (uint32_t i = 0; i < count; i++) {
+        const res_ref *ref = &ctx->refs[b[i].resource];
         eddy_sync_masks m = { b[i].src_stages, b[i].src_access, b[i].dst_stages, b[i].dst_access };
-        const eddy_buffer_obj *bo = eddy_pool_get(&e->buffers, b[i].resource);
+        if (ref->image) {
+            const eddy_image_obj *im = eddy_pool_get(&e->images, ref->id);
+            if (!im)
+                continue;
+            /* A transition happens even with nothing to wait for (source
+             * TOP_OF_PIPE) or nothing on this queue after it (BOTTOM_OF_PIPE). */
+            fit_queue(e, &m);
+            src |= m.src_stages ? vk_stages(m.src_stages) : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
+            dst |= m.dst_stages ? vk_stages(m.dst_stages) : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+            ctx->images[ni++] = (VkImageMemoryBarrier){
+                .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                .srcAccessMask = vk_access(m.src_access),
+                .dstAccessMask = vk_access(m.dst_access),
+                .oldLayout = vk_layout(b[i].old_layout),
+                .newLayout = vk_layout(b[i].new_layout),
+                .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                .image = im->image,
+                .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
+            };
+            continue;
+        }
+        if (global)
+            continue;
+        const eddy_buffer_obj *bo = eddy_pool_get(&e->buffers, ref->id);
         if (!bo || !fit_queue(e, &m))
             continue;
         src |= vk_stages(m.src_stages);
         dst |= vk_stages(m.dst_stages);
-        scratch[n++] = (VkBufferMemoryBarrier){
+        ctx->buffers[nb++] = (VkBufferMemoryBarrier){
             .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
             .srcAccessMask = vk_access(m.src_access),
             .dstAccessMask = vk_access(m.dst_access),
@@ -342,13 +462,28 @@ static void record_group(eddy_engine *e, VkCommandBuffer cb, const eddy_sync_bar
             .size = VK_WHOLE_SIZE,
         };
     }
-    if (n)
-        e->vk.vkCmdPipelineBarrier(cb, src, dst, 0, 0, NULL, n, scratch, 0, NULL);
+    if (global || nb || ni)
+        e->vk.vkCmdPipelineBarrier(cb, src, dst, 0, global ? 1 : 0, &mb, nb, nb ? ctx->buffers : NULL, ni,
+                                   ni ? ctx->images : NULL);
+}
+
+/* The planner's id of a resource, added when new; UINT32_MAX when the table
+ * is full. */
+static uint32_t res_index(res_ref *refs, uint32_t *count, uint32_t cap, uint32_t id, bool image, bool add)
+{
+    for (uint32_t i = 0; i < *count; i++)
+        if (refs[i].id == id && refs[i].image == image)
+            return i;
+    if (!add || *count == cap)
+        return UINT32_MAX;
+    refs[*count] = (res_ref){ id, image };
+    return (*count)++;
 }
 
 /* The host's uses before or after a recording, in the planner's terms. */
 static eddy_result host_of(eddy_engine *e, const eddy_graph_obj *g, const eddy_host_use *uses, uint32_t count,
-                           const char *which, eddy_sync_host_use *out, eddy_sync_host *host)
+                           const char *which, res_ref *refs, uint32_t *ref_count, eddy_sync_host_use *out,
+                           eddy_sync_host *host)
 {
     *host = (eddy_sync_host){ out, 0, EDDY_SYNC_STAGE_ALL, EDDY_SYNC_ACCESS_ALL };
     if (count && !uses) {
@@ -369,7 +504,10 @@ static eddy_result host_of(eddy_engine *e, const eddy_graph_obj *g, const eddy_h
             host->default_stages = u->stages;
             host->default_access = u->access;
         } else {
-            out[host->use_count++] = (eddy_sync_host_use){ u->buffer.id, u->stages, u->access };
+            /* A buffer the graph does not use: nothing of the graph to order against. */
+            uint32_t r = res_index(refs, ref_count, 0, u->buffer.id, false, false);
+            if (r != UINT32_MAX)
+                out[host->use_count++] = (eddy_sync_host_use){ r, u->stages, u->access };
         }
     }
     return EDDY_OK;
@@ -378,14 +516,18 @@ static eddy_result host_of(eddy_engine *e, const eddy_graph_obj *g, const eddy_h
 /* own: eddy's own replayed recording (loop barriers, entry and exit against
  * anything); else a host recording with its before/after. */
 static eddy_result plan_graph(eddy_engine *e, eddy_graph_obj *g, bool own, const eddy_record_desc *rec,
-                              eddy_sync_plan *plan)
+                              eddy_sync_plan *plan, res_ref **refs_out)
 {
-    eddy_sync_use *uses = calloc((size_t)g->pass_count * (EDDY_MAX_BINDINGS + 1) + 1, sizeof *uses);
+    size_t most = (size_t)g->pass_count * (EDDY_MAX_BINDINGS + 1) + 1;
+    res_ref *refs = calloc(most, sizeof *refs);
+    uint32_t ref_count = 0;
+    *refs_out = refs;
+    eddy_sync_use *uses = calloc(most, sizeof *uses);
     eddy_sync_pass *passes = calloc(g->pass_count + 1, sizeof *passes);
     eddy_sync_range *ranges = calloc(g->range_count + 1, sizeof *ranges);
     uint32_t host_n = rec ? rec->before_count + rec->after_count : 0;
     eddy_sync_host_use *host_uses = calloc(host_n + 1, sizeof *host_uses);
-    if (!uses || !passes || !ranges || !host_uses) {
+    if (!refs || !uses || !passes || !ranges || !host_uses) {
         free(uses);
         free(passes);
         free(ranges);
@@ -397,10 +539,22 @@ static eddy_result plan_graph(eddy_engine *e, eddy_graph_obj *g, bool own, const
         const eddy_pass *p = &g->passes[i];
         eddy_sync_use *u = uses + (size_t)i * (EDDY_MAX_BINDINGS + 1);
         uint32_t n = 0;
-        for (uint32_t b = 0; b < p->binding_count; b++)
-            u[n++] = (eddy_sync_use){ p->bindings[b].buffer.id, (eddy_sync_access)p->bindings[b].access };
+        const eddy_kernel_obj *k = eddy_kernel_get(e, p->kernel);
+        for (uint32_t b = 0; b < p->binding_count; b++) {
+            const eddy_binding *bd = &p->bindings[b];
+            uint8_t kind = k ? k->kinds[b] : EDDY_BIND_BUFFER;
+            if (kind == EDDY_BIND_BUFFER)
+                u[n++] = (eddy_sync_use){ res_index(refs, &ref_count, (uint32_t)most, bd->buffer.id, false, true),
+                                          (eddy_sync_access)bd->access, EDDY_SYNC_LAYOUT_NONE };
+            else /* sampling reads in the read-only layout; storage access in GENERAL */
+                u[n++] = (eddy_sync_use){ res_index(refs, &ref_count, (uint32_t)most, p->images[b].id, true, true),
+                                          bd->access == EDDY_SAMPLE ? EDDY_SYNC_READ : (eddy_sync_access)bd->access,
+                                          bd->access == EDDY_SAMPLE ? EDDY_SYNC_LAYOUT_READ_ONLY
+                                                                    : EDDY_SYNC_LAYOUT_GENERAL };
+        }
         if (p->indirect.id)
-            u[n++] = (eddy_sync_use){ p->indirect.id, EDDY_SYNC_INDIRECT };
+            u[n++] = (eddy_sync_use){ res_index(refs, &ref_count, (uint32_t)most, p->indirect.id, false, true),
+                                      EDDY_SYNC_INDIRECT, EDDY_SYNC_LAYOUT_NONE };
         passes[i] = (eddy_sync_pass){ u, n };
     }
     for (uint32_t i = 0; i < g->range_count; i++)
@@ -409,9 +563,10 @@ static eddy_result plan_graph(eddy_engine *e, eddy_graph_obj *g, bool own, const
                    after = anything;
     eddy_result r = EDDY_OK;
     if (rec) {
-        r = host_of(e, g, rec->before, rec->before_count, "before", host_uses, &before);
+        r = host_of(e, g, rec->before, rec->before_count, "before", refs, &ref_count, host_uses, &before);
         if (r == EDDY_OK)
-            r = host_of(e, g, rec->after, rec->after_count, "after", host_uses + rec->before_count, &after);
+            r = host_of(e, g, rec->after, rec->after_count, "after", refs, &ref_count, host_uses + rec->before_count,
+                        &after);
     }
     eddy_sync_build_info info = {
         .passes = passes, .pass_count = g->pass_count, .ranges = ranges, .range_count = g->range_count,
@@ -433,15 +588,28 @@ static eddy_result plan_graph(eddy_engine *e, eddy_graph_obj *g, bool own, const
 
 static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
 {
-    uint32_t descriptors = 0;
-    for (uint32_t i = 0; i < g->pass_count; i++)
-        descriptors += g->passes[i].binding_count;
-    VkDescriptorPoolSize size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptors ? descriptors : 1 };
+    /* Each descriptor type counted apart (buffers, storage images, combined
+     * image samplers, in eddy_binding_kind order). */
+    VkDescriptorPoolSize sizes[3] = { { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0 },
+                                      { VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 0 },
+                                      { VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 0 } };
+    for (uint32_t i = 0; i < g->pass_count; i++) {
+        const eddy_kernel_obj *k = eddy_kernel_get(e, g->passes[i].kernel);
+        for (uint32_t b = 0; k && b < g->passes[i].binding_count; b++)
+            sizes[k->kinds[b]].descriptorCount++;
+    }
+    VkDescriptorPoolSize used[3];
+    uint32_t used_count = 0;
+    for (int t = 0; t < 3; t++)
+        if (sizes[t].descriptorCount || (t == 0 && !used_count && !sizes[1].descriptorCount &&
+                                         !sizes[2].descriptorCount))
+            used[used_count++] = (VkDescriptorPoolSize){ sizes[t].type,
+                                                         sizes[t].descriptorCount ? sizes[t].descriptorCount : 1 };
     VkDescriptorPoolCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
         .maxSets = g->pass_count ? g->pass_count : 1,
-        .poolSizeCount = 1,
-        .pPoolSizes = &size,
+        .poolSizeCount = used_count,
+        .pPoolSizes = used,
     };
     VkResult r = e->vk.vkCreateDescriptorPool(e->device, &pci, NULL, &g->pool);
     if (r != VK_SUCCESS)
@@ -464,8 +632,32 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
         if (r != VK_SUCCESS)
             return eddy_vk_fail(e, r, "vkAllocateDescriptorSets");
         VkDescriptorBufferInfo infos[EDDY_MAX_BINDINGS];
+        VkDescriptorImageInfo image_infos[EDDY_MAX_BINDINGS];
         VkWriteDescriptorSet writes[EDDY_MAX_BINDINGS];
         for (uint32_t b = 0; b < p->binding_count; b++) {
+            if (k->kinds[b] != EDDY_BIND_BUFFER) {
+                eddy_image_obj *im = eddy_image_get(e, p->images[b]);
+                if (!im) {
+                    eddy_log(e, EDDY_LOG_ERROR, "graph '%s': image %u of pass '%s' was destroyed", g->label, b,
+                             p->label);
+                    return EDDY_ERROR_INVALID_ARGUMENT;
+                }
+                bool sampled = k->kinds[b] == EDDY_BIND_SAMPLED_IMAGE;
+                /* The layout the planner puts the image in for this pass. */
+                image_infos[b] = (VkDescriptorImageInfo){
+                    sampled ? im->sampler : VK_NULL_HANDLE, im->view,
+                    sampled ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL };
+                writes[b] = (VkWriteDescriptorSet){
+                    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                    .dstSet = p->set,
+                    .dstBinding = b,
+                    .descriptorCount = 1,
+                    .descriptorType = sampled ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+                                              : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                    .pImageInfo = &image_infos[b],
+                };
+                continue;
+            }
             eddy_buffer_obj *bo = eddy_buffer_get(e, p->bindings[b].buffer);
             if (!bo) {
                 eddy_log(e, EDDY_LOG_ERROR, "graph '%s': buffer %u of pass '%s' was destroyed",
@@ -496,7 +688,7 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
 /* Records the planned steps (with the loop group first when `loop`), into
  * eddy's replayed buffer or a host's. Timestamps only into eddy's own. */
 static eddy_result record_steps(eddy_engine *e, eddy_graph_obj *g, const eddy_sync_plan *plan,
-                                VkCommandBuffer cb, bool loop, bool timestamps, VkBufferMemoryBarrier *scratch)
+                                VkCommandBuffer cb, bool loop, bool timestamps, const rec_ctx *scratch)
 {
     if (timestamps)
         e->vk.vkCmdResetQueryPool(cb, g->queries, 0, g->query_count);
@@ -532,14 +724,27 @@ static eddy_result record_steps(eddy_engine *e, eddy_graph_obj *g, const eddy_sy
     return EDDY_OK;
 }
 
-/* Room for the largest barrier group of a plan. */
-static VkBufferMemoryBarrier *barrier_scratch(eddy_engine *e, const eddy_graph_obj *g, const eddy_sync_plan *plan)
+/* Room for the largest barrier group of a plan; takes refs (freed with it). */
+static bool barrier_scratch(eddy_engine *e, const eddy_graph_obj *g, const eddy_sync_plan *plan, res_ref *refs,
+                            rec_ctx *ctx)
 {
     uint32_t most = plan->barrier_count ? plan->barrier_count : 1;
-    VkBufferMemoryBarrier *b = malloc(most * sizeof *b);
-    if (!b)
+    ctx->refs = refs;
+    ctx->buffers = malloc(most * sizeof *ctx->buffers);
+    ctx->images = malloc(most * sizeof *ctx->images);
+    if (!refs || !ctx->buffers || !ctx->images) {
         eddy_log(e, EDDY_LOG_ERROR, "graph '%s': out of host memory recording", g->label);
-    return b;
+        return false;
+    }
+    return true;
+}
+
+static void scratch_free(rec_ctx *ctx)
+{
+    free((void *)ctx->refs);
+    free(ctx->buffers);
+    free(ctx->images);
+    *ctx = (rec_ctx){ 0 };
 }
 
 /* A graph never runs with a destroyed kernel or buffer: its recording (and
@@ -557,7 +762,17 @@ static eddy_result check_live(eddy_engine *e, eddy_graph_obj *g)
                      p->kernel_label);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
+        const eddy_kernel_obj *k = eddy_kernel_get(e, p->kernel);
         for (uint32_t b = 0; b <= EDDY_MAX_BINDINGS; b++) {
+            if (b < p->binding_count && k->kinds[b] != EDDY_BIND_BUFFER) {
+                if (!eddy_image_get(e, p->images[b])) {
+                    eddy_log(e, EDDY_LOG_ERROR, "graph '%s': pass '%s' binds image '%s' (binding %u), which was "
+                             "destroyed; the graph cannot run (destroy it and build it again)", g->label, p->label,
+                             p->binding_labels[b], b);
+                    return EDDY_ERROR_INVALID_ARGUMENT;
+                }
+                continue;
+            }
             eddy_buffer h = b < EDDY_MAX_BINDINGS ? p->bindings[b].buffer : p->indirect;
             if (h.id && !eddy_buffer_get(e, h)) {
                 char which[32];
@@ -586,6 +801,12 @@ static void mark_use(eddy_engine *e, eddy_graph_obj *g, eddy_use use)
         if (k)
             eddy_use_merge(&k->shared->use, use);
         for (uint32_t b = 0; b < p->binding_count; b++) {
+            if (k && k->kinds[b] != EDDY_BIND_BUFFER) {
+                eddy_image_obj *im = eddy_image_get(e, p->images[b]);
+                if (im)
+                    eddy_use_merge(&im->use, use);
+                continue;
+            }
             eddy_buffer_obj *bo = eddy_buffer_get(e, p->bindings[b].buffer);
             if (bo)
                 eddy_use_merge(&bo->use, use);
@@ -608,14 +829,16 @@ static eddy_result build(eddy_engine *e, eddy_graph_obj *g)
     release_recording(e, g);
     eddy_result res = make_sets(e, g);
     eddy_sync_plan plan = { 0 };
+    res_ref *refs = NULL;
     if (res == EDDY_OK)
-        res = plan_graph(e, g, true, NULL, &plan);
+        res = plan_graph(e, g, true, NULL, &plan, &refs);
     if (res != EDDY_OK) {
+        free(refs);
         release_recording(e, g);
         return res;
     }
-    VkBufferMemoryBarrier *scratch = barrier_scratch(e, g, &plan);
-    VkResult r = scratch ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+    rec_ctx ctx = { 0 }, *scratch = &ctx;
+    VkResult r = barrier_scratch(e, g, &plan, refs, &ctx) ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
     if (r == VK_SUCCESS && g->timestamps && plan.step_count) {
         g->query_count = 2 * plan.step_count;
         g->query_pass = malloc(plan.step_count * sizeof *g->query_pass);
@@ -656,7 +879,7 @@ static eddy_result build(eddy_engine *e, eddy_graph_obj *g)
             record_steps(e, g, &plan, *cbs[i], true, g->queries != VK_NULL_HANDLE, scratch);
         r = e->vk.vkEndCommandBuffer(*cbs[i]);
     }
-    free(scratch);
+    scratch_free(&ctx);
     eddy_sync_plan_free(&plan);
     if (r != VK_SUCCESS) {
         release_recording(e, g);
@@ -796,13 +1019,17 @@ eddy_result eddy_graph_record(eddy_engine *e, eddy_graph h, const eddy_record_de
     if (r != EDDY_OK)
         return r;
     eddy_sync_plan plan = { 0 };
-    r = plan_graph(e, g, false, desc, &plan);
-    if (r != EDDY_OK)
+    res_ref *refs = NULL;
+    r = plan_graph(e, g, false, desc, &plan, &refs);
+    if (r != EDDY_OK) {
+        free(refs);
         return r;
-    VkBufferMemoryBarrier *scratch = barrier_scratch(e, g, &plan);
-    uint64_t epoch = scratch ? eddy_host_mark_add(e, desc->done_semaphore, desc->done_value) : 0;
+    }
+    rec_ctx ctx = { 0 }, *scratch = &ctx;
+    uint64_t epoch = barrier_scratch(e, g, &plan, refs, &ctx)
+        ? eddy_host_mark_add(e, desc->done_semaphore, desc->done_value) : 0;
     if (!epoch) {
-        free(scratch);
+        scratch_free(&ctx);
         eddy_sync_plan_free(&plan);
         eddy_log(e, EDDY_LOG_ERROR, "graph_record: out of host memory");
         return EDDY_ERROR_OUT_OF_MEMORY;
@@ -811,7 +1038,7 @@ eddy_result eddy_graph_record(eddy_engine *e, eddy_graph h, const eddy_record_de
     record_group(e, cb, barriers_at(&plan, plan.entry.first_barrier), plan.entry.barrier_count, scratch);
     r = record_steps(e, g, &plan, cb, false, false, scratch);
     record_group(e, cb, barriers_at(&plan, plan.exit.first_barrier), plan.exit.barrier_count, scratch);
-    free(scratch);
+    scratch_free(&ctx);
     eddy_sync_plan_free(&plan);
     /* Until the host's command buffer has finished, nothing it names goes:
      * not the recording's descriptor sets, buffers or pipelines. */

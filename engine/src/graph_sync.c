@@ -14,6 +14,7 @@ typedef struct eddy_sync_merged {
     uint32_t write_stages;
     uint32_t write_access; /* EDDY_SYNC_ACCESS_* write bits of write_stages */
     bool atomic_only;     /* only then may it overlap a preceding ATOMIC pass */
+    uint32_t layout;      /* EDDY_SYNC_LAYOUT_*: images only */
 } eddy_sync_merged;
 
 typedef struct eddy_sync_state {
@@ -21,6 +22,7 @@ typedef struct eddy_sync_state {
     bool write_atomic;
     uint32_t visible_stages; /* stages a barrier already made the last write visible to */
     uint32_t read_stages;    /* stages that read since the last write */
+    uint32_t layout;         /* images: the layout it is in (EDDY_SYNC_LAYOUT_*) */
 } eddy_sync_state;
 
 /* Per resource: its accesses in one replay up to and including its first
@@ -66,7 +68,7 @@ static bool eddy_sync_access_valid(eddy_sync_access access)
 
 static eddy_sync_merged eddy_sync_merged_from_use(eddy_sync_use use)
 {
-    eddy_sync_merged m = {.resource = use.resource};
+    eddy_sync_merged m = {.resource = use.resource, .layout = use.layout};
     switch (use.access) {
     case EDDY_SYNC_READ:
         m.read_stages = EDDY_SYNC_STAGE_COMPUTE;
@@ -163,10 +165,39 @@ static int eddy_sync_merged_from_host(uint32_t stages, uint32_t access, eddy_syn
 /* Hazards of pass use m against the state left by earlier passes only, so a
  * READ_WRITE never conflicts with itself. Returns an entry with dst_stages 0
  * when there is none. */
+/* Every read and write access the stages can make. */
+static uint32_t eddy_sync_all_access(uint32_t stages)
+{
+    uint32_t access = 0;
+    for (size_t i = 0; i < EDDY_SYNC_STAGE_KINDS; i++)
+        if (stages & eddy_sync_stage_kinds[i].stage)
+            access |= eddy_sync_stage_kinds[i].read | eddy_sync_stage_kinds[i].write;
+    return access;
+}
+
+static bool eddy_sync_transition(const eddy_sync_state *s, const eddy_sync_merged *m)
+{
+    return s->layout && m->layout && s->layout != m->layout;
+}
+
 static eddy_sync_barrier eddy_sync_hazard(const eddy_sync_state *s,
                                           const eddy_sync_merged *m)
 {
-    eddy_sync_barrier b = {.resource = m->resource};
+    eddy_sync_barrier b = {.resource = m->resource, .old_layout = s->layout, .new_layout = s->layout};
+
+    /* A layout transition reads and writes the whole image: after everything
+     * pending, before every access of the use. A use with no stages (a host
+     * that does nothing) still needs it; compute is then the destination. */
+    if (eddy_sync_transition(s, m)) {
+        b.new_layout = m->layout;
+        b.src_stages = s->write_stages | s->read_stages;
+        b.src_access = s->write_access;
+        b.dst_stages = m->read_stages | m->write_stages;
+        if (!b.dst_stages)
+            b.dst_stages = EDDY_SYNC_STAGE_COMPUTE;
+        b.dst_access = eddy_sync_all_access(b.dst_stages);
+        return b;
+    }
 
     /* Atomics of consecutive passes commute, so their order does not matter;
      * any access in between breaks that and the ordinary rules apply. */
@@ -206,6 +237,12 @@ static eddy_sync_barrier eddy_sync_hazard(const eddy_sync_state *s,
  * m's reads have seen the pending write, or m's write is the new one. */
 static void eddy_sync_apply(eddy_sync_state *s, const eddy_sync_merged *m)
 {
+    if (eddy_sync_transition(s, m)) {
+        /* The transition barrier ordered and made visible everything before. */
+        *s = (eddy_sync_state){.layout = m->layout};
+    }
+    if (m->layout)
+        s->layout = m->layout;
     if (m->write_stages) {
         /* Reads of the same pass are not recorded: the pass's own dispatch
          * orders them before its write, and a later barrier from the compute
@@ -268,6 +305,8 @@ static int eddy_sync_execute(eddy_sync_builder *bld, uint32_t pass)
         if (!f->seen) {
             f->use = m[i];
             f->seen = true;
+        } else if (!f->closed && m[i].layout != f->use.layout) {
+            f->closed = true; /* an image's use in another layout: its own transition */
         } else if (!f->closed) {
             eddy_sync_merge_into(&f->use, &m[i]);
         }
@@ -384,6 +423,7 @@ static eddy_sync_state eddy_sync_state_from_host(const eddy_sync_merged *m)
         .write_stages = m->write_stages,
         .write_access = m->write_access,
         .read_stages = m->read_stages,
+        .layout = m->layout,
     };
 }
 
@@ -410,10 +450,15 @@ static int eddy_sync_plan_groups(eddy_sync_builder *bld, size_t slots, bool loop
     eddy_sync_plan *plan = &bld->plan;
     plan->entry.first_barrier = plan->loop.first_barrier = plan->exit.first_barrier =
         plan->barrier_count;
-    for (size_t i = 0; entry && i < slots; i++)
-        if (eddy_sync_push_hazard(bld, &plan->entry, eddy_sync_state_from_host(&entry[i]),
-                                  &bld->first[i].use) != 0)
+    for (size_t i = 0; entry && i < slots; i++) {
+        /* Replayed: replay 1's loop group expects the end layout, as every
+         * later replay's does. */
+        eddy_sync_merged first = bld->first[i].use;
+        if (loop && first.layout)
+            first.layout = bld->state[i].layout;
+        if (eddy_sync_push_hazard(bld, &plan->entry, eddy_sync_state_from_host(&entry[i]), &first) != 0)
             return -1;
+    }
     plan->loop.first_barrier = plan->exit.first_barrier = plan->barrier_count;
     for (size_t i = 0; loop && i < slots; i++)
         if (eddy_sync_push_hazard(bld, &plan->loop, bld->state[i], &bld->first[i].use) != 0)
@@ -476,7 +521,9 @@ int eddy_sync_plan_build_ex(const eddy_sync_build_info *info, eddy_sync_plan *ou
         if (passes[p].use_count && !passes[p].uses)
             return -1;
         for (uint32_t u = 0; u < passes[p].use_count; u++)
-            if (!eddy_sync_access_valid(passes[p].uses[u].access))
+            if (!eddy_sync_access_valid(passes[p].uses[u].access) ||
+                passes[p].uses[u].layout > EDDY_SYNC_LAYOUT_READ_ONLY ||
+                (passes[p].uses[u].layout && passes[p].uses[u].access > EDDY_SYNC_READ_WRITE))
                 return -1;
         /* merged[] offsets are stored as uint32_t. */
         if (passes[p].use_count > UINT32_MAX - use_total)
@@ -512,6 +559,8 @@ int eddy_sync_plan_build_ex(const eddy_sync_build_info *info, eddy_sync_plan *ou
         for (uint32_t u = 0; u < n; u++) {
             if (kept && seg[kept - 1].resource == seg[u].resource) {
                 eddy_sync_merged *k = &seg[kept - 1];
+                if (k->layout != seg[u].layout)
+                    goto done; /* two layouts of one image in one pass */
                 eddy_sync_merge_into(k, &seg[u]);
             } else {
                 seg[kept++] = seg[u];
@@ -529,15 +578,38 @@ int eddy_sync_plan_build_ex(const eddy_sync_build_info *info, eddy_sync_plan *ou
     bld.first = calloc(slots ? (size_t)slots : 1, sizeof(*bld.first));
     if (!bld.state || !bld.first)
         goto done;
+    /* Images: every use carries a layout; each starts the steps in its first
+     * use's (merged[] is in pass order). */
+    {
+        bool bad = false;
+        for (size_t i = 0; i < merged_count; i++) {
+            eddy_sync_state *st = &bld.state[merged[i].slot];
+            bool *seen = &bld.first[merged[i].slot].seen; /* borrowed; cleared below */
+            if (!*seen) {
+                st->layout = merged[i].layout;
+                *seen = true;
+            } else if (!st->layout != !merged[i].layout) {
+                bad = true;
+            }
+        }
+        for (int64_t i = 0; i < slots; i++)
+            bld.first[i].seen = false;
+        if (bad)
+            goto done;
+    }
     if (info->entry) {
         entry = malloc((slots ? (size_t)slots : 1) * sizeof(*entry));
         if (!entry || eddy_sync_host_uses(info->entry, ids, (size_t)slots, entry) != 0)
             goto done;
+        for (int64_t i = 0; i < slots; i++)
+            entry[i].layout = bld.state[i].layout ? EDDY_SYNC_LAYOUT_HOME : EDDY_SYNC_LAYOUT_NONE;
     }
     if (info->exit) {
         leave = malloc((slots ? (size_t)slots : 1) * sizeof(*leave));
         if (!leave || eddy_sync_host_uses(info->exit, ids, (size_t)slots, leave) != 0)
             goto done;
+        for (int64_t i = 0; i < slots; i++)
+            leave[i].layout = bld.state[i].layout ? EDDY_SYNC_LAYOUT_HOME : EDDY_SYNC_LAYOUT_NONE;
     }
     if (step_total) {
         bld.plan.steps = malloc((size_t)step_total * sizeof(*bld.plan.steps));

@@ -69,9 +69,20 @@ enum {
     EDDY_SYNC_ACCESS_ALL = (1u << 8) - 1,
 };
 
+/* Image layouts. A resource whose uses carry a layout is an image; every
+ * use of it must carry one (0 on one use and not on another is invalid, as
+ * are two layouts of one resource in one pass). Buffers use NONE. */
+enum {
+    EDDY_SYNC_LAYOUT_NONE = 0,      /* a buffer: no layout */
+    EDDY_SYNC_LAYOUT_GENERAL = 1,   /* VK_IMAGE_LAYOUT_GENERAL: storage image access */
+    EDDY_SYNC_LAYOUT_READ_ONLY = 2, /* VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL: sampling */
+    EDDY_SYNC_LAYOUT_HOME = EDDY_SYNC_LAYOUT_GENERAL, /* images before entry and after exit */
+};
+
 typedef struct eddy_sync_use {
     uint32_t resource;  /* any id; equal ids are the same memory */
     eddy_sync_access access;
+    uint32_t layout;    /* EDDY_SYNC_LAYOUT_*: the layout this use needs; NONE for buffers */
 } eddy_sync_use;
 
 typedef struct eddy_sync_pass {
@@ -91,6 +102,10 @@ typedef struct eddy_sync_barrier {
     uint32_t resource;
     uint32_t src_stages, src_access; /* EDDY_SYNC_STAGE_* / EDDY_SYNC_ACCESS_* bits */
     uint32_t dst_stages, dst_access;
+    /* Images: the layout before and after the barrier (equal: no transition;
+     * both NONE for buffers). A transition has src_stages 0 when nothing is
+     * pending (record TOP_OF_PIPE). */
+    uint32_t old_layout, new_layout;
 } eddy_sync_barrier;
 
 /* One executed pass of the unrolled schedule. Its barriers (all resources
@@ -265,6 +280,27 @@ typedef struct eddy_sync_build_info {
  * host use or default with unknown bits, an access no stage of its mask can
  * do, NULL uses with a count) or out of memory; the plan is then empty. */
 int eddy_sync_plan_build_ex(const eddy_sync_build_info *info, eddy_sync_plan *out);
+
+/* Images (uses with a layout) follow the same rules, and besides:
+ *  - A use in another layout than the image is in needs a barrier with the
+ *    transition (old_layout -> new_layout), even between two reads: a
+ *    transition reads and writes the whole image. Its source is everything
+ *    pending (the last write's stages and access, and the stages that read
+ *    since, as an execution dependency), its destination the use's stages
+ *    with every read and write access they can make; afterwards nothing of
+ *    the old state is pending.
+ *  - Within the steps an image starts in the layout of its first use. The
+ *    groups keep that true for every replay: loop transitions from the
+ *    layout the replay ends in (end layout) to the first use's; entry from
+ *    EDDY_SYNC_LAYOUT_HOME to the end layout when loop is set (replay 1's
+ *    loop group then moves it on, as in later replays), else to the first
+ *    use's; exit from the end layout back to HOME. The host's entry and exit
+ *    uses of an image are thus in HOME, which is also where they must leave
+ *    and find it (GENERAL: eddy's images between submissions).
+ *  - first(r) of an image ends before the first use in another layout than
+ *    its first use (that use has a transition barrier of its own).
+ * Without entry and exit (eddy_sync_plan_build) an image must be in its
+ * first use's layout before the sequence and is left in the end layout. */
 
 void eddy_sync_plan_free(eddy_sync_plan *plan);
 

@@ -76,6 +76,9 @@ typedef struct eddy_deferred {
     VkDescriptorPool pool;
     VkCommandBuffer cb, cb2, cb3;
     VkQueryPool queries;
+    VkImage image;      /* never an adopted one */
+    VkImageView view;
+    VkSampler sampler;
 } eddy_deferred;
 
 /* A host command buffer eddy recorded into: finished when `semaphore`
@@ -99,6 +102,29 @@ typedef struct eddy_buffer_obj {
     char label[96];
 } eddy_buffer_obj;
 
+typedef struct eddy_image_obj {
+    eddy_slot slot;
+    VkImage image;
+    VkImageView view;
+    VkSampler sampler; /* every image has one (its desc's filter) */
+    eddy_alloc alloc;  /* none when adopted */
+    bool adopted;      /* the host's VkImage: never destroyed by eddy */
+    VkFormat vk_format;
+    eddy_format format;
+    uint32_t usage;    /* EDDY_IMAGE_* */
+    uint32_t dimensions;
+    uint32_t extent[3];
+    eddy_use use;
+    char label[96];
+} eddy_image_obj;
+
+/* What a kernel binding is (kernel.c reads it from the SPIR-V). */
+typedef enum eddy_binding_kind {
+    EDDY_BIND_BUFFER = 0,  /* storage buffer (also: a binding the shader does not declare) */
+    EDDY_BIND_STORAGE_IMAGE = 1,
+    EDDY_BIND_SAMPLED_IMAGE = 2, /* combined image sampler */
+} eddy_binding_kind;
+
 /* One pipeline with its layouts, shared by every kernel made from the same
  * SPIR-V, entry point, workgroup size and specialization constants (two
  * systems of one module, or a scene loaded twice, compile it once). */
@@ -113,6 +139,8 @@ typedef struct eddy_shared_pipeline {
     uint32_t binding_count;
     uint32_t workgroup_size;
     uint32_t no_write, no_read; /* per binding bit: NonWritable / NonReadable in the SPIR-V */
+    uint8_t kinds[EDDY_MAX_BINDINGS]; /* eddy_binding_kind per binding */
+    uint8_t dims[EDDY_MAX_BINDINGS];  /* image bindings: 1, 2 or 3 (0: unknown) */
 } eddy_shared_pipeline;
 
 typedef struct eddy_kernel_obj {
@@ -124,13 +152,15 @@ typedef struct eddy_kernel_obj {
     uint32_t binding_count;
     uint32_t workgroup_size;
     uint32_t no_write, no_read; /* per binding bit: NonWritable / NonReadable in the SPIR-V */
+    const uint8_t *kinds, *dims; /* the shared pipeline's */
     char label[96];
 } eddy_kernel_obj;
 
 typedef struct eddy_pass {
     char label[96];
     eddy_kernel kernel;
-    eddy_binding bindings[EDDY_MAX_BINDINGS];
+    eddy_binding bindings[EDDY_MAX_BINDINGS]; /* image bindings: access only */
+    eddy_image images[EDDY_MAX_BINDINGS];     /* image bindings: the image */
     uint32_t binding_count;
     uint32_t groups[3];
     eddy_buffer indirect;
@@ -210,6 +240,8 @@ struct eddy_engine {
         PFN_vkSetDebugUtilsObjectNameEXT vkSetDebugUtilsObjectNameEXT;
         PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT;
         PFN_vkDestroyInstance vkDestroyInstance;
+        PFN_vkGetPhysicalDeviceFormatProperties vkGetPhysicalDeviceFormatProperties;
+        PFN_vkGetPhysicalDeviceProperties vkGetPhysicalDeviceProperties;
     } vki;
 
     eddy_device_info info;
@@ -238,7 +270,7 @@ struct eddy_engine {
     uint64_t submits, waits; /* eddy_engine_counters */
     bool fail_next_submit;   /* tests: the next submit fails as if the device were lost */
 
-    eddy_pool buffers, kernels, graphs, particles;
+    eddy_pool buffers, kernels, graphs, particles, images;
 
     VkPipelineCache pipeline_cache;
     char cache_path[4096];    /* the cache file; "" = none on disk */
@@ -280,6 +312,8 @@ void eddy_copy_label(char *dst, size_t cap, const char *src, const char *fallbac
 
 eddy_buffer_obj *eddy_buffer_get(eddy_engine *e, eddy_buffer b);
 eddy_kernel_obj *eddy_kernel_get(eddy_engine *e, eddy_kernel k);
+eddy_image_obj *eddy_image_get(eddy_engine *e, eddy_image im);
+void eddy_destroy_all_images(eddy_engine *e);
 
 /* One-shot command buffer on the engine's queue, waited for with a fence. */
 eddy_result eddy_begin_transfer(eddy_engine *e, VkCommandBuffer *cb);

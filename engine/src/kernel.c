@@ -20,10 +20,17 @@ typedef struct spirv_facts {
     bool has_spec0;          /* a constant with SpecId 0 (local_size_x_id = 0) */
     uint32_t local_size_x;   /* from OpExecutionMode LocalSize, 0 when absent */
     bool other_set;          /* a binding in a set other than 0 */
+    uint8_t kinds[32];       /* eddy_binding_kind per binding */
+    uint8_t dims[32];        /* image bindings: 1, 2, 3 (0: other dimensionality) */
+    int32_t bad_binding;     /* a binding of a kind eddy cannot bind (a separate texture or
+                                sampler, a sampled image's Dim not 1D/2D/3D), else -1 */
 } spirv_facts;
 
 enum {
     OP_EXECUTION_MODE = 16,
+    OP_TYPE_IMAGE = 25,
+    OP_TYPE_SAMPLER = 26,
+    OP_TYPE_SAMPLED_IMAGE = 27,
     OP_TYPE_STRUCT = 30,
     OP_TYPE_POINTER = 32,
     OP_VARIABLE = 59,
@@ -45,11 +52,16 @@ typedef struct spirv_id {
     uint32_t members;       /* OpTypeStruct: member count */
     uint32_t members_nw, members_nr; /* members decorated NonWritable / NonReadable */
     bool nw, nr;            /* the id itself decorated */
+    uint8_t image;          /* OpTypeImage: 1 + Sampled operand (1: texture, 2: storage);
+                               OpTypeSampledImage: 4; OpTypeSampler: 5 */
+    uint8_t dim;            /* OpTypeImage: 1, 2, 3 for Dim 1D/2D/3D, else 0 */
+    uint32_t image_type;    /* OpTypeSampledImage: its image type */
 } spirv_id;
 
 static bool read_spirv(const uint32_t *w, size_t words, spirv_facts *f)
 {
     memset(f, 0, sizeof *f);
+    f->bad_binding = -1;
     if (words < 5 || w[0] != 0x07230203u)
         return false;
     uint32_t bound = w[3];
@@ -88,6 +100,14 @@ static bool read_spirv(const uint32_t *w, size_t words, spirv_facts *f)
                 id[o[0]].members_nr++;
         } else if (op == OP_TYPE_STRUCT && count >= 2 && o[0] < bound) {
             id[o[0]].members = count - 2;
+        } else if (op == OP_TYPE_IMAGE && count >= 9 && o[0] < bound) {
+            id[o[0]].image = (uint8_t)(1 + (o[6] <= 2 ? o[6] : 0));
+            id[o[0]].dim = (uint8_t)(o[2] <= 2 && !o[4] && !o[5] ? o[2] + 1 : 0); /* not arrayed, not multisampled */
+        } else if (op == OP_TYPE_SAMPLED_IMAGE && count >= 3 && o[0] < bound) {
+            id[o[0]].image = 4;
+            id[o[0]].image_type = o[1];
+        } else if (op == OP_TYPE_SAMPLER && count >= 2 && o[0] < bound) {
+            id[o[0]].image = 5;
         } else if (op == OP_TYPE_POINTER && count >= 4 && o[0] < bound) {
             id[o[0]].pointee = o[2];
         } else if (op == OP_VARIABLE && count >= 4 && o[1] < bound) {
@@ -121,6 +141,21 @@ static bool read_spirv(const uint32_t *w, size_t words, spirv_facts *f)
         const spirv_id *block = ptr && ptr->pointee < bound ? &id[ptr->pointee] : NULL;
         bool nw = id[i].nw || (block && block->members && block->members_nw >= block->members);
         bool nr = id[i].nr || (block && block->members && block->members_nr >= block->members);
+        if (block && block->image == 3) { /* storage image: decorations on the variable */
+            f->kinds[b] = EDDY_BIND_STORAGE_IMAGE;
+            f->dims[b] = block->dim;
+            if (!block->dim && f->bad_binding < 0)
+                f->bad_binding = (int32_t)b;
+        } else if (block && block->image == 4) { /* combined image sampler: read only */
+            const spirv_id *img = block->image_type < bound ? &id[block->image_type] : NULL;
+            f->kinds[b] = EDDY_BIND_SAMPLED_IMAGE;
+            f->dims[b] = img ? img->dim : 0;
+            if (!f->dims[b] && f->bad_binding < 0)
+                f->bad_binding = (int32_t)b;
+            nw = true;
+        } else if (block && block->image && f->bad_binding < 0) {
+            f->bad_binding = (int32_t)b; /* a separate texture or sampler */
+        }
         f->no_write |= (uint32_t)nw << b;
         f->no_read |= (uint32_t)nr << b;
     }
@@ -254,11 +289,15 @@ static eddy_shared_pipeline *make_shared(eddy_engine *e, const char *label, cons
     sp->workgroup_size = wg;
     sp->no_write = facts->no_write;
     sp->no_read = facts->no_read;
+    memcpy(sp->kinds, facts->kinds, sizeof sp->kinds);
+    memcpy(sp->dims, facts->dims, sizeof sp->dims);
+    static const VkDescriptorType types[] = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                                              VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER };
     VkDescriptorSetLayoutBinding bindings[EDDY_MAX_BINDINGS];
     for (uint32_t i = 0; i < sp->binding_count; i++)
         bindings[i] = (VkDescriptorSetLayoutBinding){
             .binding = i,
-            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorType = types[sp->kinds[i]],
             .descriptorCount = 1,
             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
         };
@@ -363,10 +402,12 @@ eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
         free(compiled);
         return none;
     }
-    if (facts.other_set || facts.binding_count > EDDY_MAX_BINDINGS) {
+    if (facts.other_set || facts.binding_count > EDDY_MAX_BINDINGS || facts.bad_binding >= 0) {
         eddy_log(e, EDDY_LOG_ERROR,
-                 "kernel '%s': bindings must be storage buffers 0..%u of set 0", label,
-                 EDDY_MAX_BINDINGS - 1);
+                 "kernel '%s': bindings must be storage buffers, storage images or combined image "
+                 "samplers (1D, 2D or 3D) 0..%u of set 0%s", label, EDDY_MAX_BINDINGS - 1,
+                 facts.bad_binding >= 0 ? "; a separate texture or sampler, or another image "
+                                          "dimensionality, is not supported" : "");
         free(compiled);
         return none;
     }
@@ -423,6 +464,8 @@ eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
     slot->workgroup_size = sp->workgroup_size;
     slot->no_write = sp->no_write;
     slot->no_read = sp->no_read;
+    slot->kinds = sp->kinds;
+    slot->dims = sp->dims;
     eddy_copy_label(slot->label, sizeof slot->label, desc->label, "(unnamed)");
     return (eddy_kernel){ id };
 }
@@ -474,6 +517,8 @@ eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e)
         c.pipelines_live += e->pipelines[i]->refs > 0;
         c.pipelines_kept += e->pipelines[i]->refs == 0;
     }
+    for (uint32_t i = 0; i < e->images.count; i++)
+        c.images_live += ((const eddy_slot *)(e->images.items + (size_t)i * e->images.elem_size))->live;
     for (uint32_t i = 0; i < e->kernels.count; i++)
         c.kernels_live += ((const eddy_slot *)(e->kernels.items + (size_t)i * e->kernels.elem_size))->live;
     return c;

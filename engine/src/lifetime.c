@@ -65,6 +65,12 @@ static void release(eddy_engine *e, const eddy_deferred *d)
         eddy_destroy_shared_pipeline(e, d->pipeline);
     if (d->buffer)
         e->vk.vkDestroyBuffer(e->device, d->buffer, NULL);
+    if (d->sampler)
+        e->vk.vkDestroySampler(e->device, d->sampler, NULL);
+    if (d->view)
+        e->vk.vkDestroyImageView(e->device, d->view, NULL);
+    if (d->image)
+        e->vk.vkDestroyImage(e->device, d->image, NULL);
     eddy_mem_free(e, &d->alloc);
 }
 

@@ -16,6 +16,14 @@ static const uint32_t splat_spv[] =
 static const uint32_t shade_spv[] =
 #include "render_shade.spv.inc"
     ;
+static const uint32_t gather_spv[] =
+#include "render_gather.spv.inc"
+    ;
+
+typedef struct gather_push {
+    uint32_t count, id_base, mode, pad;
+    float lo, span, value, pad2;
+} gather_push;
 
 struct eddy_renderer {
     eddy_engine *e;
@@ -24,9 +32,12 @@ struct eddy_renderer {
         float eye[4], forward[4], right[4], up[4];
         uint32_t count, id_base, set, pad;
     } cam;
-    eddy_kernel depth_k, claim_k, shade_k;
+    eddy_kernel depth_k, claim_k, shade_k, gather_k;
     eddy_buffer spheres, scalars, depth, ids, image;
     eddy_graph g;
+    /* The sets the graph gathers (eddy_render_sets); none for eddy_render. */
+    eddy_render_set *sets;
+    uint32_t set_count, extra;
 };
 
 static void normalize3(float *v)
@@ -84,10 +95,11 @@ eddy_renderer *eddy_create_renderer(eddy_engine *e, const eddy_render_desc *d)
     rd->claim_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.claim", EDDY_SPIRV(splat_spv),
                                                             .specialization = { { 1, 1 } }, .specialization_count = 1 });
     rd->shade_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.shade", EDDY_SPIRV(shade_spv) });
+    rd->gather_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.gather", EDDY_SPIRV(gather_spv) });
     rd->depth = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = pixels * 4, .label = "render.depth" });
     rd->ids = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = pixels * 4, .label = "render.ids" });
     rd->image = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = pixels * 4, .label = "render.image" });
-    if (!rd->depth_k.id || !rd->claim_k.id || !rd->shade_k.id || !rd->depth.id || !rd->ids.id ||
+    if (!rd->depth_k.id || !rd->claim_k.id || !rd->shade_k.id || !rd->gather_k.id || !rd->depth.id || !rd->ids.id ||
         !rd->image.id) {
         eddy_destroy_renderer(e, rd);
         return NULL;
@@ -103,17 +115,21 @@ void eddy_destroy_renderer(eddy_engine *e, eddy_renderer *r)
     eddy_destroy_kernel(e, r->depth_k);
     eddy_destroy_kernel(e, r->claim_k);
     eddy_destroy_kernel(e, r->shade_k);
+    eddy_destroy_kernel(e, r->gather_k);
+    free(r->sets);
     eddy_buffer b[] = { r->spheres, r->scalars, r->depth, r->ids, r->image };
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
         eddy_destroy_buffer(e, b[i]);
     free(r);
 }
 
-/* (Re)records the graph for n particles; buffers grow, never shrink. */
-static eddy_result prepare(eddy_renderer *r, uint32_t n)
+/* (Re)records the graph for n particles, the first gathered from `sets`
+ * on the device; buffers grow, never shrink. */
+static eddy_result prepare(eddy_renderer *r, uint32_t n, const eddy_render_set *sets, uint32_t set_count)
 {
     eddy_engine *e = r->e;
-    if (r->g.id && n == r->count)
+    if (r->g.id && n == r->count && set_count == r->set_count &&
+        (!set_count || !memcmp(sets, r->sets, set_count * sizeof *sets)))
         return EDDY_OK;
     if (n > r->capacity) {
         eddy_destroy_buffer(e, r->spheres);
@@ -124,6 +140,14 @@ static eddy_result prepare(eddy_renderer *r, uint32_t n)
         if (!r->spheres.id || !r->scalars.id)
             return EDDY_ERROR_OUT_OF_MEMORY;
     }
+    eddy_render_set *copy = set_count ? malloc(set_count * sizeof *copy) : NULL;
+    if (set_count && !copy)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    if (set_count)
+        memcpy(copy, sets, set_count * sizeof *copy);
+    free(r->sets);
+    r->sets = copy;
+    r->set_count = set_count;
     eddy_destroy_graph(e, r->g);
     r->count = n;
     r->cam.count = n;
@@ -133,6 +157,18 @@ static eddy_result prepare(eddy_renderer *r, uint32_t n)
     if (res == EDDY_OK)
         res = eddy_fill_record(e, r->g, r->ids, 0, pixels, 0xffffffffu);
     int rc = res == EDDY_OK ? 0 : -1;
+    uint32_t base = 0;
+    for (uint32_t i = 0; i < set_count && rc >= 0; i++) {
+        const eddy_render_set *st = &sets[i];
+        gather_push gp = { st->count, base, st->mode, 0, st->lo, st->span, st->value, 0 };
+        if (st->count)
+            rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+                .label = "eddy.render.gather", .kernel = r->gather_k, .threads = st->count,
+                .bindings = { { st->position, EDDY_READ }, { st->velocity, EDDY_READ }, { st->density, EDDY_READ },
+                              { st->phase, EDDY_READ }, { r->spheres, EDDY_WRITE }, { r->scalars, EDDY_WRITE } },
+                .push = &gp, .push_size = sizeof gp });
+        base += st->count;
+    }
     if (rc >= 0 && n)
         rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
             .label = "eddy.render.depth", .kernel = r->depth_k, .threads = n,
@@ -155,11 +191,34 @@ static eddy_result prepare(eddy_renderer *r, uint32_t n)
 eddy_result eddy_render(eddy_engine *e, eddy_renderer *r, const float *spheres,
                         const float *scalars, uint32_t n, uint8_t *rgba)
 {
-    eddy_result res = prepare(r, n);
+    eddy_result res = prepare(r, n, NULL, 0);
     if (res == EDDY_OK && n)
         res = eddy_buffer_upload(e, r->spheres, 0, 16ull * n, spheres);
     if (res == EDDY_OK && n)
         res = eddy_buffer_upload(e, r->scalars, 0, 4ull * n, scalars);
+    if (res == EDDY_OK)
+        res = eddy_graph_run(e, r->g, 1);
+    if (res == EDDY_OK)
+        res = eddy_buffer_download(e, r->image, 0, 4ull * r->width * r->height, rgba);
+    return res;
+}
+
+eddy_result eddy_render_sets(eddy_engine *e, eddy_renderer *r, const eddy_render_set *sets, uint32_t set_count,
+                             const float *extra_spheres, const float *extra_scalars, uint32_t extra,
+                             uint8_t *rgba)
+{
+    uint64_t n = extra;
+    for (uint32_t i = 0; i < set_count; i++)
+        n += sets[i].count;
+    if (n > UINT32_MAX)
+        return EDDY_ERROR_LIMIT;
+    eddy_result res = prepare(r, (uint32_t)n, sets, set_count);
+    uint64_t base = n - extra;
+    /* The few extra spheres (tools) ride on the frame's own submission. */
+    if (res == EDDY_OK && extra)
+        res = eddy_buffer_stage_write(e, r->spheres, 16 * base, 16ull * extra, extra_spheres);
+    if (res == EDDY_OK && extra)
+        res = eddy_buffer_stage_write(e, r->scalars, 4 * base, 4ull * extra, extra_scalars);
     if (res == EDDY_OK)
         res = eddy_graph_run(e, r->g, 1);
     if (res == EDDY_OK)

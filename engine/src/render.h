@@ -17,6 +17,23 @@ void eddy_destroy_renderer(eddy_engine *e, eddy_renderer *r);
  * rgba (width x height x 4 bytes, rows top to bottom). */
 eddy_result eddy_render(eddy_engine *e, eddy_renderer *r, const float *spheres,
                         const float *scalars, uint32_t n, uint8_t *rgba);
+/* One particle set drawn straight from its device buffers: positions
+ * (vec4, w radius) and the colour scalar from velocity (mode 0: speed),
+ * density (1), a constant `value` (2) or phase (3), modes 0 and 1 mapped to
+ * [0, 1] by (x - lo) / span. Buffers a mode does not read may be any of the
+ * set's (they are bound, not read). */
+typedef struct eddy_render_set {
+    eddy_buffer position, velocity, density, phase;
+    uint32_t count;
+    uint32_t mode;
+    float lo, span, value;
+} eddy_render_set;
+/* Draws the sets from the device and `extra` host spheres after them (tools:
+ * scalar < 0 is grey) into rgba: nothing goes up but the extra spheres
+ * (staged with the frame's submission); only the image comes down. */
+eddy_result eddy_render_sets(eddy_engine *e, eddy_renderer *r, const eddy_render_set *sets, uint32_t set_count,
+                             const float *extra_spheres, const float *extra_scalars, uint32_t extra,
+                             uint8_t *rgba);
 eddy_result eddy_write_png(eddy_engine *e, const char *path, const uint8_t *rgba, uint32_t w,
                            uint32_t h);
 

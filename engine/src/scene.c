@@ -948,14 +948,6 @@ static bool parse_solid(parse_ctx *c, const cJSON *j, const char *path, eddy_sol
 }
 static const char *const box_keys[] = { "min", "max", NULL };
 static const char *const output_keys[] = { "frame_interval", "vtk", "stats", "images", NULL };
-/* Neighbouring bodies get far-apart colours: the phase's golden-ratio
- * multiple, fractional part, kept off the ends of the map. */
-static double phase_colour(uint32_t phase)
-{
-    double f = fmod(phase * 0.6180339887498949, 1.0);
-    return 0.05 + 0.9 * f;
-}
-
 static const char *const image_keys[] = { "width", "height", "camera", "color_by", "range", NULL };
 static const char *const camera_keys[] = { "eye", "target", "up", "fov", NULL };
 
@@ -1959,10 +1951,14 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
     uint32_t tools = 0;
     for (uint32_t i = 0; i < s->system_count; i++)
         tools += s->systems[i].tool.scripted || s->systems[i].tool.host;
-    float *spheres = draw ? malloc(16ull * (total + tools) + 16) : NULL;
-    float *scalars = draw ? malloc(4ull * (total + tools) + 4) : NULL;
+    (void)total;
+    /* The sets are drawn from their device buffers; only the tools' spheres
+     * go up (eddy_render_sets). */
+    eddy_render_set *rsets = draw ? calloc(s->set_count + 1, sizeof *rsets) : NULL;
+    float *spheres = draw ? malloc(16ull * tools + 16) : NULL;
+    float *scalars = draw ? malloc(4ull * tools + 4) : NULL;
     uint32_t drawn = 0;
-    if (draw && (!spheres || !scalars))
+    if (draw && (!spheres || !scalars || !rsets))
         res = EDDY_ERROR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < s->set_count && res == EDDY_OK; i++) {
         scene_set *ss = &s->sets[i];
@@ -2040,22 +2036,21 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
             }
         }
         if (res == EDDY_OK && !unstable && draw) {
+            /* Colour by speed (0), density (1; speed where the set has no
+             * density buffer), set (2) or phase (3). */
             eddy_buffer db = eddy_particles_buffer(e, ss->handle, "density");
-            float *rho = s->color_by == 1 && db.id ? malloc(4ull * n + 4) : NULL;
-            if (rho && eddy_buffer_download(e, db, 0, 4ull * n, rho) != EDDY_OK) {
-                free(rho);
-                rho = NULL;
-            }
-            double lo = s->color_range[0], span = s->color_range[1] - s->color_range[0];
-            for (uint32_t k = 0; k < n; k++) {
-                const float *v = vel + 4 * (size_t)k;
-                double x = s->color_by == 2 ? (s->set_count > 1 ? (double)i / (s->set_count - 1) : 0.5)
-                           : s->color_by == 3 ? phase_colour(phase[k])
-                           : rho ? rho[k] : sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
-                memcpy(spheres + 4 * (size_t)drawn, pos + 4 * (size_t)k, 16);
-                scalars[drawn++] = (float)(s->color_by >= 2 ? x : (x - lo) / span);
-            }
-            free(rho);
+            eddy_buffer pb = eddy_particles_buffer(e, ss->handle, "position");
+            rsets[i] = (eddy_render_set){
+                .position = pb,
+                .velocity = eddy_particles_buffer(e, ss->handle, "velocity"),
+                .density = db.id ? db : pb,
+                .phase = eddy_particles_buffer(e, ss->handle, "phase"),
+                .count = n,
+                .mode = s->color_by == 1 && !db.id ? 0 : (uint32_t)s->color_by,
+                .lo = (float)s->color_range[0],
+                .span = (float)(s->color_range[1] - s->color_range[0]),
+                .value = (float)(s->set_count > 1 ? (double)i / (s->set_count - 1) : 0.5),
+            };
         }
         if (res == EDDY_OK && !unstable && !s->no_output && s->vtk) {
             char file[EDDY_NAME_MAX + 32], path[EDDY_OUT_DIR_MAX + 160], err[1024];
@@ -2115,13 +2110,15 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         if (!out_path(s, path, sizeof path, "frame_%06u.png", s->frames))
             res = EDDY_ERROR_IO;
         else
-            res = rgba ? eddy_render(e, s->renderer, spheres, scalars, drawn, rgba) : EDDY_ERROR_OUT_OF_MEMORY;
+            res = rgba ? eddy_render_sets(e, s->renderer, rsets, s->set_count, spheres, scalars, drawn, rgba)
+                   : EDDY_ERROR_OUT_OF_MEMORY;
         if (res == EDDY_OK)
             res = eddy_write_png(e, path, rgba, s->image_w, s->image_h);
         free(rgba);
     }
     free(spheres);
     free(scalars);
+    free(rsets);
     stats_printf(&st, "},\"systems\":{");
     for (uint32_t i = 0; i < s->system_count; i++) {
         stats_printf(&st, "%s", i ? "," : "");

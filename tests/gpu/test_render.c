@@ -96,6 +96,56 @@ int main(void)
     CHECKF(differ <= W * H / 200, "%d of %d pixels differ from the CPU reference by more than 2 levels", differ, W * H);
     CHECKF(lit > W * H / 10, "only %d pixels show spheres", lit);
 
+    /* From the device (eddy_render_sets, as scene frames draw): two sets in
+     * device buffers, coloured by speed and by phase in a compute pass, and
+     * host "tool" spheres after them, against the CPU reference of the same
+     * spheres with the scalars computed in C. */
+    {
+        enum { A = 30, B = N - A - 6 };
+        static float pos[4 * N], vel[4 * N], rho[N], sc2[N];
+        static uint32_t ph[N];
+        float lo = 0.1f, span = 2.0f;
+        for (int i = 0; i < N; i++) {
+            memcpy(pos + 4 * i, sp + 4 * i, 16);
+            for (int a = 0; a < 3; a++)
+                vel[4 * i + a] = (float)test_rand(&seed) / 4294967296.0f - 0.25f;
+            vel[4 * i + 3] = 0;
+            rho[i] = 1000.0f + i;
+            ph[i] = (uint32_t)(i * 7);
+            float speed = sqrtf(vel[4 * i] * vel[4 * i] + vel[4 * i + 1] * vel[4 * i + 1] + vel[4 * i + 2] * vel[4 * i + 2]);
+            float f = (float)ph[i] * 0.6180339887498949f;
+            sc2[i] = i < A ? (speed - lo) / span : i < A + B ? 0.05f + 0.9f * (f - floorf(f)) : -1.0f;
+        }
+        eddy_buffer bp = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof pos, .data = pos, .label = "pos" });
+        eddy_buffer bv = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof vel, .data = vel, .label = "vel" });
+        eddy_buffer bd = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof rho, .data = rho, .label = "rho" });
+        eddy_buffer bh = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof ph, .data = ph, .label = "phase" });
+        /* The second set is the tail of the same buffers: its own buffers. */
+        eddy_buffer bp2 = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16 * B, .data = pos + 4 * A, .label = "pos2" });
+        eddy_buffer bh2 = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4 * B, .data = ph + A, .label = "phase2" });
+        REQUIRE(bp.id && bv.id && bd.id && bh.id && bp2.id && bh2.id);
+        eddy_render_set sets[2] = {
+            { .position = bp, .velocity = bv, .density = bd, .phase = bh, .count = A, .mode = 0, .lo = lo, .span = span },
+            { .position = bp2, .velocity = bp2, .density = bp2, .phase = bh2, .count = B, .mode = 3 },
+        };
+        static uint8_t dev[4 * W * H], ref[4 * W * H];
+        CHECK(eddy_render_sets(e, r, sets, 2, sp + 4 * (A + B), sc2 + A + B, 6, dev) == EDDY_OK);
+        cpu_render(&d, sp, sc2, N, ref);
+        int off = 0;
+        for (int p = 0; p < W * H; p++) {
+            int worst = 0;
+            for (int k = 0; k < 3; k++)
+                worst = abs((int)dev[4 * p + k] - (int)ref[4 * p + k]) > worst ? abs((int)dev[4 * p + k] - (int)ref[4 * p + k]) : worst;
+            off += worst > 2;
+        }
+        CHECKF(off <= W * H / 200, "from the device: %d of %d pixels differ from the CPU reference by more than 2 levels",
+               off, W * H);
+        printf("render from device buffers: %d pixels differ from the CPU reference by more than 2 levels\n", off);
+        eddy_buffer all[] = { bp, bv, bd, bh, bp2, bh2 };
+        for (int i = 0; i < 6; i++)
+            eddy_destroy_buffer(e, all[i]);
+    }
+
     /* One sphere straight ahead: a disc of radius f r / sqrt(z^2 - r^2) in pixels. */
     eddy_render_desc d1 = { .width = W, .height = H, .eye = { 0, 0, 2 }, .target = { 0, 0, 0 }, .up = { 0, 1, 0 }, .fov_deg = 40 };
     eddy_renderer *r1 = eddy_create_renderer(e, &d1);

@@ -25,11 +25,11 @@
 
 #define COUNT(T, ...) ((uint32_t)(sizeof((const T[]){__VA_ARGS__}) / sizeof(T)))
 
-#define U(res, acc) {(res), EDDY_SYNC_##acc}
+#define U(res, acc) {.resource = (res), .access = EDDY_SYNC_##acc}
 #define PASS(...) {(const eddy_sync_use[]){__VA_ARGS__}, COUNT(eddy_sync_use, __VA_ARGS__)}
 #define PASS_EMPTY {NULL, 0}
 
-#define B(res, ss, sa, ds, da) {(res), (ss), (sa), (ds), (da)}
+#define B(res, ss, sa, ds, da) {.resource = (res), .src_stages = (ss), .src_access = (sa), .dst_stages = (ds), .dst_access = (da)}
 /* The entries the rules produce most often. */
 #define RAW(res) B(res, SC, AW, SC, AR)          /* write -> compute read */
 #define RAW_IND(res) B(res, SC, AW, SI, AI)      /* write -> indirect fetch */
@@ -213,10 +213,10 @@ static const sync_case cases[] = {
      .graph_times = 1, INVALID},
     {"range on an empty graph", RANGES({0, 1, 1}), .graph_times = 1, INVALID},
     {"graph_times 0", PASSES(PASS(U(1, WRITE))), .graph_times = 0, INVALID},
-    {"access 0", PASSES(PASS({1, (eddy_sync_access)0})), .graph_times = 1, INVALID},
-    {"access past INDIRECT", PASSES(PASS(U(1, READ)), PASS({1, (eddy_sync_access)6})),
+    {"access 0", PASSES(PASS({.resource = 1, .access = (eddy_sync_access)0})), .graph_times = 1, INVALID},
+    {"access past INDIRECT", PASSES(PASS(U(1, READ)), PASS({.resource = 1, .access = (eddy_sync_access)6})),
      .graph_times = 1, INVALID},
-    {"negative access", PASSES(PASS({1, (eddy_sync_access)-1})), .graph_times = 1, INVALID},
+    {"negative access", PASSES(PASS({.resource = 1, .access = (eddy_sync_access)-1})), .graph_times = 1, INVALID},
     {"NULL uses with a count", PASSES(PASS(U(1, WRITE)), {NULL, 1}), .graph_times = 1, INVALID},
     /* 2^32 executed steps do not fit step_count. */
     {"too many steps", PASSES(PASS_EMPTY, PASS_EMPTY), RANGES({0, 2, 0x80000000u}),
@@ -505,7 +505,7 @@ static void check_null_arguments(void)
 {
     eddy_sync_plan plan;
     static const eddy_sync_range range = {0, 1, 1};
-    static const eddy_sync_use use = {1, EDDY_SYNC_WRITE};
+    static const eddy_sync_use use = {.resource = 1, .access = EDDY_SYNC_WRITE};
     static const eddy_sync_pass pass = {&use, 1};
 
     CHECK(eddy_sync_plan_build(NULL, 1, NULL, 0, 1, &plan) == -1);
@@ -526,8 +526,8 @@ static void check_null_arguments(void)
  * iteration after the first must look the same. */
 static void check_long_range(void)
 {
-    static const eddy_sync_use a[] = {{1, EDDY_SYNC_READ}, {2, EDDY_SYNC_WRITE}};
-    static const eddy_sync_use b[] = {{2, EDDY_SYNC_READ}, {1, EDDY_SYNC_WRITE}};
+    static const eddy_sync_use a[] = {{.resource = 1, .access = EDDY_SYNC_READ}, {.resource = 2, .access = EDDY_SYNC_WRITE}};
+    static const eddy_sync_use b[] = {{.resource = 2, .access = EDDY_SYNC_READ}, {.resource = 1, .access = EDDY_SYNC_WRITE}};
     static const eddy_sync_pass passes[] = {{a, 2}, {b, 2}};
     static const eddy_sync_range range = {0, 2, 1000};
     eddy_sync_plan plan;
@@ -640,6 +640,142 @@ static void check_masks(void)
     CHECK(eddy_sync_plan_build_ex(&(eddy_sync_build_info){.graph_times = 1}, NULL) == -1);
 }
 
+/* Images: layout transitions are barriers of their own (also between two
+ * reads), and the entry, loop and exit groups keep every replay starting in
+ * its first use's layout and leave the image in HOME (GENERAL). */
+#define LG EDDY_SYNC_LAYOUT_GENERAL
+#define LR EDDY_SYNC_LAYOUT_READ_ONLY
+#define IU(res, acc, lay) {.resource = (res), .access = EDDY_SYNC_##acc, .layout = (lay)}
+#define IB(res, ss, sa, ds, da, from, to) {.resource = (res), .src_stages = (ss), .src_access = (sa), \
+                                          .dst_stages = (ds), .dst_access = (da), .old_layout = (from), \
+                                          .new_layout = (to)}
+#define HOST_READS (EDDY_SYNC_STAGE_ALL)
+#define HOST_WRITES (AW | ATW | AHW)
+
+static bool image_barriers_eq(const char *name, const char *what, const eddy_sync_barrier *got, uint32_t got_n,
+                              const eddy_sync_barrier *want, uint32_t want_n)
+{
+    bool ok = got_n == want_n;
+    for (uint32_t i = 0; ok && i < want_n; i++)
+        ok = barrier_eq(&got[i], &want[i]) && got[i].old_layout == want[i].old_layout &&
+             got[i].new_layout == want[i].new_layout;
+    if (!ok) {
+        fprintf(stderr, "images '%s': %s barriers differ (got %u, want %u)\n", name, what, got_n, want_n);
+        for (uint32_t i = 0; i < got_n; i++) {
+            char b[160];
+            barrier_str(b, sizeof b, &got[i]);
+            fprintf(stderr, "  got  %s layout %u -> %u\n", b, got[i].old_layout, got[i].new_layout);
+        }
+        for (uint32_t i = 0; i < want_n; i++) {
+            char b[160];
+            barrier_str(b, sizeof b, &want[i]);
+            fprintf(stderr, "  want %s layout %u -> %u\n", b, want[i].old_layout, want[i].new_layout);
+        }
+        test_failures++;
+    }
+    return ok;
+}
+
+typedef struct image_case {
+    const char *name;
+    const eddy_sync_pass *passes;
+    uint32_t pass_count, graph_times;
+    bool loop, host; /* host: entry and exit "anything" */
+    const eddy_sync_barrier *steps[4]; /* expected barriers of steps 0..3 (NULL: none) */
+    uint32_t step_n[4];
+    const eddy_sync_barrier *entry, *loop_b, *exit;
+    uint32_t entry_n, loop_n, exit_n;
+} image_case;
+
+#define BL(...) (const eddy_sync_barrier[]){__VA_ARGS__}
+#define BN(...) COUNT(eddy_sync_barrier, __VA_ARGS__)
+
+static void check_image_case(const image_case *c)
+{
+    eddy_sync_host anything = {NULL, 0, EDDY_SYNC_STAGE_ALL, EDDY_SYNC_ACCESS_ALL};
+    eddy_sync_build_info info = {c->passes, c->pass_count, NULL, 0, c->graph_times, c->loop,
+                                 c->host ? &anything : NULL, c->host ? &anything : NULL};
+    eddy_sync_plan plan;
+    if (eddy_sync_plan_build_ex(&info, &plan) != 0) {
+        fprintf(stderr, "images '%s': the planner refused it\n", c->name);
+        test_failures++;
+        return;
+    }
+    for (uint32_t s = 0; s < plan.step_count && s < 4; s++) {
+        char what[32];
+        snprintf(what, sizeof what, "step %u", s);
+        image_barriers_eq(c->name, what, plan.barriers + plan.steps[s].first_barrier, plan.steps[s].barrier_count,
+                          c->steps[s], c->step_n[s]);
+    }
+    image_barriers_eq(c->name, "entry", plan.barriers + plan.entry.first_barrier, plan.entry.barrier_count,
+                      c->entry, c->entry_n);
+    image_barriers_eq(c->name, "loop", plan.barriers + plan.loop.first_barrier, plan.loop.barrier_count, c->loop_b,
+                      c->loop_n);
+    image_barriers_eq(c->name, "exit", plan.barriers + plan.exit.first_barrier, plan.exit.barrier_count, c->exit,
+                      c->exit_n);
+    eddy_sync_plan_free(&plan);
+}
+
+static void check_images(void)
+{
+    const eddy_sync_pass write_sample[] = {PASS(IU(1, WRITE, LG)), PASS(IU(1, READ, LR))};
+    const eddy_sync_pass sample_only[] = {PASS(IU(1, READ, LR), U(2, WRITE))};
+    const eddy_sync_pass sample_write[] = {PASS(IU(1, READ, LR)), PASS(IU(1, WRITE, LG))};
+    const eddy_sync_pass two_reads[] = {PASS(IU(1, READ, LG)), PASS(IU(1, READ, LR))};
+    const image_case cases_img[] = {
+        /* Storage write, then sampling: G -> R before the sample; replays
+         * start in G (loop R -> G), entry goes to the end layout R, exit
+         * back to G. */
+        {"write then sample, replayed", write_sample, 2, 1, true, true,
+         {NULL, BL(IB(1, SC, AW, SC, AR | AW, LG, LR))}, {0, 1},
+         BL(IB(1, HOST_READS, HOST_WRITES, SC, AR | AW, LG, LR)), BL(IB(1, SC, 0, SC, AR | AW, LR, LG)),
+         BL(IB(1, SC, 0, EDDY_SYNC_STAGE_ALL, EDDY_SYNC_ACCESS_ALL, LR, LG)), 1, 1, 1},
+        /* A host recording (no loop): entry to the first use's layout. */
+        {"write then sample, recorded once", write_sample, 2, 1, false, true,
+         {NULL, BL(IB(1, SC, AW, SC, AR | AW, LG, LR))}, {0, 1},
+         BL(IB(1, HOST_READS, HOST_WRITES, SC, AW, LG, LG)), NULL,
+         BL(IB(1, SC, 0, EDDY_SYNC_STAGE_ALL, EDDY_SYNC_ACCESS_ALL, LR, LG)), 1, 0, 1},
+        /* Only sampled: one transition in, nothing between replays, one out. */
+        {"sample only", sample_only, 1, 1, true, true,
+         {NULL}, {0},
+         BL(IB(1, HOST_READS, HOST_WRITES, SC, AR | AW, LG, LR), B(2, HOST_READS, HOST_WRITES, SC, AW)),
+         BL(WAW(2)),
+         BL(IB(1, SC, 0, EDDY_SYNC_STAGE_ALL, EDDY_SYNC_ACCESS_ALL, LR, LG),
+            B(2, SC, AW, EDDY_SYNC_STAGE_ALL, EDDY_SYNC_ACCESS_ALL)),
+         2, 1, 2},
+        /* Unrolled twice without groups: every use in the other layout
+         * transitions, the first one not (it starts in its layout). */
+        {"sample then write, twice", sample_write, 2, 2, false, false,
+         {NULL, BL(IB(1, SC, 0, SC, AR | AW, LR, LG)), BL(IB(1, SC, AW, SC, AR | AW, LG, LR)),
+          BL(IB(1, SC, 0, SC, AR | AW, LR, LG))}, {0, 1, 1, 1},
+         NULL, NULL, NULL, 0, 0, 0},
+        /* Two reads in different layouts still need the transition. */
+        {"storage read then sample", two_reads, 2, 1, false, false,
+         {NULL, BL(IB(1, SC, 0, SC, AR | AW, LG, LR))}, {0, 1},
+         NULL, NULL, NULL, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases_img / sizeof cases_img[0]; i++)
+        check_image_case(&cases_img[i]);
+
+    /* Invalid: a layout on one use of a resource and not another, two
+     * layouts in one pass, an unknown layout, an atomic image access. */
+    const eddy_sync_pass mixed[] = {PASS(IU(1, READ, LG)), PASS(U(1, READ))};
+    const eddy_sync_pass both[] = {PASS(IU(1, READ, LG), IU(1, READ, LR))};
+    const eddy_sync_pass unknown[] = {PASS(IU(1, READ, 7))};
+    const eddy_sync_pass atomic[] = {PASS(IU(1, ATOMIC, LG))};
+    const eddy_sync_pass *bad[] = {mixed, both, unknown, atomic};
+    const uint32_t bad_n[] = {2, 1, 1, 1};
+    for (int i = 0; i < 4; i++) {
+        eddy_sync_plan plan;
+        int rc = eddy_sync_plan_build(bad[i], bad_n[i], NULL, 0, 1, &plan);
+        if (rc != -1) {
+            fprintf(stderr, "images: invalid case %d accepted\n", i);
+            test_failures++;
+            eddy_sync_plan_free(&plan);
+        }
+    }
+}
+
 int main(void)
 {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -649,5 +785,6 @@ int main(void)
     check_null_arguments();
     check_long_range();
     check_masks();
+    check_images();
     return test_report("graph_sync");
 }

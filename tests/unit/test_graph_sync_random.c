@@ -183,7 +183,7 @@ static void random_graph(graph *g)
         uint32_t n = 1 + rnd(MAX_USES);
         for (uint32_t u = 0; u < n; u++) {
             uint32_t a = atomic_heavy && rnd(2) ? EDDY_SYNC_ATOMIC : 1 + rnd(5);
-            g->uses[p][u] = (eddy_sync_use){g->res[rnd(g->res_count)], (eddy_sync_access)a};
+            g->uses[p][u] = (eddy_sync_use){.resource = g->res[rnd(g->res_count)], .access = (eddy_sync_access)a};
         }
         g->passes[p] = (eddy_sync_pass){g->uses[p], n};
     }

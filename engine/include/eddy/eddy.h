@@ -49,6 +49,7 @@ const char *eddy_result_string(eddy_result r);
 
 typedef struct eddy_engine eddy_engine;
 typedef struct eddy_buffer { uint32_t id; } eddy_buffer;
+typedef struct eddy_image { uint32_t id; } eddy_image;
 typedef struct eddy_kernel { uint32_t id; } eddy_kernel;
 typedef struct eddy_graph { uint32_t id; } eddy_graph;
 typedef struct eddy_particles { uint32_t id; } eddy_particles;
@@ -155,6 +156,7 @@ typedef struct eddy_engine_counters {
     uint64_t waits;             /* waits on the engine's timeline */
     uint32_t deferred;          /* released objects waiting for the GPU to finish with them */
     uint32_t memory_allocations; /* live device memory allocations (buffers share blocks) */
+    uint32_t images_live;       /* image handles alive now (own and adopted) */
 } eddy_engine_counters;
 eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e);
 
@@ -215,7 +217,18 @@ typedef struct eddy_buffer_desc {
 /* Creates a device-local storage buffer (also usable as indirect-argument and
  * transfer source/destination). Refused with a message naming the size and
  * the limit when size exceeds maxStorageBufferRange, maxMemoryAllocationSize
- * or the memory left in the device-local heap. */
+ * or the memory left in the device-local heap.
+ *
+ * Memory policy: buffers are sub-allocated from 64 MiB blocks, one chain per
+ * memory type (a buffer over 32 MiB gets an allocation of its own), so
+ * thousands of buffers take a handful of device allocations
+ * (eddy_engine_counters.memory_allocations). Simulation buffers live in
+ * device-local memory; uploads go through a host-visible coherent ring,
+ * downloads through a host-cached one (8 MiB each, made with the engine);
+ * host-visible device-local memory, where a device has it, is kept for data
+ * the host writes every step. On a device whose device-local memory is also
+ * host-visible (lavapipe, integrated GPUs) uploads and downloads are a copy
+ * through the mapping, after the buffer's last GPU use has finished. */
 eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc);
 void eddy_destroy_buffer(eddy_engine *e, eddy_buffer b);
 uint64_t eddy_buffer_size(eddy_engine *e, eddy_buffer b);
@@ -263,6 +276,103 @@ eddy_result eddy_flush_staged(eddy_engine *e);
 
 eddy_result eddy_buffer_vk(eddy_engine *e, eddy_buffer b, eddy_vk_buffer *out);
 
+/* ------------------------------------------------------------------ images */
+
+/* Texel formats of images (every one is checked against the device's
+ * optimal-tiling format features for the usage asked for). */
+typedef enum eddy_format {
+    EDDY_FORMAT_R32F = 1,    /* VK_FORMAT_R32_SFLOAT, 4 bytes a texel */
+    EDDY_FORMAT_RG32F = 2,   /* VK_FORMAT_R32G32_SFLOAT, 8 bytes */
+    EDDY_FORMAT_RGBA32F = 3, /* VK_FORMAT_R32G32B32A32_SFLOAT, 16 bytes */
+    EDDY_FORMAT_RGBA16F = 4, /* VK_FORMAT_R16G16B16A16_SFLOAT, 8 bytes (IEEE half floats) */
+    EDDY_FORMAT_RGBA8 = 5,   /* VK_FORMAT_R8G8B8A8_UNORM, 4 bytes */
+} eddy_format;
+
+enum {
+    EDDY_IMAGE_STORAGE = 1u << 0, /* bound as a storage image (imageLoad/imageStore):
+                                     EDDY_READ, EDDY_WRITE, EDDY_READ_WRITE */
+    EDDY_IMAGE_SAMPLED = 1u << 1, /* bound as a combined image sampler (texture()):
+                                     EDDY_SAMPLE */
+};
+
+typedef enum eddy_filter {
+    EDDY_FILTER_NEAREST = 0, /* default */
+    EDDY_FILTER_LINEAR = 1,  /* linear in each dimension (bi-/trilinear); the format
+                                must have SAMPLED_IMAGE_FILTER_LINEAR */
+} eddy_filter;
+
+/* Images live in VK_IMAGE_LAYOUT_GENERAL whenever no eddy submission is
+ * running: after creation (contents zero), after upload and download, after
+ * adoption and after every graph run or recording. A graph moves an image
+ * to SHADER_READ_ONLY_OPTIMAL for the passes that sample it and back to
+ * GENERAL for storage passes and at its end (the barrier planner's layout
+ * transitions). One mip level, one array layer. */
+typedef struct eddy_image_desc {
+    uint32_t dimensions;  /* 1, 2 or 3; 0 = from the extent (3 when depth > 1, else 2
+                             when height > 1, else 1) */
+    uint32_t width;       /* texels, required (> 0); at most maxImageDimension1D/2D/3D */
+    uint32_t height;      /* texels; 0 = 1 (must be 1 for 1D) */
+    uint32_t depth;       /* texels; 0 = 1 (must be 1 for 1D and 2D) */
+    eddy_format format;   /* required */
+    uint32_t usage;       /* EDDY_IMAGE_* bits; 0 = EDDY_IMAGE_STORAGE | EDDY_IMAGE_SAMPLED */
+    eddy_filter filter;   /* the sampler's min/mag filter; addressing is always clamp to
+                             edge, coordinates normalised, no mipmaps */
+    const char *label;    /* debug name; copied */
+    const void *data;     /* optional: tightly packed texels (x fastest, then y, z)
+                             uploaded at creation; else zero-filled */
+    /* Adoption: a host's image, used by eddy but never destroyed by it (the
+     * host keeps it alive until eddy_destroy_image and the GPU's last use of
+     * it, see eddy_wait_idle). Needs usage matching the host's creation flags
+     * (STORAGE_BIT / SAMPLED_BIT, and TRANSFER_SRC/DST for upload and
+     * download), the format above, optimal tiling, one level and layer, and
+     * the given extent. eddy creates its own view and sampler and moves the
+     * image from adopt_layout to GENERAL at adoption. */
+    VkImage adopt_image;         /* VK_NULL_HANDLE = eddy creates and owns the image */
+    VkImageLayout adopt_layout;  /* the adopted image's current layout (UNDEFINED
+                                    discards the contents) */
+} eddy_image_desc;
+
+/* Creates an image (or adopts one). Refused with a message naming the format
+ * and the missing feature (STORAGE_IMAGE, SAMPLED_IMAGE,
+ * SAMPLED_IMAGE_FILTER_LINEAR, TRANSFER_SRC/DST) when the device lacks it, or
+ * naming the size and the limit when an extent exceeds
+ * maxImageDimension1D/2D/3D. */
+eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc);
+/* Deferred like buffers: the Vulkan objects go once the GPU's last use of
+ * them has finished (an adopted VkImage is never destroyed). */
+void eddy_destroy_image(eddy_engine *e, eddy_image im);
+
+/* A box of texels: offset and extent per axis (unused axes: offset 0,
+ * extent 1). A zero region (all fields 0) is the whole image. */
+typedef struct eddy_image_region {
+    uint32_t x, y, z;
+    uint32_t width, height, depth;
+} eddy_image_region;
+
+/* Host <-> image transfers through a staging buffer; they wait until the
+ * queue's earlier work is done and return when complete. data: the
+ * region's texels tightly packed (x fastest), region width * height * depth
+ * * texel bytes. */
+eddy_result eddy_image_upload(eddy_engine *e, eddy_image im, const eddy_image_region *region,
+                              const void *data);
+eddy_result eddy_image_download(eddy_engine *e, eddy_image im, const eddy_image_region *region,
+                                void *data);
+/* Bytes of one texel of a format (0 for an unknown one). */
+uint32_t eddy_format_texel_bytes(eddy_format f);
+
+/* For renderers: the image behind a handle. image and view belong to eddy
+ * (image: the host's, when adopted) and live until eddy_destroy_image; the
+ * image is in `layout` (GENERAL) whenever eddy's work has finished. */
+typedef struct eddy_vk_image {
+    VkImage image;
+    VkImageView view;
+    VkSampler sampler;
+    VkFormat format;
+    VkExtent3D extent;
+    VkImageLayout layout;
+} eddy_vk_image;
+eddy_result eddy_image_vk(eddy_engine *e, eddy_image im, eddy_vk_image *out);
+
 /* ------------------------------------------------------------------ kernels */
 
 #define EDDY_MAX_SPECIALIZATION 8
@@ -274,9 +384,10 @@ typedef struct eddy_specialization {
     uint32_t value; /* 32-bit value (int, uint or float bits) */
 } eddy_specialization;
 
-/* A compute kernel: a pipeline with its descriptor layout. Its storage buffer
- * bindings are read from the SPIR-V (set 0, bindings 0..n-1, all storage
- * buffers) so a pass must bind exactly those. Push constants: up to
+/* A compute kernel: a pipeline with its descriptor layout. Its bindings are
+ * read from the SPIR-V (set 0, bindings 0..n-1: storage buffers, storage
+ * images (image1D/2D/3D) and combined image samplers (sampler1D/2D/3D)) so a
+ * pass must bind exactly those, each with a resource of its kind. Push constants: up to
  * EDDY_PUSH_CONSTANT_BYTES. The workgroup size along x is specialization
  * constant 0 when the shader declares `layout(local_size_x_id = 0) in;`. */
 typedef struct eddy_kernel_desc {
@@ -313,18 +424,36 @@ typedef enum eddy_access {
     EDDY_WRITE = 2,      /* the pass overwrites what it touches, reads nothing of it */
     EDDY_READ_WRITE = 3, /* reads and writes */
     EDDY_ATOMIC = 4,     /* concurrent atomic writes: consecutive ATOMIC passes on one
-                            buffer run without a barrier between them */
+                            buffer run without a barrier between them (buffers only) */
+    EDDY_SAMPLE = 5,     /* images only: read through the image's sampler (a combined
+                            image sampler binding) */
 } eddy_access;
 
+/* A storage buffer binding of a pass. */
 typedef struct eddy_binding {
     eddy_buffer buffer;
     eddy_access access;
 } eddy_binding;
 
+/* An image binding of a pass (eddy_pass_desc.images). A storage image
+ * binding (image1D/2D/3D in the shader) takes an image created with
+ * EDDY_IMAGE_STORAGE and EDDY_READ (a `readonly` image), EDDY_WRITE
+ * (`writeonly`) or EDDY_READ_WRITE; a combined image sampler (sampler1D/2D/3D)
+ * an image created with EDDY_IMAGE_SAMPLED and EDDY_SAMPLE. The image's
+ * dimensionality must be the shader's. One image is never sampled and bound
+ * as storage in the same pass. */
+typedef struct eddy_image_binding {
+    eddy_image image;
+    eddy_access access;
+} eddy_image_binding;
+
 typedef struct eddy_pass_desc {
     const char *label;                     /* copied; in profiles ("module.pass") */
     eddy_kernel kernel;                    /* required */
-    eddy_binding bindings[EDDY_MAX_BINDINGS]; /* binding i of set 0; exactly the kernel's count */
+    eddy_binding bindings[EDDY_MAX_BINDINGS]; /* binding i of set 0; exactly the kernel's count:
+                                              bindings[i] for its storage buffers, */
+    eddy_image_binding images[EDDY_MAX_BINDINGS]; /* images[i] for its image bindings (the
+                                              other array's entry i stays zero) */
     uint32_t groups[3];                    /* workgroups; 0 in y/z means 1 */
     uint32_t threads;                      /* or: threads along x; groups = ceil(threads / wg size) */
     eddy_buffer indirect;                  /* or: VkDispatchIndirectCommand read from this buffer */
@@ -424,7 +553,9 @@ typedef struct eddy_record_desc {
      * graph's buffers. A buffer not named takes the default: the use with a
      * zero buffer, else "anything" (every stage, read and write: always
      * safe). { {0}, 0, 0 } as the default says the host does nothing with
-     * the others. */
+     * the others. The graph's images take the default too; the host must
+     * hand them over in VK_IMAGE_LAYOUT_GENERAL and gets them back in it
+     * (the recording moves them to the layouts its passes need and back). */
     const eddy_host_use *before;
     uint32_t before_count;
     const eddy_host_use *after;
