@@ -231,59 +231,57 @@ eddy_result eddy_ring_transfer(eddy_engine *e, VkBuffer buffer, uint64_t offset,
     return EDDY_OK;
 }
 
-eddy_result eddy_buffer_stage_write(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
-                                    const void *data)
+/* Checks a staged transfer and reserves its ring space; *at = 0 bytes: a
+ * zero-size request, nothing to queue. */
+static eddy_result stage(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size, const void *host,
+                         bool write, uint64_t *at, bool *none)
 {
+    const char *what = write ? "stage_write" : "stage_read";
+    struct eddy_ring *ring = write ? e->upload_ring : e->download_ring;
     eddy_buffer_obj *b = eddy_buffer_get(e, h);
-    if (!b || offset > b->size || size > b->size - offset || (size && !data)) {
-        eddy_log(e, EDDY_LOG_ERROR, "stage_write: bytes [%" PRIu64 ", %" PRIu64 ") lie outside buffer '%s' "
-                 "(%" PRIu64 " bytes), or no data", offset, offset + size, b ? b->label : "(none)",
-                 b ? b->size : 0);
+    *none = false;
+    if (!b || offset > b->size || size > b->size - offset || (size && !host)) {
+        eddy_log(e, EDDY_LOG_ERROR, "%s: bytes [%" PRIu64 ", %" PRIu64 ") lie outside buffer '%s' "
+                 "(%" PRIu64 " bytes), or no host memory given", what, offset, offset + size,
+                 b ? b->label : "(none)", b ? b->size : 0);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    if (!size)
+    if (!size) {
+        *none = true;
         return EDDY_OK;
-    if (size > e->upload_ring->size / 2) {
-        eddy_log(e, EDDY_LOG_ERROR, "stage_write: %" PRIu64 " bytes for '%s' exceed the staged limit of %" PRIu64
-                 "; use eddy_buffer_upload", size, b->label, e->upload_ring->size / 2);
+    }
+    if (size > ring->size / 2) {
+        eddy_log(e, EDDY_LOG_ERROR, "%s: %" PRIu64 " bytes of '%s' exceed the staged limit of %" PRIu64
+                 "; use eddy_buffer_%s", what, size, b->label, ring->size / 2, write ? "upload" : "download");
         return EDDY_ERROR_LIMIT;
     }
     struct eddy_staged *st = e->staged;
-    uint64_t at;
-    if (!grow((void **)&st->writes, &st->write_cap, st->write_count, sizeof *st->writes))
-        return EDDY_ERROR_OUT_OF_MEMORY;
-    eddy_result r = ring_reserve(e, e->upload_ring, size, &at);
-    if (r != EDDY_OK)
+    bool room = write ? grow((void **)&st->writes, &st->write_cap, st->write_count, sizeof *st->writes)
+                      : grow((void **)&st->reads, &st->read_cap, st->read_count, sizeof *st->reads);
+    return room ? ring_reserve(e, ring, size, at) : EDDY_ERROR_OUT_OF_MEMORY;
+}
+
+eddy_result eddy_buffer_stage_write(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
+                                    const void *data)
+{
+    uint64_t at = 0;
+    bool none;
+    eddy_result r = stage(e, h, offset, size, data, true, &at, &none);
+    if (r != EDDY_OK || none)
         return r;
     memcpy(e->upload_ring->mapped + at, data, size);
-    st->writes[st->write_count++] = (staged_write){ h.id, offset, size, at };
+    e->staged->writes[e->staged->write_count++] = (staged_write){ h.id, offset, size, at };
     return EDDY_OK;
 }
 
 eddy_result eddy_buffer_stage_read(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size, void *out)
 {
-    eddy_buffer_obj *b = eddy_buffer_get(e, h);
-    if (!b || offset > b->size || size > b->size - offset || (size && !out)) {
-        eddy_log(e, EDDY_LOG_ERROR, "stage_read: bytes [%" PRIu64 ", %" PRIu64 ") lie outside buffer '%s' "
-                 "(%" PRIu64 " bytes), or no destination", offset, offset + size, b ? b->label : "(none)",
-                 b ? b->size : 0);
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    }
-    if (!size)
-        return EDDY_OK;
-    if (size > e->download_ring->size / 2) {
-        eddy_log(e, EDDY_LOG_ERROR, "stage_read: %" PRIu64 " bytes of '%s' exceed the staged limit of %" PRIu64
-                 "; use eddy_buffer_download", size, b->label, e->download_ring->size / 2);
-        return EDDY_ERROR_LIMIT;
-    }
-    struct eddy_staged *st = e->staged;
-    uint64_t at;
-    if (!grow((void **)&st->reads, &st->read_cap, st->read_count, sizeof *st->reads))
-        return EDDY_ERROR_OUT_OF_MEMORY;
-    eddy_result r = ring_reserve(e, e->download_ring, size, &at);
-    if (r != EDDY_OK)
+    uint64_t at = 0;
+    bool none;
+    eddy_result r = stage(e, h, offset, size, out, false, &at, &none);
+    if (r != EDDY_OK || none)
         return r;
-    st->reads[st->read_count++] = (staged_read){ h.id, offset, size, at, out, PENDING };
+    e->staged->reads[e->staged->read_count++] = (staged_read){ h.id, offset, size, at, out, PENDING };
     return EDDY_OK;
 }
 
