@@ -1,7 +1,8 @@
 /* Storage and sampled images (1D/2D/3D), beside buffers.
  *
  * Between submissions every image is in VK_IMAGE_LAYOUT_GENERAL: creation
- * (and adoption) moves it there, uploads and downloads copy in GENERAL, and a
+ * (and adoption) moves it there, uploads and downloads (through the
+ * transfer rings) switch to TRANSFER_*_OPTIMAL and back, and a
  * graph's barriers move it to SHADER_READ_ONLY_OPTIMAL for sampling passes
  * and back (graph.c, graph_sync.c). */
 #include "internal.h"
@@ -283,6 +284,48 @@ void eddy_destroy_all_images(eddy_engine *e)
     }
 }
 
+typedef struct image_copy {
+    eddy_image_obj *im;
+    bool upload;
+    uint32_t off[3], ext[3];
+    uint64_t value; /* set once a chunk was recorded */
+} image_copy;
+
+/* Rows [first, first + count) of the region (row r: y = r % height, z =
+ * r / height), one box per slice they cross. Images are in GENERAL outside
+ * graphs and go back there; the copies run in the transfer layout. */
+static eddy_result record_image_copy(eddy_engine *e, VkCommandBuffer cb, VkBuffer ring, uint64_t ring_offset,
+                                     uint64_t first, uint64_t count, void *user)
+{
+    image_copy *c = user;
+    uint64_t h = c->ext[1], row = (uint64_t)c->ext[0] * formats[c->im->format].bytes;
+    uint64_t boxes = (first % h + count + h - 1) / h + 1;
+    VkBufferImageCopy *copies = calloc(boxes, sizeof *copies);
+    if (!copies)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    uint32_t n = 0;
+    for (uint64_t r = first; r < first + count;) {
+        uint64_t y = r % h, z = r / h, rows = h - y < first + count - r ? h - y : first + count - r;
+        copies[n++] = (VkBufferImageCopy){
+            .bufferOffset = ring_offset + (r - first) * row,
+            .imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+            .imageOffset = { (int32_t)c->off[0], (int32_t)(c->off[1] + y), (int32_t)(c->off[2] + z) },
+            .imageExtent = { c->ext[0], (uint32_t)rows, 1 },
+        };
+        r += rows;
+    }
+    VkImageLayout layout = c->upload ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    transition(e, cb, c->im->image, VK_IMAGE_LAYOUT_GENERAL, layout);
+    if (c->upload)
+        e->vk.vkCmdCopyBufferToImage(cb, ring, c->im->image, layout, n, copies);
+    else
+        e->vk.vkCmdCopyImageToBuffer(cb, c->im->image, layout, ring, n, copies);
+    transition(e, cb, c->im->image, layout, VK_IMAGE_LAYOUT_GENERAL);
+    free(copies);
+    c->value = 1;
+    return EDDY_OK;
+}
+
 static eddy_result transfer(eddy_engine *e, eddy_image h, const eddy_image_region *region, void *data,
                             bool upload)
 {
@@ -303,63 +346,13 @@ static eddy_result transfer(eddy_engine *e, eddy_image h, const eddy_image_regio
                      im->extent[1], im->extent[2]);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
-    uint64_t bytes = (uint64_t)ext[0] * ext[1] * ext[2] * formats[im->format].bytes;
-    VkBufferCreateInfo bci = {
-        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-        .size = bytes,
-        .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-    };
-    VkBuffer staging = VK_NULL_HANDLE;
-    eddy_alloc alloc = { 0 };
-    VkResult vr = e->vk.vkCreateBuffer(e->device, &bci, NULL, &staging);
-    if (vr != VK_SUCCESS)
-        return eddy_vk_fail(e, vr, "vkCreateBuffer (image staging)");
-    VkMemoryRequirements req;
-    e->vk.vkGetBufferMemoryRequirements(e->device, staging, &req);
-    /* Coherent host-visible memory both ways: no flush or invalidate. */
-    eddy_result res = eddy_mem_alloc(e, &req, EDDY_MEM_UPLOAD, false, im->label, &alloc);
-    if (res == EDDY_OK && (!alloc.mapped || !eddy_mem_host_coherent_visible(e, &alloc))) {
-        eddy_log(e, EDDY_LOG_ERROR, "%s: no coherent host-visible memory for staging", what);
-        res = EDDY_ERROR_UNSUPPORTED;
-    }
-    if (res == EDDY_OK) {
-        vr = e->vk.vkBindBufferMemory(e->device, staging, alloc.memory, alloc.offset);
-        if (vr != VK_SUCCESS)
-            res = eddy_vk_fail(e, vr, "vkBindBufferMemory (image staging)");
-    }
-    VkCommandBuffer cb;
-    if (res == EDDY_OK) {
-        if (upload)
-            memcpy(alloc.mapped, data, bytes);
-        res = eddy_begin_transfer(e, &cb);
-    }
-    if (res == EDDY_OK) {
-        VkBufferImageCopy copy = {
-            .imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
-            .imageOffset = { (int32_t)off[0], (int32_t)off[1], (int32_t)off[2] },
-            .imageExtent = { ext[0], ext[1], ext[2] },
-        };
-        /* Images are in GENERAL outside graphs and go back there; the copy
-         * itself runs in the transfer layout. */
-        VkImageLayout layout = upload ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-        transition(e, cb, im->image, VK_IMAGE_LAYOUT_GENERAL, layout);
-        if (upload)
-            e->vk.vkCmdCopyBufferToImage(cb, staging, im->image, layout, 1, &copy);
-        else
-            e->vk.vkCmdCopyImageToBuffer(cb, im->image, layout, staging, 1, &copy);
-        transition(e, cb, im->image, layout, VK_IMAGE_LAYOUT_GENERAL);
-        uint64_t v;
-        res = eddy_end_transfer_value(e, &v);
-        if (res == EDDY_OK) {
-            eddy_use_merge(&im->use, (eddy_use){ v, 0 });
-            if (!upload)
-                memcpy(data, alloc.mapped, bytes);
-        }
-    }
-    /* Waited for (or never submitted): the staging buffer goes now. */
-    e->vk.vkDestroyBuffer(e->device, staging, NULL);
-    eddy_mem_free(e, &alloc);
+    image_copy c = { im, upload, { off[0], off[1], off[2] }, { ext[0], ext[1], ext[2] }, 0 };
+    /* Through the transfer rings, a texel row at a time unit: no staging
+     * allocation per transfer. */
+    uint64_t row = (uint64_t)ext[0] * formats[im->format].bytes;
+    eddy_result res = eddy_ring_chunks(e, upload, data, row, (uint64_t)ext[1] * ext[2], record_image_copy, &c);
+    if (c.value)
+        eddy_use_merge(&im->use, (eddy_use){ e->timeline_value, 0 });
     return res;
 }
 

@@ -333,6 +333,14 @@ eddy_result eddy_rings_create(eddy_engine *e);
 void eddy_rings_destroy(eddy_engine *e);
 eddy_result eddy_ring_transfer(eddy_engine *e, VkBuffer buffer, uint64_t offset, uint64_t size, char *host,
                                bool upload);
+/* A synchronous transfer of `units` units of `unit_bytes` bytes through a
+ * ring, in chunks (each submitted and waited for): `record` records the copy
+ * of units [first, first + count) between the ring (at ring_offset) and the
+ * device object. */
+typedef eddy_result (*eddy_ring_record_fn)(eddy_engine *e, VkCommandBuffer cb, VkBuffer ring, uint64_t ring_offset,
+                                           uint64_t first, uint64_t count, void *user);
+eddy_result eddy_ring_chunks(eddy_engine *e, bool upload, char *host, uint64_t unit_bytes, uint64_t units,
+                             eddy_ring_record_fn record, void *user);
 bool eddy_staged_pending(const eddy_engine *e);
 /* Command buffers for the staged writes (before a submission's work) and
  * reads (after it); NULL where none. */

@@ -197,27 +197,29 @@ void eddy_rings_destroy(eddy_engine *e)
     }
 }
 
-/* A synchronous transfer of one chunk through a ring (eddy_buffer_upload /
- * download where the buffer is not mapped). */
-eddy_result eddy_ring_transfer(eddy_engine *e, VkBuffer buffer, uint64_t offset, uint64_t size, char *host,
-                               bool upload)
+eddy_result eddy_ring_chunks(eddy_engine *e, bool upload, char *host, uint64_t unit_bytes, uint64_t units,
+                             eddy_ring_record_fn record, void *user)
 {
     struct eddy_ring *r = upload ? e->upload_ring : e->download_ring;
-    uint64_t chunk_max = r->size / 2;
-    for (uint64_t done = 0; done < size;) {
-        uint64_t n = size - done < chunk_max ? size - done : chunk_max, at;
-        eddy_result res = ring_reserve(e, r, n, &at);
+    uint64_t per = r->size / 2 / unit_bytes; /* units a chunk */
+    if (!per) {
+        eddy_log(e, EDDY_LOG_ERROR, "transfer: a unit of %" PRIu64 " bytes is larger than half the %" PRIu64
+                 "-byte transfer ring", unit_bytes, r->size);
+        return EDDY_ERROR_LIMIT;
+    }
+    for (uint64_t done = 0; done < units;) {
+        uint64_t n = units - done < per ? units - done : per, bytes = n * unit_bytes, at;
+        eddy_result res = ring_reserve(e, r, bytes, &at);
         if (res != EDDY_OK)
             return res;
         if (upload)
-            memcpy(r->mapped + at, host + done, n);
+            memcpy(r->mapped + at, host + done * unit_bytes, bytes);
         VkCommandBuffer cb;
         res = eddy_begin_transfer(e, &cb);
-        if (res == EDDY_OK) {
-            VkBufferCopy region = { upload ? at : offset + done, upload ? offset + done : at, n };
-            e->vk.vkCmdCopyBuffer(cb, upload ? r->buffer : buffer, upload ? buffer : r->buffer, 1, &region);
+        if (res == EDDY_OK)
+            res = record(e, cb, r->buffer, at, done, n, user);
+        if (res == EDDY_OK)
             res = eddy_end_transfer_value(e, &r->spans[r->span_count - 1].value);
-        }
         if (res != EDDY_OK) {
             /* Never submitted: the span goes at once. */
             if (r->span_count && r->spans[r->span_count - 1].value == PENDING)
@@ -225,10 +227,35 @@ eddy_result eddy_ring_transfer(eddy_engine *e, VkBuffer buffer, uint64_t offset,
             return res;
         }
         if (!upload)
-            memcpy(host + done, r->mapped + at, n);
+            memcpy(host + done * unit_bytes, r->mapped + at, bytes);
         done += n;
     }
     return EDDY_OK;
+}
+
+typedef struct buffer_copy {
+    VkBuffer buffer;
+    uint64_t offset;
+    bool upload;
+} buffer_copy;
+
+static eddy_result record_buffer_copy(eddy_engine *e, VkCommandBuffer cb, VkBuffer ring, uint64_t ring_offset,
+                                      uint64_t first, uint64_t count, void *user)
+{
+    const buffer_copy *c = user;
+    VkBufferCopy region = { c->upload ? ring_offset : c->offset + first, c->upload ? c->offset + first : ring_offset,
+                            count };
+    e->vk.vkCmdCopyBuffer(cb, c->upload ? ring : c->buffer, c->upload ? c->buffer : ring, 1, &region);
+    return EDDY_OK;
+}
+
+/* A synchronous transfer through a ring (eddy_buffer_upload / download
+ * where the buffer is not mapped), in chunks of at most half the ring. */
+eddy_result eddy_ring_transfer(eddy_engine *e, VkBuffer buffer, uint64_t offset, uint64_t size, char *host,
+                               bool upload)
+{
+    buffer_copy c = { buffer, offset, upload };
+    return eddy_ring_chunks(e, upload, host, 1, size, record_buffer_copy, &c);
 }
 
 /* Checks a staged transfer and reserves its ring space; *at = 0 bytes: a
