@@ -234,9 +234,11 @@ void eddy_destroy_buffer(eddy_engine *e, eddy_buffer b);
 uint64_t eddy_buffer_size(eddy_engine *e, eddy_buffer b);
 const char *eddy_buffer_label(eddy_engine *e, eddy_buffer b);
 
-/* Host <-> device transfers. They wait until the queue's earlier work is
- * done and return when the transfer is complete. Direct memory mapping is
- * used where the buffer's memory is host-visible, a staging buffer elsewhere.
+/* Host <-> device transfers. They wait until the buffer's last GPU use (by
+ * eddy's work: never the whole queue) has finished and return when the
+ * transfer is complete. Direct memory mapping is used where the buffer's
+ * memory is host-visible, the engine's transfer rings elsewhere (chunks of
+ * at most 4 MiB, no allocation).
  * offset and size in bytes; offset + size must fit the buffer. */
 eddy_result eddy_buffer_upload(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size,
                                const void *data);
@@ -349,8 +351,9 @@ typedef struct eddy_image_region {
     uint32_t width, height, depth;
 } eddy_image_region;
 
-/* Host <-> image transfers through a staging buffer; they wait until the
- * queue's earlier work is done and return when complete. data: the
+/* Host <-> image transfers through the engine's transfer rings (in chunks
+ * of texel rows, no allocation); ordered after eddy's earlier work on the
+ * queue, they return when complete. data: the
  * region's texels tightly packed (x fastest), region width * height * depth
  * * texel bytes. */
 eddy_result eddy_image_upload(eddy_engine *e, eddy_image im, const eddy_image_region *region,
