@@ -500,12 +500,18 @@ static eddy_result host_of(eddy_engine *e, const eddy_graph_obj *g, const eddy_h
                      u->stages);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
-        if (!u->buffer.id) {
+        if (u->buffer.id && u->image.id) {
+            eddy_log(e, EDDY_LOG_ERROR, "graph_record '%s': %s[%u] names a buffer and an image; one use names "
+                     "one resource (or none: the default)", g->label, which, i);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+        if (!u->buffer.id && !u->image.id) {
             host->default_stages = u->stages;
             host->default_access = u->access;
         } else {
-            /* A buffer the graph does not use: nothing of the graph to order against. */
-            uint32_t r = res_index(refs, ref_count, 0, u->buffer.id, false, false);
+            /* A resource the graph does not use: nothing of the graph to order against. */
+            uint32_t r = res_index(refs, ref_count, 0, u->image.id ? u->image.id : u->buffer.id, u->image.id != 0,
+                                   false);
             if (r != UINT32_MAX)
                 out[host->use_count++] = (eddy_sync_host_use){ r, u->stages, u->access };
         }

@@ -159,9 +159,11 @@ int main(void)
     VK(vkResetFences(device, 1, &fence));
     VK(vkBeginCommandBuffer(cb, &bi));
     vkCmdFillBuffer(cb, vb.buffer, vb.offset, sizeof got, 5u);
-    eddy_host_use before[] = { { bb, EDDY_STAGE_TRANSFER, EDDY_ACCESS_TRANSFER_WRITE }, { { 0 }, 0, 0 } };
-    eddy_host_use after[] = { { bb, EDDY_STAGE_TRANSFER, EDDY_ACCESS_TRANSFER_READ }, { { 0 }, 0, 0 } };
-    eddy_host_use wrong[] = { { bb, EDDY_STAGE_TRANSFER, EDDY_ACCESS_VERTEX_READ } };
+    eddy_host_use before[] = { { .buffer = bb, .stages = EDDY_STAGE_TRANSFER, .access = EDDY_ACCESS_TRANSFER_WRITE },
+                               { .stages = 0, .access = 0 } };
+    eddy_host_use after[] = { { .buffer = bb, .stages = EDDY_STAGE_TRANSFER, .access = EDDY_ACCESS_TRANSFER_READ },
+                              { .stages = 0, .access = 0 } };
+    eddy_host_use wrong[] = { { .buffer = bb, .stages = EDDY_STAGE_TRANSFER, .access = EDDY_ACCESS_VERTEX_READ } };
     test_clear_error();
     CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cb, .before = wrong, .before_count = 1 }) ==
           EDDY_ERROR_INVALID_ARGUMENT);

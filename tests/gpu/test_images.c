@@ -376,8 +376,26 @@ static void write_then_sample(eddy_engine *e)
     REQUIRE(vkAllocateCommandBuffers(vk.device, &cai, &cmd) == VK_SUCCESS);
     VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
     REQUIRE(vkBeginCommandBuffer(cmd, &bi) == VK_SUCCESS);
-    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cmd }) == EDDY_OK);
-    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cmd }) == EDDY_OK);
+    /* The image named in the host's uses: the first recording leaves the
+     * ordering of the image to the second (after = nothing for it), whose
+     * entry says what came before (the first one's compute passes); buffers
+     * keep the default ("anything"). Results and synchronization validation
+     * as before. (The buffers' exit barriers order all compute work here,
+     * so a wrong image entry would not show as a hazard in this graph: the
+     * planner's unit tests check the groups themselves.) A use naming a
+     * buffer and an image is refused. */
+    eddy_host_use before[] = { { .image = im, .stages = EDDY_STAGE_COMPUTE,
+                                 .access = EDDY_ACCESS_SHADER_READ | EDDY_ACCESS_SHADER_WRITE } };
+    eddy_host_use after[] = { { .image = im, .stages = 0, .access = 0 } };
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cmd, .after = after, .after_count = 1 }) ==
+          EDDY_OK);
+    eddy_host_use both[] = { { .buffer = ob, .image = im, .stages = EDDY_STAGE_COMPUTE } };
+    test_clear_error();
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cmd, .before = both, .before_count = 1 }) ==
+          EDDY_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(test_last_error, "before[0] names a buffer and an image") != NULL);
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cmd, .before = before, .before_count = 1,
+                                                       .after = after, .after_count = 1 }) == EDDY_OK);
     REQUIRE(vkEndCommandBuffer(cmd) == VK_SUCCESS);
     VkFence fence;
     VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };

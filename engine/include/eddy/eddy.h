@@ -533,9 +533,11 @@ enum {
     EDDY_ACCESS_ALL = (1u << 8) - 1,
 };
 typedef struct eddy_host_use {
-    eddy_buffer buffer; /* one of the graph's buffers; zero: the default for the others */
+    eddy_buffer buffer; /* one of the graph's buffers; zero (and no image): the default for the others */
     uint32_t stages;    /* EDDY_STAGE_* bits */
     uint32_t access;    /* EDDY_ACCESS_* bits; each must belong to one of the stages */
+    eddy_image image;   /* or one of the graph's images (buffer zero); the host hands
+                                it over and takes it back in VK_IMAGE_LAYOUT_GENERAL */
 } eddy_host_use;
 
 /* Records the graph (desc.times substeps) into a host's command buffer. */
@@ -553,12 +555,12 @@ typedef struct eddy_record_desc {
     VkSemaphore done_semaphore;
     uint64_t done_value;
     /* What the host's commands before and after the recording do with the
-     * graph's buffers. A buffer not named takes the default: the use with a
-     * zero buffer, else "anything" (every stage, read and write: always
-     * safe). { {0}, 0, 0 } as the default says the host does nothing with
-     * the others. The graph's images take the default too; the host must
-     * hand them over in VK_IMAGE_LAYOUT_GENERAL and gets them back in it
-     * (the recording moves them to the layouts its passes need and back). */
+     * graph's buffers and images. One not named takes the default: the use
+     * naming neither a buffer nor an image, else "anything" (every stage,
+     * read and write: always safe). { {0}, 0, 0 } as the default says the
+     * host does nothing with the others. The host hands images over in
+     * VK_IMAGE_LAYOUT_GENERAL and gets them back in it (the recording moves
+     * them to the layouts its passes need and back). */
     const eddy_host_use *before;
     uint32_t before_count;
     const eddy_host_use *after;
