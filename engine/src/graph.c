@@ -82,7 +82,7 @@ uint32_t eddy_graph_pass_count(eddy_engine *e, eddy_graph h)
 static eddy_result check_image_binding(eddy_engine *e, const eddy_kernel_obj *k, const char *label,
                                        const eddy_image *earlier, uint32_t i, const eddy_image_binding *b)
 {
-    bool sampled = k->kinds[i] == EDDY_BIND_SAMPLED_IMAGE;
+    bool sampled = k->shared->kinds[i] == EDDY_BIND_SAMPLED_IMAGE;
     const char *kind = sampled ? "a combined image sampler" : "a storage image";
     eddy_image_obj *im = eddy_image_get(e, b->image);
     if (!im) {
@@ -95,9 +95,9 @@ static eddy_result check_image_binding(eddy_engine *e, const eddy_kernel_obj *k,
                  "without %s", label, i, k->label, kind, im->label, sampled ? "EDDY_IMAGE_SAMPLED" : "EDDY_IMAGE_STORAGE");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    if (k->dims[i] != im->dimensions) {
+    if (k->shared->dims[i] != im->dimensions) {
         eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is %uD but image '%s' is %uD", label, i,
-                 k->label, k->dims[i], im->label, im->dimensions);
+                 k->label, k->shared->dims[i], im->label, im->dimensions);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     if (sampled ? b->access != EDDY_SAMPLE : (b->access < EDDY_READ || b->access > EDDY_READ_WRITE)) {
@@ -105,7 +105,7 @@ static eddy_result check_image_binding(eddy_engine *e, const eddy_kernel_obj *k,
                  kind, sampled ? "EDDY_SAMPLE" : "EDDY_READ, EDDY_WRITE or EDDY_READ_WRITE");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    bool nw = k->no_write >> i & 1, nr = k->no_read >> i & 1;
+    bool nw = k->shared->no_write >> i & 1, nr = k->shared->no_read >> i & 1;
     if (!sampled && ((b->access == EDDY_READ && !nw) || (b->access == EDDY_WRITE && !nr))) {
         eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' (image '%s') is declared %s", label, i,
                  k->label, im->label,
@@ -117,8 +117,8 @@ static eddy_result check_image_binding(eddy_engine *e, const eddy_kernel_obj *k,
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     for (uint32_t j = 0; j < i; j++)
-        if (k->kinds[j] != EDDY_BIND_BUFFER && earlier[j].id == b->image.id &&
-            (k->kinds[j] == EDDY_BIND_SAMPLED_IMAGE) != sampled) {
+        if (k->shared->kinds[j] != EDDY_BIND_BUFFER && earlier[j].id == b->image.id &&
+            (k->shared->kinds[j] == EDDY_BIND_SAMPLED_IMAGE) != sampled) {
             eddy_log(e, EDDY_LOG_ERROR, "pass '%s': image '%s' is bound both sampled (a layout for reading) and "
                      "as storage (bindings %u and %u); split the pass", label, im->label, j, i);
             return EDDY_ERROR_INVALID_ARGUMENT;
@@ -143,27 +143,27 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
     eddy_copy_label(p.label, sizeof p.label, d->label, k->label);
     eddy_copy_label(p.kernel_label, sizeof p.kernel_label, k->label, "(unnamed)");
     p.kernel = d->kernel;
-    p.binding_count = k->binding_count;
+    p.binding_count = k->shared->binding_count;
     for (uint32_t i = 0; i < EDDY_MAX_BINDINGS; i++) {
         const eddy_binding *b = &d->bindings[i];
         const eddy_image_binding *ib = &d->images[i];
-        bool image = i < k->binding_count && k->kinds[i] != EDDY_BIND_BUFFER;
+        bool image = i < k->shared->binding_count && k->shared->kinds[i] != EDDY_BIND_BUFFER;
         if ((image && (b->buffer.id || b->access)) ||
-            (!image && i < k->binding_count && (ib->image.id || ib->access))) {
+            (!image && i < k->shared->binding_count && (ib->image.id || ib->access))) {
             eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is %s; give it in %s (and leave "
                      "%s[%u] zero)", label, i, k->label, image ? "an image" : "a storage buffer",
                      image ? "images[]" : "bindings[]", image ? "bindings" : "images", i);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
-        bool given = image ? ib->image.id != 0 : b->buffer.id != 0 || (i >= k->binding_count && ib->image.id);
-        if (i < k->binding_count && !given) {
+        bool given = image ? ib->image.id != 0 : b->buffer.id != 0 || (i >= k->shared->binding_count && ib->image.id);
+        if (i < k->shared->binding_count && !given) {
             eddy_log(e, EDDY_LOG_ERROR, "pass '%s': kernel '%s' has %u bindings but binding %u "
-                     "has no %s", label, k->label, k->binding_count, i, image ? "image" : "buffer");
+                     "has no %s", label, k->label, k->shared->binding_count, i, image ? "image" : "buffer");
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
-        if (i >= k->binding_count && given) {
+        if (i >= k->shared->binding_count && given) {
             eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u given but kernel '%s' has only %u",
-                     label, i, k->label, k->binding_count);
+                     label, i, k->label, k->shared->binding_count);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
         if (!given)
@@ -189,7 +189,7 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
         }
         /* The planner trusts the declaration; on lavapipe, which runs one
          * dispatch after another, a wrong one would pass every test. */
-        bool nw = k->no_write >> i & 1, nr = k->no_read >> i & 1;
+        bool nw = k->shared->no_write >> i & 1, nr = k->shared->no_read >> i & 1;
         if ((b->access == EDDY_READ && !nw) || (b->access == EDDY_WRITE && !nr) ||
             (b->access == EDDY_ATOMIC && nw)) {
             const char *why = b->access == EDDY_READ
@@ -221,7 +221,7 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
     } else {
         uint32_t gx = d->groups[0];
         if (d->threads)
-            gx = (d->threads + k->workgroup_size - 1) / k->workgroup_size;
+            gx = (d->threads + k->shared->workgroup_size - 1) / k->shared->workgroup_size;
         p.groups[0] = gx;
         p.groups[1] = d->groups[1] ? d->groups[1] : 1;
         p.groups[2] = d->groups[2] ? d->groups[2] : 1;
@@ -230,7 +230,7 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
             if (p.groups[a] > e->info.max_workgroup_count[a]) {
                 eddy_log(e, EDDY_LOG_ERROR, "pass '%s': %u workgroups along %c (%u threads of "
                          "%u) exceed the device's maxComputeWorkGroupCount of %u",
-                         label, p.groups[a], "xyz"[a], d->threads, k->workgroup_size,
+                         label, p.groups[a], "xyz"[a], d->threads, k->shared->workgroup_size,
                          e->info.max_workgroup_count[a]);
                 return EDDY_ERROR_LIMIT;
             }
@@ -548,7 +548,7 @@ static eddy_result plan_graph(eddy_engine *e, eddy_graph_obj *g, bool own, const
         const eddy_kernel_obj *k = eddy_kernel_get(e, p->kernel);
         for (uint32_t b = 0; b < p->binding_count; b++) {
             const eddy_binding *bd = &p->bindings[b];
-            uint8_t kind = k ? k->kinds[b] : EDDY_BIND_BUFFER;
+            uint8_t kind = k ? k->shared->kinds[b] : EDDY_BIND_BUFFER;
             if (kind == EDDY_BIND_BUFFER)
                 u[n++] = (eddy_sync_use){ res_index(refs, &ref_count, (uint32_t)most, bd->buffer.id, false, true),
                                           (eddy_sync_access)bd->access, EDDY_SYNC_LAYOUT_NONE };
@@ -602,7 +602,7 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
     for (uint32_t i = 0; i < g->pass_count; i++) {
         const eddy_kernel_obj *k = eddy_kernel_get(e, g->passes[i].kernel);
         for (uint32_t b = 0; k && b < g->passes[i].binding_count; b++)
-            sizes[k->kinds[b]].descriptorCount++;
+            sizes[k->shared->kinds[b]].descriptorCount++;
     }
     VkDescriptorPoolSize used[3];
     uint32_t used_count = 0;
@@ -632,7 +632,7 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
             .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
             .descriptorPool = g->pool,
             .descriptorSetCount = 1,
-            .pSetLayouts = &k->set_layout,
+            .pSetLayouts = &k->shared->set_layout,
         };
         r = e->vk.vkAllocateDescriptorSets(e->device, &ai, &p->set);
         if (r != VK_SUCCESS)
@@ -641,14 +641,14 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
         VkDescriptorImageInfo image_infos[EDDY_MAX_BINDINGS];
         VkWriteDescriptorSet writes[EDDY_MAX_BINDINGS];
         for (uint32_t b = 0; b < p->binding_count; b++) {
-            if (k->kinds[b] != EDDY_BIND_BUFFER) {
+            if (k->shared->kinds[b] != EDDY_BIND_BUFFER) {
                 eddy_image_obj *im = eddy_image_get(e, p->images[b]);
                 if (!im) {
                     eddy_log(e, EDDY_LOG_ERROR, "graph '%s': image %u of pass '%s' was destroyed", g->label, b,
                              p->label);
                     return EDDY_ERROR_INVALID_ARGUMENT;
                 }
-                bool sampled = k->kinds[b] == EDDY_BIND_SAMPLED_IMAGE;
+                bool sampled = k->shared->kinds[b] == EDDY_BIND_SAMPLED_IMAGE;
                 /* The layout the planner puts the image in for this pass. */
                 image_infos[b] = (VkDescriptorImageInfo){
                     sampled ? im->sampler : VK_NULL_HANDLE, im->view,
@@ -706,15 +706,15 @@ static eddy_result record_steps(eddy_engine *e, eddy_graph_obj *g, const eddy_sy
         const eddy_pass *p = &g->passes[st->pass];
         record_group(e, cb, barriers_at(plan, st->first_barrier), st->barrier_count, scratch);
         eddy_kernel_obj *k = eddy_kernel_get(e, p->kernel);
-        if (k->pipeline != bound) {
-            e->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
-            bound = k->pipeline;
+        if (k->shared->pipeline != bound) {
+            e->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->shared->pipeline);
+            bound = k->shared->pipeline;
         }
         if (p->binding_count)
-            e->vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1,
+            e->vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->shared->layout, 0, 1,
                                           &p->set, 0, NULL);
         if (p->push_size)
-            e->vk.vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_size,
+            e->vk.vkCmdPushConstants(cb, k->shared->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_size,
                                      p->push);
         if (timestamps)
             e->vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, g->queries, 2 * s);
@@ -770,7 +770,7 @@ static eddy_result check_live(eddy_engine *e, eddy_graph_obj *g)
         }
         const eddy_kernel_obj *k = eddy_kernel_get(e, p->kernel);
         for (uint32_t b = 0; b <= EDDY_MAX_BINDINGS; b++) {
-            if (b < p->binding_count && k->kinds[b] != EDDY_BIND_BUFFER) {
+            if (b < p->binding_count && k->shared->kinds[b] != EDDY_BIND_BUFFER) {
                 if (!eddy_image_get(e, p->images[b])) {
                     eddy_log(e, EDDY_LOG_ERROR, "graph '%s': pass '%s' binds image '%s' (binding %u), which was "
                              "destroyed; the graph cannot run (destroy it and build it again)", g->label, p->label,
@@ -807,7 +807,7 @@ static void mark_use(eddy_engine *e, eddy_graph_obj *g, eddy_use use)
         if (k)
             eddy_use_merge(&k->shared->use, use);
         for (uint32_t b = 0; b < p->binding_count; b++) {
-            if (k && k->kinds[b] != EDDY_BIND_BUFFER) {
+            if (k && k->shared->kinds[b] != EDDY_BIND_BUFFER) {
                 eddy_image_obj *im = eddy_image_get(e, p->images[b]);
                 if (im)
                     eddy_use_merge(&im->use, use);

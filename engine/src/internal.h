@@ -145,14 +145,7 @@ typedef struct eddy_shared_pipeline {
 
 typedef struct eddy_kernel_obj {
     eddy_slot slot;
-    eddy_shared_pipeline *shared;
-    VkPipeline pipeline;
-    VkPipelineLayout layout;
-    VkDescriptorSetLayout set_layout;
-    uint32_t binding_count;
-    uint32_t workgroup_size;
-    uint32_t no_write, no_read; /* per binding bit: NonWritable / NonReadable in the SPIR-V */
-    const uint8_t *kinds, *dims; /* the shared pipeline's */
+    eddy_shared_pipeline *shared; /* pipeline, layouts and binding facts */
     char label[96];
 } eddy_kernel_obj;
 

@@ -457,15 +457,6 @@ eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
     }
     sp->refs++;
     slot->shared = sp;
-    slot->pipeline = sp->pipeline;
-    slot->layout = sp->layout;
-    slot->set_layout = sp->set_layout;
-    slot->binding_count = sp->binding_count;
-    slot->workgroup_size = sp->workgroup_size;
-    slot->no_write = sp->no_write;
-    slot->no_read = sp->no_read;
-    slot->kinds = sp->kinds;
-    slot->dims = sp->dims;
     eddy_copy_label(slot->label, sizeof slot->label, desc->label, "(unnamed)");
     return (eddy_kernel){ id };
 }
@@ -499,13 +490,13 @@ void eddy_destroy_all_kernels(eddy_engine *e)
 uint32_t eddy_kernel_workgroup_size(eddy_engine *e, eddy_kernel h)
 {
     eddy_kernel_obj *k = eddy_kernel_get(e, h);
-    return k ? k->workgroup_size : 0;
+    return k ? k->shared->workgroup_size : 0;
 }
 
 uint32_t eddy_kernel_binding_count(eddy_engine *e, eddy_kernel h)
 {
     eddy_kernel_obj *k = eddy_kernel_get(e, h);
-    return k ? k->binding_count : 0;
+    return k ? k->shared->binding_count : 0;
 }
 
 eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e)
