@@ -920,35 +920,17 @@ static void read_timestamps(eddy_engine *e, eddy_graph_obj *g)
 static eddy_result submit_batch(eddy_engine *e, eddy_graph_obj *g, uint32_t n, uint64_t *v)
 {
     enum { BATCH = 256 };
-    VkCommandBuffer cbs[BATCH + 4], pre = VK_NULL_HANDLE, post = VK_NULL_HANDLE;
+    VkCommandBuffer cbs[BATCH + 2];
     uint32_t count = 0;
-    if (eddy_staged_pending(e)) {
-        eddy_result r = eddy_staged_record(e, &pre, &post);
-        if (r != EDDY_OK)
-            return r;
-    }
-    if (pre)
-        cbs[count++] = pre;
     if (g->entry_cb)
         cbs[count++] = g->entry_cb;
     for (uint32_t i = 0; i < n && i < BATCH; i++)
         cbs[count++] = g->cb;
     if (g->exit_cb)
         cbs[count++] = g->exit_cb;
-    if (post)
-        cbs[count++] = post;
-    eddy_result r = eddy_submit(e, cbs, count, v);
-    if (r == EDDY_OK) {
+    eddy_result r = eddy_submit_staged(e, cbs, count, v);
+    if (r == EDDY_OK)
         mark_use(e, g, (eddy_use){ *v, 0 });
-        if (pre || post)
-            eddy_staged_submitted(e, *v, pre, post);
-    } else {
-        /* Never submitted: the staged I/O waits for the next submission. */
-        VkCommandBuffer once[2] = { pre, post };
-        for (int i = 0; i < 2; i++)
-            if (once[i])
-                e->vk.vkFreeCommandBuffers(e->device, e->command_pool, 1, &once[i]);
-    }
     return r;
 }
 

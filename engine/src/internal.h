@@ -335,10 +335,11 @@ typedef eddy_result (*eddy_ring_record_fn)(eddy_engine *e, VkCommandBuffer cb, V
 eddy_result eddy_ring_chunks(eddy_engine *e, bool upload, char *host, uint64_t unit_bytes, uint64_t units,
                              eddy_ring_record_fn record, void *user);
 bool eddy_staged_pending(const eddy_engine *e);
-/* Command buffers for the staged writes (before a submission's work) and
- * reads (after it); NULL where none. */
-eddy_result eddy_staged_record(eddy_engine *e, VkCommandBuffer *pre, VkCommandBuffer *post);
-void eddy_staged_submitted(eddy_engine *e, uint64_t value, VkCommandBuffer pre, VkCommandBuffer post);
+/* Submits cbs (at most EDDY_SUBMIT_MAX) with the staged writes before and
+ * the staged reads after them, in one submission; *value: its timeline
+ * value. */
+#define EDDY_SUBMIT_MAX 260
+eddy_result eddy_submit_staged(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t count, uint64_t *value);
 void eddy_staged_collect(eddy_engine *e);
 /* Submits the one-shot transfer buffer and waits; *value: its timeline value. */
 eddy_result eddy_end_transfer_value(eddy_engine *e, uint64_t *value);

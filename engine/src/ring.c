@@ -42,11 +42,19 @@ typedef struct staged_read {
     uint64_t value; /* PENDING until submitted */
 } staged_read;
 
+/* A command buffer of staged copies, reused once its submission is done. */
+typedef struct spare_cb {
+    VkCommandBuffer cb;
+    uint64_t value;
+} spare_cb;
+
 struct eddy_staged {
     staged_write *writes;
     uint32_t write_count, write_cap;
     staged_read *reads;
     uint32_t read_count, read_cap;
+    spare_cb *spare; /* recycled: no command buffer allocation a step */
+    uint32_t spare_count, spare_cap;
 };
 
 static bool grow(void **items, uint32_t *cap, uint32_t count, size_t size)
@@ -190,6 +198,10 @@ void eddy_rings_destroy(eddy_engine *e)
     ring_destroy(e, e->download_ring);
     e->upload_ring = e->download_ring = NULL;
     if (e->staged) {
+        /* The engine waited for all its work before this. */
+        for (uint32_t i = 0; i < e->staged->spare_count; i++)
+            e->vk.vkFreeCommandBuffers(e->device, e->command_pool, 1, &e->staged->spare[i].cb);
+        free(e->staged->spare);
         free(e->staged->writes);
         free(e->staged->reads);
         free(e->staged);
@@ -323,15 +335,41 @@ bool eddy_staged_pending(const eddy_engine *e)
     return false;
 }
 
+/* Keeps a staged-copies command buffer for reuse once `value` has
+ * signalled (0: never submitted, reusable now). */
+static void give_back(eddy_engine *e, VkCommandBuffer cb, uint64_t value)
+{
+    struct eddy_staged *st = e->staged;
+    if (!cb)
+        return;
+    if (grow((void **)&st->spare, &st->spare_cap, st->spare_count, sizeof *st->spare))
+        st->spare[st->spare_count++] = (spare_cb){ cb, value };
+    else
+        eddy_defer(e, &(eddy_deferred){ .use = { value, 0 }, .cb = cb });
+}
+
+/* A command buffer in the recording state: a finished spare, reset, or a
+ * new one while all spares are still in flight. */
 static eddy_result one_time_cb(eddy_engine *e, VkCommandBuffer *cb)
 {
-    VkCommandBufferAllocateInfo ai = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-        .commandPool = e->command_pool,
-        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-        .commandBufferCount = 1,
-    };
-    VkResult r = e->vk.vkAllocateCommandBuffers(e->device, &ai, cb);
+    struct eddy_staged *st = e->staged;
+    *cb = VK_NULL_HANDLE;
+    VkResult r = VK_SUCCESS;
+    for (uint32_t i = 0; i < st->spare_count && !*cb; i++)
+        if (eddy_use_done(e, (eddy_use){ st->spare[i].value, 0 })) {
+            *cb = st->spare[i].cb;
+            st->spare[i] = st->spare[--st->spare_count];
+            r = e->vk.vkResetCommandBuffer(*cb, 0);
+        }
+    if (!*cb) {
+        VkCommandBufferAllocateInfo ai = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+            .commandPool = e->command_pool,
+            .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+            .commandBufferCount = 1,
+        };
+        r = e->vk.vkAllocateCommandBuffers(e->device, &ai, cb);
+    }
     VkCommandBufferBeginInfo bi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
@@ -347,7 +385,7 @@ static eddy_result one_time_cb(eddy_engine *e, VkCommandBuffer *cb)
     return EDDY_OK;
 }
 
-eddy_result eddy_staged_record(eddy_engine *e, VkCommandBuffer *pre, VkCommandBuffer *post)
+static eddy_result staged_record(eddy_engine *e, VkCommandBuffer *pre, VkCommandBuffer *post)
 {
     struct eddy_staged *st = e->staged;
     *pre = *post = VK_NULL_HANDLE;
@@ -392,16 +430,14 @@ eddy_result eddy_staged_record(eddy_engine *e, VkCommandBuffer *pre, VkCommandBu
         }
     }
     if (r != EDDY_OK) {
-        VkCommandBuffer cbs[2] = { *pre, *post };
-        for (int i = 0; i < 2; i++)
-            if (cbs[i])
-                e->vk.vkFreeCommandBuffers(e->device, e->command_pool, 1, &cbs[i]);
+        give_back(e, *pre, 0);
+        give_back(e, *post, 0);
         *pre = *post = VK_NULL_HANDLE;
     }
     return r;
 }
 
-void eddy_staged_submitted(eddy_engine *e, uint64_t value, VkCommandBuffer pre, VkCommandBuffer post)
+static void staged_submitted(eddy_engine *e, uint64_t value, VkCommandBuffer pre, VkCommandBuffer post)
 {
     struct eddy_staged *st = e->staged;
     for (uint32_t i = 0; i < st->write_count; i++) {
@@ -419,7 +455,8 @@ void eddy_staged_submitted(eddy_engine *e, uint64_t value, VkCommandBuffer pre, 
         }
     ring_submitted(e->upload_ring, value);
     ring_submitted(e->download_ring, value);
-    eddy_defer(e, &(eddy_deferred){ .use = { value, 0 }, .cb = pre, .cb2 = post });
+    give_back(e, pre, value);
+    give_back(e, post, value);
 }
 
 /* Staged reads whose submission has finished land in their destinations. */
@@ -439,27 +476,45 @@ void eddy_staged_collect(eddy_engine *e)
     }
 }
 
+eddy_result eddy_submit_staged(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t count, uint64_t *value)
+{
+    VkCommandBuffer all[EDDY_SUBMIT_MAX + 2], pre = VK_NULL_HANDLE, post = VK_NULL_HANDLE;
+    if (count > EDDY_SUBMIT_MAX)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (eddy_staged_pending(e)) {
+        eddy_result r = staged_record(e, &pre, &post);
+        if (r != EDDY_OK)
+            return r;
+    }
+    uint32_t n = 0;
+    if (pre)
+        all[n++] = pre;
+    for (uint32_t i = 0; i < count; i++)
+        all[n++] = cbs[i];
+    if (post)
+        all[n++] = post;
+    if (!n) {
+        *value = e->timeline_value;
+        return EDDY_OK;
+    }
+    eddy_result r = eddy_submit(e, all, n, value);
+    if (r == EDDY_OK && (pre || post)) {
+        staged_submitted(e, *value, pre, post);
+    } else if (r != EDDY_OK) {
+        /* Never submitted: the staged I/O waits for the next submission. */
+        give_back(e, pre, 0);
+        give_back(e, post, 0);
+    }
+    return r;
+}
+
 eddy_result eddy_flush_staged(eddy_engine *e)
 {
     if (eddy_staged_pending(e)) {
-        VkCommandBuffer pre, post;
-        eddy_result r = eddy_staged_record(e, &pre, &post);
+        uint64_t v;
+        eddy_result r = eddy_submit_staged(e, NULL, 0, &v);
         if (r != EDDY_OK)
             return r;
-        VkCommandBuffer cbs[2];
-        uint32_t n = 0;
-        if (pre)
-            cbs[n++] = pre;
-        if (post)
-            cbs[n++] = post;
-        uint64_t v;
-        r = eddy_submit(e, cbs, n, &v);
-        if (r != EDDY_OK) {
-            for (uint32_t i = 0; i < n; i++)
-                e->vk.vkFreeCommandBuffers(e->device, e->command_pool, 1, &cbs[i]);
-            return r;
-        }
-        eddy_staged_submitted(e, v, pre, post);
     }
     /* Reads in flight (a submission not waited for yet): wait for the last. */
     eddy_staged_collect(e);
