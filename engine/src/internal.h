@@ -42,7 +42,6 @@ typedef enum eddy_mem_purpose {
     EDDY_MEM_DEVICE,   /* simulation data: device-local */
     EDDY_MEM_UPLOAD,   /* host writes, device reads: host-visible coherent, uncached */
     EDDY_MEM_READBACK, /* device writes, host reads: host-cached where the device has it */
-    EDDY_MEM_INPUTS,   /* written by the host every step: host-visible device-local where it exists */
 } eddy_mem_purpose;
 
 /* A range of device memory: in a shared block, or a dedicated allocation

@@ -4,9 +4,8 @@
  *
  * Policy (stated in eddy.h): simulation buffers live in device-local memory;
  * staging for uploads in host-visible coherent memory, for downloads in
- * host-cached memory where the device has it; host-visible device-local
- * memory is used for buffers the host writes every step (the inputs buffer)
- * when it exists. Each (memory type, linear or optimal tiling) has its own
+ * host-cached memory where the device has it (per-step inputs and results
+ * go through those rings, staged with the step's submission). Each (memory type, linear or optimal tiling) has its own
  * chain of blocks, so buffers and images never share one and
  * bufferImageGranularity never applies between neighbours. A request over
  * half a block gets a dedicated allocation. Host-visible blocks are mapped
@@ -81,11 +80,6 @@ static int pick_type(eddy_engine *e, uint32_t bits, eddy_mem_purpose purpose)
         break;
     case EDDY_MEM_READBACK:
         t = find_type(e, bits, visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 0);
-        if (t < 0)
-            t = find_type(e, bits, visible, 0);
-        break;
-    case EDDY_MEM_INPUTS:
-        t = find_type(e, bits, visible | local, 0);
         if (t < 0)
             t = find_type(e, bits, visible, 0);
         break;

@@ -1944,14 +1944,10 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
     stats_printf(&st, ",\"sets\":{");
     eddy_result res = s->no_output ? EDDY_OK : ensure_out(s);
     bool draw = s->renderer && !s->no_output;
-    uint32_t total = 0;
-    for (uint32_t i = 0; i < s->set_count; i++)
-        total += s->sets[i].count;
     /* Tools are drawn as grey spheres after the particles. */
     uint32_t tools = 0;
     for (uint32_t i = 0; i < s->system_count; i++)
         tools += s->systems[i].tool.scripted || s->systems[i].tool.host;
-    (void)total;
     /* The sets are drawn from their device buffers; only the tools' spheres
      * go up (eddy_render_sets). */
     eddy_render_set *rsets = draw ? calloc(s->set_count + 1, sizeof *rsets) : NULL;

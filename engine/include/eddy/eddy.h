@@ -225,8 +225,8 @@ typedef struct eddy_buffer_desc {
  * (eddy_engine_counters.memory_allocations). Simulation buffers live in
  * device-local memory; uploads go through a host-visible coherent ring,
  * downloads through a host-cached one (8 MiB each, made with the engine);
- * host-visible device-local memory, where a device has it, is kept for data
- * the host writes every step. On a device whose device-local memory is also
+ * data the host writes or reads every step goes through those rings with
+ * the step's own submission (eddy_buffer_stage_write/read). On a device whose device-local memory is also
  * host-visible (lavapipe, integrated GPUs) uploads and downloads are a copy
  * through the mapping, after the buffer's last GPU use has finished. */
 eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc);
