@@ -223,6 +223,7 @@ static eddy_result scan_level(eddy_engine *e, eddy_scan *s, eddy_graph g, eddy_b
     eddy_result r = add(e, g, &(eddy_pass_desc){
         .label = "eddy.scan.block", .kernel = k->scan_block, .groups = { blocks },
         .bindings = { { in, EDDY_READ }, { out, in.id == out.id ? EDDY_READ_WRITE : EDDY_WRITE },
+                      /* writeonly in the shader; unwritten with one block */
                       { s->scratch, EDDY_WRITE } },
         .push = &push, .push_size = sizeof push });
     if (r != EDDY_OK || blocks == 1)

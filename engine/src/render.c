@@ -169,6 +169,9 @@ static eddy_result prepare(eddy_renderer *r, uint32_t n, const eddy_render_set *
                 .push = &gp, .push_size = sizeof gp });
         base += st->count;
     }
+    /* Both splat passes run one SPIR-V (mode by specialization constant),
+     * whose depth and id blocks are plain `buffer`: each pass declares the
+     * one it does not write READ_WRITE, as the declared-access check asks. */
     if (rc >= 0 && n)
         rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
             .label = "eddy.render.depth", .kernel = r->depth_k, .threads = n,
