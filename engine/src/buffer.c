@@ -124,25 +124,25 @@ eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
     eddy_buffer none = { 0 };
     const char *label = desc && desc->label && *desc->label ? desc->label : "(unnamed)";
     if (!desc || desc->size == 0) {
-        eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': size must be > 0 bytes", label);
+        eddy_log(e, EDDY_LOG_ERROR, "buffer.invalid", "buffer '%s': size must be > 0 bytes", label);
         return none;
     }
     if (desc->size > e->info.max_storage_buffer_range) {
         eddy_log(e, EDDY_LOG_ERROR,
-                 "buffer '%s': %" PRIu64 " bytes exceeds the device's maxStorageBufferRange of %"
+                 "buffer.too_large", "buffer '%s': %" PRIu64 " bytes exceeds the device's maxStorageBufferRange of %"
                  PRIu64 " bytes (device '%s')",
                  label, desc->size, e->info.max_storage_buffer_range, e->info.name);
         return none;
     }
     if (e->max_allocation && desc->size > e->max_allocation) {
         eddy_log(e, EDDY_LOG_ERROR,
-                 "buffer '%s': %" PRIu64 " bytes exceeds the device's maxMemoryAllocationSize of %"
+                 "buffer.too_large", "buffer '%s': %" PRIu64 " bytes exceeds the device's maxMemoryAllocationSize of %"
                  PRIu64 " bytes (device '%s')",
                  label, desc->size, e->max_allocation, e->info.name);
         return none;
     }
     if (desc->data_size > desc->size) {
-        eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': data_size %" PRIu64 " bytes is larger than the buffer's %"
+        eddy_log(e, EDDY_LOG_ERROR, "buffer.invalid", "buffer '%s': data_size %" PRIu64 " bytes is larger than the buffer's %"
                  PRIu64 " bytes", label, desc->data_size, desc->size);
         return none;
     }
@@ -158,7 +158,7 @@ eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
     eddy_buffer_obj *b = eddy_pool_alloc(&e->buffers, &id);
     if (!b) {
         destroy_raw(e, &raw);
-        eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': out of host memory", label);
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "buffer '%s': out of host memory", label);
         return none;
     }
     b->buffer = raw.buffer;
@@ -220,12 +220,12 @@ static eddy_buffer_obj *checked(eddy_engine *e, eddy_buffer h, uint64_t offset, 
 {
     eddy_buffer_obj *b = eddy_buffer_get(e, h);
     if (!b) {
-        eddy_log(e, EDDY_LOG_ERROR, "%s: not a live buffer handle (id %u)", what, h.id);
+        eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "%s: not a live buffer handle (id %u)", what, h.id);
         return NULL;
     }
     if (offset > b->size || size > b->size - offset) {
         eddy_log(e, EDDY_LOG_ERROR,
-                 "%s: bytes [%" PRIu64 ", %" PRIu64 ") lie outside buffer '%s' of %" PRIu64 " bytes",
+                 "buffer.range", "%s: bytes [%" PRIu64 ", %" PRIu64 ") lie outside buffer '%s' of %" PRIu64 " bytes",
                  what, offset, offset + size, b->label, b->size);
         return NULL;
     }
@@ -277,7 +277,7 @@ eddy_result eddy_buffer_fill(eddy_engine *e, eddy_buffer h, uint64_t offset, uin
     uint64_t cap = b ? (b->size + 3) & ~3ull : 0;
     if (!b || offset % 4 || size % 4 || offset > cap || size > cap - offset) {
         eddy_log(e, EDDY_LOG_ERROR,
-                 "fill: bytes [%" PRIu64 ", %" PRIu64 ") must be 4-byte aligned and inside "
+                 "buffer.invalid", "fill: bytes [%" PRIu64 ", %" PRIu64 ") must be 4-byte aligned and inside "
                  "buffer '%s' (%" PRIu64 " bytes)",
                  offset, offset + size, b ? b->label : "(none)", b ? b->size : 0);
         return EDDY_ERROR_INVALID_ARGUMENT;
@@ -300,7 +300,7 @@ eddy_result eddy_buffer_copy(eddy_engine *e, eddy_buffer src, uint64_t src_offse
     if (!s || !d)
         return EDDY_ERROR_INVALID_ARGUMENT;
     if (s == d && src_offset < dst_offset + size && dst_offset < src_offset + size) {
-        eddy_log(e, EDDY_LOG_ERROR, "copy: source and destination ranges of '%s' overlap",
+        eddy_log(e, EDDY_LOG_ERROR, "buffer.invalid", "copy: source and destination ranges of '%s' overlap",
                  s->label);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -319,7 +319,7 @@ eddy_result eddy_buffer_vk(eddy_engine *e, eddy_buffer h, eddy_vk_buffer *out)
 {
     eddy_buffer_obj *b = eddy_buffer_get(e, h);
     if (!b) {
-        eddy_log(e, EDDY_LOG_ERROR, "buffer_vk: not a live buffer handle (id %u)", h.id);
+        eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "buffer_vk: not a live buffer handle (id %u)", h.id);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     *out = (eddy_vk_buffer){ b->buffer, 0, b->size };
@@ -360,7 +360,7 @@ eddy_result eddy_submit(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t cou
 eddy_result eddy_wait(eddy_engine *e, uint64_t value, uint64_t timeout_ns)
 {
     if (value > e->timeline_value) {
-        eddy_log(e, EDDY_LOG_ERROR, "wait: timeline value %" PRIu64 " was never submitted (the last is %" PRIu64
+        eddy_log(e, EDDY_LOG_ERROR, "wait.unsubmitted", "wait: timeline value %" PRIu64 " was never submitted (the last is %" PRIu64
                  "); nothing would signal it", value, e->timeline_value);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -373,7 +373,7 @@ eddy_result eddy_wait(eddy_engine *e, uint64_t value, uint64_t timeout_ns)
     e->waits++;
     VkResult r = e->vk.vkWaitSemaphores(e->device, &wi, timeout_ns ? timeout_ns : UINT64_MAX);
     if (r == VK_TIMEOUT) {
-        eddy_log(e, EDDY_LOG_ERROR, "wait: timeline value %" PRIu64 " not reached in %" PRIu64 " ns",
+        eddy_log(e, EDDY_LOG_ERROR, "wait.timeout", "wait: timeline value %" PRIu64 " not reached in %" PRIu64 " ns",
                  value, timeout_ns);
         return EDDY_ERROR_VULKAN;
     }

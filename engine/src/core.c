@@ -105,42 +105,52 @@ static const char *level_name(eddy_log_level level)
     return "?";
 }
 
-void eddy_logv(eddy_engine *e, eddy_log_level level, const char *source, const char *fmt,
-               va_list ap)
+void eddy_logv(eddy_engine *e, eddy_log_level level, const char *source, const char *id,
+               const char *fmt, va_list ap)
 {
+    if (!source)
+        source = "eddy";
+    if (!id || !*id)
+        id = "message.unidentified";
+    /* Only eddy's own: a validation message may arrive on a driver thread. */
+    if (e && level == EDDY_LOG_ERROR && !strcmp(source, "eddy"))
+        snprintf(e->last_error, sizeof e->last_error, "%s", id);
     if (level == EDDY_LOG_DEBUG && !(e && e->verbose))
         return;
     char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);
     if (e && e->log) {
-        e->log(e->log_user, level, source, msg);
+        e->log(e->log_user, level, source, id, msg);
         return;
     }
-    fprintf(stderr, "eddy %s%s%s: %s\n", level_name(level), source ? " " : "",
-            source ? source : "", msg);
+    if (!strcmp(source, "eddy"))
+        fprintf(stderr, "eddy %s [%s]: %s\n", level_name(level), id, msg);
+    else
+        fprintf(stderr, "eddy %s %s [%s]: %s\n", level_name(level), source, id, msg);
 }
 
-void eddy_log_src(eddy_engine *e, eddy_log_level level, const char *source, const char *fmt,
-                  ...)
+void eddy_log(eddy_engine *e, eddy_log_level level, const char *id, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    eddy_logv(e, level, source, fmt, ap);
+    eddy_logv(e, level, NULL, id, fmt, ap);
     va_end(ap);
 }
 
-void eddy_log(eddy_engine *e, eddy_log_level level, const char *fmt, ...)
+const char *eddy_last_error(const eddy_engine *e)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    eddy_logv(e, level, NULL, fmt, ap);
-    va_end(ap);
+    return e ? e->last_error : "";
 }
 
 eddy_result eddy_vk_fail(eddy_engine *e, VkResult r, const char *what)
 {
-    eddy_log(e, EDDY_LOG_ERROR, "%s failed: %s", what, eddy_vk_result_string(r));
-    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
+    bool oom = r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY;
+    eddy_log(e, EDDY_LOG_ERROR,
+             r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? "memory.device"
+             : r == VK_ERROR_OUT_OF_HOST_MEMORY ? "memory.host"
+                                                : "vulkan.call",
+             "%s failed: %s", what, eddy_vk_result_string(r));
+    if (oom)
         return EDDY_ERROR_OUT_OF_MEMORY;
     return EDDY_ERROR_VULKAN;
 }

@@ -15,6 +15,15 @@ static PFN_vkGetInstanceProcAddr loader_gipa; /* libvulkan's, from volkInitializ
 
 static const char *validation_layer = "VK_LAYER_KHRONOS_validation";
 
+static void log_from(eddy_engine *e, eddy_log_level level, const char *source, const char *id,
+                     const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    eddy_logv(e, level, source, id, fmt, ap);
+    va_end(ap);
+}
+
 static VKAPI_ATTR VkBool32 VKAPI_CALL debug_callback(
     VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
     const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
@@ -30,7 +39,9 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL debug_callback(
         level = EDDY_LOG_DEBUG;
     if (level >= EDDY_LOG_WARN)
         __atomic_add_fetch(&e->validation_messages, 1, __ATOMIC_SEQ_CST);
-    eddy_log_src(e, level, "vulkan", "%s", data && data->pMessage ? data->pMessage : "(no text)");
+    const char *id = data && data->pMessageIdName && *data->pMessageIdName ? data->pMessageIdName
+                                                                           : "vulkan.message";
+    log_from(e, level, "vulkan", id, "%s", data && data->pMessage ? data->pMessage : "(no text)");
     return VK_FALSE;
 }
 
@@ -224,14 +235,14 @@ static VkResult create_instance(bool validation, bool sync, bool debug_utils, Vk
 static int enumerate_devices(eddy_device_info *out, int max)
 {
     if (load_vulkan() != VK_SUCCESS) {
-        fprintf(stderr, "eddy error: the Vulkan loader (libvulkan.so.1) was not found; "
+        fprintf(stderr, "eddy error [device.no_vulkan]: the Vulkan loader (libvulkan.so.1) was not found; "
                         "install libvulkan1 and a driver (mesa-vulkan-drivers for lavapipe)\n");
         return -1;
     }
     VkInstance instance;
     VkResult r = create_instance(false, false, false, &instance);
     if (r != VK_SUCCESS) {
-        fprintf(stderr, "eddy error: vkCreateInstance failed: %s\n", eddy_vk_result_string(r));
+        fprintf(stderr, "eddy error [vulkan.call]: vkCreateInstance failed: %s\n", eddy_vk_result_string(r));
         return -1;
     }
     volkLoadInstanceOnly(instance);
@@ -281,7 +292,7 @@ static eddy_result pick_device(eddy_engine *e, const char *want)
     if (r != VK_SUCCESS)
         return eddy_vk_fail(e, r, "vkEnumeratePhysicalDevices");
     if (n == 0) {
-        eddy_log(e, EDDY_LOG_ERROR, "no Vulkan device found; install mesa-vulkan-drivers "
+        eddy_log(e, EDDY_LOG_ERROR, "device.none", "no Vulkan device found; install mesa-vulkan-drivers "
                                     "for lavapipe (a CPU device) or a GPU driver");
         return EDDY_ERROR_NOT_FOUND;
     }
@@ -299,7 +310,7 @@ static eddy_result pick_device(eddy_engine *e, const char *want)
                                           : contains_nocase(info.name, want);
             if (match && !usable) {
                 eddy_log(e, EDDY_LOG_ERROR,
-                         "device %u '%s' matches '%s' but lacks Vulkan 1.2 or a compute queue",
+                         "device.unsupported", "device %u '%s' matches '%s' but lacks Vulkan 1.2 or a compute queue",
                          i, info.name, want);
                 free(pds);
                 return EDDY_ERROR_UNSUPPORTED;
@@ -316,10 +327,10 @@ static eddy_result pick_device(eddy_engine *e, const char *want)
     if (chosen < 0) {
         if (want && *want)
             eddy_log(e, EDDY_LOG_ERROR,
-                     "no Vulkan device matches '%s' (an index 0..%u or part of a name; "
+                     "device.none", "no Vulkan device matches '%s' (an index 0..%u or part of a name; "
                      "`eddy devices` lists them)", want, n - 1);
         else
-            eddy_log(e, EDDY_LOG_ERROR, "no Vulkan 1.2 device with a compute queue found");
+            eddy_log(e, EDDY_LOG_ERROR, "device.none", "no Vulkan 1.2 device with a compute queue found");
         free(pds);
         return EDDY_ERROR_NOT_FOUND;
     }
@@ -349,7 +360,7 @@ static eddy_result create_device(eddy_engine *e)
     };
     vkGetPhysicalDeviceFeatures2(e->physical_device, &have);
     if (!have12.timelineSemaphore) {
-        eddy_log(e, EDDY_LOG_ERROR, "device '%s' lacks timeline semaphores (Vulkan 1.2)",
+        eddy_log(e, EDDY_LOG_ERROR, "device.unsupported", "device '%s' lacks timeline semaphores (Vulkan 1.2)",
                  e->info.name);
         return EDDY_ERROR_UNSUPPORTED;
     }
@@ -451,13 +462,13 @@ static eddy_result create_engine_objects(eddy_engine *e)
 static eddy_result init_own_device(eddy_engine *e, const eddy_engine_desc *desc)
 {
     if (load_vulkan() != VK_SUCCESS) {
-        eddy_log(e, EDDY_LOG_ERROR, "the Vulkan loader (libvulkan.so.1) was not found; install "
+        eddy_log(e, EDDY_LOG_ERROR, "device.no_vulkan", "the Vulkan loader (libvulkan.so.1) was not found; install "
                                     "libvulkan1 and a driver (mesa-vulkan-drivers for lavapipe)");
         return EDDY_ERROR_UNSUPPORTED;
     }
     bool validation = e->validation >= EDDY_VALIDATION_ON;
     if (validation && !has_instance_layer(validation_layer)) {
-        eddy_log(e, EDDY_LOG_ERROR, "validation was asked for but %s is not installed "
+        eddy_log(e, EDDY_LOG_ERROR, "validation.unavailable", "validation was asked for but %s is not installed "
                                     "(Debian: apt-get install vulkan-validationlayers)",
                  validation_layer);
         return EDDY_ERROR_UNSUPPORTED;
@@ -481,13 +492,13 @@ static eddy_result init_own_device(eddy_engine *e, const eddy_engine_desc *desc)
 static eddy_result init_adopted(eddy_engine *e, const eddy_adopt_desc *a)
 {
     if (!a->instance || !a->physical_device || !a->get_instance_proc_addr || !a->queue) {
-        eddy_log(e, EDDY_LOG_ERROR, "adopting a device needs adopt.instance, "
+        eddy_log(e, EDDY_LOG_ERROR, "adopt.invalid", "adopting a device needs adopt.instance, "
                                     "adopt.physical_device, adopt.device, adopt.queue and "
                                     "adopt.get_instance_proc_addr (one is missing)");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     if (a->api_version && a->api_version < VK_API_VERSION_1_2) {
-        eddy_log(e, EDDY_LOG_ERROR, "adopted instance has Vulkan %u.%u; eddy needs 1.2",
+        eddy_log(e, EDDY_LOG_ERROR, "adopt.invalid", "adopted instance has Vulkan %u.%u; eddy needs 1.2",
                  VK_API_VERSION_MAJOR(a->api_version), VK_API_VERSION_MINOR(a->api_version));
         return EDDY_ERROR_UNSUPPORTED;
     }
@@ -520,7 +531,7 @@ eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
     eddy_engine_desc desc = desc_in ? *desc_in : (eddy_engine_desc){ 0 };
     eddy_engine *e = calloc(1, sizeof *e);
     if (!e) {
-        fprintf(stderr, "eddy error: out of host memory creating the engine\n");
+        fprintf(stderr, "eddy error [memory.host]: out of host memory creating the engine\n");
         return NULL;
     }
     e->log = desc.log;
@@ -571,7 +582,7 @@ eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
         eddy_destroy_engine(e);
         return NULL;
     }
-    eddy_log(e, EDDY_LOG_DEBUG, "device %u: %s%s (validation %s)", e->info.index, e->info.name,
+    eddy_log(e, EDDY_LOG_DEBUG, "device.chosen", "device %u: %s%s (validation %s)", e->info.index, e->info.name,
              e->adopted ? ", adopted" : "",
              e->validation == EDDY_VALIDATION_SYNC ? "with synchronization"
              : e->validation == EDDY_VALIDATION_ON ? "on" : "off");

@@ -32,14 +32,14 @@ eddy_graph eddy_create_graph(eddy_engine *e, const eddy_graph_desc *desc)
     uint32_t id;
     eddy_graph_obj *g = eddy_pool_alloc(&e->graphs, &id);
     if (!g) {
-        eddy_log(e, EDDY_LOG_ERROR, "graph: out of host memory");
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "graph: out of host memory");
         return (eddy_graph){ 0 };
     }
     eddy_copy_label(g->label, sizeof g->label, d.label, "graph");
     g->times = d.times ? d.times : 1;
     g->timestamps = d.timestamps && e->timestamp_bits > 0;
     if (d.timestamps && !g->timestamps)
-        eddy_log(e, EDDY_LOG_WARN, "graph '%s': the device's compute queue has no timestamps; "
+        eddy_log(e, EDDY_LOG_WARN, "profile.unavailable", "graph '%s': the device's compute queue has no timestamps; "
                                    "no profile", g->label);
     g->dirty = true;
     return (eddy_graph){ id };
@@ -86,28 +86,28 @@ static eddy_result check_image_binding(eddy_engine *e, const eddy_kernel_obj *k,
     const char *kind = sampled ? "a combined image sampler" : "a storage image";
     eddy_image_obj *im = eddy_image_get(e, b->image);
     if (!im) {
-        eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is %s but not a live image", label, i,
+        eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "pass '%s': binding %u of kernel '%s' is %s but not a live image", label, i,
                  k->label, kind);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     if (!(im->usage & (sampled ? EDDY_IMAGE_SAMPLED : EDDY_IMAGE_STORAGE))) {
-        eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is %s, but image '%s' was created "
+        eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "pass '%s': binding %u of kernel '%s' is %s, but image '%s' was created "
                  "without %s", label, i, k->label, kind, im->label, sampled ? "EDDY_IMAGE_SAMPLED" : "EDDY_IMAGE_STORAGE");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     if (k->shared->dims[i] != im->dimensions) {
-        eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is %uD but image '%s' is %uD", label, i,
+        eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "pass '%s': binding %u of kernel '%s' is %uD but image '%s' is %uD", label, i,
                  k->label, k->shared->dims[i], im->label, im->dimensions);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     if (sampled ? b->access != EDDY_SAMPLE : (b->access < EDDY_READ || b->access > EDDY_READ_WRITE)) {
-        eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is %s: declare %s", label, i, k->label,
+        eddy_log(e, EDDY_LOG_ERROR, "pass.access", "pass '%s': binding %u of kernel '%s' is %s: declare %s", label, i, k->label,
                  kind, sampled ? "EDDY_SAMPLE" : "EDDY_READ, EDDY_WRITE or EDDY_READ_WRITE");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     bool nw = k->shared->no_write >> i & 1, nr = k->shared->no_read >> i & 1;
     if (!sampled && ((b->access == EDDY_READ && !nw) || (b->access == EDDY_WRITE && !nr))) {
-        eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' (image '%s') is declared %s", label, i,
+        eddy_log(e, EDDY_LOG_ERROR, "pass.access", "pass '%s': binding %u of kernel '%s' (image '%s') is declared %s", label, i,
                  k->label, im->label,
                  b->access == EDDY_READ
                      ? "EDDY_READ, but the shader may write it (the image is not `readonly`: no NonWritable in "
@@ -119,7 +119,7 @@ static eddy_result check_image_binding(eddy_engine *e, const eddy_kernel_obj *k,
     for (uint32_t j = 0; j < i; j++)
         if (k->shared->kinds[j] != EDDY_BIND_BUFFER && earlier[j].id == b->image.id &&
             (k->shared->kinds[j] == EDDY_BIND_SAMPLED_IMAGE) != sampled) {
-            eddy_log(e, EDDY_LOG_ERROR, "pass '%s': image '%s' is bound both sampled (a layout for reading) and "
+            eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "pass '%s': image '%s' is bound both sampled (a layout for reading) and "
                      "as storage (bindings %u and %u); split the pass", label, im->label, j, i);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
@@ -131,12 +131,12 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
     eddy_graph_obj *g = graph_get(e, h);
     const char *label = d && d->label && *d->label ? d->label : "(unnamed pass)";
     if (!g) {
-        eddy_log(e, EDDY_LOG_ERROR, "pass '%s': not a live graph handle", label);
+        eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "pass '%s': not a live graph handle", label);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     eddy_kernel_obj *k = d ? eddy_kernel_get(e, d->kernel) : NULL;
     if (!k) {
-        eddy_log(e, EDDY_LOG_ERROR, "pass '%s' of graph '%s': no live kernel", label, g->label);
+        eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "pass '%s' of graph '%s': no live kernel", label, g->label);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     eddy_pass p = { 0 };
@@ -150,19 +150,19 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
         bool image = i < k->shared->binding_count && k->shared->kinds[i] != EDDY_BIND_BUFFER;
         if ((image && (b->buffer.id || b->access)) ||
             (!image && i < k->shared->binding_count && (ib->image.id || ib->access))) {
-            eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is %s; give it in %s (and leave "
+            eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "pass '%s': binding %u of kernel '%s' is %s; give it in %s (and leave "
                      "%s[%u] zero)", label, i, k->label, image ? "an image" : "a storage buffer",
                      image ? "images[]" : "bindings[]", image ? "bindings" : "images", i);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
         bool given = image ? ib->image.id != 0 : b->buffer.id != 0 || (i >= k->shared->binding_count && ib->image.id);
         if (i < k->shared->binding_count && !given) {
-            eddy_log(e, EDDY_LOG_ERROR, "pass '%s': kernel '%s' has %u bindings but binding %u "
+            eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "pass '%s': kernel '%s' has %u bindings but binding %u "
                      "has no %s", label, k->label, k->shared->binding_count, i, image ? "image" : "buffer");
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
         if (i >= k->shared->binding_count && given) {
-            eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u given but kernel '%s' has only %u",
+            eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "pass '%s': binding %u given but kernel '%s' has only %u",
                      label, i, k->label, k->shared->binding_count);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
@@ -179,11 +179,11 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
             continue;
         }
         if (!eddy_buffer_get(e, b->buffer)) {
-            eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u is not a live buffer", label, i);
+            eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "pass '%s': binding %u is not a live buffer", label, i);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
         if (b->access < EDDY_READ || b->access > EDDY_ATOMIC) {
-            eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u has no access (EDDY_READ, "
+            eddy_log(e, EDDY_LOG_ERROR, "pass.access", "pass '%s': binding %u has no access (EDDY_READ, "
                      "EDDY_WRITE, EDDY_READ_WRITE or EDDY_ATOMIC; EDDY_SAMPLE is for images)", label, i);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
@@ -199,7 +199,7 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
                 ? "EDDY_WRITE, but the shader may read it (its block is not `writeonly`: no NonReadable "
                   "in the SPIR-V); declare EDDY_READ_WRITE, or make the block writeonly"
                 : "EDDY_ATOMIC, but the shader never writes it (`readonly`); declare EDDY_READ";
-            eddy_log(e, EDDY_LOG_ERROR, "pass '%s': binding %u of kernel '%s' is declared %s", label, i,
+            eddy_log(e, EDDY_LOG_ERROR, "pass.access", "pass '%s': binding %u of kernel '%s' is declared %s", label, i,
                      k->label, why);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
@@ -210,7 +210,7 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
     if (d->indirect.id) {
         eddy_buffer_obj *ib = eddy_buffer_get(e, d->indirect);
         if (!ib || d->indirect_offset % 4 || d->indirect_offset + 12 > ib->size) {
-            eddy_log(e, EDDY_LOG_ERROR, "pass '%s': indirect arguments need 12 bytes at a "
+            eddy_log(e, EDDY_LOG_ERROR, "pass.invalid", "pass '%s': indirect arguments need 12 bytes at a "
                      "4-byte aligned offset inside a live buffer", label);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
@@ -228,7 +228,7 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
         /* A pass with nothing to do (an empty particle set) is legal: it records no dispatch. */
         for (int a = 0; a < 3; a++)
             if (p.groups[a] > e->info.max_workgroup_count[a]) {
-                eddy_log(e, EDDY_LOG_ERROR, "pass '%s': %u workgroups along %c (%u threads of "
+                eddy_log(e, EDDY_LOG_ERROR, "dispatch.too_large", "pass '%s': %u workgroups along %c (%u threads of "
                          "%u) exceed the device's maxComputeWorkGroupCount of %u",
                          label, p.groups[a], "xyz"[a], d->threads, k->shared->workgroup_size,
                          e->info.max_workgroup_count[a]);
@@ -237,7 +237,7 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
     }
     if (d->push_size > EDDY_PUSH_CONSTANT_BYTES || d->push_size % 4 ||
         (d->push_size && !d->push)) {
-        eddy_log(e, EDDY_LOG_ERROR, "pass '%s': push constants must be a multiple of 4 bytes "
+        eddy_log(e, EDDY_LOG_ERROR, "pass.invalid", "pass '%s': push constants must be a multiple of 4 bytes "
                  "and at most %d bytes (got %u)", label, EDDY_PUSH_CONSTANT_BYTES, d->push_size);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -264,7 +264,7 @@ eddy_result eddy_graph_repeat(eddy_engine *e, eddy_graph h, uint32_t first, uint
     if (!g)
         return EDDY_ERROR_INVALID_ARGUMENT;
     if (count == 0 || times == 0 || first > g->pass_count || count > g->pass_count - first) {
-        eddy_log(e, EDDY_LOG_ERROR, "graph '%s': repeat of passes [%u, %u) x %u is not a "
+        eddy_log(e, EDDY_LOG_ERROR, "graph.invalid", "graph '%s': repeat of passes [%u, %u) x %u is not a "
                  "non-empty range of its %u passes repeated at least once",
                  g->label, first, first + count, times, g->pass_count);
         return EDDY_ERROR_INVALID_ARGUMENT;
@@ -272,7 +272,7 @@ eddy_result eddy_graph_repeat(eddy_engine *e, eddy_graph h, uint32_t first, uint
     for (uint32_t i = 0; i < g->range_count; i++) {
         const eddy_graph_range *r = &g->ranges[i];
         if (first < r->first + r->count && r->first < first + count) {
-            eddy_log(e, EDDY_LOG_ERROR, "graph '%s': repeat [%u, %u) overlaps [%u, %u)",
+            eddy_log(e, EDDY_LOG_ERROR, "graph.invalid", "graph '%s': repeat [%u, %u) overlaps [%u, %u)",
                      g->label, first, first + count, r->first, r->first + r->count);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
@@ -487,7 +487,7 @@ static eddy_result host_of(eddy_engine *e, const eddy_graph_obj *g, const eddy_h
 {
     *host = (eddy_sync_host){ out, 0, EDDY_SYNC_STAGE_ALL, EDDY_SYNC_ACCESS_ALL };
     if (count && !uses) {
-        eddy_log(e, EDDY_LOG_ERROR, "graph_record '%s': %s_count %u with no %s array", g->label, which, count,
+        eddy_log(e, EDDY_LOG_ERROR, "graph.invalid", "graph_record '%s': %s_count %u with no %s array", g->label, which, count,
                  which);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -495,13 +495,13 @@ static eddy_result host_of(eddy_engine *e, const eddy_graph_obj *g, const eddy_h
         const eddy_host_use *u = &uses[i];
         if ((u->stages & ~(uint32_t)EDDY_STAGE_ALL) || (u->access & ~(uint32_t)EDDY_ACCESS_ALL) ||
             (u->access & ~stage_accesses(u->stages))) {
-            eddy_log(e, EDDY_LOG_ERROR, "graph_record '%s': %s[%u]: access bits 0x%x are not made by stages 0x%x "
+            eddy_log(e, EDDY_LOG_ERROR, "graph.host_use", "graph_record '%s': %s[%u]: access bits 0x%x are not made by stages 0x%x "
                      "(EDDY_STAGE_* / EDDY_ACCESS_*: see eddy_host_use)", g->label, which, i, u->access,
                      u->stages);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
         if (u->buffer.id && u->image.id) {
-            eddy_log(e, EDDY_LOG_ERROR, "graph_record '%s': %s[%u] names a buffer and an image; one use names "
+            eddy_log(e, EDDY_LOG_ERROR, "graph.host_use", "graph_record '%s': %s[%u] names a buffer and an image; one use names "
                      "one resource (or none: the default)", g->label, which, i);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
@@ -538,7 +538,7 @@ static eddy_result plan_graph(eddy_engine *e, eddy_graph_obj *g, bool own, const
         free(passes);
         free(ranges);
         free(host_uses);
-        eddy_log(e, EDDY_LOG_ERROR, "graph '%s': out of host memory planning barriers", g->label);
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "graph '%s': out of host memory planning barriers", g->label);
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
     for (uint32_t i = 0; i < g->pass_count; i++) {
@@ -586,7 +586,7 @@ static eddy_result plan_graph(eddy_engine *e, eddy_graph_obj *g, bool own, const
     if (r != EDDY_OK)
         return r;
     if (rc != 0) {
-        eddy_log(e, EDDY_LOG_ERROR, "graph '%s': the barrier planner refused its passes", g->label);
+        eddy_log(e, EDDY_LOG_ERROR, "graph.invalid", "graph '%s': the barrier planner refused its passes", g->label);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     return EDDY_OK;
@@ -624,7 +624,7 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
         eddy_pass *p = &g->passes[i];
         eddy_kernel_obj *k = eddy_kernel_get(e, p->kernel);
         if (!k) {
-            eddy_log(e, EDDY_LOG_ERROR, "graph '%s': the kernel of pass '%s' was destroyed",
+            eddy_log(e, EDDY_LOG_ERROR, "graph.destroyed_resource", "graph '%s': the kernel of pass '%s' was destroyed",
                      g->label, p->label);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
@@ -644,7 +644,7 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
             if (k->shared->kinds[b] != EDDY_BIND_BUFFER) {
                 eddy_image_obj *im = eddy_image_get(e, p->images[b]);
                 if (!im) {
-                    eddy_log(e, EDDY_LOG_ERROR, "graph '%s': image %u of pass '%s' was destroyed", g->label, b,
+                    eddy_log(e, EDDY_LOG_ERROR, "graph.destroyed_resource", "graph '%s': image %u of pass '%s' was destroyed", g->label, b,
                              p->label);
                     return EDDY_ERROR_INVALID_ARGUMENT;
                 }
@@ -666,7 +666,7 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
             }
             eddy_buffer_obj *bo = eddy_buffer_get(e, p->bindings[b].buffer);
             if (!bo) {
-                eddy_log(e, EDDY_LOG_ERROR, "graph '%s': buffer %u of pass '%s' was destroyed",
+                eddy_log(e, EDDY_LOG_ERROR, "graph.destroyed_resource", "graph '%s': buffer %u of pass '%s' was destroyed",
                          g->label, b, p->label);
                 return EDDY_ERROR_INVALID_ARGUMENT;
             }
@@ -683,7 +683,7 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
         if (p->binding_count)
             e->vk.vkUpdateDescriptorSets(e->device, p->binding_count, writes, 0, NULL);
         if (p->indirect.id && !eddy_buffer_get(e, p->indirect)) {
-            eddy_log(e, EDDY_LOG_ERROR, "graph '%s': the indirect buffer of pass '%s' was "
+            eddy_log(e, EDDY_LOG_ERROR, "graph.destroyed_resource", "graph '%s': the indirect buffer of pass '%s' was "
                      "destroyed", g->label, p->label);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
@@ -739,7 +739,7 @@ static bool barrier_scratch(eddy_engine *e, const eddy_graph_obj *g, const eddy_
     ctx->buffers = malloc(most * sizeof *ctx->buffers);
     ctx->images = malloc(most * sizeof *ctx->images);
     if (!refs || !ctx->buffers || !ctx->images) {
-        eddy_log(e, EDDY_LOG_ERROR, "graph '%s': out of host memory recording", g->label);
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "graph '%s': out of host memory recording", g->label);
         return false;
     }
     return true;
@@ -763,7 +763,7 @@ static eddy_result check_live(eddy_engine *e, eddy_graph_obj *g)
     for (uint32_t i = 0; i < g->pass_count; i++) {
         const eddy_pass *p = &g->passes[i];
         if (!eddy_kernel_get(e, p->kernel)) {
-            eddy_log(e, EDDY_LOG_ERROR, "graph '%s': pass '%s' uses kernel '%s', which was destroyed; "
+            eddy_log(e, EDDY_LOG_ERROR, "graph.destroyed_resource", "graph '%s': pass '%s' uses kernel '%s', which was destroyed; "
                      "the graph cannot run (destroy it and build it again)", g->label, p->label,
                      p->kernel_label);
             return EDDY_ERROR_INVALID_ARGUMENT;
@@ -772,7 +772,7 @@ static eddy_result check_live(eddy_engine *e, eddy_graph_obj *g)
         for (uint32_t b = 0; b <= EDDY_MAX_BINDINGS; b++) {
             if (b < p->binding_count && k->shared->kinds[b] != EDDY_BIND_BUFFER) {
                 if (!eddy_image_get(e, p->images[b])) {
-                    eddy_log(e, EDDY_LOG_ERROR, "graph '%s': pass '%s' binds image '%s' (binding %u), which was "
+                    eddy_log(e, EDDY_LOG_ERROR, "graph.destroyed_resource", "graph '%s': pass '%s' binds image '%s' (binding %u), which was "
                              "destroyed; the graph cannot run (destroy it and build it again)", g->label, p->label,
                              p->binding_labels[b], b);
                     return EDDY_ERROR_INVALID_ARGUMENT;
@@ -786,7 +786,7 @@ static eddy_result check_live(eddy_engine *e, eddy_graph_obj *g)
                     snprintf(which, sizeof which, "binding %u", b);
                 else
                     snprintf(which, sizeof which, "indirect arguments");
-                eddy_log(e, EDDY_LOG_ERROR, "graph '%s': pass '%s' binds buffer '%s' (%s), which was "
+                eddy_log(e, EDDY_LOG_ERROR, "graph.destroyed_resource", "graph '%s': pass '%s' binds buffer '%s' (%s), which was "
                          "destroyed; the graph cannot run (destroy it and build it again)", g->label,
                          p->label, p->binding_labels[b], which);
                 return EDDY_ERROR_INVALID_ARGUMENT;
@@ -978,7 +978,7 @@ eddy_result eddy_graph_run(eddy_engine *e, eddy_graph h, uint32_t times)
 {
     eddy_graph_obj *g = graph_get(e, h);
     if (!g) {
-        eddy_log(e, EDDY_LOG_ERROR, "graph_run: not a live graph handle");
+        eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "graph_run: not a live graph handle");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     return submit_times(e, g, times, NULL, true);
@@ -988,7 +988,7 @@ eddy_result eddy_graph_submit(eddy_engine *e, eddy_graph h, uint32_t times, uint
 {
     eddy_graph_obj *g = graph_get(e, h);
     if (!g) {
-        eddy_log(e, EDDY_LOG_ERROR, "graph_submit: not a live graph handle");
+        eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "graph_submit: not a live graph handle");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     return submit_times(e, g, times, value, false);
@@ -998,7 +998,7 @@ eddy_result eddy_graph_record(eddy_engine *e, eddy_graph h, const eddy_record_de
 {
     eddy_graph_obj *g = graph_get(e, h);
     if (!g || !desc || !desc->command_buffer) {
-        eddy_log(e, EDDY_LOG_ERROR, "graph_record: needs a live graph and a command buffer");
+        eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "graph_record: needs a live graph and a command buffer");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     eddy_result r = check_live(e, g);
@@ -1019,7 +1019,7 @@ eddy_result eddy_graph_record(eddy_engine *e, eddy_graph h, const eddy_record_de
     if (!epoch) {
         scratch_free(&ctx);
         eddy_sync_plan_free(&plan);
-        eddy_log(e, EDDY_LOG_ERROR, "graph_record: out of host memory");
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "graph_record: out of host memory");
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
     VkCommandBuffer cb = desc->command_buffer;

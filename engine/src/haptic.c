@@ -112,12 +112,12 @@ eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_ha
     eddy_engine *e = s ? eddy_scene_engine(s) : NULL;
     if (!s || !desc || !desc->device || !desc->system) {
         if (e)
-            eddy_log(e, EDDY_LOG_ERROR, "haptic: give the scene, desc->system and desc->device");
+            eddy_log(e, EDDY_LOG_ERROR, "haptic.invalid", "haptic: give the scene, desc->system and desc->device");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     double rate = desc->rate > 0 ? desc->rate : 1000;
     if (!isfinite(rate) || rate > 1e5 || !isfinite(desc->duration) || desc->duration < 0) {
-        eddy_log(e, EDDY_LOG_ERROR, "haptic: rate %g Hz or duration %g s out of range; expected "
+        eddy_log(e, EDDY_LOG_ERROR, "haptic.invalid", "haptic: rate %g Hz or duration %g s out of range; expected "
                  "0 < rate <= 100000 Hz (0 = 1000) and duration >= 0 s", desc->rate, desc->duration);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -130,12 +130,12 @@ eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_ha
     char tmp[4200];
     if (desc->log_path) {
         if (snprintf(tmp, sizeof tmp, "%s.tmp", desc->log_path) >= (int)sizeof tmp) {
-            eddy_log(e, EDDY_LOG_ERROR, "haptic: the log path is longer than %zu bytes", sizeof tmp - 5);
+            eddy_log(e, EDDY_LOG_ERROR, "haptic.invalid", "haptic: the log path is longer than %zu bytes", sizeof tmp - 5);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
         h.log = fopen(tmp, "wb");
         if (!h.log) {
-            eddy_log(e, EDDY_LOG_ERROR, "haptic: cannot create '%s': %s", tmp, strerror(errno));
+            eddy_log(e, EDDY_LOG_ERROR, "output.write", "haptic: cannot create '%s': %s", tmp, strerror(errno));
             return EDDY_ERROR_IO;
         }
         setvbuf(h.log, NULL, _IOFBF, 1 << 20);
@@ -156,7 +156,7 @@ eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_ha
         rc = pthread_create(&thread, NULL, haptic_thread, &h);
     pthread_attr_destroy(&attr);
     if (rc) {
-        eddy_log(e, EDDY_LOG_ERROR, "haptic: cannot start the haptic thread: %s", strerror(rc));
+        eddy_log(e, EDDY_LOG_ERROR, "haptic.thread", "haptic: cannot start the haptic thread: %s", strerror(rc));
         if (h.log)
             fclose(h.log), remove(tmp);
         pthread_mutex_destroy(&h.mu);
@@ -182,7 +182,7 @@ eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_ha
             break;
         for (int a = 0; a < 3; a++)
             if (!isfinite(f.total[a])) {
-                eddy_log(e, EDDY_LOG_ERROR, "haptic: the tool force is not finite at step %" PRIu64
+                eddy_log(e, EDDY_LOG_ERROR, "system.diverged", "haptic: the tool force is not finite at step %" PRIu64
                          "; the simulation is unstable", rep.steps + 1);
                 r = EDDY_ERROR_INVALID_ARGUMENT;
             }
@@ -228,7 +228,7 @@ eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_ha
         if (ok && r == EDDY_OK && rename(tmp, desc->log_path) != 0)
             ok = false;
         if (!ok) {
-            eddy_log(e, EDDY_LOG_ERROR, "haptic: cannot write '%s': %s", desc->log_path, strerror(errno));
+            eddy_log(e, EDDY_LOG_ERROR, "output.write", "haptic: cannot write '%s': %s", desc->log_path, strerror(errno));
             r = r == EDDY_OK ? EDDY_ERROR_IO : r;
         }
         if (r != EDDY_OK)

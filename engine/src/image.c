@@ -58,7 +58,7 @@ static bool check_features(eddy_engine *e, const char *label, eddy_format f, uin
     };
     for (size_t i = 0; i < sizeof need / sizeof *need; i++)
         if (need[i].wanted && !(have & need[i].bit)) {
-            eddy_log(e, EDDY_LOG_ERROR, "image '%s': format %s lacks the feature %s with optimal tiling "
+            eddy_log(e, EDDY_LOG_ERROR, "image.unsupported", "image '%s': format %s lacks the feature %s with optimal tiling "
                      "on device '%s'; pick another format or usage", label, formats[f].name, need[i].name,
                      e->info.name);
             return false;
@@ -129,7 +129,7 @@ eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc)
     eddy_image none = { 0 };
     const char *label = desc && desc->label && *desc->label ? desc->label : "(unnamed)";
     if (!desc || !format_known(desc->format)) {
-        eddy_log(e, EDDY_LOG_ERROR, "image '%s': format must be one of EDDY_FORMAT_R32F, RG32F, RGBA32F, "
+        eddy_log(e, EDDY_LOG_ERROR, "image.invalid", "image '%s': format must be one of EDDY_FORMAT_R32F, RG32F, RGBA32F, "
                  "RGBA16F, RGBA8 (got %d)", label, desc ? (int)desc->format : 0);
         return none;
     }
@@ -139,7 +139,7 @@ eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc)
     if (dims > 3 || ext[0] == 0 || (dims < 3 && ext[2] != 1) || (dims < 2 && ext[1] != 1) ||
         (usage & ~(uint32_t)(EDDY_IMAGE_STORAGE | EDDY_IMAGE_SAMPLED)) ||
         (uint32_t)desc->filter > EDDY_FILTER_LINEAR) {
-        eddy_log(e, EDDY_LOG_ERROR, "image '%s': %u-dimensional %ux%ux%u with usage 0x%x and filter %d is not "
+        eddy_log(e, EDDY_LOG_ERROR, "image.invalid", "image '%s': %u-dimensional %ux%ux%u with usage 0x%x and filter %d is not "
                  "valid (width > 0; height 1 below 2D, depth 1 below 3D; usage EDDY_IMAGE_STORAGE | "
                  "EDDY_IMAGE_SAMPLED; filter nearest or linear)", label, dims, ext[0], ext[1], ext[2], usage,
                  (int)desc->filter);
@@ -151,7 +151,7 @@ eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc)
                    : dims == 2 ? props.limits.maxImageDimension2D : props.limits.maxImageDimension3D;
     for (uint32_t a = 0; a < dims; a++)
         if (ext[a] > limit) {
-            eddy_log(e, EDDY_LOG_ERROR, "image '%s': %s of %u texels exceeds the device's maxImageDimension%uD "
+            eddy_log(e, EDDY_LOG_ERROR, "image.too_large", "image '%s': %s of %u texels exceeds the device's maxImageDimension%uD "
                      "of %u (device '%s')", label, a == 0 ? "width" : a == 1 ? "height" : "depth", ext[a], dims,
                      limit, e->info.name);
             return none;
@@ -160,7 +160,7 @@ eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc)
         return none;
     uint64_t bytes = (uint64_t)ext[0] * ext[1] * ext[2] * formats[desc->format].bytes;
     if (bytes > e->info.device_local_bytes) {
-        eddy_log(e, EDDY_LOG_ERROR, "image '%s': %" PRIu64 " bytes exceed the device-local heap of %" PRIu64,
+        eddy_log(e, EDDY_LOG_ERROR, "image.too_large", "image '%s': %" PRIu64 " bytes exceed the device-local heap of %" PRIu64,
                  label, bytes, e->info.device_local_bytes);
         return none;
     }
@@ -197,7 +197,7 @@ eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc)
         };
         vr = e->vk.vkCreateImage(e->device, &ci, NULL, &tmp.image);
         if (vr != VK_SUCCESS) {
-            eddy_log(e, EDDY_LOG_ERROR, "image '%s': vkCreateImage failed: %s", label, eddy_vk_result_string(vr));
+            eddy_log(e, EDDY_LOG_ERROR, "vulkan.call", "image '%s': vkCreateImage failed: %s", label, eddy_vk_result_string(vr));
             return none;
         }
         VkMemoryRequirements req;
@@ -241,7 +241,7 @@ eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc)
     eddy_image_obj *im = res == EDDY_OK ? eddy_pool_alloc(&e->images, &id) : NULL;
     if (!im) {
         if (res == EDDY_OK)
-            eddy_log(e, EDDY_LOG_ERROR, "image '%s': out of host memory", label);
+            eddy_log(e, EDDY_LOG_ERROR, "memory.host", "image '%s': out of host memory", label);
         destroy_objects(e, &tmp, true);
         return none;
     }
@@ -332,7 +332,7 @@ static eddy_result transfer(eddy_engine *e, eddy_image h, const eddy_image_regio
     const char *what = upload ? "image_upload" : "image_download";
     eddy_image_obj *im = eddy_image_get(e, h);
     if (!im || !data) {
-        eddy_log(e, EDDY_LOG_ERROR, "%s: not a live image handle, or no data", what);
+        eddy_log(e, EDDY_LOG_ERROR, "image.range", "%s: not a live image handle, or no data", what);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     eddy_image_region r = region ? *region : (eddy_image_region){ 0 };
@@ -341,7 +341,7 @@ static eddy_result transfer(eddy_engine *e, eddy_image h, const eddy_image_regio
     uint32_t off[3] = { r.x, r.y, r.z }, ext[3] = { r.width, r.height, r.depth };
     for (int a = 0; a < 3; a++)
         if (ext[a] == 0 || off[a] > im->extent[a] || ext[a] > im->extent[a] - off[a]) {
-            eddy_log(e, EDDY_LOG_ERROR, "%s: region at (%u, %u, %u) of %ux%ux%u texels lies outside image '%s' "
+            eddy_log(e, EDDY_LOG_ERROR, "image.range", "%s: region at (%u, %u, %u) of %ux%ux%u texels lies outside image '%s' "
                      "(%ux%ux%u)", what, r.x, r.y, r.z, r.width, r.height, r.depth, im->label, im->extent[0],
                      im->extent[1], im->extent[2]);
             return EDDY_ERROR_INVALID_ARGUMENT;
@@ -371,7 +371,7 @@ eddy_result eddy_image_vk(eddy_engine *e, eddy_image h, eddy_vk_image *out)
 {
     eddy_image_obj *im = eddy_image_get(e, h);
     if (!im || !out) {
-        eddy_log(e, EDDY_LOG_ERROR, "image_vk: not a live image handle");
+        eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "image_vk: not a live image handle");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     *out = (eddy_vk_image){ im->image, im->view, im->sampler, im->vk_format,

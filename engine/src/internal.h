@@ -209,6 +209,7 @@ typedef struct eddy_particles_obj {
 struct eddy_engine {
     eddy_log_fn log;
     void *log_user;
+    char last_error[64]; /* id of the last error eddy itself logged (eddy_last_error) */
     bool verbose;
     bool force_staging; /* EDDY_FORCE_STAGING=1: test the staging path on lavapipe */
     uint32_t validation_messages;
@@ -288,14 +289,8 @@ struct eddy_engine {
 
 /* ------------------------------------------------------------------ helpers */
 
-void eddy_logv(eddy_engine *e, eddy_log_level level, const char *source, const char *fmt,
-               va_list ap);
-void eddy_log_src(eddy_engine *e, eddy_log_level level, const char *source, const char *fmt,
-                  ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+void eddy_logv(eddy_engine *e, eddy_log_level level, const char *source, const char *id,
+               const char *fmt, va_list ap);
 const char *eddy_vk_result_string(VkResult r);
 /* Logs a failed Vulkan call and maps it to an eddy_result. */
 eddy_result eddy_vk_fail(eddy_engine *e, VkResult r, const char *what);

@@ -173,7 +173,7 @@ eddy_result eddy_compile_glsl(eddy_engine *e, const char *source, const char *na
     shaderc_compile_options_t options = shaderc_compile_options_initialize();
     if (!compiler || !options) {
         shaderc_compile_options_release(options);
-        eddy_log(e, EDDY_LOG_ERROR, "kernel '%s': shaderc could not start", name);
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "kernel '%s': shaderc could not start", name);
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
     shaderc_compile_options_set_target_env(options, shaderc_target_env_vulkan,
@@ -184,7 +184,7 @@ eddy_result eddy_compile_glsl(eddy_engine *e, const char *source, const char *na
         compiler, source, strlen(source), shaderc_compute_shader, name, "main", options);
     eddy_result res = EDDY_OK;
     if (shaderc_result_get_compilation_status(result) != shaderc_compilation_status_success) {
-        eddy_log(e, EDDY_LOG_ERROR, "kernel '%s': GLSL does not compile:\n%s", name,
+        eddy_log(e, EDDY_LOG_ERROR, "kernel.glsl", "kernel '%s': GLSL does not compile:\n%s", name,
                  shaderc_result_get_error_message(result));
         res = EDDY_ERROR_PARSE;
     } else {
@@ -273,7 +273,7 @@ static eddy_shared_pipeline *make_shared(eddy_engine *e, const char *label, cons
         uint32_t cap = e->pipeline_cap ? 2 * e->pipeline_cap : 32;
         eddy_shared_pipeline **grown = realloc(e->pipelines, cap * sizeof *grown);
         if (!grown) {
-            eddy_log(e, EDDY_LOG_ERROR, "kernel '%s': out of host memory", label);
+            eddy_log(e, EDDY_LOG_ERROR, "memory.host", "kernel '%s': out of host memory", label);
             return NULL;
         }
         e->pipelines = grown;
@@ -281,7 +281,7 @@ static eddy_shared_pipeline *make_shared(eddy_engine *e, const char *label, cons
     }
     eddy_shared_pipeline *sp = calloc(1, sizeof *sp);
     if (!sp) {
-        eddy_log(e, EDDY_LOG_ERROR, "kernel '%s': out of host memory", label);
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "kernel '%s': out of host memory", label);
         return NULL;
     }
     memcpy(sp->key, key, sizeof sp->key);
@@ -342,7 +342,7 @@ static eddy_shared_pipeline *make_shared(eddy_engine *e, const char *label, cons
     if (module)
         e->vk.vkDestroyShaderModule(e->device, module, NULL);
     if (r != VK_SUCCESS) {
-        eddy_log(e, EDDY_LOG_ERROR, "kernel '%s': pipeline creation failed: %s", label,
+        eddy_log(e, EDDY_LOG_ERROR, "kernel.pipeline", "kernel '%s': pipeline creation failed: %s", label,
                  eddy_vk_result_string(r));
         eddy_destroy_shared_pipeline(e, sp);
         return NULL;
@@ -384,7 +384,7 @@ eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
     eddy_kernel none = { 0 };
     const char *label = desc && desc->label && *desc->label ? desc->label : "(unnamed)";
     if (!desc || (!desc->spirv == !desc->glsl)) {
-        eddy_log(e, EDDY_LOG_ERROR, "kernel '%s': give exactly one of spirv or glsl", label);
+        eddy_log(e, EDDY_LOG_ERROR, "kernel.spirv", "kernel '%s': give exactly one of spirv or glsl", label);
         return none;
     }
     uint32_t *compiled = NULL;
@@ -398,13 +398,13 @@ eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
     }
     spirv_facts facts;
     if (size % 4 || !read_spirv(words, size / 4, &facts)) {
-        eddy_log(e, EDDY_LOG_ERROR, "kernel '%s': not valid SPIR-V (%zu bytes)", label, size);
+        eddy_log(e, EDDY_LOG_ERROR, "kernel.spirv", "kernel '%s': not valid SPIR-V (%zu bytes)", label, size);
         free(compiled);
         return none;
     }
     if (facts.other_set || facts.binding_count > EDDY_MAX_BINDINGS || facts.bad_binding >= 0) {
         eddy_log(e, EDDY_LOG_ERROR,
-                 "kernel '%s': bindings must be storage buffers, storage images or combined image "
+                 "kernel.unsupported", "kernel '%s': bindings must be storage buffers, storage images or combined image "
                  "samplers (1D, 2D or 3D) 0..%u of set 0%s", label, EDDY_MAX_BINDINGS - 1,
                  facts.bad_binding >= 0 ? "; a separate texture or sampler, or another image "
                                           "dimensionality, is not supported" : "");
@@ -415,13 +415,13 @@ eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
                                   : facts.local_size_x;
     if (wg == 0 || wg > e->info.max_workgroup_invocations) {
         eddy_log(e, EDDY_LOG_ERROR,
-                 "kernel '%s': workgroup size %u outside 1..%u (maxComputeWorkGroupInvocations)",
+                 "kernel.workgroup", "kernel '%s': workgroup size %u outside 1..%u (maxComputeWorkGroupInvocations)",
                  label, wg, e->info.max_workgroup_invocations);
         free(compiled);
         return none;
     }
     if (desc->specialization_count > EDDY_MAX_SPECIALIZATION) {
-        eddy_log(e, EDDY_LOG_ERROR, "kernel '%s': at most %d specialization constants", label,
+        eddy_log(e, EDDY_LOG_ERROR, "kernel.invalid", "kernel '%s': at most %d specialization constants", label,
                  EDDY_MAX_SPECIALIZATION);
         free(compiled);
         return none;

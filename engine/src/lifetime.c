@@ -89,7 +89,7 @@ void eddy_defer(eddy_engine *e, const eddy_deferred *d)
             if (eddy_wait_use(e, d->use) == EDDY_OK && eddy_use_done(e, d->use))
                 release(e, d);
             else
-                eddy_log(e, EDDY_LOG_ERROR, "out of host memory deferring a release; "
+                eddy_log(e, EDDY_LOG_ERROR, "memory.host", "out of host memory deferring a release; "
                                             "the objects are kept until the process ends");
             return;
         }

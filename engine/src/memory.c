@@ -94,7 +94,7 @@ static eddy_result new_memory(eddy_engine *e, uint32_t type, uint64_t size, cons
     uint64_t free_bytes = eddy_heap_free(e, heap);
     if (size > free_bytes) {
         eddy_log(e, EDDY_LOG_ERROR,
-                 "buffer '%s': %" PRIu64 " bytes requested but only %" PRIu64
+                 "memory.device", "buffer '%s': %" PRIu64 " bytes requested but only %" PRIu64
                  " bytes are free in memory heap %u of device '%s'",
                  label, size, free_bytes, heap, e->info.name);
         return EDDY_ERROR_LIMIT;
@@ -106,7 +106,7 @@ static eddy_result new_memory(eddy_engine *e, uint32_t type, uint64_t size, cons
     };
     VkResult r = e->vk.vkAllocateMemory(e->device, &ai, NULL, memory);
     if (r != VK_SUCCESS) {
-        eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': allocating %" PRIu64 " bytes failed: %s", label, size,
+        eddy_log(e, EDDY_LOG_ERROR, "memory.device", "buffer '%s': allocating %" PRIu64 " bytes failed: %s", label, size,
                  eddy_vk_result_string(r));
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
@@ -214,7 +214,7 @@ eddy_result eddy_mem_alloc(eddy_engine *e, const VkMemoryRequirements *req, eddy
     memset(out, 0, sizeof *out);
     int type = pick_type(e, req->memoryTypeBits, purpose);
     if (type < 0) {
-        eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': no suitable memory type", label);
+        eddy_log(e, EDDY_LOG_ERROR, "device.unsupported", "buffer '%s': no suitable memory type", label);
         return EDDY_ERROR_UNSUPPORTED;
     }
     out->type = (uint32_t)type;
@@ -232,7 +232,7 @@ eddy_result eddy_mem_alloc(eddy_engine *e, const VkMemoryRequirements *req, eddy
     if (!b) {
         b = calloc(1, sizeof *b);
         if (!b) {
-            eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': out of host memory", label);
+            eddy_log(e, EDDY_LOG_ERROR, "memory.host", "buffer '%s': out of host memory", label);
             return EDDY_ERROR_OUT_OF_MEMORY;
         }
         /* A smaller block where the heap has less left than a whole one. */
@@ -258,7 +258,7 @@ eddy_result eddy_mem_alloc(eddy_engine *e, const VkMemoryRequirements *req, eddy
         b->next = e->blocks;
         e->blocks = b;
         if (!take(b, req->size, alignment, &out->offset)) {
-            eddy_log(e, EDDY_LOG_ERROR, "buffer '%s': out of host memory", label);
+            eddy_log(e, EDDY_LOG_ERROR, "memory.host", "buffer '%s': out of host memory", label);
             return EDDY_ERROR_OUT_OF_MEMORY;
         }
     }

@@ -7,25 +7,25 @@ static eddy_result add_module(eddy_engine *e, const eddy_module_desc *m, void *l
                               const char *from)
 {
     if (m->abi_version != EDDY_MODULE_ABI_VERSION) {
-        eddy_log(e, EDDY_LOG_ERROR, "module %s was built for eddy module ABI version %u, but "
+        eddy_log(e, EDDY_LOG_ERROR, "module.abi", "module %s was built for eddy module ABI version %u, but "
                  "this eddy has ABI version %u: rebuild the module against this eddy",
                  from, m->abi_version, EDDY_MODULE_ABI_VERSION);
         return EDDY_ERROR_ABI;
     }
     if (m->struct_size != sizeof(eddy_module_desc)) {
-        eddy_log(e, EDDY_LOG_ERROR, "module %s has a descriptor of %u bytes, but this eddy's "
+        eddy_log(e, EDDY_LOG_ERROR, "module.abi", "module %s has a descriptor of %u bytes, but this eddy's "
                  "eddy_module_desc has %zu bytes (ABI version %u): rebuild the module",
                  from, m->struct_size, sizeof(eddy_module_desc), EDDY_MODULE_ABI_VERSION);
         return EDDY_ERROR_ABI;
     }
     if (!m->name || !*m->name || !m->create || !m->destroy || !m->declare_step ||
         (m->param_count && !m->params)) {
-        eddy_log(e, EDDY_LOG_ERROR, "module %s: the descriptor lacks a name, create, destroy, "
+        eddy_log(e, EDDY_LOG_ERROR, "module.invalid", "module %s: the descriptor lacks a name, create, destroy, "
                  "declare_step or its params", from);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     if (eddy_find_module(e, m->name)) {
-        eddy_log(e, EDDY_LOG_ERROR, "module %s: a module named '%s' is registered already",
+        eddy_log(e, EDDY_LOG_ERROR, "module.name_taken", "module %s: a module named '%s' is registered already",
                  from, m->name);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -90,12 +90,12 @@ const eddy_module_desc *eddy_find_module(eddy_engine *e, const char *name)
 eddy_result eddy_load_module(eddy_engine *e, const char *path)
 {
     if (!path || !*path) {
-        eddy_log(e, EDDY_LOG_ERROR, "load_module: no path given");
+        eddy_log(e, EDDY_LOG_ERROR, "module.load", "load_module: no path given");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        eddy_log(e, EDDY_LOG_ERROR, "module '%s' could not be loaded: %s", path, dlerror());
+        eddy_log(e, EDDY_LOG_ERROR, "module.load", "module '%s' could not be loaded: %s", path, dlerror());
         return EDDY_ERROR_NOT_FOUND;
     }
     eddy_module_entry_fn entry;
@@ -103,7 +103,7 @@ eddy_result eddy_load_module(eddy_engine *e, const char *path)
     *(void **)&entry = dlsym(lib, EDDY_MODULE_ENTRY_SYMBOL);
     const eddy_module_desc *m = entry ? entry() : NULL;
     if (!m) {
-        eddy_log(e, EDDY_LOG_ERROR, "module '%s' exports no %s() returning a descriptor", path,
+        eddy_log(e, EDDY_LOG_ERROR, "module.load", "module '%s' exports no %s() returning a descriptor", path,
                  EDDY_MODULE_ENTRY_SYMBOL);
         dlclose(lib);
         return EDDY_ERROR_NOT_FOUND;
@@ -116,6 +116,6 @@ eddy_result eddy_load_module(eddy_engine *e, const char *path)
         dlclose(lib);
         return r;
     }
-    eddy_log(e, EDDY_LOG_DEBUG, "loaded module '%s' from %s", m->name, path);
+    eddy_log(e, EDDY_LOG_DEBUG, "module.loaded", "loaded module '%s' from %s", m->name, path);
     return EDDY_OK;
 }

@@ -150,7 +150,7 @@ int eddy_prepare_out_dir(const char *dir, char *err, size_t err_cap)
     if (other && !marked) {
         snprintf(err, err_cap, "output folder '%s' holds other files ('%s', ...) and no %s file of an "
                  "earlier eddy run: give a new or empty folder (--out)", dir, first, EDDY_OUT_MARKER);
-        return -1;
+        return -2;
     }
     char path[4200];
     if (marked) {
@@ -400,7 +400,7 @@ eddy_result eddy_write_mesh(eddy_engine *e, const char *dir, const char *name,
     uint32_t *idx;
     int64_t n = eddy_weld_triangles(triangles, count, &v, &idx);
     if (n < 0) {
-        eddy_log(e, EDDY_LOG_ERROR, "mesh '%s': out of host memory", name);
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "mesh '%s': out of host memory", name);
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
     char path[4200], tmp[4300], err[512];
@@ -409,7 +409,7 @@ eddy_result eddy_write_mesh(eddy_engine *e, const char *dir, const char *name,
     snprintf(path, sizeof path, "%s/%s.ply", dir, name);
     FILE *f = eddy_atomic_open(path, tmp, sizeof tmp);
     if (!f) {
-        eddy_log(e, EDDY_LOG_ERROR, "cannot create '%s': %s", tmp, strerror(errno));
+        eddy_log(e, EDDY_LOG_ERROR, "output.write", "cannot create '%s': %s", tmp, strerror(errno));
         free(v), free(idx);
         return EDDY_ERROR_IO;
     }
@@ -424,14 +424,14 @@ eddy_result eddy_write_mesh(eddy_engine *e, const char *dir, const char *name,
         fwrite(idx + 3 * (size_t)t, 4, 3, f);
     }
     if (eddy_atomic_close(f, tmp, path, err, sizeof err) != 0) {
-        eddy_log(e, EDDY_LOG_ERROR, "%s", err);
+        eddy_log(e, EDDY_LOG_ERROR, "output.write", "%s", err);
         res = EDDY_ERROR_IO;
     }
     /* VTK PolyData with triangles, ASCII: small enough at these sizes. */
     snprintf(path, sizeof path, "%s/%s.vtp", dir, name);
     f = res == EDDY_OK ? eddy_atomic_open(path, tmp, sizeof tmp) : NULL;
     if (res == EDDY_OK && !f) {
-        eddy_log(e, EDDY_LOG_ERROR, "cannot create '%s': %s", tmp, strerror(errno));
+        eddy_log(e, EDDY_LOG_ERROR, "output.write", "cannot create '%s': %s", tmp, strerror(errno));
         res = EDDY_ERROR_IO;
     }
     if (f) {
@@ -455,7 +455,7 @@ eddy_result eddy_write_mesh(eddy_engine *e, const char *dir, const char *name,
         fprintf(f, "        </DataArray>\n      </Polys>\n    </Piece>\n  </PolyData>\n"
                    "</VTKFile>\n");
         if (eddy_atomic_close(f, tmp, path, err, sizeof err) != 0) {
-            eddy_log(e, EDDY_LOG_ERROR, "%s", err);
+            eddy_log(e, EDDY_LOG_ERROR, "output.write", "%s", err);
             res = EDDY_ERROR_IO;
         }
     }

@@ -27,7 +27,8 @@ void eddy_printable(const char *text, size_t len, char *out, size_t cap);
  * an existing folder must be empty or carry the marker file EDDY_OUT_MARKER
  * of an earlier run, whose output files (.vtp .pvd .png .ply .csv .jsonl
  * .tmp at its top level) are then removed, so that no file of that run stays
- * beside the new one's. Writes the marker. 0, or -1 with a message in err. */
+ * beside the new one's. Writes the marker. 0; or -2 with a message in err
+ * when the folder holds files of something else; -1 for other failures. */
 #define EDDY_OUT_MARKER ".eddy_output"
 int eddy_prepare_out_dir(const char *dir, char *err, size_t err_cap);
 

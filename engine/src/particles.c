@@ -31,16 +31,16 @@ eddy_particles eddy_create_particles(eddy_engine *e, const eddy_particles_desc *
 {
     eddy_particles none = { 0 };
     if (!d || !d->name || !*d->name || strlen(d->name) >= sizeof(((eddy_particles_obj *)0)->name)) {
-        eddy_log(e, EDDY_LOG_ERROR, "particle set: name must be 1..63 characters");
+        eddy_log(e, EDDY_LOG_ERROR, "particles.invalid", "particle set: name must be 1..63 characters");
         return none;
     }
     if (eddy_find_particles(e, d->name).id) {
-        eddy_log(e, EDDY_LOG_ERROR, "particle set '%s' exists already", d->name);
+        eddy_log(e, EDDY_LOG_ERROR, "particles.name_taken", "particle set '%s' exists already", d->name);
         return none;
     }
     uint32_t capacity = d->capacity ? d->capacity : d->count;
     if (capacity == 0 || d->count > capacity) {
-        eddy_log(e, EDDY_LOG_ERROR, "particle set '%s': count %u and capacity %u: need "
+        eddy_log(e, EDDY_LOG_ERROR, "particles.invalid", "particle set '%s': count %u and capacity %u: need "
                  "1 <= capacity and count <= capacity", d->name, d->count, capacity);
         return none;
     }
@@ -121,7 +121,7 @@ eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const ch
     eddy_buffer none = { 0 };
     eddy_particles_obj *s = set_get(e, p);
     if (!s || !name || !*name || strlen(name) >= sizeof s->buffers[0].name || element_size == 0) {
-        eddy_log(e, EDDY_LOG_ERROR, "particle buffer: needs a live set, a name of 1..63 "
+        eddy_log(e, EDDY_LOG_ERROR, "particles.invalid", "particle buffer: needs a live set, a name of 1..63 "
                  "characters and an element size > 0");
         return none;
     }
@@ -129,7 +129,7 @@ eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const ch
         if (strcmp(s->buffers[i].name, name))
             continue;
         if (s->buffers[i].element_size != element_size) {
-            eddy_log(e, EDDY_LOG_ERROR, "particle set '%s': buffer '%s' has %u bytes per "
+            eddy_log(e, EDDY_LOG_ERROR, "particles.invalid", "particle set '%s': buffer '%s' has %u bytes per "
                      "particle, not %u", s->name, name, s->buffers[i].element_size, element_size);
             return none;
         }

@@ -80,7 +80,7 @@ static void *load(eddy_engine *e, size_t *size)
         return NULL; /* no cache yet: nothing to say */
     cache_header h;
     void *data = NULL;
-    const char *why = NULL;
+    const char *why = NULL, *id = "pipeline_cache.corrupt";
     struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
         why = "not a regular file";
@@ -88,11 +88,11 @@ static void *load(eddy_engine *e, size_t *size)
         why = "not an eddy pipeline cache (corrupt)";
     else if (h.vendor_id != e->cache_vendor || h.device_id != e->cache_device ||
              h.driver_version != e->cache_driver || memcmp(h.uuid, e->cache_uuid, VK_UUID_SIZE) != 0)
-        why = "written by another device or driver";
+        why = "written by another device or driver", id = "pipeline_cache.foreign";
     else if (h.data_size > CACHE_MAX_BYTES || (uint64_t)st.st_size != sizeof h + h.data_size)
         why = "truncated or corrupt (its size does not match its header)";
     else if (!(data = malloc(h.data_size ? h.data_size : 1)))
-        why = "too large for host memory";
+        why = "too large for host memory", id = "memory.host";
     else if (fread(data, 1, h.data_size, f) != h.data_size || hash64(data, h.data_size) != h.data_hash)
         why = "corrupt (its checksum does not match)";
     /* Vulkan's own header inside: the same device, or the driver gets it not. */
@@ -105,7 +105,7 @@ static void *load(eddy_engine *e, size_t *size)
     }
     fclose(f);
     if (why) {
-        eddy_log(e, EDDY_LOG_WARN, "pipeline cache '%s': %s; ignored (it is replaced when the engine ends)",
+        eddy_log(e, EDDY_LOG_WARN, id, "pipeline cache '%s': %s; ignored (it is replaced when the engine ends)",
                  e->cache_path, why);
         free(data);
         return NULL;
@@ -141,7 +141,7 @@ eddy_result eddy_pipeline_cache_open(eddy_engine *e, const char *dir_opt)
     };
     VkResult r = e->vk.vkCreatePipelineCache(e->device, &ci, NULL, &e->pipeline_cache);
     if (r != VK_SUCCESS && data) {
-        eddy_log(e, EDDY_LOG_WARN, "pipeline cache '%s': the driver refused its data (%s); ignored",
+        eddy_log(e, EDDY_LOG_WARN, "pipeline_cache.corrupt", "pipeline cache '%s': the driver refused its data (%s); ignored",
                  e->cache_path, eddy_vk_result_string(r));
         ci.initialDataSize = 0;
         ci.pInitialData = NULL;
@@ -153,7 +153,7 @@ eddy_result eddy_pipeline_cache_open(eddy_engine *e, const char *dir_opt)
         return eddy_vk_fail(e, r, "vkCreatePipelineCache");
     e->cache_loaded = size;
     if (size)
-        eddy_log(e, EDDY_LOG_DEBUG, "pipeline cache '%s': %zu bytes loaded", e->cache_path, size);
+        eddy_log(e, EDDY_LOG_DEBUG, "pipeline_cache.loaded", "pipeline cache '%s': %zu bytes loaded", e->cache_path, size);
     return EDDY_OK;
 }
 
@@ -188,7 +188,7 @@ static void save(eddy_engine *e)
     if (!ok) {
         if (f)
             remove(tmp);
-        eddy_log(e, EDDY_LOG_WARN, "pipeline cache '%s' could not be written: %s", e->cache_path,
+        eddy_log(e, EDDY_LOG_WARN, "pipeline_cache.unwritable", "pipeline cache '%s' could not be written: %s", e->cache_path,
                  strerror(errno));
     }
     free(data);

@@ -133,7 +133,7 @@ static bool check_blocks(eddy_engine *e, const char *what, uint64_t count)
 {
     uint64_t max = (uint64_t)BLOCK * e->info.max_workgroup_count[0];
     if (count > max || count > UINT32_MAX) {
-        eddy_log(e, EDDY_LOG_ERROR, "%s: %llu elements exceed the %llu that one dispatch of "
+        eddy_log(e, EDDY_LOG_ERROR, "dispatch.too_large", "%s: %llu elements exceed the %llu that one dispatch of "
                  "1024-element blocks covers on device '%s' (maxComputeWorkGroupCount %u)",
                  what, (unsigned long long)count, (unsigned long long)max, e->info.name,
                  e->info.max_workgroup_count[0]);
@@ -185,7 +185,7 @@ static uint64_t scan_scratch(uint64_t n)
 eddy_scan *eddy_create_scan(eddy_engine *e, const eddy_scan_desc *d)
 {
     if (!d || d->max_count == 0) {
-        eddy_log(e, EDDY_LOG_ERROR, "scan: max_count must be > 0");
+        eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "scan: max_count must be > 0");
         return NULL;
     }
     if (!check_blocks(e, "scan", d->max_count) || !kernels(e))
@@ -245,13 +245,13 @@ eddy_result eddy_scan_record(eddy_engine *e, eddy_scan *s, eddy_graph g, eddy_bu
                              uint32_t count, bool inclusive)
 {
     if (!s || count > s->max_count) {
-        eddy_log(e, EDDY_LOG_ERROR, "scan: count %u exceeds the scan's max_count %u", count,
+        eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "scan: count %u exceeds the scan's max_count %u", count,
                  s ? s->max_count : 0);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     if (((uint64_t)in_offset + count) * 4 > eddy_buffer_size(e, in) ||
         ((uint64_t)out_offset + count) * 4 > eddy_buffer_size(e, out)) {
-        eddy_log(e, EDDY_LOG_ERROR, "scan: %u elements from offsets %u / %u do not fit buffers "
+        eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "scan: %u elements from offsets %u / %u do not fit buffers "
                  "'%s' / '%s'", count, in_offset, out_offset, eddy_buffer_label(e, in),
                  eddy_buffer_label(e, out));
         return EDDY_ERROR_INVALID_ARGUMENT;
@@ -272,7 +272,7 @@ struct eddy_sort {
 eddy_sort *eddy_create_sort(eddy_engine *e, const eddy_sort_desc *d)
 {
     if (!d || d->max_count == 0) {
-        eddy_log(e, EDDY_LOG_ERROR, "sort: max_count must be > 0");
+        eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "sort: max_count must be > 0");
         return NULL;
     }
     if (!check_blocks(e, "sort", d->max_count) || !kernels(e))
@@ -314,7 +314,7 @@ eddy_result eddy_sort_record(eddy_engine *e, eddy_sort *s, eddy_graph g, eddy_bu
     if (!s || count > s->max_count || key_bits > 32 || keys.id == values.id ||
         (uint64_t)count * 4 > eddy_buffer_size(e, keys) ||
         (uint64_t)count * 4 > eddy_buffer_size(e, values)) {
-        eddy_log(e, EDDY_LOG_ERROR, "sort: needs count <= max_count (%u > %u?), key_bits <= 32, "
+        eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "sort: needs count <= max_count (%u > %u?), key_bits <= 32, "
                  "and two different buffers of count uints for keys and values",
                  count, s ? s->max_count : 0);
         return EDDY_ERROR_INVALID_ARGUMENT;
@@ -364,13 +364,13 @@ eddy_grid *eddy_create_grid(eddy_engine *e, const eddy_grid_desc *d)
 {
     const char *label = d && d->label ? d->label : "grid";
     if (!d || !(d->cell > 0) || d->max_count == 0 || !d->dims[0] || !d->dims[1] || !d->dims[2]) {
-        eddy_log(e, EDDY_LOG_ERROR, "grid '%s': needs cell > 0 (m), dims >= 1 along each axis "
+        eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "grid '%s': needs cell > 0 (m), dims >= 1 along each axis "
                  "and max_count > 0", label);
         return NULL;
     }
     uint64_t cells = (uint64_t)d->dims[0] * d->dims[1] * d->dims[2];
     if (cells * 4 > e->info.max_storage_buffer_range || cells >= UINT32_MAX) {
-        eddy_log(e, EDDY_LOG_ERROR, "grid '%s': %u x %u x %u = %llu cells need %llu bytes per "
+        eddy_log(e, EDDY_LOG_ERROR, "grid.too_large", "grid '%s': %u x %u x %u = %llu cells need %llu bytes per "
                  "cell table, over the device's maxStorageBufferRange of %llu bytes (at most "
                  "%llu cells)", label, d->dims[0], d->dims[1], d->dims[2],
                  (unsigned long long)cells, (unsigned long long)cells * 4,
@@ -380,7 +380,7 @@ eddy_grid *eddy_create_grid(eddy_engine *e, const eddy_grid_desc *d)
     }
     for (int a = 0; a < 3; a++)
         if ((uint64_t)d->dims[a] > (uint64_t)INT32_MAX) {
-            eddy_log(e, EDDY_LOG_ERROR, "grid '%s': dims[%d] = %u is too large", label, a,
+            eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "grid '%s': dims[%d] = %u is too large", label, a,
                      d->dims[a]);
             return NULL;
         }
@@ -439,7 +439,7 @@ eddy_result eddy_grid_record_build(eddy_engine *e, eddy_grid *grid, eddy_graph g
 {
     if (!grid || count > grid->desc.max_count ||
         (uint64_t)count * 16 > eddy_buffer_size(e, position)) {
-        eddy_log(e, EDDY_LOG_ERROR, "grid build: %u particles need count <= max_count (%u) and "
+        eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "grid build: %u particles need count <= max_count (%u) and "
                  "a position buffer of 16 bytes each", count, grid ? grid->desc.max_count : 0);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -479,7 +479,7 @@ static eddy_result permute(eddy_engine *e, eddy_grid *grid, eddy_graph g, eddy_b
     uint64_t bytes = (uint64_t)count * words * 4;
     if (!grid || count > grid->desc.max_count || words == 0 || src.id == dst.id ||
         bytes > eddy_buffer_size(e, src) || bytes > eddy_buffer_size(e, dst)) {
-        eddy_log(e, EDDY_LOG_ERROR, "grid %s: needs count <= max_count, words >= 1 and two "
+        eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "grid %s: needs count <= max_count, words >= 1 and two "
                  "different buffers of count x words uints", scatter ? "scatter" : "gather");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -519,7 +519,7 @@ struct eddy_reduce {
 eddy_reduce *eddy_create_reduce(eddy_engine *e, const eddy_reduce_desc *d)
 {
     if (!d || d->max_count == 0) {
-        eddy_log(e, EDDY_LOG_ERROR, "reduce: max_count must be > 0");
+        eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "reduce: max_count must be > 0");
         return NULL;
     }
     if (!check_blocks(e, "reduce", d->max_count) || !kernels(e))
@@ -552,7 +552,7 @@ eddy_result eddy_reduce_record(eddy_engine *e, eddy_reduce *red, eddy_graph g, e
     if (!red || count > red->max_count || comps < 1 || comps > 4 || stride < comps ||
         op > EDDY_REDUCE_MAX || ((uint64_t)out_index + 1) * 16 > eddy_buffer_size(e, out) ||
         (count && ((uint64_t)(count - 1) * stride + comps) * 4 > eddy_buffer_size(e, in))) {
-        eddy_log(e, EDDY_LOG_ERROR, "reduce: needs count <= max_count, 1 <= comps <= 4, "
+        eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "reduce: needs count <= max_count, 1 <= comps <= 4, "
                  "stride >= comps, an input of count x stride floats and room for a vec4 at "
                  "out[%u]", out_index);
         return EDDY_ERROR_INVALID_ARGUMENT;
@@ -593,7 +593,7 @@ eddy_result eddy_segmented_reduce_record(eddy_engine *e, eddy_graph g, eddy_buff
     if (comps < 1 || comps > 4 || stride < comps || op > EDDY_REDUCE_MAX ||
         ((uint64_t)segments + 1) * 4 > eddy_buffer_size(e, offsets) ||
         (uint64_t)segments * 16 > eddy_buffer_size(e, out)) {
-        eddy_log(e, EDDY_LOG_ERROR, "segmented reduce: needs 1 <= comps <= 4, stride >= comps, "
+        eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "segmented reduce: needs 1 <= comps <= 4, stride >= comps, "
                  "segments + 1 offsets and room for segments vec4 results");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }

@@ -58,7 +58,7 @@ eddy_renderer *eddy_create_renderer(eddy_engine *e, const eddy_render_desc *d)
 {
     if (!d || d->width < 1 || d->height < 1 || d->width > 8192 || d->height > 8192 ||
         !(d->fov_deg > 0 && d->fov_deg < 179)) {
-        eddy_log(e, EDDY_LOG_ERROR, "renderer: image size must be 1..8192 px a side and the "
+        eddy_log(e, EDDY_LOG_ERROR, "render.invalid", "renderer: image size must be 1..8192 px a side and the "
                  "field of view in (0, 179) degrees");
         return NULL;
     }
@@ -69,7 +69,7 @@ eddy_renderer *eddy_create_renderer(eddy_engine *e, const eddy_render_desc *d)
     normalize3(r);
     cross3(r, f, u);
     if (!(fabsf(r[0]) + fabsf(r[1]) + fabsf(r[2]) > 0.5f)) {
-        eddy_log(e, EDDY_LOG_ERROR, "renderer: the camera's up vector is parallel to its view "
+        eddy_log(e, EDDY_LOG_ERROR, "render.invalid", "renderer: the camera's up vector is parallel to its view "
                  "direction (or eye equals target)");
         return NULL;
     }
@@ -235,7 +235,7 @@ eddy_result eddy_write_png(eddy_engine *e, const char *path, const uint8_t *rgba
     char tmp[4300], err[512];
     FILE *f = eddy_atomic_open(path, tmp, sizeof tmp);
     if (!f) {
-        eddy_log(e, EDDY_LOG_ERROR, "cannot create '%s': %s", tmp, strerror(errno));
+        eddy_log(e, EDDY_LOG_ERROR, "output.write", "cannot create '%s': %s", tmp, strerror(errno));
         return EDDY_ERROR_IO;
     }
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
@@ -246,7 +246,7 @@ eddy_result eddy_write_png(eddy_engine *e, const char *path, const uint8_t *rgba
         free(rows);
         fclose(f);
         remove(tmp);
-        eddy_log(e, EDDY_LOG_ERROR, "writing '%s' failed (libpng)", path);
+        eddy_log(e, EDDY_LOG_ERROR, "output.write", "writing '%s' failed (libpng)", path);
         return EDDY_ERROR_IO;
     }
     png_init_io(png, f);
@@ -260,7 +260,7 @@ eddy_result eddy_write_png(eddy_engine *e, const char *path, const uint8_t *rgba
     png_destroy_write_struct(&png, &info);
     free(rows);
     if (eddy_atomic_close(f, tmp, path, err, sizeof err) != 0) {
-        eddy_log(e, EDDY_LOG_ERROR, "%s", err);
+        eddy_log(e, EDDY_LOG_ERROR, "output.write", "%s", err);
         return EDDY_ERROR_IO;
     }
     return EDDY_OK;

@@ -91,7 +91,7 @@ static eddy_result ring_create(eddy_engine *e, bool upload, struct eddy_ring **o
     const char *label = upload ? "eddy.upload_ring" : "eddy.download_ring";
     eddy_result res = eddy_mem_alloc(e, &req, upload ? EDDY_MEM_UPLOAD : EDDY_MEM_READBACK, false, label, &r->alloc);
     if (res == EDDY_OK && (!r->alloc.mapped || !eddy_mem_host_coherent_visible(e, &r->alloc))) {
-        eddy_log(e, EDDY_LOG_ERROR, "%s: no host-visible coherent memory for transfers", label);
+        eddy_log(e, EDDY_LOG_ERROR, "device.unsupported", "%s: no host-visible coherent memory for transfers", label);
         res = EDDY_ERROR_UNSUPPORTED;
     }
     if (res == EDDY_OK) {
@@ -163,7 +163,7 @@ static eddy_result ring_reserve(eddy_engine *e, struct eddy_ring *r, uint64_t si
         if (!r->span_count || r->spans[0].value == PENDING) {
             /* Everything held is still waiting for a submission: staged I/O
              * larger than the ring. */
-            eddy_log(e, EDDY_LOG_ERROR, "staged transfers: more than %" PRIu64 " bytes queued for one "
+            eddy_log(e, EDDY_LOG_ERROR, "transfer.too_large", "staged transfers: more than %" PRIu64 " bytes queued for one "
                      "submission; use eddy_buffer_upload/download for large data", r->size / 2);
             return EDDY_ERROR_LIMIT;
         }
@@ -215,7 +215,7 @@ eddy_result eddy_ring_chunks(eddy_engine *e, bool upload, char *host, uint64_t u
     struct eddy_ring *r = upload ? e->upload_ring : e->download_ring;
     uint64_t per = r->size / 2 / unit_bytes; /* units a chunk */
     if (!per) {
-        eddy_log(e, EDDY_LOG_ERROR, "transfer: a unit of %" PRIu64 " bytes is larger than half the %" PRIu64
+        eddy_log(e, EDDY_LOG_ERROR, "transfer.too_large", "transfer: a unit of %" PRIu64 " bytes is larger than half the %" PRIu64
                  "-byte transfer ring", unit_bytes, r->size);
         return EDDY_ERROR_LIMIT;
     }
@@ -280,7 +280,7 @@ static eddy_result stage(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_
     eddy_buffer_obj *b = eddy_buffer_get(e, h);
     *none = false;
     if (!b || offset > b->size || size > b->size - offset || (size && !host)) {
-        eddy_log(e, EDDY_LOG_ERROR, "%s: bytes [%" PRIu64 ", %" PRIu64 ") lie outside buffer '%s' "
+        eddy_log(e, EDDY_LOG_ERROR, "buffer.range", "%s: bytes [%" PRIu64 ", %" PRIu64 ") lie outside buffer '%s' "
                  "(%" PRIu64 " bytes), or no host memory given", what, offset, offset + size,
                  b ? b->label : "(none)", b ? b->size : 0);
         return EDDY_ERROR_INVALID_ARGUMENT;
@@ -290,7 +290,7 @@ static eddy_result stage(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_
         return EDDY_OK;
     }
     if (size > ring->size / 2) {
-        eddy_log(e, EDDY_LOG_ERROR, "%s: %" PRIu64 " bytes of '%s' exceed the staged limit of %" PRIu64
+        eddy_log(e, EDDY_LOG_ERROR, "transfer.too_large", "%s: %" PRIu64 " bytes of '%s' exceed the staged limit of %" PRIu64
                  "; use eddy_buffer_%s", what, size, b->label, ring->size / 2, write ? "upload" : "download");
         return EDDY_ERROR_LIMIT;
     }

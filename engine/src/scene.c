@@ -92,12 +92,12 @@ typedef struct parse_ctx {
     uint64_t host_budget; /* bytes a set's host arrays and a mesh fill may take */
 } parse_ctx;
 
-static bool fail(parse_ctx *c, const char *field, const char *fmt, ...)
+static bool fail(parse_ctx *c, const char *id, const char *field, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 4, 5)))
 #endif
     ;
-static bool fail(parse_ctx *c, const char *field, const char *fmt, ...)
+static bool fail(parse_ctx *c, const char *id, const char *field, const char *fmt, ...)
 {
     if (c->failed)
         return false; /* one message per scene: the first problem */
@@ -107,7 +107,7 @@ static bool fail(parse_ctx *c, const char *field, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    eddy_log(c->e, EDDY_LOG_ERROR, "%s: %s%s%s", c->file, field ? field : "", field ? ": " : "",
+    eddy_log(c->e, EDDY_LOG_ERROR, id, "%s: %s%s%s", c->file, field ? field : "", field ? ": " : "",
              msg);
     return false;
 }
@@ -144,7 +144,7 @@ static bool check_keys(parse_ctx *c, const cJSON *obj, const char *path, const c
                          k == keys ? "" : ", ", *k);
             char field[512];
             snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", it->string);
-            return fail(c, field, "unknown field; expected one of: %s", expected);
+            return fail(c, "scene.unknown_field", field, "unknown field; expected one of: %s", expected);
         }
     }
     return true;
@@ -158,17 +158,17 @@ static bool get_number(parse_ctx *c, const cJSON *obj, const char *key, const ch
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!j) {
         if (required)
-            return fail(c, field, "missing; expected a number in [%g, %g]", min, max);
+            return fail(c, "scene.missing_field", field, "missing; expected a number in [%g, %g]", min, max);
         *out = def;
         return true;
     }
     if (!cJSON_IsNumber(j))
-        return fail(c, field, "expected a number in [%g, %g], got %s", min, max, json_type(j));
+        return fail(c, "scene.field", field, "expected a number in [%g, %g], got %s", min, max, json_type(j));
     if (!isfinite(j->valuedouble))
-        return fail(c, field, "expected a finite number in [%g, %g], got %g", min, max,
+        return fail(c, "scene.field", field, "expected a finite number in [%g, %g], got %g", min, max,
                     j->valuedouble);
     if (j->valuedouble < min || j->valuedouble > max)
-        return fail(c, field, "%g is out of range; expected a number in [%g, %g]", j->valuedouble,
+        return fail(c, "scene.field", field, "%g is out of range; expected a number in [%g, %g]", j->valuedouble,
                     min, max);
     *out = j->valuedouble;
     return true;
@@ -178,19 +178,19 @@ static bool get_vec3(parse_ctx *c, const cJSON *j, const char *field, double min
                      double out[3])
 {
     if (cJSON_IsArray(j) && cJSON_GetArraySize(j) != 3)
-        return fail(c, field, "expected an array of 3 numbers, got an array of %d element%s",
+        return fail(c, "scene.field", field, "expected an array of 3 numbers, got an array of %d element%s",
                     cJSON_GetArraySize(j), cJSON_GetArraySize(j) == 1 ? "" : "s");
     if (!cJSON_IsArray(j))
-        return fail(c, field, "expected an array of 3 numbers, got %s", json_type(j));
+        return fail(c, "scene.field", field, "expected an array of 3 numbers, got %s", json_type(j));
     for (int i = 0; i < 3; i++) {
         const cJSON *x = cJSON_GetArrayItem(j, i);
         if (!cJSON_IsNumber(x))
-            return fail(c, field, "element %d: expected a number, got %s", i, json_type(x));
+            return fail(c, "scene.field", field, "element %d: expected a number, got %s", i, json_type(x));
         if (!isfinite(x->valuedouble))
-            return fail(c, field, "element %d: expected a finite number, got %g", i,
+            return fail(c, "scene.field", field, "element %d: expected a finite number, got %g", i,
                         x->valuedouble);
         if (x->valuedouble < min || x->valuedouble > max)
-            return fail(c, field, "element %d = %g is out of range [%g, %g]", i, x->valuedouble,
+            return fail(c, "scene.field", field, "element %d = %g is out of range [%g, %g]", i, x->valuedouble,
                         min, max);
         out[i] = x->valuedouble;
     }
@@ -205,7 +205,7 @@ static bool get_vec3_key(parse_ctx *c, const cJSON *obj, const char *key, const 
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!j) {
         if (required)
-            return fail(c, field, "missing; expected an array of 3 numbers");
+            return fail(c, "scene.missing_field", field, "missing; expected an array of 3 numbers");
         memcpy(out, def, 3 * sizeof *out);
         return true;
     }
@@ -220,14 +220,14 @@ static bool get_string(parse_ctx *c, const cJSON *obj, const char *key, const ch
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!j) {
         if (required)
-            return fail(c, field, "missing; expected a string");
+            return fail(c, "scene.missing_field", field, "missing; expected a string");
         *out = NULL;
         return true;
     }
     if (!cJSON_IsString(j))
-        return fail(c, field, "expected a non-empty string, got %s", json_type(j));
+        return fail(c, "scene.field", field, "expected a non-empty string, got %s", json_type(j));
     if (!*j->valuestring)
-        return fail(c, field, "expected a non-empty string, got an empty one");
+        return fail(c, "scene.field", field, "expected a non-empty string, got an empty one");
     *out = j->valuestring;
     return true;
 }
@@ -243,7 +243,7 @@ static bool get_bool(parse_ctx *c, const cJSON *obj, const char *key, const char
         return true;
     }
     if (!cJSON_IsBool(j))
-        return fail(c, field, "expected true or false, got %s", json_type(j));
+        return fail(c, "scene.field", field, "expected true or false, got %s", json_type(j));
     *out = cJSON_IsTrue(j);
     return true;
 }
@@ -257,7 +257,7 @@ static bool get_whole(parse_ctx *c, const cJSON *obj, const char *key, const cha
     if (*out != floor(*out)) {
         char field[512];
         snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", key);
-        return fail(c, field, "%g is not a whole number; expected a whole number in [%g, %g]", *out, min, max);
+        return fail(c, "scene.field", field, "%g is not a whole number; expected a whole number in [%g, %g]", *out, min, max);
     }
     return true;
 }
@@ -270,7 +270,7 @@ static bool check_name(parse_ctx *c, const char *field, const char *name, size_t
         return true;
     char shown[96];
     eddy_printable(name, strlen(name), shown, sizeof shown);
-    return fail(c, field, "'%s' cannot name output files: %s; expected at most %zu bytes of UTF-8 without "
+    return fail(c, "scene.name", field, "'%s' cannot name output files: %s; expected at most %zu bytes of UTF-8 without "
                 "'/', '\\', \"..\" or control characters", shown, why, max);
 }
 
@@ -312,7 +312,7 @@ static bool check_duplicates(parse_ctx *c, const cJSON *j, const char *path)
         n++;
     const cJSON **keys = malloc((n ? n : 1) * sizeof *keys);
     if (!keys)
-        return fail(c, path, "out of host memory");
+        return fail(c, "memory.host", path, "out of host memory");
     n = 0;
     for (const cJSON *it = j->child; it; it = it->next)
         keys[n++] = it;
@@ -323,7 +323,7 @@ static bool check_duplicates(parse_ctx *c, const cJSON *j, const char *path)
             eddy_printable(keys[i]->string, strlen(keys[i]->string), shown, sizeof shown);
             snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", shown);
             free(keys);
-            return fail(c, field, "given twice in one object; expected each key once");
+            return fail(c, "scene.json", field, "given twice in one object; expected each key once");
         }
     free(keys);
     for (const cJSON *it = j->child; it; it = it->next) {
@@ -386,7 +386,7 @@ static bool host_reserve(parse_ctx *c, const char *field, host_particles *h, uin
         return true;
     if (more > c->host_budget / HOST_BYTES_PER_PARTICLE ||
         need > c->host_budget / HOST_BYTES_PER_PARTICLE)
-        return fail(c, field, "%" PRIu64 " particles need %" PRIu64 " bytes of host memory while the set is "
+        return fail(c, "scene.too_large", field, "%" PRIu64 " particles need %" PRIu64 " bytes of host memory while the set is "
                     "built, over the scene loader's budget of %" PRIu64 " bytes (eddy_scene_desc.host_budget)",
                     need, need > UINT64_MAX / HOST_BYTES_PER_PARTICLE ? UINT64_MAX : need * HOST_BYTES_PER_PARTICLE,
                     c->host_budget);
@@ -397,7 +397,7 @@ static bool host_reserve(parse_ctx *c, const char *field, host_particles *h, uin
     for (int i = 0; i < 4; i++) {
         void *grown = realloc(*arrays[i], need * bytes[i]);
         if (!grown)
-            return fail(c, field, "out of host memory for %" PRIu64 " particles", need);
+            return fail(c, "memory.host", field, "out of host memory for %" PRIu64 " particles", need);
         *arrays[i] = grown;
     }
     h->cap = need;
@@ -430,7 +430,7 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
                        uint32_t phase, uint32_t *body, host_particles *h)
 {
     if (!cJSON_IsObject(f))
-        return fail(c, path, "expected an object like {\"shape\": \"box\", \"min\": [..], "
+        return fail(c, "scene.field", path, "expected an object like {\"shape\": \"box\", \"min\": [..], "
                              "\"max\": [..]}, got %s", json_type(f));
     if (!check_keys(c, f, path, fill_keys))
         return false;
@@ -441,7 +441,7 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
         !get_number(c, f, "jitter", path, false, 0, 0, 1, &jitter))
         return false;
     if (spacing <= 0)
-        return fail(c, path, "a fill needs the set's \"spacing\" (m, > 0)");
+        return fail(c, "scene.field", path, "a fill needs the set's \"spacing\" (m, > 0)");
     double lo[3], hi[3];
     long n[3];
     bool sphere = !strcmp(shape, "sphere"), cylinder = !strcmp(shape, "cylinder");
@@ -488,16 +488,16 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
         if (jr) {
             snprintf(field, sizeof field, "%s.rotation", path);
             if (!cJSON_IsArray(jr) || cJSON_GetArraySize(jr) != 4)
-                return fail(c, field, "expected [axis x, axis y, axis z, angle in degrees], got %s",
+                return fail(c, "scene.field", field, "expected [axis x, axis y, axis z, angle in degrees], got %s",
                             json_type(jr));
             for (int a = 0; a < 4; a++) {
                 const cJSON *x = cJSON_GetArrayItem(jr, a);
                 if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
-                    return fail(c, field, "element %d: expected a finite number", a);
+                    return fail(c, "scene.field", field, "element %d: expected a finite number", a);
                 rot[a] = x->valuedouble;
             }
             if (rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2] == 0)
-                return fail(c, field, "the axis [0, 0, 0] has no direction");
+                return fail(c, "scene.field", field, "the axis [0, 0, 0] has no direction");
         }
         char dir[4096], full[4096], err[1024];
         dir_of(c->file, dir, sizeof dir);
@@ -506,9 +506,9 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
         eddy_mesh m;
         snprintf(field, sizeof field, "%s.file", path);
         if (plen < 0 || (size_t)plen >= sizeof full)
-            return fail(c, field, "the mesh's path is longer than %zu bytes", sizeof full - 1);
+            return fail(c, "scene.mesh", field, "the mesh's path is longer than %zu bytes", sizeof full - 1);
         if (eddy_load_obj(full, &m, err, sizeof err) != 0)
-            return fail(c, field, "%s", err);
+            return fail(c, "scene.mesh", field, "%s", err);
         double blo[3] = { INFINITY, INFINITY, INFINITY }, bhi[3] = { -INFINITY, -INFINITY, -INFINITY };
         for (uint32_t i = 0; i < m.vertex_count; i++)
             for (int a = 0; a < 3; a++) {
@@ -526,22 +526,22 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
                                     &pattern, err, sizeof err);
         eddy_free_mesh(&m);
         if (got < 0)
-            return fail(c, field, "%s: %s", full, err);
+            return fail(c, "scene.mesh", field, "%s: %s", full, err);
         pattern_n = (uint64_t)got;
     } else {
         snprintf(field, sizeof field, "%s.shape", path);
-        return fail(c, field, "unknown shape '%s'; expected \"box\", \"sphere\", \"cylinder\" or "
+        return fail(c, "scene.field", field, "unknown shape '%s'; expected \"box\", \"sphere\", \"cylinder\" or "
                     "\"mesh\"", shape);
     }
     if (!mesh) {
         double total = 1; /* each factor <= 1e7: exact enough to compare */
         for (int a = 0; a < 3; a++) {
             if (!(hi[a] > lo[a]))
-                return fail(c, path, "max must exceed min along every axis (axis %d: %g .. %g)", a,
+                return fail(c, "scene.field", path, "max must exceed min along every axis (axis %d: %g .. %g)", a,
                             lo[a], hi[a]);
             double cells = (hi[a] - lo[a]) / spacing;
             if (cells > 1e7)
-                return fail(c, path, "%g particles along axis %d: too many for spacing %g m", cells,
+                return fail(c, "scene.too_large", path, "%g particles along axis %d: too many for spacing %g m", cells,
                             a, spacing);
             n[a] = (long)floor(cells + 1e-9);
             if (n[a] < 1)
@@ -549,15 +549,15 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
             total *= (double)n[a];
         }
         if (total > (double)(limit - h->count))
-            return fail(c, path, "the fill's lattice has %.0f points: the set would hold more than the %"
+            return fail(c, "scene.too_large", path, "the fill's lattice has %.0f points: the set would hold more than the %"
                         PRIu64 " particles that fit in one buffer on this device (maxStorageBufferRange)",
                         total, limit);
         if (12 * total > (double)c->host_budget)
-            return fail(c, path, "the fill's lattice of %.0f points needs %.0f bytes of host memory, over the "
+            return fail(c, "scene.too_large", path, "the fill's lattice of %.0f points needs %.0f bytes of host memory, over the "
                         "scene loader's budget of %" PRIu64 " bytes", total, 12 * total, c->host_budget);
         pattern = malloc(12 * (size_t)total + 12);
         if (!pattern)
-            return fail(c, path, "out of host memory");
+            return fail(c, "memory.host", path, "out of host memory");
         /* Lattice points in cell centres, in x-fastest order so every run is the same. */
         for (long k = 0; k < n[2]; k++)
             for (long j = 0; j < n[1]; j++)
@@ -584,20 +584,20 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
                !get_vec3_key(c, jc, "count", field, true, NULL, count) ||
                !get_vec3_key(c, jc, "step", field, true, NULL, step))) {
         free(pattern);
-        return c->failed ? false : fail(c, field, "expected {\"count\": [nx, ny, nz], \"step\": [dx, dy, dz]}, got %s",
+        return c->failed ? false : fail(c, "scene.field", field, "expected {\"count\": [nx, ny, nz], \"step\": [dx, dy, dz]}, got %s",
                                         json_type(jc));
     }
     for (int a = 0; a < 3; a++)
         if (count[a] < 1 || count[a] > 1e6 || count[a] != floor(count[a])) {
             free(pattern);
-            return fail(c, field, "count[%d] = %g: expected a whole number in [1, 1e6]", a, count[a]);
+            return fail(c, "scene.field", field, "count[%d] = %g: expected a whole number in [1, 1e6]", a, count[a]);
         }
     /* Each count <= 1e6, so copies <= 1e18 fits; copies * pattern_n may not,
      * so it is compared by division. */
     uint64_t copies = (uint64_t)count[0] * (uint64_t)count[1] * (uint64_t)count[2];
     if (h->count > limit || (pattern_n && copies > (limit - h->count) / pattern_n)) {
         free(pattern);
-        return fail(c, path, "%" PRIu64 " copies of %" PRIu64 " particles would make the set hold more than "
+        return fail(c, "scene.too_large", path, "%" PRIu64 " copies of %" PRIu64 " particles would make the set hold more than "
                     "the %" PRIu64 " particles that fit in one buffer on this device (maxStorageBufferRange)",
                     copies, pattern_n, limit);
     }
@@ -628,7 +628,7 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
                     ++*body;
             }
     free(pattern);
-    return ok ? true : fail(c, path, "out of host memory");
+    return ok ? true : fail(c, "memory.host", path, "out of host memory");
 }
 
 static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, uint64_t limit,
@@ -637,7 +637,7 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
     char path[64];
     snprintf(path, sizeof path, "particle_sets[%d]", index);
     if (!cJSON_IsObject(js))
-        return fail(c, path, "expected an object, got %s", json_type(js));
+        return fail(c, "scene.field", path, "expected an object, got %s", json_type(js));
     if (!check_keys(c, js, path, set_keys))
         return false;
     const char *n;
@@ -645,7 +645,7 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
         return false;
     for (uint32_t i = 0; i < s->set_count; i++)
         if (!strcmp(s->sets[i].name, n))
-            return fail(c, path, "a particle set named '%s' exists already", n);
+            return fail(c, "scene.name", path, "a particle set named '%s' exists already", n);
     snprintf(name, EDDY_NAME_MAX + 1, "%s", n);
     double spacing, radius, mass, cap, phase;
     double vel[3];
@@ -680,7 +680,7 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
             }
         } else {
             snprintf(fp, sizeof fp, "%s.fill", path);
-            return fail(c, fp, "expected a shape object or an array of them, got %s",
+            return fail(c, "scene.field", fp, "expected a shape object or an array of them, got %s",
                         json_type(fills));
         }
     }
@@ -689,7 +689,7 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
         char pp[128];
         snprintf(pp, sizeof pp, "%s.points", path);
         if (!cJSON_IsArray(points))
-            return fail(c, pp, "expected an array of [x, y, z] positions, got %s",
+            return fail(c, "scene.field", pp, "expected an array of [x, y, z] positions, got %s",
                         json_type(points));
         int i = 0;
         if (!host_reserve(c, pp, h, (uint64_t)cJSON_GetArraySize(points)))
@@ -701,24 +701,24 @@ static bool parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, u
             if (!get_vec3(c, p, ip, -1e30, 1e30, x))
                 return false;
             if (h->count >= limit)
-                return fail(c, pp, "more than %" PRIu64 " particles do not fit in one buffer",
+                return fail(c, "scene.too_large", pp, "more than %" PRIu64 " particles do not fit in one buffer",
                             limit);
             if (!host_push(h, x, radius, vel, mass, bodies ? body : (uint32_t)phase))
-                return fail(c, pp, "out of host memory");
+                return fail(c, "memory.host", pp, "out of host memory");
         }
         body += bodies && points->child; /* the points are one body */
     }
     if (h->count == 0)
-        return fail(c, path, "the set has no particles: give \"fill\" (with \"spacing\") or "
+        return fail(c, "scene.field", path, "the set has no particles: give \"fill\" (with \"spacing\") or "
                              "\"points\"");
     if (cap != 0 && cap < (double)h->count)
-        return fail(c, path, "capacity %g is below the %" PRIu64 " particles of its fills", cap,
+        return fail(c, "scene.field", path, "capacity %g is below the %" PRIu64 " particles of its fills", cap,
                     h->count);
     *capacity = cap != 0 ? (uint32_t)cap : (uint32_t)h->count;
     if (*capacity > limit) {
         char field[96];
         snprintf(field, sizeof field, "%s.capacity", path);
-        return fail(c, field, "%u particles need %" PRIu64 " bytes per position buffer, over the "
+        return fail(c, "scene.too_large", field, "%u particles need %" PRIu64 " bytes per position buffer, over the "
                     "device's maxStorageBufferRange of %" PRIu64 " bytes; at most %" PRIu64
                     " particles fit", *capacity, (uint64_t)*capacity * 16,
                     c->e->info.max_storage_buffer_range, limit);
@@ -771,25 +771,25 @@ static bool parse_tool(parse_ctx *c, const cJSON *jt, const char *path, scene_to
 {
     char field[400];
     if (!cJSON_IsObject(jt))
-        return fail(c, path, "expected an object like {\"path\": [{\"t\": 0, \"position\": "
+        return fail(c, "scene.field", path, "expected an object like {\"path\": [{\"t\": 0, \"position\": "
                     "[0, 0.3, 0]}]}, got %s", json_type(jt));
     if (!check_keys(c, jt, path, tool_keys))
         return false;
     const cJSON *jp = cJSON_GetObjectItemCaseSensitive(jt, "path");
     snprintf(field, sizeof field, "%s.path", path);
     if (!cJSON_IsArray(jp) || cJSON_GetArraySize(jp) < 1)
-        return fail(c, field, "expected a non-empty array of key frames {\"t\": s, \"position\": "
+        return fail(c, "scene.field", field, "expected a non-empty array of key frames {\"t\": s, \"position\": "
                     "[x, y, z]}, got %s", json_type(jp));
     tl->key_count = (uint32_t)cJSON_GetArraySize(jp);
     tl->keys = calloc(tl->key_count, sizeof *tl->keys);
     if (!tl->keys)
-        return fail(c, NULL, "out of host memory");
+        return fail(c, "memory.host", NULL, "out of host memory");
     uint32_t i = 0;
     for (const cJSON *jk = jp->child; jk; jk = jk->next, i++) {
         char kp[300];
         snprintf(kp, sizeof kp, "%s.path[%u]", path, i);
         if (!cJSON_IsObject(jk))
-            return fail(c, kp, "expected a key frame {\"t\": s, \"position\": [x, y, z]}, got %s",
+            return fail(c, "scene.field", kp, "expected a key frame {\"t\": s, \"position\": [x, y, z]}, got %s",
                         json_type(jk));
         if (!check_keys(c, jk, kp, tool_key_keys) ||
             !get_number(c, jk, "t", kp, true, 0, 0, 1e9, &tl->keys[i].t) ||
@@ -797,7 +797,7 @@ static bool parse_tool(parse_ctx *c, const cJSON *jt, const char *path, scene_to
             return false;
         if (i > 0 && !(tl->keys[i].t > tl->keys[i - 1].t)) {
             snprintf(field, sizeof field, "%s.t", kp);
-            return fail(c, field, "key frames must be in time order: expected a time after "
+            return fail(c, "scene.field", field, "key frames must be in time order: expected a time after "
                         "path[%u].t = %g s, got %g s", i - 1, tl->keys[i - 1].t, tl->keys[i].t);
         }
     }
@@ -807,7 +807,7 @@ static bool parse_tool(parse_ctx *c, const cJSON *jt, const char *path, scene_to
         return false;
     if (interp && strcmp(interp, "linear") && strcmp(interp, "smooth")) {
         snprintf(field, sizeof field, "%s.interpolation", path);
-        return fail(c, field, "expected \"linear\" or \"smooth\", got \"%s\"", interp);
+        return fail(c, "scene.field", field, "expected \"linear\" or \"smooth\", got \"%s\"", interp);
     }
     tl->smooth = interp && !strcmp(interp, "smooth");
     tl->scripted = true;
@@ -823,7 +823,7 @@ static bool parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *j
     if (!jp)
         return true;
     if (!cJSON_IsObject(jp))
-        return fail(c, path, "expected an object of parameters, got %s", json_type(jp));
+        return fail(c, "scene.field", path, "expected an object of parameters, got %s", json_type(jp));
     for (const cJSON *it = jp->child; it; it = it->next) {
         char field[512];
         snprintf(field, sizeof field, "%s.%s", path, it->string);
@@ -839,7 +839,7 @@ static bool parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *j
             for (uint32_t i = 0; i < m->param_count; i++)
                 snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
                          i ? ", " : "", m->params[i].name);
-            return fail(c, field, "module '%s' has no parameter '%s'; its parameters: %s",
+            return fail(c, "scene.unknown_field", field, "module '%s' has no parameter '%s'; its parameters: %s",
                         m->name, it->string, m->param_count ? known : "(none)");
         }
         double *v = values[index].v;
@@ -850,21 +850,21 @@ static bool parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *j
             break;
         case EDDY_PARAM_BOOL:
             if (!cJSON_IsBool(it))
-                return fail(c, field, "expected true or false, got %s", json_type(it));
+                return fail(c, "scene.field", field, "expected true or false, got %s", json_type(it));
             v[0] = cJSON_IsTrue(it) ? 1 : 0;
             break;
         case EDDY_PARAM_INT:
         case EDDY_PARAM_FLOAT:
             if (!cJSON_IsNumber(it))
-                return fail(c, field, "expected a number in [%g, %g], got %s", info->min,
+                return fail(c, "scene.field", field, "expected a number in [%g, %g], got %s", info->min,
                             info->max, json_type(it));
             if (!isfinite(it->valuedouble))
-                return fail(c, field, "expected a finite number in [%g, %g], got %g",
+                return fail(c, "scene.field", field, "expected a finite number in [%g, %g], got %g",
                             info->min, info->max, it->valuedouble);
             if (info->type == EDDY_PARAM_INT && it->valuedouble != floor(it->valuedouble))
-                return fail(c, field, "expected an integer, got %g", it->valuedouble);
+                return fail(c, "scene.field", field, "expected an integer, got %g", it->valuedouble);
             if (it->valuedouble < info->min || it->valuedouble > info->max)
-                return fail(c, field, "%g is out of range; expected a number in [%g, %g]%s%s",
+                return fail(c, "scene.field", field, "%g is out of range; expected a number in [%g, %g]%s%s",
                             it->valuedouble, info->min, info->max,
                             info->unit && strcmp(info->unit, "1") ? " " : "",
                             info->unit && strcmp(info->unit, "1") ? info->unit : "");
@@ -891,7 +891,7 @@ static bool parse_solid(parse_ctx *c, const cJSON *j, const char *path, eddy_sol
     static const char *const glass_keys[] = { "type", "center", "axis", "radius", "height",
                                               "thickness", NULL };
     if (!cJSON_IsObject(j))
-        return fail(c, path, "expected an object with a \"type\", got %s", json_type(j));
+        return fail(c, "scene.field", path, "expected an object with a \"type\", got %s", json_type(j));
     const char *type;
     if (!get_string(c, j, "type", path, true, &type))
         return false;
@@ -925,14 +925,14 @@ static bool parse_solid(parse_ctx *c, const cJSON *j, const char *path, eddy_sol
         out->type = EDDY_SOLID_GLASS;
     } else {
         snprintf(field, sizeof field, "%s.type", path);
-        return fail(c, field, "unknown solid '%s'; expected \"plane\", \"sphere\", \"capsule\" "
+        return fail(c, "scene.field", field, "unknown solid '%s'; expected \"plane\", \"sphere\", \"capsule\" "
                     "or \"glass\"", type);
     }
     if (out->type == EDDY_SOLID_PLANE || out->type == EDDY_SOLID_GLASS) {
         double len = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
         if (!(len > 1e-12)) {
             snprintf(field, sizeof field, "%s.%s", path, out->type == EDDY_SOLID_PLANE ? "normal" : "axis");
-            return fail(c, field, "expected a non-zero vector");
+            return fail(c, "scene.field", field, "expected a non-zero vector");
         }
         for (int k = 0; k < 3; k++)
             b[k] /= len;
@@ -956,7 +956,7 @@ static const char *const camera_keys[] = { "eye", "target", "up", "fov", NULL };
 static bool parse_images(parse_ctx *c, eddy_scene *s, const cJSON *j, eddy_render_desc *rd)
 {
     if (!cJSON_IsObject(j))
-        return fail(c, "output.images", "expected an object, got %s", json_type(j));
+        return fail(c, "scene.field", "output.images", "expected an object, got %s", json_type(j));
     double w, h, fov = 40;
     if (!check_keys(c, j, "output.images", image_keys) ||
         !get_number(c, j, "width", "output.images", false, 640, 16, 8192, &w) ||
@@ -977,7 +977,7 @@ static bool parse_images(parse_ctx *c, eddy_scene *s, const cJSON *j, eddy_rende
     const cJSON *cam = cJSON_GetObjectItemCaseSensitive(j, "camera");
     if (cam) {
         if (!cJSON_IsObject(cam))
-            return fail(c, "output.images.camera", "expected an object, got %s", json_type(cam));
+            return fail(c, "scene.field", "output.images.camera", "expected an object, got %s", json_type(cam));
         double e0[3], t0[3], u0[3];
         memcpy(e0, eye, sizeof e0), memcpy(t0, target, sizeof t0), memcpy(u0, up, sizeof u0);
         if (!check_keys(c, cam, "output.images.camera", camera_keys) ||
@@ -993,22 +993,22 @@ static bool parse_images(parse_ctx *c, eddy_scene *s, const cJSON *j, eddy_rende
     s->color_by = !by || !strcmp(by, "speed") ? 0 : !strcmp(by, "density") ? 1 : !strcmp(by, "set") ? 2
                   : !strcmp(by, "phase") ? 3 : -1;
     if (s->color_by < 0)
-        return fail(c, "output.images.color_by", "unknown '%s'; expected \"speed\", \"density\", \"set\" or \"phase\"", by);
+        return fail(c, "scene.field", "output.images.color_by", "unknown '%s'; expected \"speed\", \"density\", \"set\" or \"phase\"", by);
     s->color_range[0] = s->color_by == 1 ? 900 : 0;
     s->color_range[1] = s->color_by == 1 ? 1100 : s->color_by == 0 ? 3 : 1;
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(j, "range");
     if (range) {
         double r3[3];
         if (!cJSON_IsArray(range) || cJSON_GetArraySize(range) != 2)
-            return fail(c, "output.images.range", "expected [low, high], got %s", json_type(range));
+            return fail(c, "scene.field", "output.images.range", "expected [low, high], got %s", json_type(range));
         for (int i = 0; i < 2; i++) {
             const cJSON *x = cJSON_GetArrayItem(range, i);
             if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
-                return fail(c, "output.images.range", "element %d: expected a finite number", i);
+                return fail(c, "scene.field", "output.images.range", "element %d: expected a finite number", i);
             r3[i] = x->valuedouble;
         }
         if (!(r3[1] > r3[0]))
-            return fail(c, "output.images.range", "high must exceed low (%g .. %g)", r3[0], r3[1]);
+            return fail(c, "scene.field", "output.images.range", "high must exceed low (%g .. %g)", r3[0], r3[1]);
         s->color_range[0] = r3[0], s->color_range[1] = r3[1];
     }
     s->image_w = (uint32_t)w;
@@ -1093,7 +1093,7 @@ static eddy_result adapt(eddy_scene *s)
     double need = ceil(s->dt / stable - 1e-9);
     uint32_t n = need < s->substeps ? s->substeps : need > s->max_substeps ? s->max_substeps : (uint32_t)need;
     if (stable * n < s->dt * (1 - 1e-9))
-        eddy_log(s->e, EDDY_LOG_WARN, "adaptive: %u substeps (max_substeps) are not enough for a "
+        eddy_log(s->e, EDDY_LOG_WARN, "adaptive.limited", "adaptive: %u substeps (max_substeps) are not enough for a "
                  "stable substep of %g s at step %llu", n, stable, (unsigned long long)s->steps_done);
     if (s->graph.id && n == s->current_substeps)
         return EDDY_OK;
@@ -1118,7 +1118,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
 {
     eddy_engine *e = s->e;
     if (!cJSON_IsObject(root))
-        return fail(c, NULL, "the scene must be a JSON object, not %s", json_type(root));
+        return fail(c, "scene.json", NULL, "the scene must be a JSON object, not %s", json_type(root));
     if (!check_keys(c, root, "", scene_keys))
         return false;
     if (!check_duplicates(c, root, ""))
@@ -1135,7 +1135,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         char stem[EDDY_SCENE_NAME_MAX + 2];
         snprintf(stem, sizeof stem, "%.*s", (int)(len < sizeof stem - 1 ? len : sizeof stem - 1), base);
         if (!check_name(c, "name", stem, EDDY_SCENE_NAME_MAX))
-            return fail(c, "name", "the file name's stem names a scene without \"name\"");
+            return fail(c, "scene.field", "name", "the file name's stem names a scene without \"name\"");
         snprintf(s->name, sizeof s->name, "%.*s", EDDY_SCENE_NAME_MAX, stem); /* checked: fits */
     } else {
         snprintf(s->name, sizeof s->name, "%s", name);
@@ -1146,7 +1146,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         !get_number(c, root, "duration", "", true, 0, 0, 1e9, &s->duration))
         return false;
     if (substeps != floor(substeps))
-        return fail(c, "substeps", "expected an integer, got %g", substeps);
+        return fail(c, "scene.field", "substeps", "expected an integer, got %g", substeps);
     s->substeps = (uint32_t)substeps;
     /* "adaptive": {"max_substeps": N}: each frame the step is split into as
      * many substeps as the systems' stability bounds need (at least
@@ -1157,7 +1157,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         static const char *const adaptive_keys[] = { "max_substeps", NULL };
         double maxs;
         if (!cJSON_IsObject(ad))
-            return fail(c, "adaptive", "expected an object like {\"max_substeps\": 100}, got %s",
+            return fail(c, "scene.field", "adaptive", "expected an object like {\"max_substeps\": 100}, got %s",
                         json_type(ad));
         if (!check_keys(c, ad, "adaptive", adaptive_keys) ||
             !get_number(c, ad, "max_substeps", "adaptive", false, 100, 1, 10000, &maxs))
@@ -1167,15 +1167,15 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
     }
     double steps = ceil(s->duration / s->dt - 1e-9);
     if (steps > 1e12)
-        return fail(c, "duration", "%g s at dt %g s is %g steps; at most 1e12", s->duration, s->dt,
+        return fail(c, "scene.too_large", "duration", "%g s at dt %g s is %g steps; at most 1e12", s->duration, s->dt,
                     steps);
     s->steps = (uint64_t)(steps > 0 ? steps : 0);
 
     const cJSON *box = cJSON_GetObjectItemCaseSensitive(root, "box");
     if (!box)
-        return fail(c, "box", "missing; expected {\"min\": [x, y, z], \"max\": [x, y, z]} (m)");
+        return fail(c, "scene.missing_field", "box", "missing; expected {\"min\": [x, y, z], \"max\": [x, y, z]} (m)");
     if (!cJSON_IsObject(box))
-        return fail(c, "box", "expected an object, got %s", json_type(box));
+        return fail(c, "scene.field", "box", "expected an object, got %s", json_type(box));
     double bmin[3], bmax[3];
     if (!check_keys(c, box, "box", box_keys) ||
         !get_vec3_key(c, box, "min", "box", true, NULL, bmin) ||
@@ -1183,7 +1183,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         return false;
     for (int a = 0; a < 3; a++) {
         if (!(bmax[a] > bmin[a]))
-            return fail(c, "box", "max must exceed min along every axis (axis %d: %g .. %g)", a,
+            return fail(c, "scene.field", "box", "max must exceed min along every axis (axis %d: %g .. %g)", a,
                         bmin[a], bmax[a]);
         s->box_min[a] = (float)bmin[a];
         s->box_max[a] = (float)bmax[a];
@@ -1194,7 +1194,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
     s->vtk = s->stats = true;
     if (out) {
         if (!cJSON_IsObject(out))
-            return fail(c, "output", "expected an object, got %s", json_type(out));
+            return fail(c, "scene.field", "output", "expected an object, got %s", json_type(out));
         if (!check_keys(c, out, "output", output_keys) ||
             !get_number(c, out, "frame_interval", "output", false, 1.0 / 30.0, 1e-9, 1e9,
                         &frame_interval) ||
@@ -1208,7 +1208,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
                 return false;
             s->renderer = eddy_create_renderer(e, &rd);
             if (!s->renderer)
-                return fail(c, "output.images", "the renderer could not be created (see above)");
+                return fail(c, "scene.system", "output.images", "the renderer could not be created (see above)");
         }
     }
     double every = floor(frame_interval / s->dt + 0.5);
@@ -1217,12 +1217,12 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
     const cJSON *plugins = cJSON_GetObjectItemCaseSensitive(root, "plugins");
     if (plugins) {
         if (!cJSON_IsArray(plugins))
-            return fail(c, "plugins", "expected an array of shared library paths, got %s",
+            return fail(c, "scene.field", "plugins", "expected an array of shared library paths, got %s",
                         json_type(plugins));
         /* A library runs its code when loaded: a scene file alone (from
          * anyone) must not be able to do that. */
         if (!desc->allow_plugins && cJSON_GetArraySize(plugins) > 0)
-            return fail(c, "plugins", "the scene loads module libraries, which run their own code; "
+            return fail(c, "scene.plugin_refused", "plugins", "the scene loads module libraries, which run their own code; "
                         "refused unless allowed (eddy run --allow-plugins, or "
                         "eddy_scene_desc.allow_plugins; --module LIB.so loads one by hand)");
         char dir[4096];
@@ -1232,25 +1232,25 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             char field[64];
             snprintf(field, sizeof field, "plugins[%d]", i);
             if (!cJSON_IsString(p))
-                return fail(c, field, "expected a path string, got %s", json_type(p));
+                return fail(c, "scene.field", field, "expected a path string, got %s", json_type(p));
             char full[4096];
             int len = p->valuestring[0] == '/' ? snprintf(full, sizeof full, "%s", p->valuestring)
                                                : snprintf(full, sizeof full, "%s/%s", dir, p->valuestring);
             if (len < 0 || (size_t)len >= sizeof full)
-                return fail(c, field, "the path is longer than %zu bytes", sizeof full - 1);
+                return fail(c, "scene.field", field, "the path is longer than %zu bytes", sizeof full - 1);
             if (eddy_load_module(e, full) != EDDY_OK)
-                return fail(c, field, "module '%s' could not be loaded (see above)", full);
+                return fail(c, "scene.system", field, "module '%s' could not be loaded (see above)", full);
         }
     }
 
     const cJSON *solids = cJSON_GetObjectItemCaseSensitive(root, "solids");
     if (solids) {
         if (!cJSON_IsArray(solids))
-            return fail(c, "solids", "expected an array of solids, got %s", json_type(solids));
+            return fail(c, "scene.field", "solids", "expected an array of solids, got %s", json_type(solids));
         int n = cJSON_GetArraySize(solids);
         s->solids = calloc((size_t)n + 1, sizeof *s->solids);
         if (!s->solids)
-            return fail(c, NULL, "out of host memory");
+            return fail(c, "memory.host", NULL, "out of host memory");
         int i = 0;
         for (const cJSON *js = solids->child; js; js = js->next, i++) {
             char path[64];
@@ -1264,12 +1264,12 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
     /* Particle sets. */
     const cJSON *sets = cJSON_GetObjectItemCaseSensitive(root, "particle_sets");
     if (!cJSON_IsArray(sets) || cJSON_GetArraySize(sets) == 0)
-        return fail(c, "particle_sets", "expected a non-empty array of particle sets, got %s",
+        return fail(c, "scene.field", "particle_sets", "expected a non-empty array of particle sets, got %s",
                     json_type(sets));
     int set_n = cJSON_GetArraySize(sets);
     s->sets = calloc((size_t)set_n, sizeof *s->sets);
     if (!s->sets)
-        return fail(c, NULL, "out of host memory");
+        return fail(c, "memory.host", NULL, "out of host memory");
     uint64_t limit = e->info.max_storage_buffer_range / 16;
     int index = 0;
     for (const cJSON *js = sets->child; js; js = js->next, index++) {
@@ -1288,7 +1288,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             host_free(&h);
             char field[64];
             snprintf(field, sizeof field, "particle_sets[%d]", index);
-            return fail(c, field, "the scene's sets would hold %" PRIu64 " particles together; at most %u",
+            return fail(c, "scene.too_large", field, "the scene's sets would hold %" PRIu64 " particles together; at most %u",
                         all, UINT32_MAX);
         }
         eddy_particles p = eddy_create_particles(e, &(eddy_particles_desc){
@@ -1297,7 +1297,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             host_free(&h);
             char field[64];
             snprintf(field, sizeof field, "particle_sets[%d]", index);
-            return fail(c, field, "the set's buffers could not be created (see above)");
+            return fail(c, "scene.system", field, "the set's buffers could not be created (see above)");
         }
         scene_set *ss = &s->sets[s->set_count++];
         ss->handle = p;
@@ -1315,28 +1315,28 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
                                    h.phase);
         host_free(&h);
         if (r != EDDY_OK)
-            return fail(c, NULL, "uploading particle set '%s' failed", sname);
+            return fail(c, "scene.system", NULL, "uploading particle set '%s' failed", sname);
     }
 
     /* Systems. */
     const cJSON *systems = cJSON_GetObjectItemCaseSensitive(root, "systems");
     if (!cJSON_IsArray(systems) || cJSON_GetArraySize(systems) == 0)
-        return fail(c, "systems", "expected a non-empty array of systems, got %s",
+        return fail(c, "scene.field", "systems", "expected a non-empty array of systems, got %s",
                     json_type(systems));
     int sys_n = cJSON_GetArraySize(systems);
     s->systems = calloc((size_t)sys_n, sizeof *s->systems);
     if (!s->systems)
-        return fail(c, NULL, "out of host memory");
+        return fail(c, "memory.host", NULL, "out of host memory");
     s->graph = eddy_create_graph(e, &(eddy_graph_desc){
         .label = "step", .times = s->substeps, .timestamps = desc->profile });
     if (!s->graph.id)
-        return fail(c, NULL, "the step graph could not be created");
+        return fail(c, "scene.system", NULL, "the step graph could not be created");
     index = 0;
     for (const cJSON *js = systems->child; js; js = js->next, index++) {
         char path[64];
         snprintf(path, sizeof path, "systems[%d]", index);
         if (!cJSON_IsObject(js))
-            return fail(c, path, "expected an object, got %s", json_type(js));
+            return fail(c, "scene.field", path, "expected an object, got %s", json_type(js));
         const char *mname, *setname, *sname, *withname;
         if (!check_keys(c, js, path, system_keys) ||
             !get_string(c, js, "module", path, true, &mname) ||
@@ -1352,29 +1352,29 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
                 snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
                          i ? ", " : "", e->modules[i]->name);
             snprintf(field, sizeof field, "%s.module", path);
-            return fail(c, field, "unknown module '%s'; known modules: %s (`eddy modules` "
+            return fail(c, "scene.unknown_module", field, "unknown module '%s'; known modules: %s (`eddy modules` "
                         "lists them)", mname, known);
         }
         eddy_particles set = eddy_find_particles(e, setname);
         if (!set.id) {
             snprintf(field, sizeof field, "%s.set", path);
-            return fail(c, field, "no particle set named '%s' in particle_sets", setname);
+            return fail(c, "scene.unknown_set", field, "no particle set named '%s' in particle_sets", setname);
         }
         eddy_particles with = { 0 };
         snprintf(field, sizeof field, "%s.with", path);
         if (withname && !m->with_doc)
-            return fail(c, field, "module '%s' runs on one set and takes no \"with\"", m->name);
+            return fail(c, "scene.field", field, "module '%s' runs on one set and takes no \"with\"", m->name);
         if (withname) {
             with = eddy_find_particles(e, withname);
             if (!with.id)
-                return fail(c, field, "no particle set named '%s' in particle_sets", withname);
+                return fail(c, "scene.unknown_set", field, "no particle set named '%s' in particle_sets", withname);
             if (with.id == set.id)
-                return fail(c, field, "'%s' is the system's own set; expected another set", withname);
+                return fail(c, "scene.field", field, "'%s' is the system's own set; expected another set", withname);
         }
         eddy_param_value values[64];
         if (m->param_count > 64) {
             snprintf(field, sizeof field, "%s.module", path);
-            return fail(c, field, "module '%s' declares more than 64 parameters", m->name);
+            return fail(c, "scene.field", field, "module '%s' declares more than 64 parameters", m->name);
         }
         snprintf(field, sizeof field, "%s.params", path);
         if (!parse_params(c, m, cJSON_GetObjectItemCaseSensitive(js, "params"), field, values))
@@ -1387,7 +1387,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             return false;
         for (uint32_t i = 0; i < s->system_count; i++)
             if (!strcmp(s->systems[i].name, use))
-                return fail(c, field, "a system named '%s' exists already; expected a \"name\" of its own",
+                return fail(c, "scene.name", field, "a system named '%s' exists already; expected a \"name\" of its own",
                             use);
         scene_system *sys = &s->systems[s->system_count++];
         sys->module = m;
@@ -1407,36 +1407,36 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         memcpy(ctx.box_min, s->box_min, sizeof ctx.box_min);
         memcpy(ctx.box_max, s->box_max, sizeof ctx.box_max);
         if (m->create(&ctx, &sys->state) != EDDY_OK)
-            return fail(c, path, "module '%s' could not create the system (see above)", m->name);
+            return fail(c, "scene.system", path, "module '%s' could not create the system (see above)", m->name);
         if (m->declare_step(sys->state, s->graph) != EDDY_OK)
-            return fail(c, path, "module '%s' could not declare its step (see above)", m->name);
+            return fail(c, "scene.system", path, "module '%s' could not declare its step (see above)", m->name);
         if (s->adaptive && (!m->stable_dt || !m->set_dt))
-            return fail(c, "adaptive", "module '%s' (%s) cannot adapt its step (no stable_dt)",
+            return fail(c, "scene.field", "adaptive", "module '%s' (%s) cannot adapt its step (no stable_dt)",
                         m->name, path);
         const cJSON *jt = cJSON_GetObjectItemCaseSensitive(js, "tool");
         if (jt) {
             snprintf(field, sizeof field, "%s.tool", path);
             if (!m->set_tool || !m->tool_force)
-                return fail(c, field, "module '%s' has no tool", m->name);
+                return fail(c, "system.no_tool", field, "module '%s' has no tool", m->name);
             if (!parse_tool(c, jt, field, &sys->tool))
                 return false;
             if (m->set_tool(sys->state, sys->tool.at, sys->tool.at) != EDDY_OK ||
                 m->tool_force(sys->state, &sys->tool.last) != EDDY_OK)
-                return fail(c, field, "module '%s' could not place the tool (see above)", m->name);
+                return fail(c, "scene.system", field, "module '%s' could not place the tool (see above)", m->name);
             /* Until the first step: no force, the tool where the path starts. */
             memset(&sys->tool.last, 0, offsetof(eddy_tool_force, position));
             memcpy(sys->tool.last.position, sys->tool.at, sizeof sys->tool.at);
         }
     }
     if (s->adaptive && adapt(s) != EDDY_OK)
-        return fail(c, "adaptive", "the first adaptive substep could not be set up (see above)");
+        return fail(c, "scene.system", "adaptive", "the first adaptive substep could not be set up (see above)");
     return true;
 }
 
 eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
 {
     if (!desc || (!desc->path && !desc->json)) {
-        eddy_log(e, EDDY_LOG_ERROR, "load_scene: give a path or the JSON text");
+        eddy_log(e, EDDY_LOG_ERROR, "scene.invalid", "load_scene: give a path or the JSON text");
         return NULL;
     }
     eddy_scene *s = calloc(1, sizeof *s);
@@ -1450,12 +1450,12 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
     /* Paths too long for eddy's buffers are refused, never cut (a cut path
      * names another file or folder). */
     if (desc->path && strlen(desc->path) >= sizeof s->path) {
-        fail(&c, NULL, "the scene file's path is longer than %zu bytes", sizeof s->path - 1);
+        fail(&c, "scene.file", NULL, "the scene file's path is longer than %zu bytes", sizeof s->path - 1);
         free(s);
         return NULL;
     }
     if (desc->out_dir && strlen(desc->out_dir) > EDDY_OUT_DIR_MAX) {
-        fail(&c, NULL, "the output folder's path (--out) is %zu bytes long; at most %d", strlen(desc->out_dir),
+        fail(&c, "output.write", NULL, "the output folder's path (--out) is %zu bytes long; at most %d", strlen(desc->out_dir),
              EDDY_OUT_DIR_MAX);
         free(s);
         return NULL;
@@ -1469,7 +1469,7 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
         char err[256];
         text = read_file(desc->path, err, sizeof err);
         if (!text) {
-            fail(&c, NULL, "%s", err);
+            fail(&c, "scene.file", NULL, "%s", err);
             free(s);
             return NULL;
         }
@@ -1487,7 +1487,7 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
         char near[96];
         if (at && *at)
             eddy_printable(at, strnlen(at, 20), near, sizeof near);
-        eddy_log(e, EDDY_LOG_ERROR, "%s:%d:%d: malformed JSON near '%s'", s->path, line, col,
+        eddy_log(e, EDDY_LOG_ERROR, "scene.json", "%s:%d:%d: malformed JSON near '%s'", s->path, line, col,
                  at && *at ? near : "(end of file)");
         free(text);
         free(s);
@@ -1568,7 +1568,7 @@ static scene_system *find_system(const eddy_scene *s, const char *name)
         if (!strcmp(s->systems[i].name, name))
             return &s->systems[i];
     if (s)
-        eddy_log(s->e, EDDY_LOG_ERROR, "scene '%s' has no system named '%s'", s->name,
+        eddy_log(s->e, EDDY_LOG_ERROR, "scene.unknown_system", "scene '%s' has no system named '%s'", s->name,
                  name ? name : "(null)");
     return NULL;
 }
@@ -1579,13 +1579,13 @@ eddy_result eddy_scene_set_tool(eddy_scene *s, const char *system, const double 
     if (!sys)
         return EDDY_ERROR_INVALID_ARGUMENT;
     if (!sys->module->set_tool) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "system '%s': module '%s' has no tool", system,
+        eddy_log(s->e, EDDY_LOG_ERROR, "system.no_tool", "system '%s': module '%s' has no tool", system,
                  sys->module->name);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     for (int a = 0; a < 3; a++)
         if (!isfinite(position[a])) {
-            eddy_log(s->e, EDDY_LOG_ERROR, "system '%s': tool position (%g, %g, %g) is not finite",
+            eddy_log(s->e, EDDY_LOG_ERROR, "system.diverged", "system '%s': tool position (%g, %g, %g) is not finite",
                      system, position[0], position[1], position[2]);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
@@ -1608,7 +1608,7 @@ eddy_result eddy_scene_tool_path(const eddy_scene *s, const char *system, double
     if (!sys)
         return EDDY_ERROR_INVALID_ARGUMENT;
     if (!sys->tool.scripted) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "%s: system '%s' has no tool path (a \"tool\" object with "
+        eddy_log(s->e, EDDY_LOG_ERROR, "system.no_tool", "%s: system '%s' has no tool path (a \"tool\" object with "
                  "a \"path\" in the scene)", s->path, system);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -1627,7 +1627,7 @@ eddy_result eddy_scene_tool_force(const eddy_scene *s, const char *system, eddy_
     if (!sys)
         return EDDY_ERROR_INVALID_ARGUMENT;
     if (!sys->module->tool_force) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "system '%s': module '%s' has no tool", system,
+        eddy_log(s->e, EDDY_LOG_ERROR, "system.no_tool", "system '%s': module '%s' has no tool", system,
                  sys->module->name);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -1810,7 +1810,7 @@ static bool out_path(const eddy_scene *s, char *path, size_t cap, const char *fm
     int m = vsnprintf(path + n, cap - (size_t)n, fmt, ap);
     va_end(ap);
     if (m < 0 || (size_t)m >= cap - (size_t)n) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "output: a file name in '%s' is too long", s->out_dir);
+        eddy_log(s->e, EDDY_LOG_ERROR, "output.write", "output: a file name in '%s' is too long", s->out_dir);
         return false;
     }
     return true;
@@ -1829,7 +1829,7 @@ static eddy_result append_tmp(eddy_scene *s, const char *file, const char *mode,
     if (f && fclose(f) != 0)
         ok = false;
     if (!ok) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "output: cannot write '%s': %s", path, strerror(errno));
+        eddy_log(s->e, EDDY_LOG_ERROR, "output.write", "output: cannot write '%s': %s", path, strerror(errno));
         return EDDY_ERROR_IO;
     }
     return EDDY_OK;
@@ -1843,8 +1843,9 @@ static eddy_result ensure_out(eddy_scene *s)
     if (s->out_ready)
         return EDDY_OK;
     char err[1024];
-    if (eddy_prepare_out_dir(s->out_dir, err, sizeof err) != 0) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "output: %s", err);
+    int got = eddy_prepare_out_dir(s->out_dir, err, sizeof err);
+    if (got != 0) {
+        eddy_log(s->e, EDDY_LOG_ERROR, got == -2 ? "output.folder_in_use" : "output.write", "output: %s", err);
         return EDDY_ERROR_IO;
     }
     s->out_ready = true;
@@ -1898,7 +1899,7 @@ static eddy_result close_output(eddy_scene *s)
         }
         if (!out_path(s, path, sizeof path, "%s", file) || !out_path(s, tmp, sizeof tmp, "%s.tmp", file) ||
             rename(tmp, path) != 0) {
-            eddy_log(s->e, EDDY_LOG_ERROR, "output: cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+            eddy_log(s->e, EDDY_LOG_ERROR, "output.write", "output: cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
             res = EDDY_ERROR_IO;
         }
     }
@@ -1930,7 +1931,7 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
 {
     eddy_engine *e = s->e;
     if (s->out_closed && !s->no_output) {
-        eddy_log(e, EDDY_LOG_ERROR, "output: the scene's output was finished (eddy_scene_finish_output); "
+        eddy_log(e, EDDY_LOG_ERROR, "output.finished", "output: the scene's output was finished (eddy_scene_finish_output); "
                  "no more frames can be written");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -2025,7 +2026,7 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
             stats_printf(&st, "\"non_finite\":%u}", bad);
             if (bad) {
                 eddy_log(e, EDDY_LOG_ERROR,
-                         "particle set '%s': %u particle(s) have a non-finite position or "
+                         "particles.not_finite", "particle set '%s': %u particle(s) have a non-finite position or "
                          "velocity at step %" PRIu64 " (t = %g s): the simulation is unstable; "
                          "lower dt or check the parameters", ss->name, bad, s->steps_done, t);
                 unstable = true;
@@ -2055,7 +2056,7 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
                 res = EDDY_ERROR_IO;
             eddy_vtp_particles vp = { t, n, pos, vel, mass, phase };
             if (res == EDDY_OK && eddy_write_vtp(path, &vp, err, sizeof err) != 0) {
-                eddy_log(e, EDDY_LOG_ERROR, "output: %s", err);
+                eddy_log(e, EDDY_LOG_ERROR, "output.write", "output: %s", err);
                 res = EDDY_ERROR_IO;
             }
             if (res == EDDY_OK && s->pvd_count == s->pvd_cap) {
@@ -2078,7 +2079,7 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
                         mine[m] = s->pvd[k], mine[m++].part = 0;
                 if (!mine || !out_path(s, path, sizeof path, "%s.pvd", ss->name) ||
                     eddy_write_pvd(path, mine, m, err, sizeof err) != 0) {
-                    eddy_log(e, EDDY_LOG_ERROR, "output: %s", mine ? err : "out of memory");
+                    eddy_log(e, EDDY_LOG_ERROR, "output.write", "output: %s", mine ? err : "out of memory");
                     res = EDDY_ERROR_IO;
                 }
                 free(mine);
@@ -2132,7 +2133,7 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
             res = s->systems[i].module->write_frame(s->systems[i].state, &fc);
         }
     if (st.failed && res == EDDY_OK) {
-        eddy_log(e, EDDY_LOG_ERROR, "output: out of host memory for the statistics line");
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "output: out of host memory for the statistics line");
         res = EDDY_ERROR_OUT_OF_MEMORY;
     }
     /* The frame that went unstable keeps its statistics line: it says which

@@ -80,7 +80,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     bool ok = c->params.id != 0;
     if (nb && eddy_particles_buffer(e, c->set, "couple.boundary").id) {
         /* Two fluids would overwrite each other's force in rigid.external. */
-        eddy_log(e, EDDY_LOG_ERROR, "system '%s': set '%s' is already the \"with\" set of another fluid "
+        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': set '%s' is already the \"with\" set of another fluid "
                  "system; expected one fluid per boundary set", c->name, eddy_particles_name(e, c->set));
         ok = false;
     }
@@ -105,7 +105,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         for (uint32_t i = 0; ok && i < nb; i++) {
             vol[i] = eddy_couple_volume(x[4 * i + 3]);
             if (!(vol[i] > 0) || !isfinite(vol[i])) {
-                eddy_log(e, EDDY_LOG_ERROR, "system '%s': boundary particle %u of set '%s' has radius %g m; "
+                eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': boundary particle %u of set '%s' has radius %g m; "
                          "expected a positive radius", c->name, i, eddy_particles_name(e, c->set), x[4 * i + 3]);
                 ok = false;
             }

@@ -179,7 +179,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     double h = ctx->params[P_H].v[0];
     for (int a = 0; a < 3; a++)
         if (ceil((ctx->box_max[a] - ctx->box_min[a]) / h) + 2 > 1 << 20) {
-            eddy_log(e, EDDY_LOG_ERROR, "system '%s': the box spans too many cells of h = %g m "
+            eddy_log(e, EDDY_LOG_ERROR, "system.too_large", "system '%s': the box spans too many cells of h = %g m "
                      "along axis %d; raise h or shrink the box", ctx->name, h, a);
             return EDDY_ERROR_LIMIT;
         }
@@ -378,7 +378,7 @@ static void clamp_tool(pbf *s, float c[3])
         float lo = s->p.box_min[a] + R + gap, hi = s->p.box_max[a] - R - gap;
         float v = lo > hi ? 0.5f * (s->p.box_min[a] + s->p.box_max[a]) : c[a] < lo ? lo : c[a] > hi ? hi : c[a];
         if (v != c[a] && !s->clamped) {
-            eddy_log(s->e, EDDY_LOG_WARN, "system '%s': the tool (radius %g m) is kept %g m inside "
+            eddy_log(s->e, EDDY_LOG_WARN, "system.tool_clamped", "system '%s': the tool (radius %g m) is kept %g m inside "
                      "the box walls; its centre along axis %d went from %g to %g m",
                      s->name, R, gap, a, c[a], v);
             s->clamped = true;
@@ -391,13 +391,13 @@ static eddy_result set_tool(void *state, const double from[3], const double to[3
 {
     pbf *s = state;
     if (s->p.tool[0] <= 0) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "system '%s': a tool is driven but tool_radius is 0; "
+        eddy_log(s->e, EDDY_LOG_ERROR, "system.invalid", "system '%s': a tool is driven but tool_radius is 0; "
                  "expected tool_radius > 0 (m) in the system's params", s->name);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     for (int a = 0; a < 3; a++)
         if (!isfinite(from[a]) || !isfinite(to[a])) {
-            eddy_log(s->e, EDDY_LOG_ERROR, "system '%s': tool position is not finite (%g, %g, %g)",
+            eddy_log(s->e, EDDY_LOG_ERROR, "system.diverged", "system '%s': tool position is not finite (%g, %g, %g)",
                      s->name, to[0], to[1], to[2]);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }

@@ -131,7 +131,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         p->box_max[a] = ctx->box_max[a];
         p->gravity[a] = (float)ctx->params[P_GRAVITY].v[a];
         if (r == EDDY_OK && p->dims[a] > 1 << 20) {
-            eddy_log(e, EDDY_LOG_ERROR, "system '%s': the box spans too many cells of d = %g m along "
+            eddy_log(e, EDDY_LOG_ERROR, "system.too_large", "system '%s': the box spans too many cells of d = %g m along "
                      "axis %d; raise the diameter or shrink the box", s->name, d, a);
             r = EDDY_ERROR_LIMIT;
         }
@@ -157,7 +157,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         char err[512];
         int64_t B = eddy_rigid_build_bodies(n, pos, vel, mass, phase, d, &bodies, &rest, &offsets, err, sizeof err);
         if (B < 0) {
-            eddy_log(e, EDDY_LOG_ERROR, "system '%s': %s", s->name, err);
+            eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': %s", s->name, err);
             r = EDDY_ERROR_INVALID_ARGUMENT;
         } else {
             s->bodies = (uint32_t)B;
@@ -170,7 +170,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         eddy_rigid_fluid_inverse_mass(n, pos, mass, offsets, s->bodies, d, granular, fluid_w);
     double bound = bound_dt(p, s->min_mass);
     if (r == EDDY_OK && n && ctx->dt > bound * (1 + 1e-9) && !ctx->adaptive) {
-        eddy_log(e, EDDY_LOG_ERROR, "system '%s': substep dt = %g s is above the stability bound %g s "
+        eddy_log(e, EDDY_LOG_ERROR, "system.unstable", "system '%s': substep dt = %g s is above the stability bound %g s "
                  "(0.15 sqrt(m / k) with the lightest particle %g kg and k = %g N/m; 0.5 m / (damping + "
                  "shear)): lower dt or raise substeps", s->name, ctx->dt, bound, s->min_mass, fmax(p->gravity[3], p->coeffs[2]));
         r = EDDY_ERROR_INVALID_ARGUMENT;

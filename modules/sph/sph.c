@@ -218,7 +218,7 @@ static eddy_result create_surface(sph *s, const eddy_system_ctx *ctx, double h, 
     s->vgrid.origin_cell[3] = (float)cell;
     s->vgrid.iso = (float)iso;
     if (nv * 4 > eddy_engine_device(e)->max_storage_buffer_range || nv > (1u << 26)) {
-        eddy_log(e, EDDY_LOG_ERROR, "system '%s': the surface grid of %llu vertices (spacing "
+        eddy_log(e, EDDY_LOG_ERROR, "system.too_large", "system '%s': the surface grid of %llu vertices (spacing "
                  "%g m over the box) is too large; raise params.surface_cell", ctx->name,
                  (unsigned long long)nv, cell);
         return EDDY_ERROR_LIMIT;
@@ -277,7 +277,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     double dt_sound = 0.4 * h / sqrt(k), dt_visc = mu > 0 ? 0.125 * h * h * rho0 / mu : INFINITY;
     double dt_max = dt_sound < dt_visc ? dt_sound : dt_visc;
     if (ctx->dt > dt_max && !ctx->adaptive) {
-        eddy_log(e, EDDY_LOG_ERROR, "system '%s': substep dt = %g s is above the stability bound "
+        eddy_log(e, EDDY_LOG_ERROR, "system.unstable", "system '%s': substep dt = %g s is above the stability bound "
                  "%g s (sound: 0.4 h / sqrt(stiffness) = %g s; viscosity: 0.125 h^2 rest_density / "
                  "viscosity = %g s): lower dt or raise substeps", ctx->name, ctx->dt, dt_max,
                  dt_sound, dt_visc);
@@ -286,7 +286,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     double axis[3] = { v[P_VORTEX_AXIS].v[0], v[P_VORTEX_AXIS].v[1], v[P_VORTEX_AXIS].v[2] };
     double alen = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
     if (!(alen > 1e-12)) {
-        eddy_log(e, EDDY_LOG_ERROR, "system '%s': params.vortex_axis must be a non-zero vector",
+        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': params.vortex_axis must be a non-zero vector",
                  ctx->name);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -295,7 +295,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     for (int a = 0; a < 3; a++) {
         double cells = ceil((ctx->box_max[a] - ctx->box_min[a]) / h) + 2;
         if (cells > 1 << 20) {
-            eddy_log(e, EDDY_LOG_ERROR, "system '%s': the box spans %g cells of h = %g m along "
+            eddy_log(e, EDDY_LOG_ERROR, "system.too_large", "system '%s': the box spans %g cells of h = %g m along "
                      "axis %d; raise h or shrink the box", ctx->name, cells, h, a);
             return EDDY_ERROR_LIMIT;
         }
@@ -514,7 +514,7 @@ static eddy_result write_frame(void *state, const eddy_frame_ctx *f)
         s->series[s->series_count++] = (eddy_pvd_entry){ f->time, 0, strdup(file) };
         snprintf(path, sizeof path, "%s/%s_surface.pvd", f->out_dir, s->name);
         if (eddy_write_pvd(path, s->series, s->series_count, err, sizeof err) != 0) {
-            eddy_log(e, EDDY_LOG_ERROR, "%s", err);
+            eddy_log(e, EDDY_LOG_ERROR, "output.write", "%s", err);
             r = EDDY_ERROR_IO;
         }
     }

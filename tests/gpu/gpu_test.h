@@ -12,17 +12,37 @@
 #include <string.h>
 
 static char test_last_error[4096];
+static char test_last_id[128];
+static char test_ids_seen[4096]; /* " id id ... " of eddy's warnings and errors since test_clear_error */
 static int test_errors_seen;
 
-static void test_log(void *user, eddy_log_level level, const char *source, const char *msg)
+static void test_log(void *user, eddy_log_level level, const char *source, const char *id, const char *msg)
 {
     (void)user;
-    fprintf(stderr, "[%s%s%s] %s\n", level == EDDY_LOG_ERROR ? "error" : level == EDDY_LOG_WARN ? "warn" : "info",
-            source ? " " : "", source ? source : "", msg);
-    if (level == EDDY_LOG_ERROR && !(source && !strcmp(source, "vulkan"))) {
+    fprintf(stderr, "[%s %s %s] %s\n", level == EDDY_LOG_ERROR ? "error" : level == EDDY_LOG_WARN ? "warn" : "info",
+            source ? source : "(no source)", id ? id : "(no id)", msg);
+    /* Every message names its source and an identifier: a NULL is a bug. */
+    if (!source || !id || !*id)
+        test_errors_seen += 1000000;
+    bool ours = source && !strcmp(source, "eddy");
+    if (ours && level >= EDDY_LOG_WARN && id) {
+        size_t n = strlen(test_ids_seen);
+        snprintf(test_ids_seen + n, sizeof test_ids_seen - n, "%s%s ", n ? "" : " ", id);
+    }
+    if (level == EDDY_LOG_ERROR && ours) {
         snprintf(test_last_error, sizeof test_last_error, "%s", msg);
+        snprintf(test_last_id, sizeof test_last_id, "%s", id ? id : "");
         test_errors_seen++;
     }
+}
+
+/* Whether eddy logged a warning or error with this identifier since
+ * test_clear_error: tests act on identifiers, not on the English text. */
+static inline bool test_saw(const char *id)
+{
+    char key[160];
+    snprintf(key, sizeof key, " %s ", id);
+    return strstr(test_ids_seen, key) != NULL;
 }
 
 /* Exit status 77: meson counts the test as skipped. */
@@ -93,6 +113,8 @@ static inline bool test_part(int argc, char **argv, int first, const char *part)
 static inline void test_clear_error(void)
 {
     test_last_error[0] = 0;
+    test_last_id[0] = 0;
+    test_ids_seen[0] = 0;
 }
 
 static inline uint32_t test_rand(uint64_t *state)

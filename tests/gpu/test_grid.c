@@ -228,8 +228,9 @@ int main(void)
     }
     test_clear_error();
     CHECK(eddy_create_grid(e, &(eddy_grid_desc){ .label = "g512", .cell = 0.01f, .dims = { 512, 512, 512 }, .max_count = 1000 }) == NULL);
-    CHECKF(strstr(test_last_error, "maxStorageBufferRange") && strstr(test_last_error, "134217728 cells"),
-           "message was: %s", test_last_error);
+    CHECKF(!strcmp(test_last_id, "grid.too_large") && strstr(test_last_error, "maxStorageBufferRange") &&
+               strstr(test_last_error, "134217728 cells"),
+           "message was: [%s] %s", test_last_id, test_last_error);
 
     /* Density: 50k particles at rest spacing with jitter; h = 2 spacings. */
     uint32_t side = 37, n = 0; /* 37^3 = 50,653 */

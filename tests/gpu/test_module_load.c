@@ -18,14 +18,14 @@ int main(int argc, char **argv)
     CHECK(eddy_load_module(e, argv[2]) == EDDY_ERROR_ABI);
     char ours[32];
     snprintf(ours, sizeof ours, "ABI version %d", EDDY_MODULE_ABI_VERSION);
-    CHECKF(strstr(test_last_error, ours) && strstr(test_last_error, "ABI version 1"),
-           "message was: %s", test_last_error);
+    CHECKF(!strcmp(test_last_id, "module.abi") && strstr(test_last_error, ours) && strstr(test_last_error, "ABI version 1"),
+           "message was: [%s] %s", test_last_id, test_last_error);
     CHECK(eddy_module_count(e) == builtin);
     CHECK(eddy_find_module(e, "test_damping") == NULL);
 
     test_clear_error();
     CHECK(eddy_load_module(e, "/nonexistent/libnothing.so") == EDDY_ERROR_NOT_FOUND);
-    CHECK(strstr(test_last_error, "/nonexistent/libnothing.so") != NULL);
+    CHECK(!strcmp(test_last_id, "module.load") && strstr(test_last_error, "/nonexistent/libnothing.so"));
 
     CHECK(eddy_load_module(e, argv[1]) == EDDY_OK);
     CHECK(eddy_module_count(e) == builtin + 1);

@@ -733,13 +733,13 @@ int eddy_bench_main(eddy_engine *e, int argc, char **argv, uint32_t iterations)
         ran++;
         int rc = cases[i].run(&c, cases[i].name, cases[i].n, cases[i].flag);
         if (rc) {
-            fprintf(stderr, "eddy error: bench case %s failed or its result differs from the "
+            fprintf(stderr, "eddy error [run.stopped]: bench case %s failed or its result differs from the "
                             "C reference\n", cases[i].name);
             failed++;
         }
     }
     if (!ran) {
-        fprintf(stderr, "eddy error: bench: no case matches; cases:");
+        fprintf(stderr, "eddy error [cli.usage]: bench: no case matches; cases:");
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             fprintf(stderr, " %s", cases[i].name);
         fprintf(stderr, " (or a group: scan, sort, grid, density, sph, pbf, rigid, granular, haptic)\n");

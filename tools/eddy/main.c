@@ -70,7 +70,7 @@ static int cmd_devices(void)
     if (n < 0)
         return 1;
     if (n == 0) {
-        fprintf(stderr, "eddy error: no Vulkan device found (install mesa-vulkan-drivers for "
+        fprintf(stderr, "eddy error [device.none]: no Vulkan device found (install mesa-vulkan-drivers for "
                         "lavapipe, or a GPU driver)\n");
         return 1;
     }
@@ -140,19 +140,19 @@ static int parse_options(int argc, char **argv, int first, options *o)
             o->validation = argv[++i];
             if (strcmp(o->validation, "off") && strcmp(o->validation, "on") &&
                 strcmp(o->validation, "sync")) {
-                fprintf(stderr, "eddy error: --validation: expected off, on or sync, got '%s'\n",
+                fprintf(stderr, "eddy error [cli.usage]: --validation: expected off, on or sync, got '%s'\n",
                         o->validation);
                 return -1;
             }
         } else if (!strcmp(a, "--steps") && next) {
             if (parse_u64(argv[++i], &o->steps) != 0 || o->steps == 0) {
-                fprintf(stderr, "eddy error: --steps: expected a whole number > 0, got '%s'\n",
+                fprintf(stderr, "eddy error [cli.usage]: --steps: expected a whole number > 0, got '%s'\n",
                         argv[i]);
                 return -1;
             }
         } else if (!strcmp(a, "--module") && next) {
             if (o->module_count == 16) {
-                fprintf(stderr, "eddy error: at most 16 --module options\n");
+                fprintf(stderr, "eddy error [cli.usage]: at most 16 --module options\n");
                 return -1;
             }
             o->modules[o->module_count++] = argv[++i];
@@ -160,7 +160,7 @@ static int parse_options(int argc, char **argv, int first, options *o)
             char *end;
             double v = strtod(argv[++i], &end);
             if (*end || !(v > 0) || v > 1e6) {
-                fprintf(stderr, "eddy error: %s: expected a number > 0, got '%s'\n", a, argv[i]);
+                fprintf(stderr, "eddy error [cli.usage]: %s: expected a number > 0, got '%s'\n", a, argv[i]);
                 return -1;
             }
             *(!strcmp(a, "--seconds") ? &o->seconds : &o->rate) = v;
@@ -175,12 +175,12 @@ static int parse_options(int argc, char **argv, int first, options *o)
         } else if (!strcmp(a, "--allow-plugins")) {
             o->allow_plugins = true;
         } else if (a[0] == '-') {
-            fprintf(stderr, "eddy error: unknown option '%s' (or its value is missing)\n%s", a, usage);
+            fprintf(stderr, "eddy error [cli.usage]: unknown option '%s' (or its value is missing)\n%s", a, usage);
             return -1;
         } else if (!o->scene) {
             o->scene = a;
         } else {
-            fprintf(stderr, "eddy error: unexpected argument '%s'\n%s", a, usage);
+            fprintf(stderr, "eddy error [cli.usage]: unexpected argument '%s'\n%s", a, usage);
             return -1;
         }
     }
@@ -260,11 +260,11 @@ static double now_s(void)
 static int cmd_run(const options *o)
 {
     if (!o->scene) {
-        fprintf(stderr, "eddy error: run: no scene file given\n%s", usage);
+        fprintf(stderr, "eddy error [cli.usage]: run: no scene file given\n%s", usage);
         return 2;
     }
     if (access(o->scene, R_OK) != 0) {
-        fprintf(stderr, "eddy error: %s: cannot read the scene file (does it exist?)\n", o->scene);
+        fprintf(stderr, "eddy error [scene.file]: %s: cannot read the scene file (does it exist?)\n", o->scene);
         return 1;
     }
     eddy_engine *e = make_engine(o);
@@ -299,7 +299,7 @@ static int cmd_run(const options *o)
                info.steps_done, info.time, info.particle_count, wall, rate,
                o->no_output ? "(none)" : info.out_dir);
     } else {
-        fprintf(stderr, "eddy error: the run stopped at step %" PRIu64 ": %s\n", info.steps_done,
+        fprintf(stderr, "eddy error [run.stopped]: the run stopped at step %" PRIu64 ": %s\n", info.steps_done,
                 eddy_result_string(r));
     }
     if (o->profile && r == EDDY_OK) {
@@ -314,7 +314,7 @@ static int cmd_run(const options *o)
     }
     uint32_t vmsg = eddy_validation_message_count(e);
     if (vmsg)
-        fprintf(stderr, "eddy warning: %u validation message(s)\n", vmsg);
+        fprintf(stderr, "eddy warning [validation.reported]: %u validation message(s)\n", vmsg);
     eddy_destroy_scene(s);
     eddy_destroy_engine(e);
     return r == EDDY_OK ? 0 : 1;
@@ -336,11 +336,11 @@ static void play_path(void *user, double t, const double force[3], double positi
 static int cmd_haptic(const options *o)
 {
     if (!o->scene) {
-        fprintf(stderr, "eddy error: haptic: no scene file given\n%s", usage);
+        fprintf(stderr, "eddy error [cli.usage]: haptic: no scene file given\n%s", usage);
         return 2;
     }
     if (access(o->scene, R_OK) != 0) {
-        fprintf(stderr, "eddy error: %s: cannot read the scene file (does it exist?)\n", o->scene);
+        fprintf(stderr, "eddy error [scene.file]: %s: cannot read the scene file (does it exist?)\n", o->scene);
         return 1;
     }
     eddy_engine *e = make_engine(o);
@@ -398,14 +398,14 @@ static int cmd_bench(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--iterations") && i + 1 < argc) {
             if (parse_u64(argv[++i], &iterations) != 0 || iterations == 0 || iterations > 100000) {
-                fprintf(stderr, "eddy error: --iterations: expected a whole number in 1..100000, "
+                fprintf(stderr, "eddy error [cli.usage]: --iterations: expected a whole number in 1..100000, "
                                 "got '%s'\n", argv[i]);
                 return 2;
             }
         } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
             o.device = argv[++i];
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "eddy error: bench: unknown option '%s'\n%s", argv[i], usage);
+            fprintf(stderr, "eddy error [cli.usage]: bench: unknown option '%s'\n%s", argv[i], usage);
             return 2;
         } else if (n < 64) {
             names[n++] = argv[i];
@@ -447,6 +447,6 @@ int main(int argc, char **argv)
         return cmd_run(&o);
     if (!strcmp(cmd, "haptic"))
         return cmd_haptic(&o);
-    fprintf(stderr, "eddy error: unknown command '%s'\n%s", cmd, usage);
+    fprintf(stderr, "eddy error [cli.usage]: unknown command '%s'\n%s", cmd, usage);
     return 2;
 }

@@ -21,7 +21,7 @@ static int number(const char *opt, const char *s, double lo, double *out)
     errno = 0;
     double v = s ? strtod(s, &end) : NAN;
     if (!s || *end || errno || !isfinite(v) || !(v > lo)) {
-        fprintf(stderr, "eddy error: voxelize: %s: expected a finite number > %g, got '%s'\n", opt, lo,
+        fprintf(stderr, "eddy error [cli.usage]: voxelize: %s: expected a finite number > %g, got '%s'\n", opt, lo,
                 s ? s : "");
         return -1;
     }
@@ -40,12 +40,12 @@ static int write_points(const char *path, const float *pts, uint32_t n, double d
 {
     char tmp[4200];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        fprintf(stderr, "eddy error: voxelize: --out: the path is longer than %zu bytes\n", sizeof tmp - 5);
+        fprintf(stderr, "eddy error [cli.usage]: voxelize: --out: the path is longer than %zu bytes\n", sizeof tmp - 5);
         return -1;
     }
     FILE *f = fopen(tmp, "w");
     if (!f) {
-        fprintf(stderr, "eddy error: voxelize: cannot create '%s': %s\n", tmp, strerror(errno));
+        fprintf(stderr, "eddy error [output.write]: voxelize: cannot create '%s': %s\n", tmp, strerror(errno));
         return -1;
     }
     if (ends_with(path, ".vtk")) {
@@ -67,7 +67,7 @@ static int write_points(const char *path, const float *pts, uint32_t n, double d
     }
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        fprintf(stderr, "eddy error: voxelize: cannot write '%s': %s\n", path, strerror(errno));
+        fprintf(stderr, "eddy error [output.write]: voxelize: cannot write '%s': %s\n", path, strerror(errno));
         remove(tmp);
         return -1;
     }
@@ -98,7 +98,7 @@ int eddy_voxelize_main(int argc, char **argv)
             if (number(a, next, 0, &max_bytes) != 0)
                 return 2;
             if (max_bytes > 1e18 || max_bytes != floor(max_bytes)) {
-                fprintf(stderr, "eddy error: voxelize: --max-bytes: expected a whole number of bytes up to 1e18, got '%s'\n", next);
+                fprintf(stderr, "eddy error [cli.usage]: voxelize: --max-bytes: expected a whole number of bytes up to 1e18, got '%s'\n", next);
                 return 2;
             }
             i++;
@@ -107,25 +107,25 @@ int eddy_voxelize_main(int argc, char **argv)
         } else if (!strcmp(a, "--surface-only")) {
             surface = true;
         } else if (a[0] == '-' || mesh_path) {
-            fprintf(stderr, "eddy error: voxelize: unexpected argument '%s'\n%s", a, usage);
+            fprintf(stderr, "eddy error [cli.usage]: voxelize: unexpected argument '%s'\n%s", a, usage);
             return 2;
         } else {
             mesh_path = a;
         }
     }
     if (!mesh_path || d == 0) {
-        fprintf(stderr, "eddy error: voxelize: %s\n%s", !mesh_path ? "no mesh file given" : "--diameter is required (m, > 0)",
+        fprintf(stderr, "eddy error [cli.usage]: voxelize: %s\n%s", !mesh_path ? "no mesh file given" : "--diameter is required (m, > 0)",
                 usage);
         return 2;
     }
     if (out && !ends_with(out, ".csv") && !ends_with(out, ".vtk")) {
-        fprintf(stderr, "eddy error: voxelize: --out: expected a name ending in .csv or .vtk, got '%s'\n", out);
+        fprintf(stderr, "eddy error [cli.usage]: voxelize: --out: expected a name ending in .csv or .vtk, got '%s'\n", out);
         return 2;
     }
     char err[512];
     eddy_mesh m;
     if (eddy_load_obj(mesh_path, &m, err, sizeof err) != 0) {
-        fprintf(stderr, "eddy error: voxelize: %s\n", err);
+        fprintf(stderr, "eddy error [mesh.file]: voxelize: %s\n", err);
         return 1;
     }
     eddy_mesh_transform(&m, scale, NULL, NULL);
@@ -136,7 +136,7 @@ int eddy_voxelize_main(int argc, char **argv)
         n = eddy_voxelize(&m, &(eddy_voxel_desc){ .diameter = d, .surface_only = surface,
                                                   .max_bytes = (uint64_t)max_bytes }, &pts, err, sizeof err);
     if (n < 0) {
-        fprintf(stderr, "eddy error: voxelize: %s: %s\n", mesh_path, err);
+        fprintf(stderr, "eddy error [mesh.invalid]: voxelize: %s: %s\n", mesh_path, err);
         eddy_free_mesh(&m);
         return 1;
     }
