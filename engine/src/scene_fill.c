@@ -1,0 +1,380 @@
+/* Particle sets ("particle_sets"): the set's fields and its particles from
+ * fills (box, sphere, upright cylinder or a voxelised mesh, repeated by
+ * "copies", with "jitter" and rigid "bodies") and from explicit "points",
+ * gathered in host arrays within the loader's host budget before the set's
+ * buffers are created (scene_load.c). */
+#include "scene_internal.h"
+#include "eddy/eddy_mesh.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+/* Appends one particle to room taken by host_reserve (false when there is none). */
+static bool host_push(host_particles *h, const double x[3], double radius, const double v[3],
+                      double mass, uint32_t phase)
+{
+    if (h->count == h->cap)
+        return false;
+    float *p = h->position + 4 * h->count, *vv = h->velocity + 4 * h->count;
+    for (int a = 0; a < 3; a++) {
+        p[a] = (float)x[a];
+        vv[a] = (float)v[a];
+    }
+    p[3] = (float)radius;
+    vv[3] = 0.0f;
+    h->mass[h->count] = (float)mass;
+    h->phase[h->count] = phase;
+    h->count++;
+    return true;
+}
+
+/* Host bytes per particle while a set is built: position, velocity, mass, phase. */
+#define HOST_BYTES_PER_PARTICLE 40u
+
+/* Room for `more` particles, checked against the budget before it is taken. */
+static bool host_reserve(parse_ctx *c, const char *field, host_particles *h, uint64_t more)
+{
+    uint64_t need = h->count + more;
+    if (need <= h->cap)
+        return true;
+    if (more > c->host_budget / HOST_BYTES_PER_PARTICLE ||
+        need > c->host_budget / HOST_BYTES_PER_PARTICLE)
+        return scene_fail(c, "scene.too_large", field, "%" PRIu64 " particles need %" PRIu64 " bytes of host memory while the set is "
+                          "built, over the scene loader's budget of %" PRIu64 " bytes (eddy_scene_desc.host_budget)",
+                          need, need > UINT64_MAX / HOST_BYTES_PER_PARTICLE ? UINT64_MAX : need * HOST_BYTES_PER_PARTICLE,
+                          c->host_budget);
+    /* Each array keeps its old block when growing it fails, so scene_host_free
+     * still frees everything. */
+    void **arrays[] = { (void **)&h->position, (void **)&h->velocity, (void **)&h->mass, (void **)&h->phase };
+    const size_t bytes[] = { 16, 16, 4, 4 };
+    for (int i = 0; i < 4; i++) {
+        void *grown = realloc(*arrays[i], need * bytes[i]);
+        if (!grown)
+            return scene_fail(c, "memory.host", field, "out of host memory for %" PRIu64 " particles", need);
+        *arrays[i] = grown;
+    }
+    h->cap = need;
+    return true;
+}
+
+void scene_host_free(host_particles *h)
+{
+    free(h->position);
+    free(h->velocity);
+    free(h->mass);
+    free(h->phase);
+    memset(h, 0, sizeof *h);
+}
+
+static const char *const set_keys[] = { "name", "radius", "mass", "velocity", "capacity",
+                                        "spacing", "fill", "points", "phase", "bodies", NULL };
+static const char *const fill_keys[] = { "shape", "min", "max", "center", "radius", "height",
+                                         "file", "scale", "rotation", "surface_only", "copies",
+                                         "velocity", "jitter", NULL };
+static const char *const copies_keys[] = { "count", "step", NULL };
+
+/* A fill: the lattice points of one shape (box, sphere, upright cylinder,
+ * or a closed mesh voxelised at the spacing), repeated by "copies"
+ * ({"count": [nx, ny, nz], "step": [dx, dy, dz]} m). With the set's "bodies",
+ * each copy is one rigid body: its particles get the next body index as
+ * their phase. */
+static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double spacing,
+                       uint64_t limit, double radius, const double set_vel[3], double mass,
+                       uint32_t phase, uint32_t *body, host_particles *h)
+{
+    if (!cJSON_IsObject(f))
+        return scene_fail(c, "scene.field", path, "expected an object like {\"shape\": \"box\", \"min\": [..], "
+                             "\"max\": [..]}, got %s", scene_json_type(f));
+    if (!scene_check_keys(c, f, path, fill_keys))
+        return false;
+    const char *shape;
+    double vel[3], jitter;
+    if (!scene_get_string(c, f, "shape", path, true, &shape) ||
+        !scene_get_vec3_key(c, f, "velocity", path, false, set_vel, vel) ||
+        !scene_get_number(c, f, "jitter", path, false, 0, 0, 1, &jitter))
+        return false;
+    if (spacing <= 0)
+        return scene_fail(c, "scene.field", path, "a fill needs the set's \"spacing\" (m, > 0)");
+    double lo[3], hi[3];
+    long n[3];
+    bool sphere = !strcmp(shape, "sphere"), cylinder = !strcmp(shape, "cylinder");
+    bool mesh = !strcmp(shape, "mesh");
+    double center[3], r = 0, height = 0;
+    float *pattern = NULL; /* xyz per point of one copy */
+    uint64_t pattern_n = 0;
+    char field[512];
+    if (!strcmp(shape, "box")) {
+        if (!scene_get_vec3_key(c, f, "min", path, true, NULL, lo) ||
+            !scene_get_vec3_key(c, f, "max", path, true, NULL, hi))
+            return false;
+    } else if (sphere) {
+        if (!scene_get_vec3_key(c, f, "center", path, true, NULL, center) ||
+            !scene_get_number(c, f, "radius", path, true, 0, 1e-9, 1e9, &r))
+            return false;
+        for (int a = 0; a < 3; a++) {
+            lo[a] = center[a] - r;
+            hi[a] = center[a] + r;
+        }
+    } else if (cylinder) {
+        /* Upright (along +y) from the centre of its bottom. */
+        if (!scene_get_vec3_key(c, f, "center", path, true, NULL, center) ||
+            !scene_get_number(c, f, "radius", path, true, 0, 1e-9, 1e9, &r) ||
+            !scene_get_number(c, f, "height", path, true, 0, 1e-9, 1e9, &height))
+            return false;
+        for (int a = 0; a < 3; a++) {
+            lo[a] = center[a] - (a == 1 ? 0 : r);
+            hi[a] = center[a] + (a == 1 ? height : r);
+        }
+    } else if (mesh) {
+        /* A closed mesh (OBJ, relative to the scene file): scaled, turned by
+         * "rotation" [axis x, y, z, degrees] about its bounding box centre,
+         * which goes to "center"; voxelised at the spacing. */
+        const char *file;
+        double scale, rot[4] = { 0, 1, 0, 0 }, zero3[3] = { 0, 0, 0 };
+        bool surface;
+        if (!scene_get_string(c, f, "file", path, true, &file) ||
+            !scene_get_number(c, f, "scale", path, false, 1, 1e-9, 1e9, &scale) ||
+            !scene_get_vec3_key(c, f, "center", path, false, zero3, center) ||
+            !scene_get_bool(c, f, "surface_only", path, false, &surface))
+            return false;
+        const cJSON *jr = cJSON_GetObjectItemCaseSensitive(f, "rotation");
+        if (jr) {
+            snprintf(field, sizeof field, "%s.rotation", path);
+            if (!cJSON_IsArray(jr) || cJSON_GetArraySize(jr) != 4)
+                return scene_fail(c, "scene.field", field, "expected [axis x, axis y, axis z, angle in degrees], got %s",
+                                  scene_json_type(jr));
+            for (int a = 0; a < 4; a++) {
+                const cJSON *x = cJSON_GetArrayItem(jr, a);
+                if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
+                    return scene_fail(c, "scene.field", field, "element %d: expected a finite number", a);
+                rot[a] = x->valuedouble;
+            }
+            if (rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2] == 0)
+                return scene_fail(c, "scene.field", field, "the axis [0, 0, 0] has no direction");
+        }
+        char dir[4096], full[4096], err[1024];
+        scene_dir_of(c->file, dir, sizeof dir);
+        int plen = file[0] == '/' ? snprintf(full, sizeof full, "%s", file)
+                                 : snprintf(full, sizeof full, "%s/%s", dir, file);
+        eddy_mesh m;
+        snprintf(field, sizeof field, "%s.file", path);
+        if (plen < 0 || (size_t)plen >= sizeof full)
+            return scene_fail(c, "scene.mesh", field, "the mesh's path is longer than %zu bytes", sizeof full - 1);
+        if (eddy_load_obj(full, &m, err, sizeof err) != 0)
+            return scene_fail(c, "scene.mesh", field, "%s", err);
+        double blo[3] = { INFINITY, INFINITY, INFINITY }, bhi[3] = { -INFINITY, -INFINITY, -INFINITY };
+        for (uint32_t i = 0; i < m.vertex_count; i++)
+            for (int a = 0; a < 3; a++) {
+                blo[a] = fmin(blo[a], m.vertices[3 * i + a]);
+                bhi[a] = fmax(bhi[a], m.vertices[3 * i + a]);
+            }
+        double mid[3] = { -0.5 * (blo[0] + bhi[0]), -0.5 * (blo[1] + bhi[1]), -0.5 * (blo[2] + bhi[2]) };
+        eddy_mesh_transform(&m, 1, NULL, mid);
+        double len = sqrt(rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2]), half = rot[3] * M_PI / 360;
+        double q[4] = { cos(half), sin(half) * rot[0] / len, sin(half) * rot[1] / len, sin(half) * rot[2] / len };
+        eddy_mesh_transform(&m, scale, q, center);
+        int64_t got = eddy_voxelize(&m, &(eddy_voxel_desc){ .diameter = spacing, .surface_only = surface,
+                                                          .max_points = (uint32_t)(limit < UINT32_MAX ? limit : UINT32_MAX),
+                                                          .max_bytes = c->host_budget },
+                                    &pattern, err, sizeof err);
+        eddy_free_mesh(&m);
+        if (got < 0)
+            return scene_fail(c, "scene.mesh", field, "%s: %s", full, err);
+        pattern_n = (uint64_t)got;
+    } else {
+        snprintf(field, sizeof field, "%s.shape", path);
+        return scene_fail(c, "scene.field", field, "unknown shape '%s'; expected \"box\", \"sphere\", \"cylinder\" or "
+                          "\"mesh\"", shape);
+    }
+    if (!mesh) {
+        double total = 1; /* each factor <= 1e7: exact enough to compare */
+        for (int a = 0; a < 3; a++) {
+            if (!(hi[a] > lo[a]))
+                return scene_fail(c, "scene.field", path, "max must exceed min along every axis (axis %d: %g .. %g)", a,
+                                  lo[a], hi[a]);
+            double cells = (hi[a] - lo[a]) / spacing;
+            if (cells > 1e7)
+                return scene_fail(c, "scene.too_large", path, "%g particles along axis %d: too many for spacing %g m", cells,
+                                  a, spacing);
+            n[a] = (long)floor(cells + 1e-9);
+            if (n[a] < 1)
+                n[a] = 1;
+            total *= (double)n[a];
+        }
+        if (total > (double)(limit - h->count))
+            return scene_fail(c, "scene.too_large", path, "the fill's lattice has %.0f points: the set would hold more than the %"
+                              PRIu64 " particles that fit in one buffer on this device (maxStorageBufferRange)",
+                              total, limit);
+        if (12 * total > (double)c->host_budget)
+            return scene_fail(c, "scene.too_large", path, "the fill's lattice of %.0f points needs %.0f bytes of host memory, over the "
+                              "scene loader's budget of %" PRIu64 " bytes", total, 12 * total, c->host_budget);
+        pattern = malloc(12 * (size_t)total + 12);
+        if (!pattern)
+            return scene_fail(c, "memory.host", path, "out of host memory");
+        /* Lattice points in cell centres, in x-fastest order so every run is the same. */
+        for (long k = 0; k < n[2]; k++)
+            for (long j = 0; j < n[1]; j++)
+                for (long i = 0; i < n[0]; i++) {
+                    double x[3] = { lo[0] + spacing * (i + 0.5), lo[1] + spacing * (j + 0.5),
+                                    lo[2] + spacing * (k + 0.5) };
+                    if (sphere || cylinder) {
+                        double d2 = 0;
+                        for (int a = 0; a < 3; a++)
+                            if (sphere || a != 1)
+                                d2 += (x[a] - center[a]) * (x[a] - center[a]);
+                        if (d2 > r * r)
+                            continue;
+                    }
+                    for (int a = 0; a < 3; a++)
+                        pattern[3 * pattern_n + a] = (float)x[a];
+                    pattern_n++;
+                }
+    }
+    double count[3] = { 1, 1, 1 }, step[3] = { 0, 0, 0 };
+    const cJSON *jc = cJSON_GetObjectItemCaseSensitive(f, "copies");
+    snprintf(field, sizeof field, "%s.copies", path);
+    if (jc && (!cJSON_IsObject(jc) || !scene_check_keys(c, jc, field, copies_keys) ||
+               !scene_get_vec3_key(c, jc, "count", field, true, NULL, count) ||
+               !scene_get_vec3_key(c, jc, "step", field, true, NULL, step))) {
+        free(pattern);
+        return c->failed ? false : scene_fail(c, "scene.field", field, "expected {\"count\": [nx, ny, nz], \"step\": [dx, dy, dz]}, got %s",
+                                              scene_json_type(jc));
+    }
+    for (int a = 0; a < 3; a++)
+        if (count[a] < 1 || count[a] > 1e6 || count[a] != floor(count[a])) {
+            free(pattern);
+            return scene_fail(c, "scene.field", field, "count[%d] = %g: expected a whole number in [1, 1e6]", a, count[a]);
+        }
+    /* Each count <= 1e6, so copies <= 1e18 fits; copies * pattern_n may not,
+     * so it is compared by division. */
+    uint64_t copies = (uint64_t)count[0] * (uint64_t)count[1] * (uint64_t)count[2];
+    if (h->count > limit || (pattern_n && copies > (limit - h->count) / pattern_n)) {
+        free(pattern);
+        return scene_fail(c, "scene.too_large", path, "%" PRIu64 " copies of %" PRIu64 " particles would make the set hold more than "
+                          "the %" PRIu64 " particles that fit in one buffer on this device (maxStorageBufferRange)",
+                          copies, pattern_n, limit);
+    }
+    if (!host_reserve(c, path, h, copies * pattern_n)) {
+        free(pattern);
+        return false;
+    }
+    bool ok = true;
+    for (long ck = 0; ok && ck < (long)count[2]; ck++)
+        for (long cj = 0; ok && cj < (long)count[1]; cj++)
+            for (long ci = 0; ok && ci < (long)count[0]; ci++) {
+                double off[3] = { ci * step[0], cj * step[1], ck * step[2] };
+                for (uint64_t p = 0; ok && p < pattern_n; p++) {
+                    double x[3] = { pattern[3 * p] + off[0], pattern[3 * p + 1] + off[1], pattern[3 * p + 2] + off[2] };
+                    /* "jitter": a fixed pseudo-random offset of up to
+                     * jitter * spacing / 2 per axis (the same every run),
+                     * to break a lattice's perfect stacking. */
+                    for (int a = 0; a < 3 && jitter > 0; a++) {
+                        uint64_t z = (h->count + 1) * 0x9E3779B97F4A7C15ull + (uint64_t)a * 0xBF58476D1CE4E5B9ull;
+                        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+                        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+                        z ^= z >> 31;
+                        x[a] += jitter * spacing * ((double)(z >> 11) / 9007199254740992.0 - 0.5);
+                    }
+                    ok = host_push(h, x, radius, vel, mass, body ? *body : phase);
+                }
+                if (body)
+                    ++*body;
+            }
+    free(pattern);
+    return ok ? true : scene_fail(c, "memory.host", path, "out of host memory");
+}
+
+bool scene_parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, uint64_t limit,
+                     host_particles *h, uint32_t *capacity, char name[EDDY_NAME_MAX + 1])
+{
+    char path[64];
+    snprintf(path, sizeof path, "particle_sets[%d]", index);
+    if (!cJSON_IsObject(js))
+        return scene_fail(c, "scene.field", path, "expected an object, got %s", scene_json_type(js));
+    if (!scene_check_keys(c, js, path, set_keys))
+        return false;
+    const char *n;
+    if (!scene_get_name(c, js, "name", path, true, EDDY_NAME_MAX, &n))
+        return false;
+    for (uint32_t i = 0; i < s->set_count; i++)
+        if (!strcmp(s->sets[i].name, n))
+            return scene_fail(c, "scene.name", path, "a particle set named '%s' exists already", n);
+    snprintf(name, EDDY_NAME_MAX + 1, "%s", n);
+    double spacing, radius, mass, cap, phase;
+    double vel[3];
+    bool bodies;
+    uint32_t body = 0;
+    static const double zero[3] = { 0, 0, 0 };
+    if (!scene_get_number(c, js, "spacing", path, false, 0, 1e-9, 1e9, &spacing) ||
+        !scene_get_number(c, js, "radius", path, false, spacing > 0 ? spacing / 2 : 0.01, 1e-9, 1e9,
+                          &radius) ||
+        !scene_get_number(c, js, "mass", path, false, 1000.0 * 8 * radius * radius * radius, 1e-30,
+                          1e30, &mass) ||
+        !scene_get_whole(c, js, "capacity", path, 0, 0, 4294967295.0, &cap) ||
+        !scene_get_whole(c, js, "phase", path, 0, 0, 4294967295.0, &phase) ||
+        !scene_get_vec3_key(c, js, "velocity", path, false, zero, vel) ||
+        !scene_get_bool(c, js, "bodies", path, false, &bodies))
+        return false;
+    const cJSON *fills = cJSON_GetObjectItemCaseSensitive(js, "fill");
+    if (fills) {
+        char fp[128];
+        if (cJSON_IsObject(fills)) {
+            snprintf(fp, sizeof fp, "%s.fill", path);
+            if (!parse_fill(c, fills, fp, spacing, limit, radius, vel, mass, (uint32_t)phase,
+                            bodies ? &body : NULL, h))
+                return false;
+        } else if (cJSON_IsArray(fills)) {
+            int i = 0;
+            for (const cJSON *f = fills->child; f; f = f->next, i++) {
+                snprintf(fp, sizeof fp, "%s.fill[%d]", path, i);
+                if (!parse_fill(c, f, fp, spacing, limit, radius, vel, mass, (uint32_t)phase,
+                                bodies ? &body : NULL, h))
+                    return false;
+            }
+        } else {
+            snprintf(fp, sizeof fp, "%s.fill", path);
+            return scene_fail(c, "scene.field", fp, "expected a shape object or an array of them, got %s",
+                              scene_json_type(fills));
+        }
+    }
+    const cJSON *points = cJSON_GetObjectItemCaseSensitive(js, "points");
+    if (points) {
+        char pp[128];
+        snprintf(pp, sizeof pp, "%s.points", path);
+        if (!cJSON_IsArray(points))
+            return scene_fail(c, "scene.field", pp, "expected an array of [x, y, z] positions, got %s",
+                              scene_json_type(points));
+        int i = 0;
+        if (!host_reserve(c, pp, h, (uint64_t)cJSON_GetArraySize(points)))
+            return false;
+        for (const cJSON *p = points->child; p; p = p->next, i++) {
+            char ip[160];
+            snprintf(ip, sizeof ip, "%s[%d]", pp, i);
+            double x[3];
+            if (!scene_get_vec3(c, p, ip, -1e30, 1e30, x))
+                return false;
+            if (h->count >= limit)
+                return scene_fail(c, "scene.too_large", pp, "more than %" PRIu64 " particles do not fit in one buffer",
+                                  limit);
+            if (!host_push(h, x, radius, vel, mass, bodies ? body : (uint32_t)phase))
+                return scene_fail(c, "memory.host", pp, "out of host memory");
+        }
+        body += bodies && points->child; /* the points are one body */
+    }
+    if (h->count == 0)
+        return scene_fail(c, "scene.field", path, "the set has no particles: give \"fill\" (with \"spacing\") or "
+                             "\"points\"");
+    if (cap != 0 && cap < (double)h->count)
+        return scene_fail(c, "scene.field", path, "capacity %g is below the %" PRIu64 " particles of its fills", cap,
+                          h->count);
+    *capacity = cap != 0 ? (uint32_t)cap : (uint32_t)h->count;
+    if (*capacity > limit) {
+        char field[96];
+        snprintf(field, sizeof field, "%s.capacity", path);
+        return scene_fail(c, "scene.too_large", field, "%u particles need %" PRIu64 " bytes per position buffer, over the "
+                          "device's maxStorageBufferRange of %" PRIu64 " bytes; at most %" PRIu64
+                          " particles fit", *capacity, (uint64_t)*capacity * 16,
+                          c->e->info.max_storage_buffer_range, limit);
+    }
+    return true;
+}

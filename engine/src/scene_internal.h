@@ -1,0 +1,174 @@
+/* What the scene_*.c files share: the scene's types (its particle sets,
+ * systems and their tools, struct eddy_scene itself), the parser's context,
+ * the host arrays a particle set is built in, and the functions one file
+ * defines and another calls. The scene is split by concern: scene_json.c
+ * (field readers and the parser's message), scene_fill.c (particle sets),
+ * scene_system.c (tools, params, solids, images), scene_load.c (load,
+ * destroy, info), scene_step.c (tools and stepping), scene_output.c
+ * (statistics and frame files). None of this is public API: the scene is
+ * opaque outside the engine (eddy.h). */
+#ifndef EDDY_SCENE_INTERNAL_H
+#define EDDY_SCENE_INTERNAL_H
+
+#include "internal.h"
+#include "output.h"
+#include "render.h"
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct scene_set {
+    eddy_particles handle;
+    char name[EDDY_NAME_MAX + 1];
+    uint32_t count;
+} scene_set;
+
+typedef struct tool_key {
+    double t, x[3];
+} tool_key;
+
+/* A system's tool as the scene drives it: along a key-framed path, or to
+ * where the host (eddy_scene_set_tool, a haptic loop) puts it. */
+typedef struct scene_tool {
+    bool scripted;        /* the scene has a "tool" object for this system */
+    bool host;            /* eddy_scene_set_tool took over */
+    tool_key *keys;
+    uint32_t key_count;
+    bool smooth;          /* cubic Hermite through the keys, else linear */
+    bool log;             /* write tool_<system>.csv */
+    double at[3];         /* centre at the end of the last step (m) */
+    double target[3];     /* host: centre at the end of the next step */
+    eddy_tool_force last; /* the last step's force */
+    char *text;           /* log lines not yet appended to the file */
+    size_t len, cap;
+} scene_tool;
+
+typedef struct scene_system {
+    const eddy_module_desc *module;
+    void *state;
+    char name[EDDY_NAME_MAX + 1];
+    scene_tool tool;
+} scene_system;
+
+struct eddy_scene {
+    eddy_engine *e;
+    char path[4096];
+    char name[EDDY_SCENE_NAME_MAX + 1];
+    char out_dir[EDDY_OUT_DIR_MAX + 1];
+    double dt;
+    uint32_t substeps;
+    bool adaptive;         /* substeps follow the systems' stable_dt, checked per frame */
+    uint32_t current_substeps;
+    uint32_t max_substeps; /* adaptive: at most this many */
+    double duration;
+    uint64_t steps, steps_done;
+    uint32_t frame_every;
+    bool vtk, stats, no_output, profile;
+    float box_min[3], box_max[3];
+    scene_set *sets;
+    uint32_t set_count;
+    scene_system *systems;
+    uint32_t system_count;
+    eddy_solid *solids;
+    uint32_t solid_count;
+    eddy_graph graph;
+    bool out_closed;          /* the .tmp logs (stats.jsonl, tool CSVs) of a ready output were
+                                 renamed by eddy_scene_finish_output: no more frames */
+    eddy_pvd_entry *pvd;      /* per set and frame; file names owned here */
+    uint32_t pvd_count, pvd_cap;
+    uint32_t frames;
+    bool out_ready;
+    /* PNG frames ("output.images"). */
+    eddy_renderer *renderer;
+    uint32_t image_w, image_h;
+    int color_by;            /* 0 speed, 1 density, 2 set, 3 phase */
+    double color_range[2];
+};
+
+/* The parser's state while one scene is read: the engine to log to, the
+ * file named in messages, and whether a message was given already (a scene
+ * gets one message: the first problem). */
+typedef struct parse_ctx {
+    eddy_engine *e;
+    const char *file;
+    bool failed;
+    uint64_t host_budget; /* bytes a set's host arrays and a mesh fill may take */
+} parse_ctx;
+
+/* A set's particles in host memory while the set is built (scene_fill.c),
+ * uploaded to its buffers by load (scene_load.c). */
+typedef struct host_particles {
+    float *position, *velocity, *mass;
+    uint32_t *phase;
+    uint64_t count, cap;
+} host_particles;
+
+/* ------------------------------------------------------------------ scene_json.c */
+
+/* Logs the first problem of a scene (the id from the list in eddy.h, then
+ * "<file>: <field>: <text>") and returns false, so a parser can
+ * `return scene_fail(...)`; later problems are not logged. */
+bool scene_fail(parse_ctx *c, const char *id, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* "a number", "an array", ... for messages; "nothing" for NULL. */
+const char *scene_json_type(const cJSON *j);
+/* Fails on a key of obj that is not in keys (NULL-terminated). */
+bool scene_check_keys(parse_ctx *c, const cJSON *obj, const char *path, const char *const *keys);
+/* The field readers: obj[key] (reported as "<path>.<key>"), def when it is
+ * absent and not required; anything else fails with the reason. */
+bool scene_get_number(parse_ctx *c, const cJSON *obj, const char *key, const char *path,
+                      bool required, double def, double min, double max, double *out);
+bool scene_get_vec3(parse_ctx *c, const cJSON *j, const char *field, double min, double max,
+                    double out[3]);
+bool scene_get_vec3_key(parse_ctx *c, const cJSON *obj, const char *key, const char *path,
+                        bool required, const double def[3], double out[3]);
+bool scene_get_string(parse_ctx *c, const cJSON *obj, const char *key, const char *path,
+                      bool required, const char **out);
+bool scene_get_bool(parse_ctx *c, const cJSON *obj, const char *key, const char *path, bool def,
+                    bool *out);
+bool scene_get_whole(parse_ctx *c, const cJSON *obj, const char *key, const char *path, double def,
+                     double min, double max, double *out);
+bool scene_check_name(parse_ctx *c, const char *field, const char *name, size_t max);
+bool scene_get_name(parse_ctx *c, const cJSON *obj, const char *key, const char *path, bool required,
+                    size_t max, const char **out);
+bool scene_check_duplicates(parse_ctx *c, const cJSON *j, const char *path);
+/* The folder part of a path ("." for none): files are relative to the scene file. */
+void scene_dir_of(const char *path, char *out, size_t cap);
+/* The whole file, NUL-terminated (free it); NULL with the reason in err. */
+char *scene_read_file(const char *path, char *err, size_t cap);
+/* 1-based line and column of `at` in text, for JSON syntax errors. */
+void scene_line_col(const char *text, const char *at, int *line, int *col);
+
+/* ------------------------------------------------------------------ scene_fill.c */
+
+void scene_host_free(host_particles *h);
+/* particle_sets[index]: its particles into h, its capacity and name. */
+bool scene_parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, uint64_t limit,
+                     host_particles *h, uint32_t *capacity, char name[EDDY_NAME_MAX + 1]);
+
+/* ------------------------------------------------------------------ scene_system.c */
+
+void scene_tool_path_at(const scene_tool *tl, double t, double out[3]);
+bool scene_parse_tool(parse_ctx *c, const cJSON *jt, const char *path, scene_tool *tl);
+bool scene_parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *jp,
+                        const char *path, eddy_param_value *values);
+bool scene_parse_solid(parse_ctx *c, const cJSON *j, const char *path, eddy_solid *out);
+bool scene_parse_images(parse_ctx *c, eddy_scene *s, const cJSON *j, eddy_render_desc *rd);
+
+/* ------------------------------------------------------------------ scene_step.c */
+
+/* Adaptive stepping: called by load for the first substep count and by
+ * eddy_scene_run after each frame. */
+eddy_result scene_adapt(eddy_scene *s);
+
+/* ------------------------------------------------------------------ scene_output.c */
+
+/* Called by eddy_destroy_scene: a scene's appended files are renamed into
+ * place whether the run finished or stopped on an error. */
+eddy_result scene_close_output(eddy_scene *s);
+
+#endif

@@ -1,0 +1,470 @@
+/* Loading a scene file (JSON): the top-level fields, box, output, plugins,
+ * solids, particle sets and systems, in that order, through load();
+ * eddy_load_scene and eddy_destroy_scene; and the scene's info and getters.
+ * Everything is parsed and checked before anything is written, so a bad
+ * scene leaves no output behind. See README.md, "Scene files". */
+#include "scene_internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+
+static const char *const scene_keys[] = { "name", "dt", "substeps", "adaptive", "duration", "box",
+                                          "particle_sets", "systems", "output", "plugins",
+                                          "description", "solids", NULL };
+
+static const char *const system_keys[] = { "name", "module", "set", "with", "params", "tool", NULL };
+static const char *const box_keys[] = { "min", "max", NULL };
+static const char *const output_keys[] = { "frame_interval", "vtk", "stats", "images", NULL };
+
+static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scene_desc *desc)
+{
+    eddy_engine *e = s->e;
+    if (!cJSON_IsObject(root))
+        return scene_fail(c, "scene.json", NULL, "the scene must be a JSON object, not %s", scene_json_type(root));
+    if (!scene_check_keys(c, root, "", scene_keys))
+        return false;
+    if (!scene_check_duplicates(c, root, ""))
+        return false;
+    const char *name;
+    if (!scene_get_name(c, root, "name", "", false, EDDY_SCENE_NAME_MAX, &name))
+        return false;
+    if (!name) {
+        /* The file's stem names an unnamed scene, under the same rules. */
+        const char *base = strrchr(s->path, '/');
+        base = base ? base + 1 : s->path;
+        const char *dot = strrchr(base, '.');
+        size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+        char stem[EDDY_SCENE_NAME_MAX + 2];
+        snprintf(stem, sizeof stem, "%.*s", (int)(len < sizeof stem - 1 ? len : sizeof stem - 1), base);
+        if (!scene_check_name(c, "name", stem, EDDY_SCENE_NAME_MAX))
+            return scene_fail(c, "scene.field", "name", "the file name's stem names a scene without \"name\"");
+        snprintf(s->name, sizeof s->name, "%.*s", EDDY_SCENE_NAME_MAX, stem); /* checked: fits */
+    } else {
+        snprintf(s->name, sizeof s->name, "%s", name);
+    }
+    double substeps;
+    if (!scene_get_number(c, root, "dt", "", true, 0, 1e-9, 10, &s->dt) ||
+        !scene_get_number(c, root, "substeps", "", false, 1, 1, 10000, &substeps) ||
+        !scene_get_number(c, root, "duration", "", true, 0, 0, 1e9, &s->duration))
+        return false;
+    if (substeps != floor(substeps))
+        return scene_fail(c, "scene.field", "substeps", "expected an integer, got %g", substeps);
+    s->substeps = (uint32_t)substeps;
+    /* "adaptive": {"max_substeps": N}: each frame the step is split into as
+     * many substeps as the systems' stability bounds need (at least
+     * `substeps`), so a fast flow takes smaller steps; the graph is
+     * re-recorded only when that number changes. */
+    const cJSON *ad = cJSON_GetObjectItemCaseSensitive(root, "adaptive");
+    if (ad) {
+        static const char *const adaptive_keys[] = { "max_substeps", NULL };
+        double maxs;
+        if (!cJSON_IsObject(ad))
+            return scene_fail(c, "scene.field", "adaptive", "expected an object like {\"max_substeps\": 100}, got %s",
+                              scene_json_type(ad));
+        if (!scene_check_keys(c, ad, "adaptive", adaptive_keys) ||
+            !scene_get_number(c, ad, "max_substeps", "adaptive", false, 100, 1, 10000, &maxs))
+            return false;
+        s->adaptive = true;
+        s->max_substeps = (uint32_t)maxs;
+    }
+    double steps = ceil(s->duration / s->dt - 1e-9);
+    if (steps > 1e12)
+        return scene_fail(c, "scene.too_large", "duration", "%g s at dt %g s is %g steps; at most 1e12", s->duration, s->dt,
+                          steps);
+    s->steps = (uint64_t)(steps > 0 ? steps : 0);
+
+    const cJSON *box = cJSON_GetObjectItemCaseSensitive(root, "box");
+    if (!box)
+        return scene_fail(c, "scene.missing_field", "box", "missing; expected {\"min\": [x, y, z], \"max\": [x, y, z]} (m)");
+    if (!cJSON_IsObject(box))
+        return scene_fail(c, "scene.field", "box", "expected an object, got %s", scene_json_type(box));
+    double bmin[3], bmax[3];
+    if (!scene_check_keys(c, box, "box", box_keys) ||
+        !scene_get_vec3_key(c, box, "min", "box", true, NULL, bmin) ||
+        !scene_get_vec3_key(c, box, "max", "box", true, NULL, bmax))
+        return false;
+    for (int a = 0; a < 3; a++) {
+        if (!(bmax[a] > bmin[a]))
+            return scene_fail(c, "scene.field", "box", "max must exceed min along every axis (axis %d: %g .. %g)", a,
+                              bmin[a], bmax[a]);
+        s->box_min[a] = (float)bmin[a];
+        s->box_max[a] = (float)bmax[a];
+    }
+
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(root, "output");
+    double frame_interval = 1.0 / 30.0;
+    s->vtk = s->stats = true;
+    if (out) {
+        if (!cJSON_IsObject(out))
+            return scene_fail(c, "scene.field", "output", "expected an object, got %s", scene_json_type(out));
+        if (!scene_check_keys(c, out, "output", output_keys) ||
+            !scene_get_number(c, out, "frame_interval", "output", false, 1.0 / 30.0, 1e-9, 1e9,
+                              &frame_interval) ||
+            !scene_get_bool(c, out, "vtk", "output", true, &s->vtk) ||
+            !scene_get_bool(c, out, "stats", "output", true, &s->stats))
+            return false;
+        const cJSON *images = cJSON_GetObjectItemCaseSensitive(out, "images");
+        if (images) {
+            eddy_render_desc rd;
+            if (!scene_parse_images(c, s, images, &rd))
+                return false;
+            s->renderer = eddy_create_renderer(e, &rd);
+            if (!s->renderer)
+                return scene_fail(c, "scene.system", "output.images", "the renderer could not be created (see above)");
+        }
+    }
+    double every = floor(frame_interval / s->dt + 0.5);
+    s->frame_every = every < 1 ? 1 : every > 4e9 ? 4000000000u : (uint32_t)every;
+
+    const cJSON *plugins = cJSON_GetObjectItemCaseSensitive(root, "plugins");
+    if (plugins) {
+        if (!cJSON_IsArray(plugins))
+            return scene_fail(c, "scene.field", "plugins", "expected an array of shared library paths, got %s",
+                              scene_json_type(plugins));
+        /* A library runs its code when loaded: a scene file alone (from
+         * anyone) must not be able to do that. */
+        if (!desc->allow_plugins && cJSON_GetArraySize(plugins) > 0)
+            return scene_fail(c, "scene.plugin_refused", "plugins", "the scene loads module libraries, which run their own code; "
+                              "refused unless allowed (eddy run --allow-plugins, or "
+                              "eddy_scene_desc.allow_plugins; --module LIB.so loads one by hand)");
+        char dir[4096];
+        scene_dir_of(s->path, dir, sizeof dir);
+        int i = 0;
+        for (const cJSON *p = plugins->child; p; p = p->next, i++) {
+            char field[64];
+            snprintf(field, sizeof field, "plugins[%d]", i);
+            if (!cJSON_IsString(p))
+                return scene_fail(c, "scene.field", field, "expected a path string, got %s", scene_json_type(p));
+            char full[4096];
+            int len = p->valuestring[0] == '/' ? snprintf(full, sizeof full, "%s", p->valuestring)
+                                               : snprintf(full, sizeof full, "%s/%s", dir, p->valuestring);
+            if (len < 0 || (size_t)len >= sizeof full)
+                return scene_fail(c, "scene.field", field, "the path is longer than %zu bytes", sizeof full - 1);
+            if (eddy_load_module(e, full) != EDDY_OK)
+                return scene_fail(c, "scene.system", field, "module '%s' could not be loaded (see above)", full);
+        }
+    }
+
+    const cJSON *solids = cJSON_GetObjectItemCaseSensitive(root, "solids");
+    if (solids) {
+        if (!cJSON_IsArray(solids))
+            return scene_fail(c, "scene.field", "solids", "expected an array of solids, got %s", scene_json_type(solids));
+        int n = cJSON_GetArraySize(solids);
+        s->solids = calloc((size_t)n + 1, sizeof *s->solids);
+        if (!s->solids)
+            return scene_fail(c, "memory.host", NULL, "out of host memory");
+        int i = 0;
+        for (const cJSON *js = solids->child; js; js = js->next, i++) {
+            char path[64];
+            snprintf(path, sizeof path, "solids[%d]", i);
+            if (!scene_parse_solid(c, js, path, &s->solids[s->solid_count]))
+                return false;
+            s->solid_count++;
+        }
+    }
+
+    /* Particle sets. */
+    const cJSON *sets = cJSON_GetObjectItemCaseSensitive(root, "particle_sets");
+    if (!cJSON_IsArray(sets) || cJSON_GetArraySize(sets) == 0)
+        return scene_fail(c, "scene.field", "particle_sets", "expected a non-empty array of particle sets, got %s",
+                          scene_json_type(sets));
+    int set_n = cJSON_GetArraySize(sets);
+    s->sets = calloc((size_t)set_n, sizeof *s->sets);
+    if (!s->sets)
+        return scene_fail(c, "memory.host", NULL, "out of host memory");
+    uint64_t limit = e->info.max_storage_buffer_range / 16;
+    int index = 0;
+    for (const cJSON *js = sets->child; js; js = js->next, index++) {
+        host_particles h = { 0 };
+        uint32_t capacity = 0;
+        char sname[EDDY_NAME_MAX + 1];
+        if (!scene_parse_set(c, s, js, index, limit, &h, &capacity, sname)) {
+            scene_host_free(&h);
+            return false;
+        }
+        /* Frames and the scene's info count all sets in 32 bits. */
+        uint64_t all = h.count;
+        for (uint32_t i = 0; i < s->set_count; i++)
+            all += s->sets[i].count;
+        if (all > UINT32_MAX) {
+            scene_host_free(&h);
+            char field[64];
+            snprintf(field, sizeof field, "particle_sets[%d]", index);
+            return scene_fail(c, "scene.too_large", field, "the scene's sets would hold %" PRIu64 " particles together; at most %u",
+                              all, UINT32_MAX);
+        }
+        eddy_particles p = eddy_create_particles(e, &(eddy_particles_desc){
+            .name = sname, .count = (uint32_t)h.count, .capacity = capacity });
+        if (!p.id) {
+            scene_host_free(&h);
+            char field[64];
+            snprintf(field, sizeof field, "particle_sets[%d]", index);
+            return scene_fail(c, "scene.system", field, "the set's buffers could not be created (see above)");
+        }
+        scene_set *ss = &s->sets[s->set_count++];
+        ss->handle = p;
+        ss->count = (uint32_t)h.count;
+        snprintf(ss->name, sizeof ss->name, "%s", sname);
+        eddy_result r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "position"), 0,
+                                           h.count * 16, h.position);
+        if (r == EDDY_OK)
+            r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "velocity"), 0, h.count * 16,
+                                   h.velocity);
+        if (r == EDDY_OK)
+            r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "mass"), 0, h.count * 4, h.mass);
+        if (r == EDDY_OK)
+            r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "phase"), 0, h.count * 4,
+                                   h.phase);
+        scene_host_free(&h);
+        if (r != EDDY_OK)
+            return scene_fail(c, "scene.system", NULL, "uploading particle set '%s' failed", sname);
+    }
+
+    /* Systems. */
+    const cJSON *systems = cJSON_GetObjectItemCaseSensitive(root, "systems");
+    if (!cJSON_IsArray(systems) || cJSON_GetArraySize(systems) == 0)
+        return scene_fail(c, "scene.field", "systems", "expected a non-empty array of systems, got %s",
+                          scene_json_type(systems));
+    int sys_n = cJSON_GetArraySize(systems);
+    s->systems = calloc((size_t)sys_n, sizeof *s->systems);
+    if (!s->systems)
+        return scene_fail(c, "memory.host", NULL, "out of host memory");
+    s->graph = eddy_create_graph(e, &(eddy_graph_desc){
+        .label = "step", .times = s->substeps, .timestamps = desc->profile });
+    if (!s->graph.id)
+        return scene_fail(c, "scene.system", NULL, "the step graph could not be created");
+    index = 0;
+    for (const cJSON *js = systems->child; js; js = js->next, index++) {
+        char path[64];
+        snprintf(path, sizeof path, "systems[%d]", index);
+        if (!cJSON_IsObject(js))
+            return scene_fail(c, "scene.field", path, "expected an object, got %s", scene_json_type(js));
+        const char *mname, *setname, *sname, *withname;
+        if (!scene_check_keys(c, js, path, system_keys) ||
+            !scene_get_string(c, js, "module", path, true, &mname) ||
+            !scene_get_string(c, js, "set", path, true, &setname) ||
+            !scene_get_string(c, js, "with", path, false, &withname) ||
+            !scene_get_name(c, js, "name", path, false, EDDY_NAME_MAX, &sname))
+            return false;
+        const eddy_module_desc *m = eddy_find_module(e, mname);
+        char field[128];
+        if (!m) {
+            char known[512] = "";
+            for (uint32_t i = 0; i < e->module_count; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         i ? ", " : "", e->modules[i]->name);
+            snprintf(field, sizeof field, "%s.module", path);
+            return scene_fail(c, "scene.unknown_module", field, "unknown module '%s'; known modules: %s (`eddy modules` "
+                              "lists them)", mname, known);
+        }
+        eddy_particles set = eddy_find_particles(e, setname);
+        if (!set.id) {
+            snprintf(field, sizeof field, "%s.set", path);
+            return scene_fail(c, "scene.unknown_set", field, "no particle set named '%s' in particle_sets", setname);
+        }
+        eddy_particles with = { 0 };
+        snprintf(field, sizeof field, "%s.with", path);
+        if (withname && !m->with_doc)
+            return scene_fail(c, "scene.field", field, "module '%s' runs on one set and takes no \"with\"", m->name);
+        if (withname) {
+            with = eddy_find_particles(e, withname);
+            if (!with.id)
+                return scene_fail(c, "scene.unknown_set", field, "no particle set named '%s' in particle_sets", withname);
+            if (with.id == set.id)
+                return scene_fail(c, "scene.field", field, "'%s' is the system's own set; expected another set", withname);
+        }
+        eddy_param_value values[64];
+        if (m->param_count > 64) {
+            snprintf(field, sizeof field, "%s.module", path);
+            return scene_fail(c, "scene.field", field, "module '%s' declares more than 64 parameters", m->name);
+        }
+        snprintf(field, sizeof field, "%s.params", path);
+        if (!scene_parse_params(c, m, cJSON_GetObjectItemCaseSensitive(js, "params"), field, values))
+            return false;
+        /* A system's name is part of its files' names (tool_<name>.csv,
+         * <name>_surface_*.ply): one name, one system. */
+        const char *use = sname ? sname : mname;
+        snprintf(field, sizeof field, "%s.name", path);
+        if (!sname && !scene_check_name(c, field, use, EDDY_NAME_MAX))
+            return false;
+        for (uint32_t i = 0; i < s->system_count; i++)
+            if (!strcmp(s->systems[i].name, use))
+                return scene_fail(c, "scene.name", field, "a system named '%s' exists already; expected a \"name\" of its own",
+                                  use);
+        scene_system *sys = &s->systems[s->system_count++];
+        sys->module = m;
+        snprintf(sys->name, sizeof sys->name, "%s", use);
+        eddy_system_ctx ctx = {
+            .size = sizeof(eddy_system_ctx),
+            .engine = e,
+            .name = sys->name,
+            .particles = set,
+            .with = with,
+            .params = values,
+            .dt = s->dt / s->substeps,
+            .substeps = s->substeps,
+            .solids = s->solids,
+            .solid_count = s->solid_count,
+            .adaptive = s->adaptive,
+        };
+        memcpy(ctx.box_min, s->box_min, sizeof ctx.box_min);
+        memcpy(ctx.box_max, s->box_max, sizeof ctx.box_max);
+        if (m->create(&ctx, &sys->state) != EDDY_OK)
+            return scene_fail(c, "scene.system", path, "module '%s' could not create the system (see above)", m->name);
+        if (m->declare_step(sys->state, s->graph) != EDDY_OK)
+            return scene_fail(c, "scene.system", path, "module '%s' could not declare its step (see above)", m->name);
+        if (s->adaptive && (!m->stable_dt || !m->set_dt))
+            return scene_fail(c, "scene.field", "adaptive", "module '%s' (%s) cannot adapt its step (no stable_dt)",
+                              m->name, path);
+        const cJSON *jt = cJSON_GetObjectItemCaseSensitive(js, "tool");
+        if (jt) {
+            snprintf(field, sizeof field, "%s.tool", path);
+            if (!m->set_tool || !m->tool_force)
+                return scene_fail(c, "system.no_tool", field, "module '%s' has no tool", m->name);
+            if (!scene_parse_tool(c, jt, field, &sys->tool))
+                return false;
+            if (m->set_tool(sys->state, sys->tool.at, sys->tool.at) != EDDY_OK ||
+                m->tool_force(sys->state, &sys->tool.last) != EDDY_OK)
+                return scene_fail(c, "scene.system", field, "module '%s' could not place the tool (see above)", m->name);
+            /* Until the first step: no force, the tool where the path starts. */
+            memset(&sys->tool.last, 0, offsetof(eddy_tool_force, position));
+            memcpy(sys->tool.last.position, sys->tool.at, sizeof sys->tool.at);
+        }
+    }
+    if (s->adaptive && scene_adapt(s) != EDDY_OK)
+        return scene_fail(c, "scene.system", "adaptive", "the first adaptive substep could not be set up (see above)");
+    return true;
+}
+
+eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
+{
+    if (!desc || (!desc->path && !desc->json)) {
+        eddy_log(e, EDDY_LOG_ERROR, "scene.invalid", "load_scene: give a path or the JSON text");
+        return NULL;
+    }
+    eddy_scene *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->e = e;
+    s->no_output = desc->no_output;
+    s->profile = desc->profile;
+    parse_ctx c = { e, desc->path ? desc->path : "(scene text)", false,
+                    desc->host_budget ? desc->host_budget : EDDY_SCENE_DEFAULT_HOST_BUDGET };
+    /* Paths too long for eddy's buffers are refused, never cut (a cut path
+     * names another file or folder). */
+    if (desc->path && strlen(desc->path) >= sizeof s->path) {
+        scene_fail(&c, "scene.file", NULL, "the scene file's path is longer than %zu bytes", sizeof s->path - 1);
+        free(s);
+        return NULL;
+    }
+    if (desc->out_dir && strlen(desc->out_dir) > EDDY_OUT_DIR_MAX) {
+        scene_fail(&c, "output.write", NULL, "the output folder's path (--out) is %zu bytes long; at most %d", strlen(desc->out_dir),
+                   EDDY_OUT_DIR_MAX);
+        free(s);
+        return NULL;
+    }
+    snprintf(s->path, sizeof s->path, "%s", desc->path ? desc->path : "(scene text)");
+    c.file = s->path;
+    char *text = NULL;
+    if (desc->json) {
+        text = strdup(desc->json);
+    } else {
+        char err[256];
+        text = scene_read_file(desc->path, err, sizeof err);
+        if (!text) {
+            scene_fail(&c, "scene.file", NULL, "%s", err);
+            free(s);
+            return NULL;
+        }
+    }
+    if (!text) {
+        free(s);
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) {
+        int line, col;
+        const char *at = end ? end : cJSON_GetErrorPtr();
+        scene_line_col(text, at ? at : text, &line, &col);
+        char near[96];
+        if (at && *at)
+            eddy_printable(at, strnlen(at, 20), near, sizeof near);
+        eddy_log(e, EDDY_LOG_ERROR, "scene.json", "%s:%d:%d: malformed JSON near '%s'", s->path, line, col,
+                 at && *at ? near : "(end of file)");
+        free(text);
+        free(s);
+        return NULL;
+    }
+    bool ok = load(&c, s, root, desc);
+    cJSON_Delete(root);
+    free(text);
+    if (!ok) {
+        eddy_destroy_scene(s);
+        return NULL;
+    }
+    if (desc->out_dir && *desc->out_dir)
+        snprintf(s->out_dir, sizeof s->out_dir, "%s", desc->out_dir);
+    else
+        snprintf(s->out_dir, sizeof s->out_dir, "out/%s", s->name);
+    return s;
+}
+
+void eddy_destroy_scene(eddy_scene *s)
+{
+    if (!s)
+        return;
+    eddy_engine *e = s->e;
+    scene_close_output(s);
+    eddy_destroy_graph(e, s->graph);
+    eddy_destroy_renderer(e, s->renderer);
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        s->systems[i].module->destroy(s->systems[i].state);
+        free(s->systems[i].tool.keys);
+        free(s->systems[i].tool.text);
+    }
+    for (uint32_t i = 0; i < s->set_count; i++)
+        eddy_destroy_particles(e, s->sets[i].handle);
+    for (uint32_t i = 0; i < s->pvd_count; i++)
+        free((char *)s->pvd[i].file);
+    free(s->pvd);
+    free(s->solids);
+    free(s->systems);
+    free(s->sets);
+    free(s);
+}
+
+eddy_scene_info eddy_scene_get_info(const eddy_scene *s)
+{
+    uint32_t particles = 0;
+    for (uint32_t i = 0; i < s->set_count; i++)
+        particles += s->sets[i].count;
+    return (eddy_scene_info){
+        .name = s->name,
+        .dt = s->dt,
+        .substeps = s->adaptive ? s->current_substeps : s->substeps,
+        .duration = s->duration,
+        .steps = s->steps,
+        .steps_done = s->steps_done,
+        .time = (double)s->steps_done * s->dt,
+        .frame_every = s->frame_every,
+        .particle_count = particles,
+        .out_dir = s->out_dir,
+    };
+}
+
+eddy_engine *eddy_scene_engine(const eddy_scene *s)
+{
+    return s->e;
+}
+
+eddy_graph eddy_scene_graph(const eddy_scene *s)
+{
+    return s->graph;
+}
+
+const char *eddy_scene_system_name(const eddy_scene *s, uint32_t index)
+{
+    return s && index < s->system_count ? s->systems[index].name : NULL;
+}

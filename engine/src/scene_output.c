@@ -1,0 +1,428 @@
+/* A scene's outputs: the statistics line per frame (stats.jsonl, with
+ * eddy_stats_add for the modules' own numbers), the frame files (VTK
+ * particles and .pvd series, PNG images, the modules' own frames), the
+ * tools' CSV logs, and closing the appended files into place
+ * (scene_close_output, eddy_scene_finish_output). */
+#include "scene_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+
+/* ------------------------------------------------------------------ frames */
+
+struct eddy_stats {
+    char *buf;
+    size_t len, cap;
+    bool first;
+    bool failed; /* out of memory: the line is incomplete */
+};
+
+static void stats_printf(eddy_stats *st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void stats_printf(eddy_stats *st, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(st->buf ? st->buf + st->len : NULL, st->buf ? st->cap - st->len : 0,
+                          fmt, ap);
+        va_end(ap);
+        if (n < 0 || st->failed) {
+            st->failed = true;
+            return;
+        }
+        if (st->buf && st->len + (size_t)n < st->cap) {
+            st->len += (size_t)n;
+            return;
+        }
+        size_t cap = (st->cap + (size_t)n + 1) * 2;
+        char *grown = realloc(st->buf, cap);
+        if (!grown) {
+            st->failed = true;
+            return;
+        }
+        st->buf = grown;
+        st->cap = cap;
+    }
+}
+
+/* JSON has no NaN or infinity: write null for them. */
+static void stats_number(eddy_stats *st, double v)
+{
+    if (isfinite(v))
+        stats_printf(st, "%.9g", v);
+    else
+        stats_printf(st, "null");
+}
+
+static void stats_string(eddy_stats *st, const char *text);
+
+void eddy_stats_add(eddy_stats *st, const char *key, double value)
+{
+    stats_printf(st, "%s", st->first ? "" : ",");
+    stats_string(st, key);
+    stats_printf(st, ":");
+    stats_number(st, value);
+    st->first = false;
+}
+
+/* "<out_dir>/<file>" into path; false when it does not fit (names and the
+ * folder are length-checked at load, so this is a guard, not a cut). */
+static bool out_path(const eddy_scene *s, char *path, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static bool out_path(const eddy_scene *s, char *path, size_t cap, const char *fmt, ...)
+{
+    int n = snprintf(path, cap, "%s/", s->out_dir);
+    if (n < 0 || (size_t)n >= cap)
+        return false;
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(path + n, cap - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (m < 0 || (size_t)m >= cap - (size_t)n) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "output.write", "output: a file name in '%s' is too long", s->out_dir);
+        return false;
+    }
+    return true;
+}
+
+/* Appends text to "<out_dir>/<file>.tmp", the file that becomes <file> when
+ * the scene is destroyed (statistics and tool logs grow by a line per frame
+ * or step, so they are appended to their temporary and renamed once). */
+static eddy_result append_tmp(eddy_scene *s, const char *file, const char *mode, const char *text, size_t len)
+{
+    char path[EDDY_OUT_DIR_MAX + 160];
+    if (!out_path(s, path, sizeof path, "%s.tmp", file))
+        return EDDY_ERROR_IO;
+    FILE *f = fopen(path, mode);
+    bool ok = f && fwrite(text, 1, len, f) == len;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "output.write", "output: cannot write '%s': %s", path, strerror(errno));
+        return EDDY_ERROR_IO;
+    }
+    return EDDY_OK;
+}
+
+static const char tool_header[] = "step,time,x,y,z,push_x,push_y,push_z,adhesion_x,adhesion_y,adhesion_z,"
+                                  "damping_x,damping_y,damping_z,total_x,total_y,total_z\n";
+
+static eddy_result ensure_out(eddy_scene *s)
+{
+    if (s->out_ready)
+        return EDDY_OK;
+    char err[1024];
+    int got = eddy_prepare_out_dir(s->out_dir, err, sizeof err);
+    if (got != 0) {
+        eddy_log(s->e, EDDY_LOG_ERROR, got == -2 ? "output.folder_in_use" : "output.write", "output: %s", err);
+        return EDDY_ERROR_IO;
+    }
+    s->out_ready = true;
+    eddy_result r = s->stats ? append_tmp(s, "stats.jsonl", "wb", "", 0) : EDDY_OK;
+    for (uint32_t i = 0; i < s->system_count && r == EDDY_OK; i++) {
+        scene_tool *tl = &s->systems[i].tool;
+        if (!tl->scripted || !tl->log)
+            continue;
+        char file[EDDY_NAME_MAX + 16];
+        snprintf(file, sizeof file, "tool_%s.csv", s->systems[i].name);
+        r = append_tmp(s, file, "wb", tool_header, sizeof tool_header - 1);
+    }
+    return r;
+}
+
+/* Appends the tools' buffered log lines (one per step since the last frame). */
+static eddy_result flush_tool_logs(eddy_scene *s)
+{
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        scene_tool *tl = &s->systems[i].tool;
+        if (!tl->scripted || !tl->log || !tl->len)
+            continue;
+        char file[EDDY_NAME_MAX + 16];
+        snprintf(file, sizeof file, "tool_%s.csv", s->systems[i].name);
+        eddy_result r = append_tmp(s, file, "ab", tl->text, tl->len);
+        if (r != EDDY_OK)
+            return r;
+        tl->len = 0;
+    }
+    return EDDY_OK;
+}
+
+/* Renames the appended files into place: at the end of the scene's life,
+ * whether the run finished or stopped on an error. */
+eddy_result scene_close_output(eddy_scene *s)
+{
+    if (!s->out_ready || s->out_closed)
+        return EDDY_OK;
+    s->out_closed = true;
+    eddy_result res = flush_tool_logs(s);
+    for (uint32_t i = 0; i <= s->system_count; i++) {
+        char file[EDDY_NAME_MAX + 16], path[EDDY_OUT_DIR_MAX + 160], tmp[EDDY_OUT_DIR_MAX + 170];
+        if (i == s->system_count) {
+            if (!s->stats)
+                continue;
+            snprintf(file, sizeof file, "stats.jsonl");
+        } else {
+            if (!s->systems[i].tool.scripted || !s->systems[i].tool.log)
+                continue;
+            snprintf(file, sizeof file, "tool_%s.csv", s->systems[i].name);
+        }
+        if (!out_path(s, path, sizeof path, "%s", file) || !out_path(s, tmp, sizeof tmp, "%s.tmp", file) ||
+            rename(tmp, path) != 0) {
+            eddy_log(s->e, EDDY_LOG_ERROR, "output.write", "output: cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+            res = EDDY_ERROR_IO;
+        }
+    }
+    return res;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped (names
+ * are checked to be valid UTF-8 when the scene is loaded). */
+static void stats_string(eddy_stats *st, const char *text)
+{
+    stats_printf(st, "\"");
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            stats_printf(st, "\\%c", *p);
+        else if (*p < 0x20)
+            stats_printf(st, "\\u%04x", *p);
+        else
+            stats_printf(st, "%c", *p);
+    }
+    stats_printf(st, "\"");
+}
+
+eddy_result eddy_scene_finish_output(eddy_scene *s)
+{
+    return s ? scene_close_output(s) : EDDY_ERROR_INVALID_ARGUMENT;
+}
+
+eddy_result eddy_scene_write_frame(eddy_scene *s)
+{
+    eddy_engine *e = s->e;
+    if (s->out_closed && !s->no_output) {
+        eddy_log(e, EDDY_LOG_ERROR, "output.finished", "output: the scene's output was finished (eddy_scene_finish_output); "
+                 "no more frames can be written");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    double t = (double)s->steps_done * s->dt;
+    eddy_stats st = { 0 };
+    st.first = true;
+    bool unstable = false; /* a set has non-finite particles: statistics only */
+    stats_printf(&st, "{\"frame\":%u,\"step\":%" PRIu64 ",\"substeps\":%u,\"time\":", s->frames,
+                 s->steps_done, s->adaptive ? s->current_substeps : s->substeps);
+    stats_number(&st, t);
+    stats_printf(&st, ",\"sets\":{");
+    eddy_result res = s->no_output ? EDDY_OK : ensure_out(s);
+    bool draw = s->renderer && !s->no_output;
+    /* Tools are drawn as grey spheres after the particles. */
+    uint32_t tools = 0;
+    for (uint32_t i = 0; i < s->system_count; i++)
+        tools += s->systems[i].tool.scripted || s->systems[i].tool.host;
+    /* The sets are drawn from their device buffers; only the tools' spheres
+     * go up (eddy_render_sets). */
+    eddy_render_set *rsets = draw ? calloc(s->set_count + 1, sizeof *rsets) : NULL;
+    float *spheres = draw ? malloc(16ull * tools + 16) : NULL;
+    float *scalars = draw ? malloc(4ull * tools + 4) : NULL;
+    uint32_t drawn = 0;
+    if (draw && (!spheres || !scalars || !rsets))
+        res = EDDY_ERROR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < s->set_count && res == EDDY_OK; i++) {
+        scene_set *ss = &s->sets[i];
+        uint32_t n = ss->count;
+        float *pos = malloc((size_t)n * 16 + 16), *vel = malloc((size_t)n * 16 + 16);
+        float *mass = malloc((size_t)n * 4 + 4);
+        uint32_t *phase = malloc((size_t)n * 4 + 4);
+        if (!pos || !vel || !mass || !phase)
+            res = EDDY_ERROR_OUT_OF_MEMORY;
+        if (res == EDDY_OK)
+            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, "position"), 0,
+                                       (uint64_t)n * 16, pos);
+        if (res == EDDY_OK)
+            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, "velocity"), 0,
+                                       (uint64_t)n * 16, vel);
+        if (res == EDDY_OK)
+            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, "mass"), 0,
+                                       (uint64_t)n * 4, mass);
+        if (res == EDDY_OK)
+            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, "phase"), 0,
+                                       (uint64_t)n * 4, phase);
+        if (res == EDDY_OK) {
+            double ke = 0, mom[3] = { 0 }, com[3] = { 0 }, mtot = 0, vmax = 0;
+            double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+            uint32_t bad = 0;
+            for (uint32_t k = 0; k < n; k++) {
+                const float *x = pos + 4 * (size_t)k, *v = vel + 4 * (size_t)k;
+                double m = mass[k], v2 = 0;
+                if (!isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2]) || !isfinite(v[0]) ||
+                    !isfinite(v[1]) || !isfinite(v[2])) {
+                    bad++;
+                    continue;
+                }
+                for (int a = 0; a < 3; a++) {
+                    v2 += (double)v[a] * v[a];
+                    mom[a] += m * v[a];
+                    com[a] += m * x[a];
+                    lo[a] = x[a] < lo[a] ? x[a] : lo[a];
+                    hi[a] = x[a] > hi[a] ? x[a] : hi[a];
+                }
+                mtot += m;
+                ke += 0.5 * m * v2;
+                vmax = sqrt(v2) > vmax ? sqrt(v2) : vmax;
+            }
+            stats_printf(&st, "%s", i ? "," : "");
+            stats_string(&st, ss->name);
+            stats_printf(&st, ":{\"count\":%u,\"kinetic_energy\":", n);
+            stats_number(&st, ke);
+            stats_printf(&st, ",\"max_speed\":");
+            stats_number(&st, vmax);
+            stats_printf(&st, ",\"momentum\":[");
+            for (int a = 0; a < 3; a++) {
+                stats_number(&st, mom[a]);
+                stats_printf(&st, a < 2 ? "," : "],\"center_of_mass\":[");
+            }
+            for (int a = 0; a < 3; a++) {
+                stats_number(&st, mtot > 0 ? com[a] / mtot : 0);
+                stats_printf(&st, a < 2 ? "," : "],\"min\":[");
+            }
+            for (int a = 0; a < 3; a++) {
+                stats_number(&st, lo[a]);
+                stats_printf(&st, a < 2 ? "," : "],\"max\":[");
+            }
+            for (int a = 0; a < 3; a++) {
+                stats_number(&st, hi[a]);
+                stats_printf(&st, a < 2 ? "," : "],");
+            }
+            stats_printf(&st, "\"non_finite\":%u}", bad);
+            if (bad) {
+                eddy_log(e, EDDY_LOG_ERROR,
+                         "particles.not_finite", "particle set '%s': %u particle(s) have a non-finite position or "
+                         "velocity at step %" PRIu64 " (t = %g s): the simulation is unstable; "
+                         "lower dt or check the parameters", ss->name, bad, s->steps_done, t);
+                unstable = true;
+            }
+        }
+        if (res == EDDY_OK && !unstable && draw) {
+            /* Colour by speed (0), density (1; speed where the set has no
+             * density buffer), set (2) or phase (3). */
+            eddy_buffer db = eddy_particles_buffer(e, ss->handle, "density");
+            eddy_buffer pb = eddy_particles_buffer(e, ss->handle, "position");
+            rsets[i] = (eddy_render_set){
+                .position = pb,
+                .velocity = eddy_particles_buffer(e, ss->handle, "velocity"),
+                .density = db.id ? db : pb,
+                .phase = eddy_particles_buffer(e, ss->handle, "phase"),
+                .count = n,
+                .mode = s->color_by == 1 && !db.id ? 0 : (uint32_t)s->color_by,
+                .lo = (float)s->color_range[0],
+                .span = (float)(s->color_range[1] - s->color_range[0]),
+                .value = (float)(s->set_count > 1 ? (double)i / (s->set_count - 1) : 0.5),
+            };
+        }
+        if (res == EDDY_OK && !unstable && !s->no_output && s->vtk) {
+            char file[EDDY_NAME_MAX + 32], path[EDDY_OUT_DIR_MAX + 160], err[1024];
+            snprintf(file, sizeof file, "%s_%06u.vtp", ss->name, s->frames);
+            if (!out_path(s, path, sizeof path, "%s", file))
+                res = EDDY_ERROR_IO;
+            eddy_vtp_particles vp = { t, n, pos, vel, mass, phase };
+            if (res == EDDY_OK && eddy_write_vtp(path, &vp, err, sizeof err) != 0) {
+                eddy_log(e, EDDY_LOG_ERROR, "output.write", "output: %s", err);
+                res = EDDY_ERROR_IO;
+            }
+            if (res == EDDY_OK && s->pvd_count == s->pvd_cap) {
+                uint32_t cap = s->pvd_cap ? s->pvd_cap * 2 : 64;
+                eddy_pvd_entry *grown = realloc(s->pvd, cap * sizeof *grown);
+                if (grown) {
+                    s->pvd = grown;
+                    s->pvd_cap = cap;
+                } else {
+                    res = EDDY_ERROR_OUT_OF_MEMORY;
+                }
+            }
+            if (res == EDDY_OK) {
+                s->pvd[s->pvd_count++] = (eddy_pvd_entry){ t, i, strdup(file) };
+                /* One .pvd per set, listing that set's frames. */
+                eddy_pvd_entry *mine = malloc(s->pvd_count * sizeof *mine);
+                uint32_t m = 0;
+                for (uint32_t k = 0; mine && k < s->pvd_count; k++)
+                    if (s->pvd[k].part == i)
+                        mine[m] = s->pvd[k], mine[m++].part = 0;
+                if (!mine || !out_path(s, path, sizeof path, "%s.pvd", ss->name) ||
+                    eddy_write_pvd(path, mine, m, err, sizeof err) != 0) {
+                    eddy_log(e, EDDY_LOG_ERROR, "output.write", "output: %s", mine ? err : "out of memory");
+                    res = EDDY_ERROR_IO;
+                }
+                free(mine);
+            }
+        }
+        free(pos);
+        free(vel);
+        free(mass);
+        free(phase);
+    }
+    for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && !unstable && draw; i++) {
+        const scene_tool *tl = &s->systems[i].tool;
+        if (!tl->scripted && !tl->host)
+            continue;
+        eddy_tool_force f;
+        res = s->systems[i].module->tool_force(s->systems[i].state, &f);
+        for (int a = 0; a < 3; a++)
+            spheres[4 * (size_t)drawn + a] = (float)f.position[a];
+        spheres[4 * (size_t)drawn + 3] = (float)f.radius;
+        scalars[drawn++] = -1.0f;
+    }
+    if (res == EDDY_OK && !unstable && draw) {
+        uint8_t *rgba = malloc(4ull * s->image_w * s->image_h);
+        char path[EDDY_OUT_DIR_MAX + 64];
+        if (!out_path(s, path, sizeof path, "frame_%06u.png", s->frames))
+            res = EDDY_ERROR_IO;
+        else
+            res = rgba ? eddy_render_sets(e, s->renderer, rsets, s->set_count, spheres, scalars, drawn, rgba)
+                   : EDDY_ERROR_OUT_OF_MEMORY;
+        if (res == EDDY_OK)
+            res = eddy_write_png(e, path, rgba, s->image_w, s->image_h);
+        free(rgba);
+    }
+    free(spheres);
+    free(scalars);
+    free(rsets);
+    stats_printf(&st, "},\"systems\":{");
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        stats_printf(&st, "%s", i ? "," : "");
+        stats_string(&st, s->systems[i].name);
+        stats_printf(&st, ":{");
+        st.first = true;
+        if (s->systems[i].module->stats)
+            s->systems[i].module->stats(s->systems[i].state, &st);
+        stats_printf(&st, "}");
+    }
+    stats_printf(&st, "}}\n");
+    for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && !unstable && !s->no_output; i++)
+        if (s->systems[i].module->write_frame) {
+            eddy_frame_ctx fc = { s->out_dir, s->frames, t };
+            res = s->systems[i].module->write_frame(s->systems[i].state, &fc);
+        }
+    if (st.failed && res == EDDY_OK) {
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "output: out of host memory for the statistics line");
+        res = EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    /* The frame that went unstable keeps its statistics line: it says which
+     * set went non-finite and where the others were. */
+    if (res == EDDY_OK && !s->no_output && s->stats && st.buf)
+        res = append_tmp(s, "stats.jsonl", "ab", st.buf, st.len);
+    free(st.buf);
+    if (res == EDDY_OK && !s->no_output)
+        res = flush_tool_logs(s);
+    if (res == EDDY_OK && unstable)
+        res = EDDY_ERROR_INVALID_ARGUMENT;
+    if (res == EDDY_OK)
+        s->frames++;
+    return res;
+}

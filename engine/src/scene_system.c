@@ -1,0 +1,295 @@
+/* The parts of a scene that a system and the outputs are made from: a
+ * system's tool (its key-framed "path" and where that path is at a time),
+ * a module's "params" checked against what the module declares, the static
+ * "solids" (plane, sphere, capsule, glass) and "output.images" (the
+ * renderer's size, camera and colouring). */
+#include "scene_internal.h"
+
+#include <math.h>
+
+/* The path's centre at time t: held before the first key and after the last. */
+void scene_tool_path_at(const scene_tool *tl, double t, double out[3])
+{
+    const tool_key *k = tl->keys;
+    uint32_t n = tl->key_count;
+    if (t <= k[0].t || n == 1) {
+        memcpy(out, k[0].x, sizeof k[0].x);
+        return;
+    }
+    if (t >= k[n - 1].t) {
+        memcpy(out, k[n - 1].x, sizeof k[n - 1].x);
+        return;
+    }
+    uint32_t i = 0;
+    while (t >= k[i + 1].t)
+        i++;
+    double T = k[i + 1].t - k[i].t, u = (t - k[i].t) / T;
+    for (int a = 0; a < 3; a++) {
+        double p0 = k[i].x[a], p1 = k[i + 1].x[a];
+        if (!tl->smooth) {
+            out[a] = p0 + (p1 - p0) * u;
+            continue;
+        }
+        /* Catmull-Rom tangents for uneven key spacing; at rest at the ends. */
+        double m0 = i > 0 ? (p1 - k[i - 1].x[a]) / (k[i + 1].t - k[i - 1].t) : 0;
+        double m1 = i + 2 < n ? (k[i + 2].x[a] - p0) / (k[i + 2].t - k[i].t) : 0;
+        double u2 = u * u, u3 = u2 * u;
+        out[a] = (2 * u3 - 3 * u2 + 1) * p0 + (u3 - 2 * u2 + u) * T * m0 + (-2 * u3 + 3 * u2) * p1 +
+                 (u3 - u2) * T * m1;
+    }
+}
+
+static const char *const tool_keys[] = { "path", "interpolation", "log", NULL };
+static const char *const tool_key_keys[] = { "t", "position", NULL };
+
+/* "tool": {"path": [{"t": 0, "position": [x, y, z]}, ...], "interpolation":
+ * "linear" | "smooth", "log": true}: key times strictly increasing. */
+bool scene_parse_tool(parse_ctx *c, const cJSON *jt, const char *path, scene_tool *tl)
+{
+    char field[400];
+    if (!cJSON_IsObject(jt))
+        return scene_fail(c, "scene.field", path, "expected an object like {\"path\": [{\"t\": 0, \"position\": "
+                          "[0, 0.3, 0]}]}, got %s", scene_json_type(jt));
+    if (!scene_check_keys(c, jt, path, tool_keys))
+        return false;
+    const cJSON *jp = cJSON_GetObjectItemCaseSensitive(jt, "path");
+    snprintf(field, sizeof field, "%s.path", path);
+    if (!cJSON_IsArray(jp) || cJSON_GetArraySize(jp) < 1)
+        return scene_fail(c, "scene.field", field, "expected a non-empty array of key frames {\"t\": s, \"position\": "
+                          "[x, y, z]}, got %s", scene_json_type(jp));
+    tl->key_count = (uint32_t)cJSON_GetArraySize(jp);
+    tl->keys = calloc(tl->key_count, sizeof *tl->keys);
+    if (!tl->keys)
+        return scene_fail(c, "memory.host", NULL, "out of host memory");
+    uint32_t i = 0;
+    for (const cJSON *jk = jp->child; jk; jk = jk->next, i++) {
+        char kp[300];
+        snprintf(kp, sizeof kp, "%s.path[%u]", path, i);
+        if (!cJSON_IsObject(jk))
+            return scene_fail(c, "scene.field", kp, "expected a key frame {\"t\": s, \"position\": [x, y, z]}, got %s",
+                              scene_json_type(jk));
+        if (!scene_check_keys(c, jk, kp, tool_key_keys) ||
+            !scene_get_number(c, jk, "t", kp, true, 0, 0, 1e9, &tl->keys[i].t) ||
+            !scene_get_vec3_key(c, jk, "position", kp, true, NULL, tl->keys[i].x))
+            return false;
+        if (i > 0 && !(tl->keys[i].t > tl->keys[i - 1].t)) {
+            snprintf(field, sizeof field, "%s.t", kp);
+            return scene_fail(c, "scene.field", field, "key frames must be in time order: expected a time after "
+                              "path[%u].t = %g s, got %g s", i - 1, tl->keys[i - 1].t, tl->keys[i].t);
+        }
+    }
+    const char *interp = NULL;
+    if (!scene_get_string(c, jt, "interpolation", path, false, &interp) ||
+        !scene_get_bool(c, jt, "log", path, true, &tl->log))
+        return false;
+    if (interp && strcmp(interp, "linear") && strcmp(interp, "smooth")) {
+        snprintf(field, sizeof field, "%s.interpolation", path);
+        return scene_fail(c, "scene.field", field, "expected \"linear\" or \"smooth\", got \"%s\"", interp);
+    }
+    tl->smooth = interp && !strcmp(interp, "smooth");
+    tl->scripted = true;
+    scene_tool_path_at(tl, 0, tl->at);
+    return true;
+}
+
+bool scene_parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *jp,
+                        const char *path, eddy_param_value *values)
+{
+    for (uint32_t i = 0; i < m->param_count; i++)
+        memcpy(values[i].v, m->params[i].def, sizeof values[i].v);
+    if (!jp)
+        return true;
+    if (!cJSON_IsObject(jp))
+        return scene_fail(c, "scene.field", path, "expected an object of parameters, got %s", scene_json_type(jp));
+    for (const cJSON *it = jp->child; it; it = it->next) {
+        char field[512];
+        snprintf(field, sizeof field, "%s.%s", path, it->string);
+        const eddy_param_info *info = NULL;
+        uint32_t index = 0;
+        for (uint32_t i = 0; i < m->param_count; i++)
+            if (!strcmp(m->params[i].name, it->string)) {
+                info = &m->params[i];
+                index = i;
+            }
+        if (!info) {
+            char known[512] = "";
+            for (uint32_t i = 0; i < m->param_count; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         i ? ", " : "", m->params[i].name);
+            return scene_fail(c, "scene.unknown_field", field, "module '%s' has no parameter '%s'; its parameters: %s",
+                              m->name, it->string, m->param_count ? known : "(none)");
+        }
+        double *v = values[index].v;
+        switch (info->type) {
+        case EDDY_PARAM_VEC3:
+            if (!scene_get_vec3(c, it, field, info->min, info->max, v))
+                return false;
+            break;
+        case EDDY_PARAM_BOOL:
+            if (!cJSON_IsBool(it))
+                return scene_fail(c, "scene.field", field, "expected true or false, got %s", scene_json_type(it));
+            v[0] = cJSON_IsTrue(it) ? 1 : 0;
+            break;
+        case EDDY_PARAM_INT:
+        case EDDY_PARAM_FLOAT:
+            if (!cJSON_IsNumber(it))
+                return scene_fail(c, "scene.field", field, "expected a number in [%g, %g], got %s", info->min,
+                                  info->max, scene_json_type(it));
+            if (!isfinite(it->valuedouble))
+                return scene_fail(c, "scene.field", field, "expected a finite number in [%g, %g], got %g",
+                                  info->min, info->max, it->valuedouble);
+            if (info->type == EDDY_PARAM_INT && it->valuedouble != floor(it->valuedouble))
+                return scene_fail(c, "scene.field", field, "expected an integer, got %g", it->valuedouble);
+            if (it->valuedouble < info->min || it->valuedouble > info->max)
+                return scene_fail(c, "scene.field", field, "%g is out of range; expected a number in [%g, %g]%s%s",
+                                  it->valuedouble, info->min, info->max,
+                                  info->unit && strcmp(info->unit, "1") ? " " : "",
+                                  info->unit && strcmp(info->unit, "1") ? info->unit : "");
+            v[0] = it->valuedouble;
+            break;
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ solids */
+
+bool scene_parse_solid(parse_ctx *c, const cJSON *j, const char *path, eddy_solid *out)
+{
+    static const char *const plane_keys[] = { "type", "point", "normal", NULL };
+    static const char *const sphere_keys[] = { "type", "center", "radius", NULL };
+    static const char *const capsule_keys[] = { "type", "a", "b", "radius", NULL };
+    static const char *const glass_keys[] = { "type", "center", "axis", "radius", "height",
+                                              "thickness", NULL };
+    if (!cJSON_IsObject(j))
+        return scene_fail(c, "scene.field", path, "expected an object with a \"type\", got %s", scene_json_type(j));
+    const char *type;
+    if (!scene_get_string(c, j, "type", path, true, &type))
+        return false;
+    memset(out, 0, sizeof *out);
+    double a[3], b[3], r = 0, hgt = 0, t = 0;
+    char field[160];
+    if (!strcmp(type, "plane")) {
+        if (!scene_check_keys(c, j, path, plane_keys) || !scene_get_vec3_key(c, j, "point", path, true, NULL, a) ||
+            !scene_get_vec3_key(c, j, "normal", path, true, NULL, b))
+            return false;
+        out->type = EDDY_SOLID_PLANE;
+    } else if (!strcmp(type, "sphere")) {
+        if (!scene_check_keys(c, j, path, sphere_keys) || !scene_get_vec3_key(c, j, "center", path, true, NULL, a) ||
+            !scene_get_number(c, j, "radius", path, true, 0, 1e-9, 1e9, &r))
+            return false;
+        out->type = EDDY_SOLID_SPHERE;
+    } else if (!strcmp(type, "capsule")) {
+        if (!scene_check_keys(c, j, path, capsule_keys) || !scene_get_vec3_key(c, j, "a", path, true, NULL, a) ||
+            !scene_get_vec3_key(c, j, "b", path, true, NULL, b) ||
+            !scene_get_number(c, j, "radius", path, true, 0, 1e-9, 1e9, &r))
+            return false;
+        out->type = EDDY_SOLID_CAPSULE;
+    } else if (!strcmp(type, "glass")) {
+        static const double up[3] = { 0, 1, 0 };
+        if (!scene_check_keys(c, j, path, glass_keys) || !scene_get_vec3_key(c, j, "center", path, true, NULL, a) ||
+            !scene_get_vec3_key(c, j, "axis", path, false, up, b) ||
+            !scene_get_number(c, j, "radius", path, true, 0, 1e-9, 1e9, &r) ||
+            !scene_get_number(c, j, "height", path, true, 0, 1e-9, 1e9, &hgt) ||
+            !scene_get_number(c, j, "thickness", path, false, 0.005, 1e-9, 1e9, &t))
+            return false;
+        out->type = EDDY_SOLID_GLASS;
+    } else {
+        snprintf(field, sizeof field, "%s.type", path);
+        return scene_fail(c, "scene.field", field, "unknown solid '%s'; expected \"plane\", \"sphere\", \"capsule\" "
+                          "or \"glass\"", type);
+    }
+    if (out->type == EDDY_SOLID_PLANE || out->type == EDDY_SOLID_GLASS) {
+        double len = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+        if (!(len > 1e-12)) {
+            snprintf(field, sizeof field, "%s.%s", path, out->type == EDDY_SOLID_PLANE ? "normal" : "axis");
+            return scene_fail(c, "scene.field", field, "expected a non-zero vector");
+        }
+        for (int k = 0; k < 3; k++)
+            b[k] /= len;
+    }
+    for (int k = 0; k < 3; k++) {
+        out->a[k] = (float)a[k];
+        out->b[k] = out->type == EDDY_SOLID_SPHERE ? 0.0f : (float)b[k];
+    }
+    out->a[3] = (float)r;
+    out->b[3] = (float)hgt;
+    out->c[0] = (float)t;
+    return true;
+}
+
+/* ------------------------------------------------------------------ images */
+
+static const char *const image_keys[] = { "width", "height", "camera", "color_by", "range", NULL };
+static const char *const camera_keys[] = { "eye", "target", "up", "fov", NULL };
+
+/* "output.images": the renderer's size, camera and colouring. The default
+ * camera looks at the box centre from the front, a little from above. */
+bool scene_parse_images(parse_ctx *c, eddy_scene *s, const cJSON *j, eddy_render_desc *rd)
+{
+    if (!cJSON_IsObject(j))
+        return scene_fail(c, "scene.field", "output.images", "expected an object, got %s", scene_json_type(j));
+    double w, h, fov = 40;
+    if (!scene_check_keys(c, j, "output.images", image_keys) ||
+        !scene_get_number(c, j, "width", "output.images", false, 640, 16, 8192, &w) ||
+        !scene_get_number(c, j, "height", "output.images", false, 480, 16, 8192, &h))
+        return false;
+    double center[3], ext = 0, eye[3], target[3], up[3] = { 0, 1, 0 };
+    for (int a = 0; a < 3; a++) {
+        center[a] = 0.5 * (s->box_min[a] + s->box_max[a]);
+        double d = s->box_max[a] - s->box_min[a];
+        ext += d * d;
+    }
+    ext = sqrt(ext);
+    static const double dir[3] = { 0.35, 0.45, 1.0 };
+    for (int a = 0; a < 3; a++) {
+        target[a] = center[a];
+        eye[a] = center[a] + 1.3 * ext * dir[a];
+    }
+    const cJSON *cam = cJSON_GetObjectItemCaseSensitive(j, "camera");
+    if (cam) {
+        if (!cJSON_IsObject(cam))
+            return scene_fail(c, "scene.field", "output.images.camera", "expected an object, got %s", scene_json_type(cam));
+        double e0[3], t0[3], u0[3];
+        memcpy(e0, eye, sizeof e0), memcpy(t0, target, sizeof t0), memcpy(u0, up, sizeof u0);
+        if (!scene_check_keys(c, cam, "output.images.camera", camera_keys) ||
+            !scene_get_vec3_key(c, cam, "eye", "output.images.camera", false, e0, eye) ||
+            !scene_get_vec3_key(c, cam, "target", "output.images.camera", false, t0, target) ||
+            !scene_get_vec3_key(c, cam, "up", "output.images.camera", false, u0, up) ||
+            !scene_get_number(c, cam, "fov", "output.images.camera", false, 40, 1, 170, &fov))
+            return false;
+    }
+    const char *by;
+    if (!scene_get_string(c, j, "color_by", "output.images", false, &by))
+        return false;
+    s->color_by = !by || !strcmp(by, "speed") ? 0 : !strcmp(by, "density") ? 1 : !strcmp(by, "set") ? 2
+                  : !strcmp(by, "phase") ? 3 : -1;
+    if (s->color_by < 0)
+        return scene_fail(c, "scene.field", "output.images.color_by", "unknown '%s'; expected \"speed\", \"density\", \"set\" or \"phase\"", by);
+    s->color_range[0] = s->color_by == 1 ? 900 : 0;
+    s->color_range[1] = s->color_by == 1 ? 1100 : s->color_by == 0 ? 3 : 1;
+    const cJSON *range = cJSON_GetObjectItemCaseSensitive(j, "range");
+    if (range) {
+        double r3[3];
+        if (!cJSON_IsArray(range) || cJSON_GetArraySize(range) != 2)
+            return scene_fail(c, "scene.field", "output.images.range", "expected [low, high], got %s", scene_json_type(range));
+        for (int i = 0; i < 2; i++) {
+            const cJSON *x = cJSON_GetArrayItem(range, i);
+            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
+                return scene_fail(c, "scene.field", "output.images.range", "element %d: expected a finite number", i);
+            r3[i] = x->valuedouble;
+        }
+        if (!(r3[1] > r3[0]))
+            return scene_fail(c, "scene.field", "output.images.range", "high must exceed low (%g .. %g)", r3[0], r3[1]);
+        s->color_range[0] = r3[0], s->color_range[1] = r3[1];
+    }
+    s->image_w = (uint32_t)w;
+    s->image_h = (uint32_t)h;
+    *rd = (eddy_render_desc){ .width = s->image_w, .height = s->image_h, .fov_deg = (float)fov };
+    for (int a = 0; a < 3; a++) {
+        rd->eye[a] = (float)eye[a];
+        rd->target[a] = (float)target[a];
+        rd->up[a] = (float)up[a];
+    }
+    return true;
+}
