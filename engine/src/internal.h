@@ -282,7 +282,7 @@ struct eddy_engine {
     struct eddy_prims_kernels *prims; /* scan/sort/grid/reduce kernels, made at first use */
 
     /* Modules: built-in ones and those loaded from shared libraries. */
-    const eddy_module_desc **modules;
+    eddy_module_desc **modules; /* the registry's own copies (older minors zero-filled) */
     void **module_libraries; /* dlopen handle per module, NULL for built-in */
     uint32_t module_count;
 };

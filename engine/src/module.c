@@ -2,22 +2,53 @@
 #include "internal.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 
-static eddy_result add_module(eddy_engine *e, const eddy_module_desc *m, void *library,
+static eddy_result check_and_add(eddy_engine *e, eddy_module_desc *m, void *library, const char *from);
+
+/* The descriptor size of each minor version of this major: a module of an
+ * older minor has at least its own version's size. */
+static const size_t desc_size_of_minor[EDDY_MODULE_ABI_MINOR + 1] = {
+    [0] = offsetof(eddy_module_desc, with_doc) + sizeof(const char *),
+};
+
+static eddy_result add_module(eddy_engine *e, const eddy_module_desc *given, void *library,
                               const char *from)
 {
-    if (m->abi_version != EDDY_MODULE_ABI_VERSION) {
-        eddy_log(e, EDDY_LOG_ERROR, "module.abi", "module %s was built for eddy module ABI version %u, but "
-                 "this eddy has ABI version %u: rebuild the module against this eddy",
-                 from, m->abi_version, EDDY_MODULE_ABI_VERSION);
+    /* Only the version fields are read before the layout is known. */
+    if (given->abi_major != EDDY_MODULE_ABI_MAJOR || given->abi_minor > EDDY_MODULE_ABI_MINOR) {
+        eddy_log(e, EDDY_LOG_ERROR, "module.abi", "module %s was built for eddy module ABI %u.%u, but this eddy "
+                 "has ABI %u.%u: %s", from, given->abi_major, given->abi_minor, EDDY_MODULE_ABI_MAJOR,
+                 EDDY_MODULE_ABI_MINOR,
+                 given->abi_major == EDDY_MODULE_ABI_MAJOR ? "update eddy, or build the module against this one"
+                                                          : "rebuild the module against this eddy");
         return EDDY_ERROR_ABI;
     }
-    if (m->struct_size != sizeof(eddy_module_desc)) {
-        eddy_log(e, EDDY_LOG_ERROR, "module.abi", "module %s has a descriptor of %u bytes, but this eddy's "
-                 "eddy_module_desc has %zu bytes (ABI version %u): rebuild the module",
-                 from, m->struct_size, sizeof(eddy_module_desc), EDDY_MODULE_ABI_VERSION);
+    size_t least = desc_size_of_minor[given->abi_minor];
+    if (given->struct_size < least || given->struct_size > sizeof(eddy_module_desc) ||
+        (given->abi_minor == EDDY_MODULE_ABI_MINOR && given->struct_size != sizeof(eddy_module_desc))) {
+        eddy_log(e, EDDY_LOG_ERROR, "module.abi", "module %s (ABI %u.%u) has a descriptor of %u bytes, but "
+                 "that version's eddy_module_desc has %zu: the module was not built from eddy's headers",
+                 from, given->abi_major, given->abi_minor, given->struct_size,
+                 given->abi_minor == EDDY_MODULE_ABI_MINOR ? sizeof(eddy_module_desc) : least);
         return EDDY_ERROR_ABI;
     }
+    /* An older minor: what it has, and zeros (absent) for what came later. */
+    eddy_module_desc *m = calloc(1, sizeof *m);
+    if (!m) {
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "module %s: out of host memory", from);
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    memcpy(m, given, given->struct_size);
+    m->struct_size = sizeof *m;
+    eddy_result r = check_and_add(e, m, library, from);
+    if (r != EDDY_OK)
+        free(m);
+    return r;
+}
+
+static eddy_result check_and_add(eddy_engine *e, eddy_module_desc *m, void *library, const char *from)
+{
     if (!m->name || !*m->name || !m->create || !m->destroy || !m->declare_step ||
         (m->param_count && !m->params)) {
         eddy_log(e, EDDY_LOG_ERROR, "module.invalid", "module %s: the descriptor lacks a name, create, destroy, "
@@ -29,13 +60,14 @@ static eddy_result add_module(eddy_engine *e, const eddy_module_desc *m, void *l
                  from, m->name);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    const eddy_module_desc **mods = realloc(e->modules, (e->module_count + 1) * sizeof *mods);
-    if (!mods)
+    eddy_module_desc **mods = realloc(e->modules, (e->module_count + 1) * sizeof *mods);
+    if (mods)
+        e->modules = mods;
+    void **libs = mods ? realloc(e->module_libraries, (e->module_count + 1) * sizeof *libs) : NULL;
+    if (!libs) {
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "module %s: out of host memory", from);
         return EDDY_ERROR_OUT_OF_MEMORY;
-    e->modules = mods;
-    void **libs = realloc(e->module_libraries, (e->module_count + 1) * sizeof *libs);
-    if (!libs)
-        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
     e->module_libraries = libs;
     e->modules[e->module_count] = m;
     e->module_libraries[e->module_count] = library;
@@ -59,9 +91,11 @@ eddy_result eddy_register_builtin_modules(eddy_engine *e)
 
 void eddy_release_modules(eddy_engine *e)
 {
-    for (uint32_t i = 0; i < e->module_count; i++)
+    for (uint32_t i = 0; i < e->module_count; i++) {
+        free(e->modules[i]);
         if (e->module_libraries[i])
             dlclose(e->module_libraries[i]);
+    }
     free(e->modules);
     free(e->module_libraries);
     e->modules = NULL;
@@ -108,7 +142,6 @@ eddy_result eddy_load_module(eddy_engine *e, const char *path)
         dlclose(lib);
         return EDDY_ERROR_NOT_FOUND;
     }
-    /* Read only the two leading fields before trusting the rest of the layout. */
     char from[1200];
     snprintf(from, sizeof from, "'%s'", path);
     eddy_result r = add_module(e, m, lib, from);

@@ -113,8 +113,7 @@ void eddy_ballistic_step_cpu(const eddy_ballistic_params *p, float pos[4], float
 }
 
 static const eddy_module_desc desc = {
-    .abi_version = EDDY_MODULE_ABI_VERSION,
-    .struct_size = sizeof(eddy_module_desc),
+    EDDY_MODULE_DESC_VERSION,
     .name = "ballistic",
     .version = "1.0",
     .summary = "particles under gravity, bouncing off the scene box with restitution",

@@ -451,8 +451,7 @@ static void stats(void *state, eddy_stats *st)
 }
 
 static const eddy_module_desc desc = {
-    .abi_version = EDDY_MODULE_ABI_VERSION,
-    .struct_size = sizeof(eddy_module_desc),
+    EDDY_MODULE_DESC_VERSION,
     .name = "pbf",
     .version = "0.1",
     .summary = "position based fluids (Macklin and Mueller 2013): density constraints, tensile correction, XSPH",

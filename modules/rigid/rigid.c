@@ -342,8 +342,7 @@ static eddy_result set_dt(void *state, double dt)
 }
 
 static const eddy_module_desc desc = {
-    .abi_version = EDDY_MODULE_ABI_VERSION,
-    .struct_size = sizeof(eddy_module_desc),
+    EDDY_MODULE_DESC_VERSION,
     .name = "rigid",
     .version = "0.1",
     .summary = "rigid bodies as particles with DEM contacts, and granular material (Harada 2007)",

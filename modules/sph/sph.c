@@ -522,8 +522,7 @@ static eddy_result write_frame(void *state, const eddy_frame_ctx *f)
 }
 
 static const eddy_module_desc desc = {
-    .abi_version = EDDY_MODULE_ABI_VERSION,
-    .struct_size = sizeof(eddy_module_desc),
+    EDDY_MODULE_DESC_VERSION,
     .name = "sph",
     .version = "0.1",
     .summary = "SPH fluid (Mueller, Charypar, Gross 2003): pressure, viscosity, surface tension, solids",

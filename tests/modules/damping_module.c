@@ -1,7 +1,8 @@
 /* A module built as its own shared library, loaded with dlopen by the tests:
- * linear velocity damping, v *= exp(-rate * dt) each substep. Built twice:
- * once for this eddy's ABI and once claiming ABI TEST_MODULE_ABI, which eddy
- * must refuse. Built a third time with TEST_GROWTH as "test_growth",
+ * linear velocity damping, v *= exp(-rate * dt) each substep. Built for this
+ * eddy's ABI, and again claiming ABI TEST_MODULE_MAJOR.TEST_MODULE_MINOR
+ * (an older major, a newer major, a newer minor), which eddy must refuse.
+ * Built once more with TEST_GROWTH as "test_growth",
  * v *= exp(+rate * dt): a module that blows up, for the tests of a run that
  * goes non-finite. */
 #include "eddy/eddy_module.h"
@@ -9,10 +10,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#ifndef TEST_MODULE_ABI
-#define TEST_MODULE_ABI EDDY_MODULE_ABI_VERSION
-#endif
 
 static const uint32_t damping_spv[] =
 #include "damping.spv.inc"
@@ -75,8 +72,14 @@ static void stats(void *state, eddy_stats *st)
 static const char *const shared[] = { "velocity" };
 
 static const eddy_module_desc desc = {
-    .abi_version = TEST_MODULE_ABI,
+#ifdef TEST_MODULE_MAJOR
+    /* A module of another ABI: refused before anything past these is read. */
+    .abi_major = TEST_MODULE_MAJOR,
+    .abi_minor = TEST_MODULE_MINOR,
     .struct_size = sizeof(eddy_module_desc),
+#else
+    EDDY_MODULE_DESC_VERSION,
+#endif
 #ifdef TEST_GROWTH
     .name = "test_growth",
 #else

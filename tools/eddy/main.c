@@ -428,8 +428,8 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-        printf("eddy %d.%d.%d (module ABI %d)\n", EDDY_VERSION_MAJOR, EDDY_VERSION_MINOR,
-               EDDY_VERSION_PATCH, EDDY_MODULE_ABI_VERSION);
+        printf("eddy %d.%d.%d (module ABI %d.%d)\n", EDDY_VERSION_MAJOR, EDDY_VERSION_MINOR,
+               EDDY_VERSION_PATCH, EDDY_MODULE_ABI_MAJOR, EDDY_MODULE_ABI_MINOR);
         return 0;
     }
     if (!strcmp(cmd, "devices"))

@@ -5,9 +5,17 @@
  *
  *     EDDY_MODULE_EXPORT const eddy_module_desc *eddy_module_entry(void);
  *
- * which eddy_load_module() (or `eddy run --module lib.so`) calls. eddy checks
- * abi_version and struct_size before touching anything else, so a library
- * built against another eddy is refused with a message naming both versions.
+ * which eddy_load_module() (or `eddy run --module lib.so`) calls. eddy reads
+ * abi_major, abi_minor and struct_size before touching anything else:
+ *  - another major version is refused, with a message naming both versions
+ *    (the layout or the meaning of fields changed);
+ *  - an older minor version loads: minor versions only append fields at the
+ *    end of eddy_module_desc (and of the structs eddy passes to modules), so
+ *    eddy copies the struct_size bytes the module has and zero-fills the
+ *    fields it was built without, which all mean "absent";
+ *  - a newer minor version is refused (the module may rely on fields this
+ *    eddy does not know), naming both versions.
+ * Start a descriptor with EDDY_MODULE_DESC_VERSION, which fills those three.
  *
  * Life of a system (a module instance named in a scene):
  *   create(ctx) -> declare_step(state, step) once -> the step graph runs many
@@ -25,9 +33,18 @@
 extern "C" {
 #endif
 
-/* Raised whenever eddy_module_desc or anything a module calls changes
- * incompatibly. */
-#define EDDY_MODULE_ABI_VERSION 3
+/* The module ABI. The major is raised whenever eddy_module_desc, the structs
+ * passed to modules or anything a module calls change incompatibly; the
+ * minor when fields are appended (see above). History:
+ *   3    (eddy 0.1) one u32 abi_version; refused by 4.x as major 3
+ *   4.0  abi_major/abi_minor/struct_size, eddy_system_ctx.size */
+#define EDDY_MODULE_ABI_MAJOR 4
+#define EDDY_MODULE_ABI_MINOR 0
+/* Fills the version fields of an eddy_module_desc initializer:
+ *     static const eddy_module_desc desc = { EDDY_MODULE_DESC_VERSION, .name = ... }; */
+#define EDDY_MODULE_DESC_VERSION                                                          \
+    .abi_major = EDDY_MODULE_ABI_MAJOR, .abi_minor = EDDY_MODULE_ABI_MINOR,            \
+    .struct_size = sizeof(eddy_module_desc)
 
 #if defined(__GNUC__)
 #define EDDY_MODULE_EXPORT __attribute__((visibility("default")))
@@ -60,6 +77,8 @@ typedef struct eddy_param_value {
 /* What a system gets at creation. Valid during create only, except the
  * engine pointer and handles, which live as long as the system. */
 typedef struct eddy_system_ctx {
+    uint32_t size;                 /* sizeof(eddy_system_ctx) in this eddy: fields are only
+                                      appended, so a module reads those below its own */
     eddy_engine *engine;
     const char *name;              /* the system's name in the scene */
     eddy_particles particles;      /* the set it runs on */
@@ -100,8 +119,11 @@ typedef struct eddy_stats eddy_stats;
 void eddy_stats_add(eddy_stats *st, const char *key, double value);
 
 struct eddy_module_desc {
-    uint32_t abi_version;   /* EDDY_MODULE_ABI_VERSION */
-    uint32_t struct_size;   /* sizeof(eddy_module_desc) */
+    /* EDDY_MODULE_DESC_VERSION fills these three. The two 16-bit halves sit
+     * where ABI 3 had one 32-bit version, so an ABI 3 module reads as 3.0. */
+    uint16_t abi_major;     /* EDDY_MODULE_ABI_MAJOR the module was built with */
+    uint16_t abi_minor;     /* EDDY_MODULE_ABI_MINOR the module was built with */
+    uint32_t struct_size;   /* sizeof(eddy_module_desc) the module was built with */
     const char *name;       /* unique; the scene's "module" value */
     const char *version;    /* the module's own version, free form */
     const char *summary;    /* one line */
