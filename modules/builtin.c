@@ -1,20 +1,22 @@
-/* The modules compiled into libeddy, registered at engine creation. A new
- * built-in module adds its descriptor function here and its folder to
- * modules/meson.build. */
+/* The built-in modules (libeddy-modules): eddy_register_builtin_modules
+ * registers each with an engine. A new built-in module adds its descriptor
+ * function here and its folder to modules/meson.build. The core (libeddy)
+ * knows none of them: programs call this after eddy_create_engine. */
+#include "eddy_builtin.h"
+
 #include "ballistic/ballistic.h"
-#include "sph/sph.h"
 #include "pbf/pbf.h"
 #include "rigid/rigid.h"
+#include "sph/sph.h"
 
-const eddy_module_desc *const *eddy_builtin_module_list(uint32_t *count);
-
-const eddy_module_desc *const *eddy_builtin_module_list(uint32_t *count)
+eddy_result eddy_register_builtin_modules(eddy_engine *e)
 {
-    static const eddy_module_desc *list[4];
-    list[0] = eddy_ballistic_module();
-    list[1] = eddy_sph_module();
-    list[2] = eddy_pbf_module();
-    list[3] = eddy_rigid_module();
-    *count = sizeof list / sizeof list[0];
-    return list;
+    const eddy_module_desc *list[] = { eddy_ballistic_module(), eddy_sph_module(), eddy_pbf_module(),
+                                       eddy_rigid_module() };
+    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
+        eddy_result r = eddy_register_module(e, list[i]);
+        if (r != EDDY_OK)
+            return r;
+    }
+    return EDDY_OK;
 }

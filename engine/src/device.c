@@ -576,8 +576,6 @@ eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
     pthread_mutex_unlock(&volk_lock);
     if (r == EDDY_OK)
         r = eddy_rings_create(e);
-    if (r == EDDY_OK)
-        r = eddy_register_builtin_modules(e);
     if (r != EDDY_OK) {
         eddy_destroy_engine(e);
         return NULL;

@@ -361,7 +361,6 @@ static inline void eddy_use_merge(eddy_use *u, eddy_use v)
 void eddy_cmd_barrier_in(eddy_engine *e, VkCommandBuffer cb);
 void eddy_cmd_barrier_out(eddy_engine *e, VkCommandBuffer cb);
 
-eddy_result eddy_register_builtin_modules(eddy_engine *e);
 void eddy_release_prims(eddy_engine *e);
 void eddy_release_modules(eddy_engine *e);
 void eddy_destroy_all_graphs(eddy_engine *e);
@@ -385,10 +384,4 @@ void eddy_release_shaderc(eddy_engine *e);
 eddy_result eddy_compile_glsl(eddy_engine *e, const char *source, const char *name,
                               uint32_t **words, size_t *size);
 
-/* Defined in modules/builtin.c. */
-const eddy_module_desc *const *eddy_builtin_module_list(uint32_t *count);
-
-
-/* The engine a scene runs on (the haptic loop logs through it). */
-eddy_engine *eddy_scene_engine(const eddy_scene *s);
 #endif

@@ -1,4 +1,6 @@
-/* Module registry: built-in modules and modules from shared libraries. */
+/* Module registry: modules the program registers (eddy_register_module; eddy's
+ * own through their library, libeddy-modules) and modules from shared
+ * libraries. The core knows no module by name. */
 #include "internal.h"
 
 #include <dlfcn.h>
@@ -75,18 +77,16 @@ static eddy_result check_and_add(eddy_engine *e, eddy_module_desc *m, void *libr
     return EDDY_OK;
 }
 
-eddy_result eddy_register_builtin_modules(eddy_engine *e)
+eddy_result eddy_register_module(eddy_engine *e, const eddy_module_desc *desc)
 {
-    uint32_t n = 0;
-    const eddy_module_desc *const *list = eddy_builtin_module_list(&n);
-    for (uint32_t i = 0; i < n; i++) {
-        char from[96];
-        snprintf(from, sizeof from, "'%s' (built in)", list[i]->name ? list[i]->name : "?");
-        eddy_result r = add_module(e, list[i], NULL, from);
-        if (r != EDDY_OK)
-            return r;
+    if (!desc) {
+        eddy_log(e, EDDY_LOG_ERROR, "module.invalid", "register_module: no descriptor given");
+        return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    return EDDY_OK;
+    char from[96];
+    snprintf(from, sizeof from, "'%.64s' (registered)", desc->abi_major == EDDY_MODULE_ABI_MAJOR && desc->name
+                                                          ? desc->name : "?");
+    return add_module(e, desc, NULL, from);
 }
 
 void eddy_release_modules(eddy_engine *e)

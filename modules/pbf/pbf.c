@@ -1,5 +1,6 @@
 /* pbf module: see README.md beside this file. */
 #include "pbf.h"
+#include "eddy/eddy_scene.h"
 
 #include "common/fluid_stats.h"
 #include "couple/couple.h"

@@ -4,7 +4,6 @@
 #include "common/fluid_stats.h"
 #include "couple/couple.h"
 #include "eddy/eddy_prims.h"
-#include "output.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,6 +5,8 @@
  * loaded and destroyed; a crash, a sanitizer report, a leak of eddy's or a
  * hang (libFuzzer's -timeout) is a finding. tools/fuzz.sh runs it. */
 #include "eddy/eddy.h"
+#include "eddy/eddy_scene.h"
+#include "eddy_builtin.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,6 +50,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         fflush(stdout);
         exit(77);
     }
+    if (eddy_register_builtin_modules(engine) != EDDY_OK)
+        abort();
     const char *s = getenv("EDDY_FUZZ_STEP");
     step = s && *s == '1';
     return 0;

@@ -8,6 +8,8 @@
 #include "../test.h"
 #include "eddy/eddy.h"
 #include "eddy/eddy_module.h"
+#include "eddy/eddy_scene.h"
+#include "eddy_builtin.h"
 
 #include <string.h>
 
@@ -86,6 +88,7 @@ static inline eddy_engine *test_engine(void)
     eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){
         .validation = EDDY_VALIDATION_SYNC, .log = test_log });
     REQUIRE(e != NULL);
+    REQUIRE(eddy_register_builtin_modules(e) == EDDY_OK);
     return e;
 }
 

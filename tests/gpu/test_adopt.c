@@ -86,6 +86,7 @@ int main(void)
                    .queue_family = family, .get_instance_proc_addr = vkGetInstanceProcAddr,
                    .api_version = VK_API_VERSION_1_2, .debug_utils_enabled = true } });
     REQUIRE(e != NULL);
+    REQUIRE(eddy_register_builtin_modules(e) == EDDY_OK);
     CHECK(eddy_engine_device(e)->adopted);
     eddy_vk_objects vo = eddy_engine_vk(e);
     CHECK(vo.device == device && vo.queue == queue && vo.instance == instance);
@@ -204,7 +205,7 @@ int main(void)
         uint32_t n = 0;
         for (int round = 0; round < 2; round++) {
             eddy_engine *o = eddy_create_engine(&(eddy_engine_desc){ .validation = EDDY_VALIDATION_SYNC, .log = test_log });
-            REQUIRE(o);
+            REQUIRE(o && eddy_register_builtin_modules(o) == EDDY_OK);
             eddy_scene *so = eddy_load_scene(o, &(eddy_scene_desc){ .path = "two.json", .json = json, .no_output = true });
             eddy_scene *sa = round ? eddy_load_scene(e, &(eddy_scene_desc){ .path = "two.json", .json = json, .no_output = true })
                                    : NULL;

@@ -1,6 +1,8 @@
 /* eddy: the command line tool. `eddy help` lists the commands. */
 #include "eddy/eddy.h"
 #include "eddy/eddy_module.h"
+#include "eddy/eddy_scene.h"
+#include "eddy_builtin.h"
 
 #include "bench.h"
 #include "voxelize.h"
@@ -197,6 +199,10 @@ static eddy_engine *make_engine(const options *o)
     eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ .device = o->device, .validation = v });
     if (!e)
         return NULL;
+    if (eddy_register_builtin_modules(e) != EDDY_OK) {
+        eddy_destroy_engine(e);
+        return NULL;
+    }
     for (int i = 0; i < o->module_count; i++)
         if (eddy_load_module(e, o->modules[i]) != EDDY_OK) {
             eddy_destroy_engine(e);

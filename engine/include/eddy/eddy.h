@@ -740,149 +740,20 @@ eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const ch
 
 typedef struct eddy_module_desc eddy_module_desc; /* eddy_module.h */
 
-/* Built-in modules and those loaded so far, in registration order. */
+/* Registers a module (eddy_module.h) with this engine: the core knows no
+ * module by name, so a program registers the ones it uses (eddy's own come
+ * with their library, libeddy-modules, which registers them through this).
+ * Checked like a loaded module's descriptor (ABI version, required fields, a
+ * unique name); the engine keeps its own copy. */
+eddy_result eddy_register_module(eddy_engine *e, const eddy_module_desc *desc);
+/* The modules registered and loaded so far, in registration order. */
 uint32_t eddy_module_count(eddy_engine *e);
 const eddy_module_desc *eddy_module_at(eddy_engine *e, uint32_t index);
 const eddy_module_desc *eddy_find_module(eddy_engine *e, const char *name);
 /* Loads a module from a shared library exporting eddy_module_entry
- * (see eddy_module.h). A module built for another ABI version or descriptor
- * size, or one whose name is already registered, is refused. */
+ * (see eddy_module.h). A module built for another ABI major or a newer minor,
+ * or one whose name is already registered, is refused. */
 eddy_result eddy_load_module(eddy_engine *e, const char *path);
-
-/* ------------------------------------------------------------------ scenes */
-
-typedef struct eddy_scene eddy_scene;
-
-typedef struct eddy_scene_desc {
-    const char *path;      /* scene file (JSON); used in messages */
-    const char *json;      /* or: the scene text itself (path then only names it) */
-    const char *out_dir;   /* output folder; NULL = "out/<scene name>" */
-    bool profile;          /* GPU timestamps per pass */
-    bool no_output;        /* write nothing (tests) */
-    bool allow_plugins;    /* load the module libraries a scene's "plugins" names
-                              (they run their code in this process); default
-                              false: such a scene is refused with a message */
-    uint64_t host_budget;  /* bytes of host memory loading may take for one
-                              set's particles, a fill's lattice or a mesh's
-                              voxels, checked before each allocation; 0 =
-                              EDDY_SCENE_DEFAULT_HOST_BUDGET (4 GiB) */
-} eddy_scene_desc;
-#define EDDY_SCENE_DEFAULT_HOST_BUDGET (4ull << 30)
-
-/* Parses and checks the whole scene and creates its sets, systems and step
- * graph. Nothing is written to disk here: a bad scene fails with one message
- * (file, field, expected value) before any output exists. Input is treated
- * as hostile: a key given twice in one object, a fraction where a count is
- * due, a name that is not one file name part (scene name at most 127 bytes,
- * set and system names at most 63, valid UTF-8, no '/', '\\', ".." or
- * control characters), an out_dir over 2,047 bytes or a path over 4,095
- * are refused, never cut; sizes are checked before they are multiplied or
- * allocated. */
-eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc);
-void eddy_destroy_scene(eddy_scene *s);
-
-typedef struct eddy_scene_info {
-    const char *name;
-    double dt;            /* s, one step (all substeps) */
-    uint32_t substeps;    /* now (adaptive stepping changes it per frame) */
-    double duration;      /* s */
-    uint64_t steps;       /* ceil(duration / dt) */
-    uint64_t steps_done;
-    double time;          /* s, simulated so far */
-    uint32_t frame_every; /* steps between output frames */
-    uint32_t particle_count; /* all sets */
-    const char *out_dir;
-} eddy_scene_info;
-eddy_scene_info eddy_scene_get_info(const eddy_scene *s);
-
-/* Advances `steps` steps (no output). */
-eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps);
-/* Writes one output frame of the current state (VTK, stats) when outputs are
- * on. The first frame prepares the output folder: it is created when missing;
- * an existing one must be empty or hold an earlier eddy run (its marker file
- * .eddy_output), whose .vtp .pvd .png .ply .csv .jsonl and .tmp files are
- * removed first, so the folder only ever holds one run. Frames (.vtp, .png,
- * surface meshes) and the .pvd series are written whole to NAME.tmp and
- * renamed; stats.jsonl and tool_<system>.csv grow as NAME.tmp and are renamed
- * by eddy_scene_finish_output or eddy_destroy_scene. A frame in which a set
- * went non-finite writes its statistics line, then fails. */
-eddy_result eddy_scene_write_frame(eddy_scene *s);
-/* Renames stats.jsonl and the tool logs into place (eddy_destroy_scene does
- * it too, ignoring errors); after it no frame can be written. */
-eddy_result eddy_scene_finish_output(eddy_scene *s);
-/* Runs the scene to its end (or max_steps when non-zero), writing frames; prints
- * a progress line when progress is true. */
-eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress);
-eddy_graph eddy_scene_graph(const eddy_scene *s);
-
-/* ------------------------------------------------------------------ tools */
-
-/* The force a system's particles exert on its tool (a rigid body moved
- * kinematically, see modules/pbf/README.md), per component, in N. */
-typedef struct eddy_tool_force {
-    double push[3];     /* contact: minus the momentum per second the solver gives
-                           particles to keep them out of the tool */
-    double adhesion[3]; /* attraction of the particles near the surface */
-    double damping[3];  /* drag of the particles in contact */
-    double total[3];    /* the sum of the three */
-    double position[3]; /* m, the tool's centre at the end of the step */
-    double radius;      /* m */
-} eddy_tool_force;
-
-/* Moves the tool of `system` (a system name in the scene) so that its centre
- * is at `position` (m) at the end of the next step; it moves linearly from
- * where it was. Overrides the scene's tool path from then on. Not thread
- * safe with eddy_scene_step (call it between steps, from the same thread). */
-eddy_result eddy_scene_set_tool(eddy_scene *s, const char *system, const double position[3]);
-/* The centre (m) of the scene's tool path of `system` at time t (s), as the
- * scene's "tool" object gives it: a scripted device for haptic runs. Thread
- * safe (reads the path only). Fails with a message when there is no path. */
-eddy_result eddy_scene_tool_path(const eddy_scene *s, const char *system, double t, double position[3]);
-/* The name of the scene's system `index` (from 0, in scene order), or NULL past the last. */
-const char *eddy_scene_system_name(const eddy_scene *s, uint32_t index);
-/* The tool force of the last step, read back from the device (48 bytes). */
-eddy_result eddy_scene_tool_force(const eddy_scene *s, const char *system, eddy_tool_force *out);
-
-/* ------------------------------------------------------------------ haptics */
-
-/* A haptic device: called from the haptic thread every 1/rate s with the
- * force to render (N) and the sample time (s since the loop started); writes
- * the device position (m, scene coordinates) to `position`. Must return
- * quickly (well under the period). */
-typedef void (*eddy_haptic_fn)(void *user, double time, const double force[3], double position[3]);
-
-typedef struct eddy_haptic_desc {
-    const char *system;    /* the system whose tool the device drives; required */
-    eddy_haptic_fn device; /* required */
-    void *user;            /* passed to device */
-    double rate;           /* Hz, samples per second; default 1000 */
-    double duration;       /* s of wall-clock time; 0 = until the scene's duration is simulated */
-    const char *log_path;  /* CSV of every sample (time, force, position, ...); NULL = none.
-                              Written to "<path>.tmp" and renamed at the end. */
-} eddy_haptic_desc;
-
-typedef struct eddy_haptic_report {
-    uint64_t samples;        /* force samples delivered */
-    uint64_t steps;          /* simulation steps run meanwhile */
-    double mean_interval;    /* s between samples (first to last over samples - 1) */
-    double max_interval;     /* s, the longest gap between two samples */
-    double max_jump;         /* N, the largest |F_k - F_k-1| between two samples */
-    double max_slope;        /* N/s, the steepest ramp: max |F_k - F_rendered(t_k)| / T_k;
-                                two samples dt apart differ by at most max_slope dt */
-    double max_sim_jump;     /* N, the largest change between two simulation results */
-    double min_sim_interval; /* s, the shortest time between two simulation results */
-} eddy_haptic_report;
-
-/* Runs a haptic loop: a thread calls desc->device every 1/rate s with a force
- * sample and takes the device position, while the calling thread steps the
- * simulation as fast as it can with the tool following the device. The force
- * is continuous however slow the simulation: each new simulation result F_k
- * arriving at t_k is reached by a linear ramp from the force being rendered
- * then, over T_k = t_k - t_(k-1) (the last interval between results, at least
- * one period), so consecutive samples differ by at most
- * |F_k - F_rendered(t_k)| * period / T_k (first-order hold with one interval
- * of delay; see modules/pbf/README.md). Returns after desc->duration. */
-eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_haptic_report *report);
 
 #ifdef __cplusplus
 }

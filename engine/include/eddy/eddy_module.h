@@ -1,7 +1,8 @@
 /* eddy_module.h: for module authors.
  *
- * A module is a versioned descriptor. Built-in modules are listed in
- * modules/builtin.c; others live in a shared library that exports
+ * A module is a versioned descriptor that a program registers with an engine
+ * (eddy_register_module; eddy's own modules come with their library,
+ * libeddy-modules), or that lives in a shared library exporting
  *
  *     EDDY_MODULE_EXPORT const eddy_module_desc *eddy_module_entry(void);
  *
@@ -28,6 +29,9 @@
 
 #include "eddy.h"
 #include "eddy_solids.h"
+
+/* Defined in eddy_scene.h (the scene layer reads a tool's force). */
+typedef struct eddy_tool_force eddy_tool_force;
 
 #ifdef __cplusplus
 extern "C" {
@@ -114,6 +118,16 @@ eddy_result eddy_write_mesh(eddy_engine *e, const char *dir, const char *name,
 int64_t eddy_weld_triangles(const float *triangles, uint32_t triangle_count, float **vertices,
                             uint32_t **indices);
 
+/* A ParaView collection (.pvd) of files over time: written whole to
+ * "<path>.tmp" and renamed to path. 0, or -1 with a message in err. */
+typedef struct eddy_pvd_entry {
+    double time;      /* s */
+    uint32_t part;    /* the part number of the file in its time step */
+    const char *file; /* relative to the .pvd */
+} eddy_pvd_entry;
+int eddy_write_pvd(const char *path, const eddy_pvd_entry *entries, uint32_t count, char *err,
+                   size_t err_cap);
+
 /* Per-frame statistics: a module adds named numbers to the frame's JSON line. */
 typedef struct eddy_stats eddy_stats;
 void eddy_stats_add(eddy_stats *st, const char *key, double value);
@@ -161,7 +175,7 @@ struct eddy_module_desc {
      * the last step (mean over its substeps). One small readback. */
     eddy_result (*tool_force)(void *state, eddy_tool_force *out);
     /* Non-NULL for modules that can couple their set with a second one
-     * (the fluids with a rigid set, modules/couple): what the second set is,
+     * (a fluid with a set of solid bodies as its boundary): what the second set is,
      * for messages and `eddy modules`. The scene's "with" is optional for
      * them and refused for other modules. */
     const char *with_doc;

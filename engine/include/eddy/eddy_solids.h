@@ -1,4 +1,4 @@
-/* Static solids shared by the fluid modules (SPH, PBF): one layout for C and
+/* Static solids shared by the particle modules: one layout for C and
  * GLSL (std430, 48 bytes). Scene files list them under "solids"; modules get
  * them in eddy_system_ctx and collide particles with shaders/solids.glsl.
  * Every solid is the region where its signed distance is negative. */

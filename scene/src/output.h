@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "eddy/eddy_module.h"
+
 /* Longest names that become parts of file names, in bytes (refused, never
  * cut): scenes (the default output folder out/<scene>), particle sets and
  * systems (<set>_NNNNNN.vtp, tool_<system>.csv, ...). */
@@ -51,12 +53,6 @@ typedef struct eddy_vtp_particles {
 /* VTK XML PolyData with one vertex cell per particle and raw appended data. */
 int eddy_write_vtp(const char *path, const eddy_vtp_particles *p, char *err, size_t err_cap);
 
-typedef struct eddy_pvd_entry {
-    double time;
-    uint32_t part;
-    const char *file; /* relative to the .pvd */
-} eddy_pvd_entry;
-int eddy_write_pvd(const char *path, const eddy_pvd_entry *entries, uint32_t count, char *err,
-                   size_t err_cap);
+/* eddy_pvd_entry and eddy_write_pvd: eddy_module.h (modules write series too). */
 
 #endif

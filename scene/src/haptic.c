@@ -8,7 +8,7 @@
  * virtual coupling (a spring between device and tool) would need a dynamic
  * tool; the tool here is kinematic, placed where the device is. */
 
-#include "internal.h"
+#include "scene_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -11,6 +11,7 @@
 #define EDDY_SCENE_INTERNAL_H
 
 #include "internal.h"
+#include "eddy/eddy_scene.h"
 #include "output.h"
 #include "render.h"
 
@@ -170,5 +171,8 @@ eddy_result scene_adapt(eddy_scene *s);
 /* Called by eddy_destroy_scene: a scene's appended files are renamed into
  * place whether the run finished or stopped on an error. */
 eddy_result scene_close_output(eddy_scene *s);
+
+/* The engine a scene runs on (the haptic loop logs through it). */
+eddy_engine *eddy_scene_engine(const eddy_scene *s);
 
 #endif
