@@ -300,6 +300,11 @@ void eddy_copy_label(char *dst, size_t cap, const char *src, const char *fallbac
 eddy_buffer_obj *eddy_buffer_get(eddy_engine *e, eddy_buffer b);
 eddy_kernel_obj *eddy_kernel_get(eddy_engine *e, eddy_kernel k);
 eddy_image_obj *eddy_image_get(eddy_engine *e, eddy_image im);
+eddy_graph_obj *eddy_graph_get(eddy_engine *e, eddy_graph g);
+/* Drops a graph's recording (command buffers, descriptor pool, queries) once
+ * its last use has finished and marks the graph dirty (graph.c; graph_record.c
+ * builds the recording again at the next run). */
+void eddy_graph_release_recording(eddy_engine *e, eddy_graph_obj *g);
 void eddy_destroy_all_images(eddy_engine *e);
 
 /* One-shot command buffer on the engine's queue, waited for with a fence. */
