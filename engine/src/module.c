@@ -11,7 +11,7 @@ static eddy_result check_and_add(eddy_engine *e, eddy_module_desc *m, void *libr
 /* The descriptor size of each minor version of this major: a module of an
  * older minor has at least its own version's size. */
 static const size_t desc_size_of_minor[EDDY_MODULE_ABI_MINOR + 1] = {
-    [0] = offsetof(eddy_module_desc, with_doc) + sizeof(const char *),
+    [0] = offsetof(eddy_module_desc, slot_count) + sizeof(uint32_t),
 };
 
 static eddy_result add_module(eddy_engine *e, const eddy_module_desc *given, void *library,
@@ -55,6 +55,20 @@ static eddy_result check_and_add(eddy_engine *e, eddy_module_desc *m, void *libr
         (m->param_count && !m->params)) {
         eddy_log(e, EDDY_LOG_ERROR, "module.invalid", "module %s: the descriptor lacks a name, create, destroy, "
                  "declare_step or its params", from);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    bool slots_ok = m->slot_count <= EDDY_MAX_SLOTS && (!m->slot_count || m->slots);
+    for (uint32_t i = 0; slots_ok && i < m->slot_count; i++) {
+        const eddy_slot_info *si = &m->slots[i];
+        slots_ok = si->name && *si->name && si->max >= 1 && si->max <= EDDY_MAX_SLOT_SETS && si->min <= si->max &&
+                   (i > 0 || si->min >= 1);
+        for (uint32_t j = 0; slots_ok && j < i; j++)
+            slots_ok = strcmp(m->slots[j].name, si->name) != 0;
+    }
+    if (!slots_ok) {
+        eddy_log(e, EDDY_LOG_ERROR, "module.invalid", "module %s: its slots must be at most %d, named uniquely, each "
+                 "taking min..max sets with 1 <= max <= %d and min <= max, the first at least one", from,
+                 EDDY_MAX_SLOTS, EDDY_MAX_SLOT_SETS);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     if (eddy_find_module(e, m->name)) {

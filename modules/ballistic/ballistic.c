@@ -112,8 +112,14 @@ void eddy_ballistic_step_cpu(const eddy_ballistic_params *p, float pos[4], float
     vel[3] = 0.0f;
 }
 
+static const eddy_slot_info slots[] = {
+    { "particles", "the particles it moves", 1, 1 },
+};
+
 static const eddy_module_desc desc = {
     EDDY_MODULE_DESC_VERSION,
+    .slots = slots,
+    .slot_count = 1,
     .name = "ballistic",
     .version = "1.0",
     .summary = "particles under gravity, bouncing off the scene box with restitution",

@@ -80,7 +80,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     bool ok = c->params.id != 0;
     if (nb && eddy_particles_buffer(e, c->set, "couple.boundary").id) {
         /* Two fluids would overwrite each other's force in rigid.external. */
-        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': set '%s' is already the \"with\" set of another fluid "
+        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': set '%s' is already the boundary set of another fluid "
                  "system; expected one fluid per boundary set", c->name, eddy_particles_name(e, c->set));
         ok = false;
     }

@@ -2,8 +2,8 @@
  * ch. 29, section 29.3.3; Akinci et al. 2012 for the boundary particles).
  * See README.md.
  *
- * Not a system of its own: a fluid system (pbf or sph) names the rigid set
- * with "with", and uses this to make the set's particles boundary particles
+ * Not a system of its own: a fluid system (pbf or sph) takes the rigid set
+ * in its "boundary" slot, and uses this to make the set's particles boundary particles
  * of its density sums. Per substep:
  *   eddy_couple_record_begin  each boundary particle at x + lead v (pbf: its
  *                             predicted position, lead dt; sph: lead 0) with

@@ -133,7 +133,7 @@ typedef struct pbf {
     struct eddy_pbf_params p;
     eddy_grid *grid;
     eddy_reduce *reduce;
-    eddy_couple *couple; /* the "with" set as boundary particles (always there; empty without) */
+    eddy_couple *couple; /* the boundary slot's set as boundary particles (always there; empty without) */
     eddy_kernel k[K_COUNT];
     eddy_buffer params, solids, pred, sp, sbin, sold, smass, lambda, dp, sv, svort;
     eddy_buffer tool, tpush, tadh, tdamp, tsums;
@@ -197,7 +197,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     if (!s->grid)
         return EDDY_ERROR_LIMIT;
     s->couple = eddy_couple_create(e, &(eddy_couple_desc){
-        .system = ctx->name, .boundary = ctx->with, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] },
+        .system = ctx->name, .boundary = ctx->slots[1].count ? ctx->slots[1].sets[0] : (eddy_particles){ 0 }, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] },
         .cell = (float)h, .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
         .iterations = s->iterations });
     if (!s->couple)
@@ -451,6 +451,12 @@ static void stats(void *state, eddy_stats *st)
     free(rho);
 }
 
+static const eddy_slot_info slots[] = {
+    { "fluid", "the fluid's particles", 1, 1 },
+    { "boundary", "a set of rigid bodies (the rigid module's) whose particles are boundary particles in the "
+                  "fluid's density constraints; the fluid's force on each goes into the set's rigid.external", 0, 1 },
+};
+
 static const eddy_module_desc desc = {
     EDDY_MODULE_DESC_VERSION,
     .name = "pbf",
@@ -466,8 +472,8 @@ static const eddy_module_desc desc = {
     .stats = stats,
     .set_tool = set_tool,
     .tool_force = tool_force,
-    .with_doc = "optional: a set (rigid bodies) whose particles take part in the density constraints as "
-                "boundary particles; the fluid's force on each goes into the set's rigid.external",
+    .slots = slots,
+    .slot_count = sizeof slots / sizeof slots[0],
 };
 
 const eddy_module_desc *eddy_pbf_module(void)

@@ -341,8 +341,14 @@ static eddy_result set_dt(void *state, double dt)
     return eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p);
 }
 
+static const eddy_slot_info slots[] = {
+    { "bodies", "the bodies' particles (one body per phase value, or grains)", 1, 1 },
+};
+
 static const eddy_module_desc desc = {
     EDDY_MODULE_DESC_VERSION,
+    .slots = slots,
+    .slot_count = 1,
     .name = "rigid",
     .version = "0.1",
     .summary = "rigid bodies as particles with DEM contacts, and granular material (Harada 2007)",

@@ -77,7 +77,7 @@ typedef struct sph {
     eddy_buffer params, solids, pushes, clock;
     eddy_buffer spos, svel, smass, sdensity, saccel, snormal, spm, svr;
     eddy_buffer position, velocity, mass, density, normal;
-    eddy_couple *couple; /* the "with" set as boundary particles (always there; empty without) */
+    eddy_couple *couple; /* the boundary slot's set as boundary particles (always there; empty without) */
     /* Surface extraction (surface_mesh): run per output frame. */
     char name[64];
     bool surface;
@@ -312,7 +312,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         return EDDY_ERROR_LIMIT;
     /* Boundary particles where the forces are taken: at the substep's start. */
     s->couple = eddy_couple_create(e, &(eddy_couple_desc){
-        .system = ctx->name, .boundary = ctx->with, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] },
+        .system = ctx->name, .boundary = ctx->slots[1].count ? ctx->slots[1].sets[0] : (eddy_particles){ 0 }, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] },
         .cell = (float)h, .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
         .at_start = true, .stiffness = (float)k, .rest_density = (float)rho0 });
     if (!s->couple)
@@ -520,6 +520,12 @@ static eddy_result write_frame(void *state, const eddy_frame_ctx *f)
     return r;
 }
 
+static const eddy_slot_info slots[] = {
+    { "fluid", "the fluid's particles", 1, 1 },
+    { "boundary", "a set of rigid bodies (the rigid module's) whose particles are boundary particles of the "
+                  "fluid; the fluid's force on each goes into the set's rigid.external", 0, 1 },
+};
+
 static const eddy_module_desc desc = {
     EDDY_MODULE_DESC_VERSION,
     .name = "sph",
@@ -536,8 +542,8 @@ static const eddy_module_desc desc = {
     .write_frame = write_frame,
     .stable_dt = stable_dt,
     .set_dt = set_dt,
-    .with_doc = "optional: a set (rigid bodies) whose particles are boundary particles of the density "
-                "and pressure force (Akinci et al. 2012); the fluid's force on each goes into the set's rigid.external",
+    .slots = slots,
+    .slot_count = sizeof slots / sizeof slots[0],
 };
 
 const eddy_module_desc *eddy_sph_module(void)

@@ -13,7 +13,94 @@ static const char *const scene_keys[] = { "name", "dt", "substeps", "adaptive", 
                                           "particle_sets", "systems", "output", "plugins",
                                           "description", "solids", NULL };
 
-static const char *const system_keys[] = { "name", "module", "set", "with", "params", "tool", NULL };
+static const char *const system_keys[] = { "name", "module", "set", "sets", "params", "tool", NULL };
+
+/* The one slot of a module that declares none. */
+static const eddy_slot_info default_slot = { "set", "the particle set the system runs on", 1, 1 };
+
+/* Binds the scene's sets to the module's slots: "set" (the first slot) or
+ * "sets" ({"slot": "set" or ["set", ...]}), each set at most once per
+ * system, every slot within its min..max. */
+static bool bind_slots(parse_ctx *c, const cJSON *js, const char *path, const eddy_module_desc *m,
+                       eddy_particles sets[EDDY_MAX_SLOTS][EDDY_MAX_SLOT_SETS], eddy_slot_sets *bound)
+{
+    const eddy_slot_info *slots = m->slot_count ? m->slots : &default_slot;
+    uint32_t n = m->slot_count ? m->slot_count : 1;
+    char field[160], names[512] = "";
+    for (uint32_t i = 0; i < n; i++) {
+        bound[i] = (eddy_slot_sets){ sets[i], 0 };
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s\"%s\"", i ? ", " : "", slots[i].name);
+    }
+    const cJSON *one = cJSON_GetObjectItemCaseSensitive(js, "set");
+    const cJSON *many = cJSON_GetObjectItemCaseSensitive(js, "sets");
+    if (cJSON_GetObjectItemCaseSensitive(js, "with")) {
+        snprintf(field, sizeof field, "%s.with", path);
+        char example[160];
+        snprintf(example, sizeof example, n > 1 ? "{\"%s\": \"water\", \"%s\": \"cube\"}" : "{\"%s\": \"water\"}",
+                 slots[0].name, n > 1 ? slots[1].name : "");
+        return scene_fail(c, "scene.unknown_field", field, "\"with\" is replaced by slots: bind sets by slot name, "
+                          "e.g. \"sets\": %s; module '%s' has the slots %s", example, m->name, names);
+    }
+    if (!one == !many) {
+        snprintf(field, sizeof field, "%s.%s", path, one ? "sets" : "set");
+        return scene_fail(c, one ? "scene.field" : "scene.missing_field", field,
+                          "expected either \"set\" (a set for the slot \"%s\") or \"sets\" (an object of "
+                          "slot: set or [sets], slots %s), not %s", slots[0].name, names, one ? "both" : "neither");
+    }
+    if (one) {
+        const char *name;
+        if (!scene_get_string(c, js, "set", path, true, &name))
+            return false;
+        snprintf(field, sizeof field, "%s.set", path);
+        sets[0][0] = eddy_find_particles(c->e, name);
+        if (!sets[0][0].id)
+            return scene_fail(c, "scene.unknown_set", field, "no particle set named '%s' in particle_sets", name);
+        bound[0].count = 1;
+    } else {
+        snprintf(field, sizeof field, "%s.sets", path);
+        if (!cJSON_IsObject(many))
+            return scene_fail(c, "scene.field", field, "expected an object of slot: set or [sets] (slots %s), got %s",
+                              names, scene_json_type(many));
+        for (const cJSON *it = many->child; it; it = it->next) {
+            snprintf(field, sizeof field, "%s.sets.%s", path, it->string);
+            uint32_t k = 0;
+            while (k < n && strcmp(slots[k].name, it->string))
+                k++;
+            if (k == n)
+                return scene_fail(c, "scene.unknown_field", field, "module '%s' has no slot '%s'; its slots: %s",
+                                  m->name, it->string, names);
+            const cJSON *list = cJSON_IsArray(it) ? it->child : it;
+            for (const cJSON *x = list; x; x = cJSON_IsArray(it) ? x->next : NULL) {
+                if (!cJSON_IsString(x) || !*x->valuestring)
+                    return scene_fail(c, "scene.field", field, "expected a set name or an array of set names, got %s",
+                                      scene_json_type(x));
+                if (bound[k].count == slots[k].max)
+                    return scene_fail(c, "scene.field", field, "more than %u set%s; the slot takes %u..%u",
+                                      slots[k].max, slots[k].max == 1 ? "" : "s", slots[k].min, slots[k].max);
+                eddy_particles h = eddy_find_particles(c->e, x->valuestring);
+                if (!h.id)
+                    return scene_fail(c, "scene.unknown_set", field, "no particle set named '%s' in particle_sets",
+                                      x->valuestring);
+                sets[k][bound[k].count++] = h;
+            }
+        }
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        snprintf(field, sizeof field, "%s.sets.%s", path, slots[k].name);
+        if (bound[k].count < slots[k].min)
+            return scene_fail(c, "scene.missing_field", field, "the slot needs %u..%u set%s (%s); got %u", slots[k].min,
+                              slots[k].max, slots[k].max == 1 ? "" : "s", slots[k].doc ? slots[k].doc : "",
+                              bound[k].count);
+        /* A set twice in one system would be its own boundary, or counted twice. */
+        for (uint32_t i = 0; i < bound[k].count; i++)
+            for (uint32_t l = 0; l <= k; l++)
+                for (uint32_t j = 0; j < (l == k ? i : bound[l].count); j++)
+                    if (sets[k][i].id == sets[l][j].id)
+                        return scene_fail(c, "scene.field", field, "set '%s' is bound twice in this system; "
+                                          "expected each set once", eddy_particles_name(c->e, sets[k][i]));
+    }
+    return true;
+}
 static const char *const box_keys[] = { "min", "max", NULL };
 static const char *const output_keys[] = { "frame_interval", "vtk", "stats", "images", NULL };
 
@@ -240,12 +327,8 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         snprintf(path, sizeof path, "systems[%d]", index);
         if (!cJSON_IsObject(js))
             return scene_fail(c, "scene.field", path, "expected an object, got %s", scene_json_type(js));
-        const char *mname, *setname, *sname, *withname;
-        if (!scene_check_keys(c, js, path, system_keys) ||
-            !scene_get_string(c, js, "module", path, true, &mname) ||
-            !scene_get_string(c, js, "set", path, true, &setname) ||
-            !scene_get_string(c, js, "with", path, false, &withname) ||
-            !scene_get_name(c, js, "name", path, false, EDDY_NAME_MAX, &sname))
+        const char *mname, *sname;
+        if (!scene_get_string(c, js, "module", path, true, &mname))
             return false;
         const eddy_module_desc *m = eddy_find_module(e, mname);
         char field[128];
@@ -258,22 +341,12 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             return scene_fail(c, "scene.unknown_module", field, "unknown module '%s'; known modules: %s (`eddy modules` "
                               "lists them)", mname, known);
         }
-        eddy_particles set = eddy_find_particles(e, setname);
-        if (!set.id) {
-            snprintf(field, sizeof field, "%s.set", path);
-            return scene_fail(c, "scene.unknown_set", field, "no particle set named '%s' in particle_sets", setname);
-        }
-        eddy_particles with = { 0 };
-        snprintf(field, sizeof field, "%s.with", path);
-        if (withname && !m->with_doc)
-            return scene_fail(c, "scene.field", field, "module '%s' runs on one set and takes no \"with\"", m->name);
-        if (withname) {
-            with = eddy_find_particles(e, withname);
-            if (!with.id)
-                return scene_fail(c, "scene.unknown_set", field, "no particle set named '%s' in particle_sets", withname);
-            if (with.id == set.id)
-                return scene_fail(c, "scene.field", field, "'%s' is the system's own set; expected another set", withname);
-        }
+        eddy_particles slot_sets[EDDY_MAX_SLOTS][EDDY_MAX_SLOT_SETS];
+        eddy_slot_sets bound[EDDY_MAX_SLOTS];
+        /* "with" first: its message shows the slots that replace it. */
+        if (!bind_slots(c, js, path, m, slot_sets, bound) || !scene_check_keys(c, js, path, system_keys) ||
+            !scene_get_name(c, js, "name", path, false, EDDY_NAME_MAX, &sname))
+            return false;
         eddy_param_value values[64];
         if (m->param_count > 64) {
             snprintf(field, sizeof field, "%s.module", path);
@@ -299,8 +372,9 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             .size = sizeof(eddy_system_ctx),
             .engine = e,
             .name = sys->name,
-            .particles = set,
-            .with = with,
+            .particles = bound[0].sets[0],
+            .slots = bound,
+            .slot_count = m->slot_count ? m->slot_count : 1,
             .params = values,
             .dt = s->dt / s->substeps,
             .substeps = s->substeps,

@@ -69,6 +69,7 @@ modules)
     "$eddy" modules >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
     grep -q '^ballistic' "$tmp/outlog" || fail "ballistic not listed"
     grep -q 'restitution.*float.*default 0.5.*range \[0, 1\]' "$tmp/outlog" || fail "parameter line: $(cat "$tmp/outlog")"
+    grep -q '^  slot boundary (0..1 sets): ' "$tmp/outlog" || fail "no slot line: $(cat "$tmp/outlog")"
     echo "ok ($case)";;
 reproducible)
     # The same scene on the same device twice: bitwise identical files.
@@ -263,11 +264,22 @@ assert last['sets']['pieces']['non_finite'] == 0
 " "$out/stats.jsonl" || fail "stats.jsonl content"
     echo "ok ($case)";;
 with_refused)
-    expect_bad "$scenes/with_refused.json" -- "[scene.field]" "with_refused.json: systems[0].with:" "'rigid'";;
+    # "with" (before slots) is refused with the form that replaces it.
+    expect_bad "$scenes/with_refused.json" -- "[scene.unknown_field]" "with_refused.json: systems[0].with:" \
+        '"sets": {"bodies": "water"' "'rigid'";;
 with_unknown)
-    expect_bad "$scenes/with_unknown.json" -- "[scene.unknown_set]" "with_unknown.json: systems[0].with:" "'stones'";;
+    expect_bad "$scenes/with_unknown.json" -- "[scene.unknown_set]" "with_unknown.json: systems[0].sets.boundary:" "'stones'";;
 with_twice)
     expect_bad "$scenes/with_twice.json" -- "[system.invalid]" "set 'cube'";;
+slot_unknown)
+    expect_bad "$scenes/slot_unknown.json" -- "[scene.unknown_field]" "slot_unknown.json: systems[0].sets.walls:" \
+        "'walls'" '"fluid", "boundary"';;
+slot_missing)
+    expect_bad "$scenes/slot_missing.json" -- "[scene.missing_field]" "slot_missing.json: systems[0].sets.fluid:" "1..1";;
+slot_twice)
+    expect_bad "$scenes/slot_twice.json" -- "[scene.field]" "slot_twice.json: systems[0].sets.boundary:" "'water'";;
+slot_too_many)
+    expect_bad "$scenes/slot_too_many.json" -- "[scene.field]" "slot_too_many.json: systems[0].sets.boundary:" "0..1";;
 rigid_diameter)
     expect_bad "$scenes/rigid_diameter.json" -- "[scene.field]" "rigid_diameter.json: systems[0].params.diameter: -0.02" "[0, 100] m";;
 rigid_mass)

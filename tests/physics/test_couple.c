@@ -84,7 +84,7 @@ static void against_cpu(eddy_engine *e)
         "      \"fill\": { \"shape\": \"box\", \"min\": [0.1, 0.1, 0.1], \"max\": [0.3, 0.24, 0.3] } },"
         "    { \"name\": \"slab\", \"spacing\": 0.02, \"fill\": { \"shape\": \"box\", \"min\": [0.12, 0.02, 0.12],"
         "      \"max\": [0.3, 0.06, 0.3], \"velocity\": [0, 0.5, 0.1] } } ],"
-        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\", \"with\": \"slab\","
+        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"sets\": { \"fluid\": \"water\", \"boundary\": \"slab\" },"
         "      \"params\": { \"h\": 0.04 } } ] }";
     eddy_scene *s = load(e, json);
     eddy_particles w = eddy_find_particles(e, "water"), b = eddy_find_particles(e, "slab");
@@ -135,7 +135,7 @@ static void against_cpu_sph(eddy_engine *e)
         "      \"fill\": { \"shape\": \"box\", \"min\": [0.1, 0.08, 0.1], \"max\": [0.3, 0.28, 0.3] } },"
         "    { \"name\": \"slab\", \"spacing\": 0.02, \"fill\": { \"shape\": \"box\", \"min\": [0.12, 0.02, 0.12],"
         "      \"max\": [0.3, 0.06, 0.3] } } ],"
-        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\", \"with\": \"slab\","
+        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"sets\": { \"fluid\": \"water\", \"boundary\": \"slab\" },"
         "      \"params\": { \"h\": 0.04, \"stiffness\": 400, \"viscosity\": 1 } } ] }";
     eddy_scene *s = load(e, json);
     eddy_particles w = eddy_find_particles(e, "water"), b = eddy_find_particles(e, "slab");
@@ -202,7 +202,7 @@ static void conservation(eddy_engine *e, const char *module, const char *fluid, 
         "      \"fill\": { \"shape\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 0.06 } },"
         "    { \"name\": \"cube\", \"spacing\": 0.016, \"mass\": 0.004096, \"bodies\": true, \"fill\": { \"shape\": \"box\","
         "      \"min\": [-0.14, -0.01, -0.02], \"max\": [-0.092, 0.038, 0.028], \"velocity\": [1, 0, 0] } } ],"
-        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"%s\", \"set\": \"water\", \"with\": \"cube\","
+        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"%s\", \"sets\": { \"fluid\": \"water\", \"boundary\": \"cube\" },"
         "      \"params\": { \"h\": 0.032, \"gravity\": [0, 0, 0] %s } },"
         "    { \"name\": \"rigid\", \"module\": \"rigid\", \"set\": \"cube\","
         "      \"params\": { \"stiffness\": 50, \"damping\": 0, \"shear\": 0, \"gravity\": [0, 0, 0] } } ] }",
@@ -262,7 +262,7 @@ static void tank_json(char *json, size_t size, const tank *t, const char *cube, 
              "  { \"shape\": \"box\", \"min\": [%g, %g, %g], \"max\": [%g, %g, %g] } ] },"
              "    { \"name\": \"cube\", \"spacing\": %g, %s \"fill\": { \"shape\": \"box\","
              "      \"min\": [%g, %g, %g], \"max\": [%g, %g, %g] } } ],"
-             "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"%s\", \"set\": \"water\", \"with\": \"cube\","
+             "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"%s\", \"sets\": { \"fluid\": \"water\", \"boundary\": \"cube\" },"
              "      \"params\": { \"h\": %g %s } } %s ] }",
              t->dt * t->substeps, t->substeps, W, 2 * H, W, d,
              W, y0 - g, W,                                   /* below the hole */

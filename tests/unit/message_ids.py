@@ -47,7 +47,7 @@ for path in sources:
                 level, arg = "E" if m.group(1) == "error" else "W", '"' + m.group(2) + '"'
             if arg.startswith('"'):
                 ids = [arg.strip('"')]
-            elif re.fullmatch(r'\w+ == -?\d+ \? "[a-z_.]+" : "[a-z_.]+"', arg):
+            elif re.fullmatch(r'[^"?]+\?\s*"[a-z_.]+"\s*:\s*"[a-z_.]+"', arg):
                 ids = re.findall(r'"([a-z_.]+)"', arg)
             elif arg == "id" and path.name in ("pipeline_cache.c", "scene_json.c"):
                 continue

@@ -230,8 +230,11 @@ static int cmd_modules(const options *o)
     for (uint32_t i = 0; i < eddy_module_count(e); i++) {
         const eddy_module_desc *m = eddy_module_at(e, i);
         printf("%s %s: %s\n", m->name, m->version ? m->version : "", m->summary ? m->summary : "");
-        if (m->with_doc)
-            printf("  with: %s\n", m->with_doc);
+        for (uint32_t k = 0; k < m->slot_count; k++)
+            printf("  slot %s (%u..%u sets): %s\n", m->slots[k].name, m->slots[k].min, m->slots[k].max,
+                   m->slots[k].doc ? m->slots[k].doc : "");
+        if (!m->slot_count)
+            printf("  slot set (1..1 sets): the particle set it runs on\n");
         for (uint32_t k = 0; k < m->param_count; k++) {
             const eddy_param_info *p = &m->params[k];
             char def[96];

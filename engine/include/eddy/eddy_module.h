@@ -78,6 +78,26 @@ typedef struct eddy_param_value {
     double v[3];
 } eddy_param_value;
 
+/* A slot: a named place for particle sets in a system. A scene binds sets to
+ * a system's slots by name ("sets": {"fluid": "water", "boundary": ["cube"]}),
+ * or its one set with "set" (the first slot). A module without slots has one,
+ * "set", 1..1. At most EDDY_MAX_SLOTS slots of at most EDDY_MAX_SLOT_SETS
+ * sets each. */
+#define EDDY_MAX_SLOTS 8
+#define EDDY_MAX_SLOT_SETS 16
+typedef struct eddy_slot_info {
+    const char *name; /* key in the system's "sets" object */
+    const char *doc;  /* what the sets are for, one line for `eddy modules` */
+    uint32_t min;     /* sets the slot needs (0: optional) */
+    uint32_t max;     /* sets it takes, 1..EDDY_MAX_SLOT_SETS */
+} eddy_slot_info;
+
+/* The sets bound to one slot, in the scene's order. */
+typedef struct eddy_slot_sets {
+    const eddy_particles *sets;
+    uint32_t count;
+} eddy_slot_sets;
+
 /* What a system gets at creation. Valid during create only, except the
  * engine pointer and handles, which live as long as the system. */
 typedef struct eddy_system_ctx {
@@ -85,9 +105,10 @@ typedef struct eddy_system_ctx {
                                       appended, so a module reads those below its own */
     eddy_engine *engine;
     const char *name;              /* the system's name in the scene */
-    eddy_particles particles;      /* the set it runs on */
-    eddy_particles with;           /* the second set ("with" in the scene) of a module
-                                      with with_doc, else id 0 */
+    eddy_particles particles;      /* the set it runs on: the first set of its first slot */
+    const eddy_slot_sets *slots;   /* one per descriptor slot, in order (one for a module
+                                      without slots); valid during create only */
+    uint32_t slot_count;
     const eddy_param_value *params;/* one per descriptor param, in order, defaults filled in */
     float box_min[3], box_max[3];  /* the scene's box (m) */
     double dt;                     /* s, one substep */
@@ -174,11 +195,10 @@ struct eddy_module_desc {
     /* Optional, with set_tool: the force the particles exerted on the tool in
      * the last step (mean over its substeps). One small readback. */
     eddy_result (*tool_force)(void *state, eddy_tool_force *out);
-    /* Non-NULL for modules that can couple their set with a second one
-     * (a fluid with a set of solid bodies as its boundary): what the second set is,
-     * for messages and `eddy modules`. The scene's "with" is optional for
-     * them and refused for other modules. */
-    const char *with_doc;
+    /* The system's slots (see eddy_slot_info); NULL and 0: one slot "set",
+     * 1..1. */
+    const eddy_slot_info *slots;
+    uint32_t slot_count;
 };
 
 typedef const eddy_module_desc *(*eddy_module_entry_fn)(void);
