@@ -198,13 +198,22 @@ typedef struct eddy_named_buffer {
     uint32_t element_size;
 } eddy_named_buffer;
 
+typedef struct eddy_element_set {
+    char name[64];
+    eddy_elements elements;
+} eddy_element_set;
+
 typedef struct eddy_particles_obj {
     eddy_slot slot;
     char name[64];
     uint32_t count, capacity;
     eddy_named_buffer *buffers;
     uint32_t buffer_count;
+    eddy_element_set *element_sets;
+    uint32_t element_set_count;
 } eddy_particles_obj;
+
+eddy_particles_obj *eddy_particles_get(eddy_engine *e, eddy_particles p);
 
 struct eddy_engine {
     eddy_log_fn log;

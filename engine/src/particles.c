@@ -2,7 +2,7 @@
  * that solver modules, coupling modules and renderers share one memory. */
 #include "internal.h"
 
-static eddy_particles_obj *set_get(eddy_engine *e, eddy_particles p)
+eddy_particles_obj *eddy_particles_get(eddy_engine *e, eddy_particles p)
 {
     return eddy_pool_get(&e->particles, p.id);
 }
@@ -24,6 +24,11 @@ static void free_set(eddy_engine *e, eddy_particles_obj *s)
     free(s->buffers);
     s->buffers = NULL;
     s->buffer_count = 0;
+    for (uint32_t i = 0; i < s->element_set_count; i++)
+        eddy_destroy_buffer(e, s->element_sets[i].elements.buffer);
+    free(s->element_sets);
+    s->element_sets = NULL;
+    s->element_set_count = 0;
     s->slot.live = false;
 }
 
@@ -62,7 +67,7 @@ eddy_particles eddy_create_particles(eddy_engine *e, const eddy_particles_desc *
 
 void eddy_destroy_particles(eddy_engine *e, eddy_particles p)
 {
-    eddy_particles_obj *s = set_get(e, p);
+    eddy_particles_obj *s = eddy_particles_get(e, p);
     if (s)
         free_set(e, s);
 }
@@ -90,25 +95,25 @@ eddy_particles eddy_find_particles(eddy_engine *e, const char *name)
 
 const char *eddy_particles_name(eddy_engine *e, eddy_particles p)
 {
-    eddy_particles_obj *s = set_get(e, p);
+    eddy_particles_obj *s = eddy_particles_get(e, p);
     return s ? s->name : "(none)";
 }
 
 uint32_t eddy_particles_count(eddy_engine *e, eddy_particles p)
 {
-    eddy_particles_obj *s = set_get(e, p);
+    eddy_particles_obj *s = eddy_particles_get(e, p);
     return s ? s->count : 0;
 }
 
 uint32_t eddy_particles_capacity(eddy_engine *e, eddy_particles p)
 {
-    eddy_particles_obj *s = set_get(e, p);
+    eddy_particles_obj *s = eddy_particles_get(e, p);
     return s ? s->capacity : 0;
 }
 
 eddy_buffer eddy_particles_buffer(eddy_engine *e, eddy_particles p, const char *name)
 {
-    eddy_particles_obj *s = set_get(e, p);
+    eddy_particles_obj *s = eddy_particles_get(e, p);
     for (uint32_t i = 0; s && name && i < s->buffer_count; i++)
         if (!strcmp(s->buffers[i].name, name))
             return s->buffers[i].buffer;
@@ -119,7 +124,7 @@ eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const ch
                                       uint32_t element_size)
 {
     eddy_buffer none = { 0 };
-    eddy_particles_obj *s = set_get(e, p);
+    eddy_particles_obj *s = eddy_particles_get(e, p);
     if (!s || !name || !*name || strlen(name) >= sizeof s->buffers[0].name || element_size == 0) {
         eddy_log(e, EDDY_LOG_ERROR, "particles.invalid", "particle buffer: needs a live set, a name of 1..63 "
                  "characters and an element size > 0");
@@ -141,7 +146,7 @@ eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const ch
         .size = (uint64_t)s->capacity * element_size, .label = label });
     if (!b.id)
         return none;
-    s = set_get(e, p); /* the pool did not move, but stay safe against future changes */
+    s = eddy_particles_get(e, p); /* the pool did not move, but stay safe against future changes */
     eddy_named_buffer *grown = realloc(s->buffers, (s->buffer_count + 1) * sizeof *grown);
     if (!grown) {
         eddy_destroy_buffer(e, b);

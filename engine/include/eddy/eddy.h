@@ -332,8 +332,9 @@ typedef struct eddy_buffer_desc {
                                 0 = size. For padded buffers whose data is shorter. */
 } eddy_buffer_desc;
 
-/* Creates a device-local storage buffer (also usable as indirect-argument and
- * transfer source/destination). Refused with a message naming the size and
+/* Creates a device-local storage buffer (also usable as indirect-argument,
+ * vertex and index buffer, and as transfer source/destination, so a host
+ * renderer can draw from it). Refused with a message naming the size and
  * the limit when size exceeds maxStorageBufferRange, maxMemoryAllocationSize
  * or the memory left in the device-local heap.
  *
@@ -735,6 +736,52 @@ eddy_buffer eddy_particles_buffer(eddy_engine *e, eddy_particles p, const char *
  * is refused. */
 eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const char *name,
                                       uint32_t element_size);
+
+/* Element sets: the topology of a particle set, as named index buffers.
+ * Layout (std430 uint[], tightly packed): element i's vertex k is index
+ * kind * i + k, a uint32 index into the set's particles (< its capacity).
+ *   EDDY_EDGES       2 indices an element
+ *   EDDY_TRIANGLES   3, counter-clockwise seen from outside (the outward
+ *                    normal of a closed surface is (x1-x0) x (x2-x0))
+ *   EDDY_TETRAHEDRA  4, positively oriented: (x1-x0) . ((x2-x0) x (x3-x0)) > 0
+ * They are shared like particle buffers: a module that moves the particles
+ * and one that reads the tetrahedra bind the same buffers, and a renderer
+ * draws a triangle set straight from the device: the element buffer as a
+ * VK_INDEX_TYPE_UINT32 index buffer and the set's "position" buffer as a
+ * vertex buffer of stride 16 (every eddy buffer may be bound as either). */
+typedef enum eddy_element_kind {
+    EDDY_EDGES = 2,
+    EDDY_TRIANGLES = 3,
+    EDDY_TETRAHEDRA = 4,
+} eddy_element_kind;
+
+typedef struct eddy_elements_desc {
+    const char *name;        /* required, unique in the set, 1..63 bytes; copied */
+    eddy_element_kind kind;  /* required */
+    uint32_t count;          /* elements in use, <= capacity */
+    uint32_t capacity;       /* elements the buffer holds; default count (at least 1) */
+    const uint32_t *indices; /* kind x count indices, copied; each below the set's capacity
+                                and no element naming a particle twice. NULL: count must
+                                be 0 (a module fills the buffer on the device and sets
+                                the count with eddy_particles_set_element_count) */
+} eddy_elements_desc;
+
+typedef struct eddy_elements {
+    eddy_buffer buffer;      /* zero handle: no such element set */
+    eddy_element_kind kind;
+    uint32_t count, capacity;
+} eddy_elements;
+
+/* Adds an element set to the particle set; returns it (a zero buffer after a
+ * message when refused). Destroyed with the particle set. */
+eddy_elements eddy_particles_add_elements(eddy_engine *e, eddy_particles p, const eddy_elements_desc *desc);
+/* The named element set of p (zero buffer when there is none). */
+eddy_elements eddy_particles_elements(eddy_engine *e, eddy_particles p, const char *name);
+/* The name of p's element set `index` (in creation order), or NULL past the last. */
+const char *eddy_particles_elements_name(eddy_engine *e, eddy_particles p, uint32_t index);
+/* Sets how many elements are in use (<= capacity): for modules that build
+ * or change them on the device. */
+eddy_result eddy_particles_set_element_count(eddy_engine *e, eddy_particles p, const char *name, uint32_t count);
 
 /* ------------------------------------------------------------------ modules */
 
