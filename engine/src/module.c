@@ -57,6 +57,20 @@ static eddy_result check_and_add(eddy_engine *e, eddy_module_desc *m, void *libr
                  "declare_step or its params", from);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
+    bool ports_ok = (!m->input_count || (m->inputs && m->set_input && m->get_input)) &&
+                    (!m->output_count || (m->outputs && m->read_outputs)) && m->input_count <= EDDY_MAX_PORTS &&
+                    m->output_count <= EDDY_MAX_PORTS;
+    for (uint32_t i = 0; ports_ok && i < m->input_count + m->output_count; i++) {
+        const eddy_port_info *pi = i < m->input_count ? &m->inputs[i] : &m->outputs[i - m->input_count];
+        ports_ok = pi->name && *pi->name && strlen(pi->name) < 64 &&
+                   (pi->type == EDDY_PORT_FLOAT || pi->type == EDDY_PORT_VEC3);
+    }
+    if (!ports_ok) {
+        eddy_log(e, EDDY_LOG_ERROR, "module.invalid", "module %s: its ports need names of 1..63 bytes, a type "
+                 "(EDDY_PORT_FLOAT or EDDY_PORT_VEC3), at most %d inputs and %d outputs, set_input and get_input "
+                 "with inputs, read_outputs with outputs", from, EDDY_MAX_PORTS, EDDY_MAX_PORTS);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
     bool slots_ok = m->slot_count <= EDDY_MAX_SLOTS && (!m->slot_count || m->slots);
     for (uint32_t i = 0; slots_ok && i < m->slot_count; i++) {
         const eddy_slot_info *si = &m->slots[i];

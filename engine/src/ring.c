@@ -395,11 +395,30 @@ static eddy_result staged_record(eddy_engine *e, VkCommandBuffer *pre, VkCommand
         if (r != EDDY_OK)
             return r;
         eddy_cmd_barrier_in(e, *pre);
+        /* Writes land in call order: one that overlaps an earlier write of
+         * this batch waits for it (a transfer barrier), so the later value
+         * wins (a system set twice before a step, a tool placed then moved). */
+        uint32_t window = 0;
         for (uint32_t i = 0; i < st->write_count; i++) {
             const staged_write *w = &st->writes[i];
             eddy_buffer_obj *b = eddy_pool_get(&e->buffers, w->buffer);
             if (!b)
                 continue; /* destroyed since: nothing to write */
+            bool overlaps = false;
+            for (uint32_t j = window; j < i && !overlaps; j++) {
+                const staged_write *o = &st->writes[j];
+                overlaps = o->buffer == w->buffer && o->offset < w->offset + w->size && w->offset < o->offset + o->size;
+            }
+            if (overlaps) {
+                VkMemoryBarrier mb = {
+                    .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                    .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                    .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                };
+                e->vk.vkCmdPipelineBarrier(*pre, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
+                                           &mb, 0, NULL, 0, NULL);
+                window = i;
+            }
             VkBufferCopy region = { w->ring_offset, w->offset, w->size };
             e->vk.vkCmdCopyBuffer(*pre, e->upload_ring->buffer, b->buffer, 1, &region);
         }

@@ -1,6 +1,5 @@
 /* pbf module: see README.md beside this file. */
 #include "pbf.h"
-#include "eddy/eddy_scene.h"
 
 #include "common/fluid_stats.h"
 #include "couple/couple.h"
@@ -140,6 +139,7 @@ typedef struct pbf {
     eddy_buffer position, velocity, mass, density;
     bool clamped; /* the tool was kept off a wall once (warned) */
     struct eddy_pbf_tool tool_host; /* the tool's state after the last step (a staged read) */
+    bool tool_read;                 /* tool_host holds something: a staged read was asked for */
 } pbf;
 
 static void destroy(void *state)
@@ -388,9 +388,24 @@ static void clamp_tool(pbf *s, float c[3])
     }
 }
 
-static eddy_result set_tool(void *state, const double from[3], const double to[3])
+enum { IN_TOOL_POSITION };
+enum { OUT_TOOL_CENTRE, OUT_TOOL_RADIUS, OUT_PUSH, OUT_ADHESION, OUT_DAMPING, OUT_TOTAL, OUT_COUNT };
+static const eddy_port_info inputs[] = {
+    [IN_TOOL_POSITION] = { "tool.position", EDDY_PORT_VEC3, "m", "the tool's centre at the end of the step; it "
+                           "moves linearly across the substeps and is kept one wall spacing inside the box" },
+};
+static const eddy_port_info outputs[] = {
+    [OUT_TOOL_CENTRE] = { "tool.centre", EDDY_PORT_VEC3, "m", "the tool's centre at the end of the step (after the clamp)" },
+    [OUT_TOOL_RADIUS] = { "tool.radius", EDDY_PORT_FLOAT, "m", "the tool's radius (params.tool_radius)" },
+    [OUT_PUSH] = { "tool.force.push", EDDY_PORT_VEC3, "N", "contact: minus the momentum per second the solver gives "
+                   "particles to keep them out of the tool, mean over the step" },
+    [OUT_ADHESION] = { "tool.force.adhesion", EDDY_PORT_VEC3, "N", "attraction of the particles near the surface" },
+    [OUT_DAMPING] = { "tool.force.damping", EDDY_PORT_VEC3, "N", "drag of the particles in contact" },
+    [OUT_TOTAL] = { "tool.force.total", EDDY_PORT_VEC3, "N", "push + adhesion + damping" },
+};
+
+static eddy_result set_tool(pbf *s, const double from[3], const double to[3])
 {
-    pbf *s = state;
     if (s->p.tool[0] <= 0) {
         eddy_log(s->e, EDDY_LOG_ERROR, "system.invalid", "system '%s': a tool is driven but tool_radius is 0; "
                  "expected tool_radius > 0 (m) in the system's params", s->name);
@@ -402,13 +417,16 @@ static eddy_result set_tool(void *state, const double from[3], const double to[3
                      s->name, to[0], to[1], to[2]);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
-    struct { float from[4], to[4]; } ft = { { 0 }, { 0 } };
+    /* The centre too: until the step's first substep moves it, the tool is
+     * where the step starts (what get_input and read_outputs report). */
+    struct { float from[4], to[4], centre[4]; } ft = { { 0 }, { 0 }, { 0 } };
     for (int a = 0; a < 3; a++) {
         ft.from[a] = (float)from[a];
         ft.to[a] = (float)to[a];
     }
     clamp_tool(s, ft.from);
     clamp_tool(s, ft.to);
+    memcpy(ft.centre, ft.from, sizeof ft.centre);
     uint32_t clock[4] = { 0, s->substeps, 0, 0 };
     /* Staged: the positions go in with the step's own submission and the
      * force comes out at its end, so a tool step is one submit and one wait. */
@@ -417,29 +435,58 @@ static eddy_result set_tool(void *state, const double from[3], const double to[3
         r = eddy_buffer_stage_write(s->e, s->tool, offsetof(struct eddy_pbf_tool, clock), sizeof clock, clock);
     if (r == EDDY_OK)
         r = eddy_buffer_stage_read(s->e, s->tool, 0, sizeof s->tool_host, &s->tool_host);
+    s->tool_read = s->tool_read || r == EDDY_OK;
     return r;
 }
 
-static eddy_result tool_force(void *state, eddy_tool_force *out)
+static eddy_result set_input(void *state, uint32_t index, const double from[3], const double to[3])
+{
+    (void)index; /* one input */
+    return set_tool(state, from, to);
+}
+
+/* The tool's state after the last step: after a step the staged read has
+ * landed and this waits for nothing; before the first step it reads the
+ * tool at rest where the params put it. */
+static eddy_result tool_state(pbf *s, struct eddy_pbf_tool *t)
+{
+    if (s->p.tool[0] <= 0)
+        return set_tool(s, (double[3]){ 0 }, (double[3]){ 0 }); /* the message: no tool */
+    if (!s->tool_read) {
+        eddy_result r = eddy_buffer_download(s->e, s->tool, 0, sizeof *t, t);
+        if (r == EDDY_OK)
+            s->tool_host = *t, s->tool_read = true;
+        return r;
+    }
+    eddy_result r = eddy_flush_staged(s->e);
+    *t = s->tool_host;
+    return r;
+}
+
+static eddy_result get_input(void *state, uint32_t index, double value[3])
+{
+    (void)index;
+    struct eddy_pbf_tool t;
+    eddy_result r = tool_state(state, &t);
+    for (int a = 0; r == EDDY_OK && a < 3; a++)
+        value[a] = t.centre[a];
+    return r;
+}
+
+static eddy_result read_outputs(void *state, double *v)
 {
     pbf *s = state;
-    if (s->p.tool[0] <= 0)
-        return set_tool(state, (double[3]){ 0 }, (double[3]){ 0 });
-    /* After a step the staged read has landed and this waits for nothing;
-     * right after set_tool (no step yet) it submits the staged I/O alone. */
-    eddy_result r = eddy_flush_staged(s->e);
-    if (r != EDDY_OK)
-        return r;
-    const struct eddy_pbf_tool t = s->tool_host;
-    for (int a = 0; a < 3; a++) {
-        out->push[a] = t.push[a];
-        out->adhesion[a] = t.adhesion[a];
-        out->damping[a] = t.damping[a];
-        out->total[a] = (double)t.push[a] + t.adhesion[a] + t.damping[a];
-        out->position[a] = t.centre[a];
+    struct eddy_pbf_tool t;
+    eddy_result r = tool_state(s, &t);
+    for (int a = 0; r == EDDY_OK && a < 3; a++) {
+        v[3 * OUT_TOOL_CENTRE + a] = t.centre[a];
+        v[3 * OUT_PUSH + a] = t.push[a];
+        v[3 * OUT_ADHESION + a] = t.adhesion[a];
+        v[3 * OUT_DAMPING + a] = t.damping[a];
+        v[3 * OUT_TOTAL + a] = (double)t.push[a] + t.adhesion[a] + t.damping[a];
+        v[3 * OUT_TOOL_RADIUS + a] = a ? 0 : s->p.tool[0];
     }
-    out->radius = s->p.tool[0];
-    return EDDY_OK;
+    return r;
 }
 
 static void stats(void *state, eddy_stats *st)
@@ -470,8 +517,13 @@ static const eddy_module_desc desc = {
     .destroy = destroy,
     .declare_step = declare_step,
     .stats = stats,
-    .set_tool = set_tool,
-    .tool_force = tool_force,
+    .inputs = inputs,
+    .input_count = 1,
+    .outputs = outputs,
+    .output_count = OUT_COUNT,
+    .set_input = set_input,
+    .get_input = get_input,
+    .read_outputs = read_outputs,
     .slots = slots,
     .slot_count = sizeof slots / sizeof slots[0],
 };

@@ -6,6 +6,7 @@
 #include "eddy/eddy_prims.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -520,6 +521,40 @@ static eddy_result write_frame(void *state, const eddy_frame_ctx *f)
     return r;
 }
 
+/* The stirring centre as a port: a scene path or the host moves the vortex
+ * axis through the fluid. Held at the step's end value for its substeps. */
+static const eddy_port_info inputs[] = {
+    { "stir.centre", EDDY_PORT_VEC3, "m", "a point on the stirring vortex's axis (params.vortex_center until "
+      "driven), held for the step" },
+};
+
+static eddy_result set_input(void *state, uint32_t index, const double from[3], const double to[3])
+{
+    (void)index, (void)from;
+    sph *s = state;
+    float c[3];
+    for (int a = 0; a < 3; a++) {
+        if (!isfinite(to[a]) || fabs(to[a]) > 1e6) {
+            eddy_log(s->e, EDDY_LOG_ERROR, "system.invalid", "system '%s': stir.centre (%g, %g, %g) is not a finite "
+                     "point within 1e6 m", s->name, to[0], to[1], to[2]);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+        c[a] = (float)to[a];
+    }
+    memcpy(s->p.vortex, c, sizeof c);
+    /* With the step's own submission: no transfer of its own. */
+    return eddy_buffer_stage_write(s->e, s->params, offsetof(struct eddy_sph_params, vortex), sizeof c, c);
+}
+
+static eddy_result get_input(void *state, uint32_t index, double value[3])
+{
+    (void)index;
+    sph *s = state;
+    for (int a = 0; a < 3; a++)
+        value[a] = s->p.vortex[a];
+    return EDDY_OK;
+}
+
 static const eddy_slot_info slots[] = {
     { "fluid", "the fluid's particles", 1, 1 },
     { "boundary", "a set of rigid bodies (the rigid module's) whose particles are boundary particles of the "
@@ -544,6 +579,10 @@ static const eddy_module_desc desc = {
     .set_dt = set_dt,
     .slots = slots,
     .slot_count = sizeof slots / sizeof slots[0],
+    .inputs = inputs,
+    .input_count = 1,
+    .set_input = set_input,
+    .get_input = get_input,
 };
 
 const eddy_module_desc *eddy_sph_module(void)

@@ -121,12 +121,35 @@ eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_ha
                  "0 < rate <= 100000 Hz (0 = 1000) and duration >= 0 s", desc->rate, desc->duration);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    eddy_tool_force f;
-    eddy_result r = eddy_scene_tool_force(s, desc->system, &f);
+    /* The ports: a vec3 input the device drives, a vec3 output in N rendered. */
+    const eddy_module_desc *m = eddy_scene_system_module(s, desc->system);
+    if (!m)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    const char *input = desc->input, *output = desc->output;
+    for (uint32_t k = 0; !input && k < m->input_count; k++)
+        if (m->inputs[k].type == EDDY_PORT_VEC3)
+            input = m->inputs[k].name;
+    for (int pass = 0; pass < 2 && !output; pass++)
+        for (uint32_t k = 0; !output && k < m->output_count; k++) {
+            const eddy_port_info *p = &m->outputs[k];
+            const char *dot = strrchr(p->name, '.');
+            if (p->type == EDDY_PORT_VEC3 && p->unit && !strcmp(p->unit, "N") &&
+                (pass || (dot && !strcmp(dot, ".total"))))
+                output = p->name;
+        }
+    if (!input || !output) {
+        eddy_log(e, EDDY_LOG_ERROR, "haptic.invalid", "haptic: system '%s' (module '%s') has no %s; a haptic "
+                 "device drives a vec3 input and renders a vec3 output in N", desc->system, m->name,
+                 !input ? "vec3 input" : "vec3 output in N");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    haptic h = { .period = 1.0 / rate, .desc = desc };
+    double f[3];
+    eddy_result r = eddy_scene_input(s, desc->system, input, h.position);
+    if (r == EDDY_OK)
+        r = eddy_scene_output(s, desc->system, output, f);
     if (r != EDDY_OK)
         return r;
-    haptic h = { .period = 1.0 / rate, .desc = desc };
-    memcpy(h.position, f.position, sizeof h.position);
     char tmp[4200];
     if (desc->log_path) {
         if (snprintf(tmp, sizeof tmp, "%s.tmp", desc->log_path) >= (int)sizeof tmp) {
@@ -173,17 +196,17 @@ eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_ha
         pthread_mutex_lock(&h.mu);
         memcpy(pos, h.position, sizeof pos);
         pthread_mutex_unlock(&h.mu);
-        r = eddy_scene_set_tool(s, desc->system, pos);
+        r = eddy_scene_set_input(s, desc->system, input, pos);
         if (r == EDDY_OK)
             r = eddy_scene_step(s, 1);
         if (r == EDDY_OK)
-            r = eddy_scene_tool_force(s, desc->system, &f);
+            r = eddy_scene_output(s, desc->system, output, f);
         if (r != EDDY_OK)
             break;
         for (int a = 0; a < 3; a++)
-            if (!isfinite(f.total[a])) {
-                eddy_log(e, EDDY_LOG_ERROR, "system.diverged", "haptic: the tool force is not finite at step %" PRIu64
-                         "; the simulation is unstable", rep.steps + 1);
+            if (!isfinite(f[a])) {
+                eddy_log(e, EDDY_LOG_ERROR, "system.diverged", "haptic: the output %s is not finite at step %" PRIu64
+                         "; the simulation is unstable", output, rep.steps + 1);
                 r = EDDY_ERROR_INVALID_ARGUMENT;
             }
         if (r != EDDY_OK)
@@ -193,9 +216,9 @@ eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_ha
         double now = since(&h.start), cur[3], step2 = 0;
         ramp_at(&h, now, cur);
         for (int a = 0; a < 3; a++)
-            step2 += (f.total[a] - cur[a]) * (f.total[a] - cur[a]);
+            step2 += (f[a] - cur[a]) * (f[a] - cur[a]);
         memcpy(h.from, cur, sizeof cur);
-        memcpy(h.to, f.total, sizeof h.to);
+        memcpy(h.to, f, sizeof h.to);
         h.t0 = now;
         h.T = now - last_result > h.period ? now - last_result : h.period;
         h.sim_step++;
@@ -203,13 +226,13 @@ eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_ha
         pthread_mutex_unlock(&h.mu);
         rep.max_slope = slope > rep.max_slope ? slope : rep.max_slope;
         for (int a = 0; a < 3; a++)
-            d2 += (f.total[a] - prev_total[a]) * (f.total[a] - prev_total[a]);
+            d2 += (f[a] - prev_total[a]) * (f[a] - prev_total[a]);
         if (rep.steps) {
             rep.max_sim_jump = sqrt(d2) > rep.max_sim_jump ? sqrt(d2) : rep.max_sim_jump;
             rep.min_sim_interval = now - last_result < rep.min_sim_interval ? now - last_result
                                                                             : rep.min_sim_interval;
         }
-        memcpy(prev_total, f.total, sizeof prev_total);
+        memcpy(prev_total, f, sizeof prev_total);
         last_result = now;
         rep.steps++;
     }

@@ -10,7 +10,7 @@
 
 /* Longest names that become parts of file names, in bytes (refused, never
  * cut): scenes (the default output folder out/<scene>), particle sets and
- * systems (<set>_NNNNNN.vtp, tool_<system>.csv, ...). */
+ * systems (<set>_NNNNNN.vtp, ports_<system>.csv, ...). */
 #define EDDY_SCENE_NAME_MAX 127
 #define EDDY_NAME_MAX 63
 /* Longest output folder path, in bytes. */

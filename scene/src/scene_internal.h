@@ -25,31 +25,36 @@ typedef struct scene_set {
     uint32_t count;
 } scene_set;
 
-typedef struct tool_key {
+typedef struct path_key {
     double t, x[3];
-} tool_key;
+} path_key;
 
-/* A system's tool as the scene drives it: along a key-framed path, or to
- * where the host (eddy_scene_set_tool, a haptic loop) puts it. */
-typedef struct scene_tool {
-    bool scripted;        /* the scene has a "tool" object for this system */
-    bool host;            /* eddy_scene_set_tool took over */
-    tool_key *keys;
+/* An input port as the scene drives it: along a key-framed path (the
+ * system's "inputs"), or to where the host (eddy_scene_set_input, a haptic
+ * loop) puts it; else held where the system has it. */
+typedef struct scene_input {
+    const eddy_port_info *port;
+    bool scripted;        /* the scene gives a path */
+    bool host;            /* eddy_scene_set_input took over */
+    path_key *keys;
     uint32_t key_count;
     bool smooth;          /* cubic Hermite through the keys, else linear */
-    bool log;             /* write tool_<system>.csv */
-    double at[3];         /* centre at the end of the last step (m) */
-    double target[3];     /* host: centre at the end of the next step */
-    eddy_tool_force last; /* the last step's force */
-    char *text;           /* log lines not yet appended to the file */
-    size_t len, cap;
-} scene_tool;
+    double at[3];         /* the value at the end of the last step */
+    double target[3];     /* host: the value at the end of the next step */
+} scene_input;
 
 typedef struct scene_system {
     const eddy_module_desc *module;
     void *state;
     char name[EDDY_NAME_MAX + 1];
-    scene_tool tool;
+    scene_input *inputs;  /* module->input_count */
+    double *outputs;      /* 3 per output: the last step's values (zero before the first) */
+    /* Active: inputs are set and outputs read every step (an input is
+     * driven, or the ports are logged). */
+    bool active;
+    bool log;             /* write ports_<system>.csv */
+    char *text;           /* log lines not yet appended to the file */
+    size_t len, cap;
 } scene_system;
 
 struct eddy_scene {
@@ -153,8 +158,18 @@ bool scene_parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, ui
 
 /* ------------------------------------------------------------------ scene_system.c */
 
-void scene_tool_path_at(const scene_tool *tl, double t, double out[3]);
-bool scene_parse_tool(parse_ctx *c, const cJSON *jt, const char *path, scene_tool *tl);
+/* An input's path value at time t (s): held before the first key and after
+ * the last. */
+void scene_input_path_at(const scene_input *in, double t, double out[3]);
+/* The system's "inputs" ({"port": {"path": [...], "interpolation": ...}})
+ * into sys->inputs (allocated here, one per module input). */
+bool scene_parse_inputs(parse_ctx *c, const cJSON *jin, const char *path, scene_system *sys);
+/* Makes a system's ports active (scene_step.c): its inputs are set and its
+ * outputs read every step; each input starts where its path starts or where
+ * the system holds it. */
+eddy_result scene_activate_ports(eddy_scene *s, scene_system *sys);
+/* The ports the scene logs: 1 (float) or 3 numbers per input and output. */
+uint32_t scene_port_width(const eddy_port_info *p);
 bool scene_parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *jp,
                         const char *path, eddy_param_value *values);
 bool scene_parse_solid(parse_ctx *c, const cJSON *j, const char *path, eddy_solid *out);

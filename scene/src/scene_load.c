@@ -13,7 +13,7 @@ static const char *const scene_keys[] = { "name", "dt", "substeps", "adaptive", 
                                           "particle_sets", "systems", "output", "plugins",
                                           "description", "solids", NULL };
 
-static const char *const system_keys[] = { "name", "module", "set", "sets", "params", "tool", NULL };
+static const char *const system_keys[] = { "name", "module", "set", "sets", "params", "inputs", "log", NULL };
 
 /* The one slot of a module that declares none. */
 static const eddy_slot_info default_slot = { "set", "the particle set the system runs on", 1, 1 };
@@ -33,6 +33,13 @@ static bool bind_slots(parse_ctx *c, const cJSON *js, const char *path, const ed
     }
     const cJSON *one = cJSON_GetObjectItemCaseSensitive(js, "set");
     const cJSON *many = cJSON_GetObjectItemCaseSensitive(js, "sets");
+    if (cJSON_GetObjectItemCaseSensitive(js, "tool")) {
+        snprintf(field, sizeof field, "%s.tool", path);
+        return scene_fail(c, "scene.unknown_field", field, "\"tool\" is replaced by ports: a path drives an input, "
+                          "e.g. \"inputs\": {\"tool.position\": {\"path\": [{\"t\": 0, \"value\": [x, y, z]}], "
+                          "\"interpolation\": \"smooth\"}}, and \"log\": true writes ports_<system>.csv "
+                          "(`eddy modules` lists each module's inputs and outputs)");
+    }
     if (cJSON_GetObjectItemCaseSensitive(js, "with")) {
         snprintf(field, sizeof field, "%s.with", path);
         char example[160];
@@ -391,20 +398,21 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         if (s->adaptive && (!m->stable_dt || !m->set_dt))
             return scene_fail(c, "scene.field", "adaptive", "module '%s' (%s) cannot adapt its step (no stable_dt)",
                               m->name, path);
-        const cJSON *jt = cJSON_GetObjectItemCaseSensitive(js, "tool");
-        if (jt) {
-            snprintf(field, sizeof field, "%s.tool", path);
-            if (!m->set_tool || !m->tool_force)
-                return scene_fail(c, "system.no_tool", field, "module '%s' has no tool", m->name);
-            if (!scene_parse_tool(c, jt, field, &sys->tool))
-                return false;
-            if (m->set_tool(sys->state, sys->tool.at, sys->tool.at) != EDDY_OK ||
-                m->tool_force(sys->state, &sys->tool.last) != EDDY_OK)
-                return scene_fail(c, "scene.system", field, "module '%s' could not place the tool (see above)", m->name);
-            /* Until the first step: no force, the tool where the path starts. */
-            memset(&sys->tool.last, 0, offsetof(eddy_tool_force, position));
-            memcpy(sys->tool.last.position, sys->tool.at, sizeof sys->tool.at);
+        snprintf(field, sizeof field, "%s.inputs", path);
+        if (!scene_parse_inputs(c, cJSON_GetObjectItemCaseSensitive(js, "inputs"), field, sys))
+            return false;
+        bool scripted = false;
+        for (uint32_t k = 0; k < m->input_count; k++)
+            scripted = scripted || sys->inputs[k].scripted;
+        /* The scene's paths are logged unless "log" says otherwise. */
+        if (!scene_get_bool(c, js, "log", path, scripted, &sys->log))
+            return false;
+        if (sys->log && !m->input_count && !m->output_count) {
+            snprintf(field, sizeof field, "%s.log", path);
+            return scene_fail(c, "scene.field", field, "module '%s' has no ports to log", m->name);
         }
+        if ((scripted || sys->log) && scene_activate_ports(s, sys) != EDDY_OK)
+            return scene_fail(c, "scene.system", path, "module '%s' could not take its inputs (see above)", m->name);
     }
     if (s->adaptive && scene_adapt(s) != EDDY_OK)
         return scene_fail(c, "scene.system", "adaptive", "the first adaptive substep could not be set up (see above)");
@@ -495,8 +503,11 @@ void eddy_destroy_scene(eddy_scene *s)
     eddy_destroy_renderer(e, s->renderer);
     for (uint32_t i = 0; i < s->system_count; i++) {
         s->systems[i].module->destroy(s->systems[i].state);
-        free(s->systems[i].tool.keys);
-        free(s->systems[i].tool.text);
+        for (uint32_t k = 0; s->systems[i].inputs && k < s->systems[i].module->input_count; k++)
+            free(s->systems[i].inputs[k].keys);
+        free(s->systems[i].inputs);
+        free(s->systems[i].outputs);
+        free(s->systems[i].text);
     }
     for (uint32_t i = 0; i < s->set_count; i++)
         eddy_destroy_particles(e, s->sets[i].handle);
@@ -526,6 +537,17 @@ eddy_scene_info eddy_scene_get_info(const eddy_scene *s)
         .particle_count = particles,
         .out_dir = s->out_dir,
     };
+}
+
+const eddy_module_desc *eddy_scene_system_module(const eddy_scene *s, const char *name)
+{
+    for (uint32_t i = 0; s && name && i < s->system_count; i++)
+        if (!strcmp(s->systems[i].name, name))
+            return s->systems[i].module;
+    if (s)
+        eddy_log(s->e, EDDY_LOG_ERROR, "scene.unknown_system", "scene '%s' has no system named '%s'", s->name,
+                 name ? name : "(null)");
+    return NULL;
 }
 
 eddy_engine *eddy_scene_engine(const eddy_scene *s)

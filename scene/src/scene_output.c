@@ -1,7 +1,7 @@
 /* A scene's outputs: the statistics line per frame (stats.jsonl, with
  * eddy_stats_add for the modules' own numbers), the frame files (VTK
  * particles and .pvd series, PNG images, the modules' own frames), the
- * tools' CSV logs, and closing the appended files into place
+ * ports' CSV logs, and closing the appended files into place
  * (scene_close_output, eddy_scene_finish_output). */
 #include "scene_internal.h"
 
@@ -94,7 +94,7 @@ static bool out_path(const eddy_scene *s, char *path, size_t cap, const char *fm
 }
 
 /* Appends text to "<out_dir>/<file>.tmp", the file that becomes <file> when
- * the scene is destroyed (statistics and tool logs grow by a line per frame
+ * the scene is destroyed (statistics and port logs grow by a line per frame
  * or step, so they are appended to their temporary and renamed once). */
 static eddy_result append_tmp(eddy_scene *s, const char *file, const char *mode, const char *text, size_t len)
 {
@@ -112,9 +112,6 @@ static eddy_result append_tmp(eddy_scene *s, const char *file, const char *mode,
     return EDDY_OK;
 }
 
-static const char tool_header[] = "step,time,x,y,z,push_x,push_y,push_z,adhesion_x,adhesion_y,adhesion_z,"
-                                  "damping_x,damping_y,damping_z,total_x,total_y,total_z\n";
-
 static eddy_result ensure_out(eddy_scene *s)
 {
     if (s->out_ready)
@@ -128,29 +125,43 @@ static eddy_result ensure_out(eddy_scene *s)
     s->out_ready = true;
     eddy_result r = s->stats ? append_tmp(s, "stats.jsonl", "wb", "", 0) : EDDY_OK;
     for (uint32_t i = 0; i < s->system_count && r == EDDY_OK; i++) {
-        scene_tool *tl = &s->systems[i].tool;
-        if (!tl->scripted || !tl->log)
+        scene_system *sys = &s->systems[i];
+        if (!sys->log)
             continue;
+        /* step, time, then each input and output: "name" or "name.x,name.y,name.z". */
+        const eddy_module_desc *m = sys->module;
+        char header[8192];
+        int n = snprintf(header, sizeof header, "step,time");
+        for (uint32_t k = 0; k < m->input_count + m->output_count && n > 0 && (size_t)n < sizeof header; k++) {
+            const eddy_port_info *p = k < m->input_count ? &m->inputs[k] : &m->outputs[k - m->input_count];
+            if (p->type == EDDY_PORT_FLOAT)
+                n += snprintf(header + n, sizeof header - (size_t)n, ",%s", p->name);
+            else
+                n += snprintf(header + n, sizeof header - (size_t)n, ",%s.x,%s.y,%s.z", p->name, p->name, p->name);
+        }
+        if (n <= 0 || (size_t)n + 2 > sizeof header)
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        memcpy(header + n, "\n", 2);
         char file[EDDY_NAME_MAX + 16];
-        snprintf(file, sizeof file, "tool_%s.csv", s->systems[i].name);
-        r = append_tmp(s, file, "wb", tool_header, sizeof tool_header - 1);
+        snprintf(file, sizeof file, "ports_%s.csv", sys->name);
+        r = append_tmp(s, file, "wb", header, (size_t)n + 1);
     }
     return r;
 }
 
-/* Appends the tools' buffered log lines (one per step since the last frame). */
-static eddy_result flush_tool_logs(eddy_scene *s)
+/* Appends the ports' buffered log lines (one per step since the last frame). */
+static eddy_result flush_port_logs(eddy_scene *s)
 {
     for (uint32_t i = 0; i < s->system_count; i++) {
-        scene_tool *tl = &s->systems[i].tool;
-        if (!tl->scripted || !tl->log || !tl->len)
+        scene_system *sys = &s->systems[i];
+        if (!sys->log || !sys->len)
             continue;
         char file[EDDY_NAME_MAX + 16];
-        snprintf(file, sizeof file, "tool_%s.csv", s->systems[i].name);
-        eddy_result r = append_tmp(s, file, "ab", tl->text, tl->len);
+        snprintf(file, sizeof file, "ports_%s.csv", sys->name);
+        eddy_result r = append_tmp(s, file, "ab", sys->text, sys->len);
         if (r != EDDY_OK)
             return r;
-        tl->len = 0;
+        sys->len = 0;
     }
     return EDDY_OK;
 }
@@ -162,7 +173,7 @@ eddy_result scene_close_output(eddy_scene *s)
     if (!s->out_ready || s->out_closed)
         return EDDY_OK;
     s->out_closed = true;
-    eddy_result res = flush_tool_logs(s);
+    eddy_result res = flush_port_logs(s);
     for (uint32_t i = 0; i <= s->system_count; i++) {
         char file[EDDY_NAME_MAX + 16], path[EDDY_OUT_DIR_MAX + 160], tmp[EDDY_OUT_DIR_MAX + 170];
         if (i == s->system_count) {
@@ -170,9 +181,9 @@ eddy_result scene_close_output(eddy_scene *s)
                 continue;
             snprintf(file, sizeof file, "stats.jsonl");
         } else {
-            if (!s->systems[i].tool.scripted || !s->systems[i].tool.log)
+            if (!s->systems[i].log)
                 continue;
-            snprintf(file, sizeof file, "tool_%s.csv", s->systems[i].name);
+            snprintf(file, sizeof file, "ports_%s.csv", s->systems[i].name);
         }
         if (!out_path(s, path, sizeof path, "%s", file) || !out_path(s, tmp, sizeof tmp, "%s.tmp", file) ||
             rename(tmp, path) != 0) {
@@ -222,10 +233,11 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
     stats_printf(&st, ",\"sets\":{");
     eddy_result res = s->no_output ? EDDY_OK : ensure_out(s);
     bool draw = s->renderer && !s->no_output;
-    /* Tools are drawn as grey spheres after the particles. */
+    /* Tools are drawn as grey spheres after the particles: an active
+     * system's output pairs "X.centre" (vec3, m) and "X.radius" (float, m). */
     uint32_t tools = 0;
     for (uint32_t i = 0; i < s->system_count; i++)
-        tools += s->systems[i].tool.scripted || s->systems[i].tool.host;
+        tools += s->systems[i].active ? s->systems[i].module->output_count : 0;
     /* The sets are drawn from their device buffers; only the tools' spheres
      * go up (eddy_render_sets). */
     eddy_render_set *rsets = draw ? calloc(s->set_count + 1, sizeof *rsets) : NULL;
@@ -368,15 +380,23 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         free(phase);
     }
     for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && !unstable && draw; i++) {
-        const scene_tool *tl = &s->systems[i].tool;
-        if (!tl->scripted && !tl->host)
-            continue;
-        eddy_tool_force f;
-        res = s->systems[i].module->tool_force(s->systems[i].state, &f);
-        for (int a = 0; a < 3; a++)
-            spheres[4 * (size_t)drawn + a] = (float)f.position[a];
-        spheres[4 * (size_t)drawn + 3] = (float)f.radius;
-        scalars[drawn++] = -1.0f;
+        const scene_system *sys = &s->systems[i];
+        const eddy_module_desc *m = sys->module;
+        for (uint32_t c = 0; sys->active && c < m->output_count; c++) {
+            const char *name = m->outputs[c].name, *dot = strrchr(name, '.');
+            if (!dot || strcmp(dot, ".centre") || m->outputs[c].type != EDDY_PORT_VEC3)
+                continue;
+            for (uint32_t r = 0; r < m->output_count; r++) {
+                const char *rn = m->outputs[r].name;
+                if (m->outputs[r].type != EDDY_PORT_FLOAT || strncmp(rn, name, (size_t)(dot - name)) ||
+                    strcmp(rn + (dot - name), ".radius"))
+                    continue;
+                for (int a = 0; a < 3; a++)
+                    spheres[4 * (size_t)drawn + a] = (float)sys->outputs[3 * c + a];
+                spheres[4 * (size_t)drawn + 3] = (float)sys->outputs[3 * r];
+                scalars[drawn++] = -1.0f;
+            }
+        }
     }
     if (res == EDDY_OK && !unstable && draw) {
         uint8_t *rgba = malloc(4ull * s->image_w * s->image_h);
@@ -419,7 +439,7 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         res = append_tmp(s, "stats.jsonl", "ab", st.buf, st.len);
     free(st.buf);
     if (res == EDDY_OK && !s->no_output)
-        res = flush_tool_logs(s);
+        res = flush_port_logs(s);
     if (res == EDDY_OK && unstable)
         res = EDDY_ERROR_INVALID_ARGUMENT;
     if (res == EDDY_OK)

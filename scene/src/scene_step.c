@@ -1,6 +1,6 @@
-/* Time stepping: the tool API (eddy_scene_set_tool, eddy_scene_tool_path,
- * eddy_scene_tool_force) and the step with the tools moved first and their
- * forces logged after, eddy_scene_step, adaptive substeps (scene_adapt), and
+/* Time stepping: the ports API (eddy_scene_set_input, eddy_scene_input_path,
+ * eddy_scene_output) and the step with the inputs set first and the outputs
+ * read and logged after, eddy_scene_step, adaptive substeps (scene_adapt), and
  * eddy_scene_run, the loop of steps and frames with its progress line. */
 #include "scene_internal.h"
 
@@ -20,102 +20,183 @@ static scene_system *find_system(const eddy_scene *s, const char *name)
     return NULL;
 }
 
-eddy_result eddy_scene_set_tool(eddy_scene *s, const char *system, const double position[3])
+/* The system's port named `name` among `ports`, or -1 after a message. */
+static int find_port(const eddy_scene *s, const scene_system *sys, const eddy_port_info *ports, uint32_t count,
+                     const char *kind, const char *name)
 {
-    scene_system *sys = find_system(s, system);
-    if (!sys)
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    if (!sys->module->set_tool) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "system.no_tool", "system '%s': module '%s' has no tool", system,
-                 sys->module->name);
-        return EDDY_ERROR_INVALID_ARGUMENT;
+    for (uint32_t k = 0; name && k < count; k++)
+        if (!strcmp(ports[k].name, name))
+            return (int)k;
+    char names[512] = "";
+    for (uint32_t k = 0; k < count; k++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "", ports[k].name);
+    eddy_log(s->e, EDDY_LOG_ERROR, "system.no_port", "system '%s' (module '%s') has no %s named '%s'; its %ss: %s",
+             sys->name, sys->module->name, kind, name ? name : "(null)", kind, count ? names : "(none)");
+    return -1;
+}
+
+eddy_result scene_activate_ports(eddy_scene *s, scene_system *sys)
+{
+    (void)s;
+    if (sys->active)
+        return EDDY_OK;
+    const eddy_module_desc *m = sys->module;
+    sys->outputs = calloc(3ull * m->output_count + 1, sizeof *sys->outputs);
+    if (!sys->outputs) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "memory.host", "system '%s': out of host memory", sys->name);
+        return EDDY_ERROR_OUT_OF_MEMORY;
     }
-    for (int a = 0; a < 3; a++)
-        if (!isfinite(position[a])) {
-            eddy_log(s->e, EDDY_LOG_ERROR, "system.diverged", "system '%s': tool position (%g, %g, %g) is not finite",
-                     system, position[0], position[1], position[2]);
-            return EDDY_ERROR_INVALID_ARGUMENT;
-        }
-    if (!sys->tool.host && !sys->tool.scripted) {
-        /* First host move: check the system has a tool, and start from where it is. */
-        eddy_tool_force f;
-        eddy_result r = sys->module->tool_force(sys->state, &f);
+    /* Every input starts where its path starts or where the system has it,
+     * and is set there: a tool stands at the start of its path before the
+     * first step. */
+    for (uint32_t k = 0; k < m->input_count; k++) {
+        scene_input *in = &sys->inputs[k];
+        eddy_result r = in->scripted ? EDDY_OK : m->get_input(sys->state, k, in->at);
+        if (r == EDDY_OK)
+            r = m->set_input(sys->state, k, in->at, in->at);
         if (r != EDDY_OK)
             return r;
-        memcpy(sys->tool.at, f.position, sizeof sys->tool.at);
     }
-    sys->tool.host = true;
-    memcpy(sys->tool.target, position, sizeof sys->tool.target);
+    eddy_result r = m->output_count ? m->read_outputs(sys->state, sys->outputs) : EDDY_OK;
+    sys->active = r == EDDY_OK;
+    return r;
+}
+
+eddy_result eddy_scene_set_input(eddy_scene *s, const char *system, const char *input, const double value[3])
+{
+    scene_system *sys = find_system(s, system);
+    int k = sys ? find_port(s, sys, sys->module->inputs, sys->module->input_count, "input", input) : -1;
+    if (k < 0)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    uint32_t w = scene_port_width(&sys->module->inputs[k]);
+    for (uint32_t a = 0; a < w; a++)
+        if (!isfinite(value[a])) {
+            eddy_log(s->e, EDDY_LOG_ERROR, "system.diverged", "system '%s': input %s = (%g%s%g%s%g) is not finite",
+                     system, input, value[0], w > 1 ? ", " : "", w > 1 ? value[1] : 0, w > 1 ? ", " : "",
+                     w > 1 ? value[2] : 0);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+    eddy_result r = scene_activate_ports(s, sys);
+    if (r != EDDY_OK)
+        return r;
+    scene_input *in = &sys->inputs[k];
+    in->host = true;
+    memset(in->target, 0, sizeof in->target);
+    memcpy(in->target, value, w * sizeof *value);
     return EDDY_OK;
 }
 
-eddy_result eddy_scene_tool_path(const eddy_scene *s, const char *system, double t, double position[3])
+eddy_result eddy_scene_input(const eddy_scene *s, const char *system, const char *input, double value[3])
 {
     scene_system *sys = find_system(s, system);
-    if (!sys)
+    int k = sys ? find_port(s, sys, sys->module->inputs, sys->module->input_count, "input", input) : -1;
+    if (k < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
-    if (!sys->tool.scripted) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "system.no_tool", "%s: system '%s' has no tool path (a \"tool\" object with "
-                 "a \"path\" in the scene)", s->path, system);
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    }
-    scene_tool_path_at(&sys->tool, t, position);
-    return EDDY_OK;
-}
-
-eddy_result eddy_scene_tool_force(const eddy_scene *s, const char *system, eddy_tool_force *out)
-{
-    scene_system *sys = find_system(s, system);
-    if (!sys)
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    if (!sys->module->tool_force) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "system.no_tool", "system '%s': module '%s' has no tool", system,
-                 sys->module->name);
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    }
-    if (sys->tool.host || sys->tool.scripted) {
-        *out = sys->tool.last;
+    if (sys->active) {
+        memcpy(value, sys->inputs[k].at, 3 * sizeof *value);
         return EDDY_OK;
     }
-    return sys->module->tool_force(sys->state, out);
+    return sys->module->get_input(sys->state, (uint32_t)k, value);
 }
 
-static bool append_text(scene_tool *tl, const char *line)
+eddy_result eddy_scene_input_path(const eddy_scene *s, const char *system, const char *input, double t,
+                                  double value[3])
+{
+    scene_system *sys = find_system(s, system);
+    int k = sys ? find_port(s, sys, sys->module->inputs, sys->module->input_count, "input", input) : -1;
+    if (k < 0)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!sys->inputs[k].scripted) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "system.no_port", "%s: system '%s' has no path for its input '%s' (\"inputs\": "
+                 "{\"%s\": {\"path\": [...]}} in the scene)", s->path, system, input, input);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    scene_input_path_at(&sys->inputs[k], t, value);
+    return EDDY_OK;
+}
+
+eddy_result eddy_scene_output(const eddy_scene *s, const char *system, const char *output, double value[3])
+{
+    scene_system *sys = find_system(s, system);
+    int k = sys ? find_port(s, sys, sys->module->outputs, sys->module->output_count, "output", output) : -1;
+    if (k < 0)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (sys->active) {
+        memcpy(value, sys->outputs + 3 * k, 3 * sizeof *value);
+        return EDDY_OK;
+    }
+    /* Not stepped with its ports: ask the system for its state now. */
+    double *all = calloc(3ull * sys->module->output_count, sizeof *all);
+    if (!all) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "memory.host", "system '%s': out of host memory", system);
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    eddy_result r = sys->module->read_outputs(sys->state, all);
+    if (r == EDDY_OK)
+        memcpy(value, all + 3 * k, 3 * sizeof *value);
+    free(all);
+    return r;
+}
+
+static bool append_text(scene_system *sys, const char *line)
 {
     size_t n = strlen(line);
-    if (tl->len + n + 1 > tl->cap) {
-        size_t cap = tl->cap ? tl->cap * 2 : 65536;
-        while (cap < tl->len + n + 1)
+    if (sys->len + n + 1 > sys->cap) {
+        size_t cap = sys->cap ? sys->cap * 2 : 65536;
+        while (cap < sys->len + n + 1)
             cap *= 2;
-        char *grown = realloc(tl->text, cap);
+        char *grown = realloc(sys->text, cap);
         if (!grown)
             return false;
-        tl->text = grown;
-        tl->cap = cap;
+        sys->text = grown;
+        sys->cap = cap;
     }
-    memcpy(tl->text + tl->len, line, n + 1);
-    tl->len += n;
+    memcpy(sys->text + sys->len, line, n + 1);
+    sys->len += n;
     return true;
 }
 
-/* One step with the tools moved first and their forces read after. */
-static eddy_result tool_step(eddy_scene *s)
+/* One CSV line of the system's ports after a step: step, time, the inputs'
+ * values as set, the outputs'. */
+static bool log_ports(eddy_scene *s, scene_system *sys, double t)
+{
+    const eddy_module_desc *m = sys->module;
+    char line[4096];
+    int n = snprintf(line, sizeof line, "%" PRIu64 ",%.9g", s->steps_done, t);
+    for (uint32_t k = 0; k < m->input_count + m->output_count && n > 0 && (size_t)n < sizeof line; k++) {
+        bool input = k < m->input_count;
+        const eddy_port_info *p = input ? &m->inputs[k] : &m->outputs[k - m->input_count];
+        const double *v = input ? sys->inputs[k].at : sys->outputs + 3 * (k - m->input_count);
+        for (uint32_t a = 0; a < scene_port_width(p) && (size_t)n < sizeof line; a++)
+            n += snprintf(line + n, sizeof line - (size_t)n, ",%.9g", v[a]);
+    }
+    if (n <= 0 || (size_t)n + 2 > sizeof line)
+        return false;
+    memcpy(line + n, "\n", 2);
+    return append_text(sys, line);
+}
+
+/* One step with the active systems' inputs set first and their outputs read
+ * after: still one submission (the modules stage their transfers). */
+static eddy_result port_step(eddy_scene *s)
 {
     double t1 = (double)(s->steps_done + 1) * s->dt;
     for (uint32_t i = 0; i < s->system_count; i++) {
         scene_system *sys = &s->systems[i];
-        scene_tool *tl = &sys->tool;
-        if (!tl->scripted && !tl->host)
-            continue;
-        double to[3];
-        if (tl->host)
-            memcpy(to, tl->target, sizeof to);
-        else
-            scene_tool_path_at(tl, t1, to);
-        eddy_result r = sys->module->set_tool(sys->state, tl->at, to);
-        if (r != EDDY_OK)
-            return r;
-        memcpy(tl->at, to, sizeof to);
+        for (uint32_t k = 0; sys->active && k < sys->module->input_count; k++) {
+            scene_input *in = &sys->inputs[k];
+            double to[3];
+            if (in->host)
+                memcpy(to, in->target, sizeof to);
+            else if (in->scripted)
+                scene_input_path_at(in, t1, to);
+            else
+                memcpy(to, in->at, sizeof to);
+            eddy_result r = sys->module->set_input(sys->state, k, in->at, to);
+            if (r != EDDY_OK)
+                return r;
+            memcpy(in->at, to, sizeof to);
+        }
     }
     eddy_result r = eddy_graph_run(s->e, s->graph, 1);
     if (r != EDDY_OK)
@@ -123,41 +204,29 @@ static eddy_result tool_step(eddy_scene *s)
     s->steps_done++;
     for (uint32_t i = 0; i < s->system_count; i++) {
         scene_system *sys = &s->systems[i];
-        scene_tool *tl = &sys->tool;
-        if (!tl->scripted && !tl->host)
+        if (!sys->active)
             continue;
-        r = sys->module->tool_force(sys->state, &tl->last);
-        if (r != EDDY_OK)
+        if (sys->module->output_count && (r = sys->module->read_outputs(sys->state, sys->outputs)) != EDDY_OK)
             return r;
-        const eddy_tool_force *f = &tl->last;
-        if (tl->log && !s->no_output) {
-            char line[640];
-            snprintf(line, sizeof line,
-                     "%" PRIu64 ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,"
-                     "%.9g,%.9g,%.9g\n", s->steps_done, t1, f->position[0], f->position[1],
-                     f->position[2], f->push[0], f->push[1], f->push[2], f->adhesion[0],
-                     f->adhesion[1], f->adhesion[2], f->damping[0], f->damping[1], f->damping[2],
-                     f->total[0], f->total[1], f->total[2]);
-            if (!append_text(tl, line))
-                return EDDY_ERROR_OUT_OF_MEMORY;
-        }
+        if (sys->log && !s->no_output && !log_ports(s, sys, t1))
+            return EDDY_ERROR_OUT_OF_MEMORY;
     }
     return EDDY_OK;
 }
 
-static bool has_tools(const eddy_scene *s)
+static bool has_ports(const eddy_scene *s)
 {
     for (uint32_t i = 0; i < s->system_count; i++)
-        if (s->systems[i].tool.scripted || s->systems[i].tool.host)
+        if (s->systems[i].active)
             return true;
     return false;
 }
 
 eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps)
 {
-    if (has_tools(s)) {
+    if (has_ports(s)) {
         for (; steps; steps--) {
-            eddy_result r = tool_step(s);
+            eddy_result r = port_step(s);
             if (r != EDDY_OK)
                 return r;
         }

@@ -1,5 +1,5 @@
 /* The parts of a scene that a system and the outputs are made from: a
- * system's tool (its key-framed "path" and where that path is at a time),
+ * system's input ports (their key-framed "path" and where a path is at a time),
  * a module's "params" checked against what the module declares, the static
  * "solids" (plane, sphere, capsule, glass) and "output.images" (the
  * renderer's size, camera and colouring). */
@@ -7,11 +7,15 @@
 
 #include <math.h>
 
-/* The path's centre at time t: held before the first key and after the last. */
-void scene_tool_path_at(const scene_tool *tl, double t, double out[3])
+uint32_t scene_port_width(const eddy_port_info *p)
 {
-    const tool_key *k = tl->keys;
-    uint32_t n = tl->key_count;
+    return p->type == EDDY_PORT_FLOAT ? 1 : 3;
+}
+
+void scene_input_path_at(const scene_input *in, double t, double out[3])
+{
+    const path_key *k = in->keys;
+    uint32_t n = in->key_count;
     if (t <= k[0].t || n == 1) {
         memcpy(out, k[0].x, sizeof k[0].x);
         return;
@@ -26,7 +30,7 @@ void scene_tool_path_at(const scene_tool *tl, double t, double out[3])
     double T = k[i + 1].t - k[i].t, u = (t - k[i].t) / T;
     for (int a = 0; a < 3; a++) {
         double p0 = k[i].x[a], p1 = k[i + 1].x[a];
-        if (!tl->smooth) {
+        if (!in->smooth) {
             out[a] = p0 + (p1 - p0) * u;
             continue;
         }
@@ -39,56 +43,90 @@ void scene_tool_path_at(const scene_tool *tl, double t, double out[3])
     }
 }
 
-static const char *const tool_keys[] = { "path", "interpolation", "log", NULL };
-static const char *const tool_key_keys[] = { "t", "position", NULL };
+static const char *const drive_keys[] = { "path", "interpolation", NULL };
+static const char *const key_keys[] = { "t", "value", NULL };
 
-/* "tool": {"path": [{"t": 0, "position": [x, y, z]}, ...], "interpolation":
- * "linear" | "smooth", "log": true}: key times strictly increasing. */
-bool scene_parse_tool(parse_ctx *c, const cJSON *jt, const char *path, scene_tool *tl)
+/* {"path": [{"t": 0, "value": [x, y, z] or a number}, ...], "interpolation":
+ * "linear" | "smooth"}: key times strictly increasing. */
+static bool parse_drive(parse_ctx *c, const cJSON *jd, const char *path, scene_input *in)
 {
-    char field[400];
-    if (!cJSON_IsObject(jt))
-        return scene_fail(c, "scene.field", path, "expected an object like {\"path\": [{\"t\": 0, \"position\": "
-                          "[0, 0.3, 0]}]}, got %s", scene_json_type(jt));
-    if (!scene_check_keys(c, jt, path, tool_keys))
+    char field[640];
+    bool vec = in->port->type == EDDY_PORT_VEC3;
+    if (!cJSON_IsObject(jd))
+        return scene_fail(c, "scene.field", path, "expected an object like {\"path\": [{\"t\": 0, \"value\": %s}]}, "
+                          "got %s", vec ? "[0, 0.3, 0]" : "1", scene_json_type(jd));
+    if (!scene_check_keys(c, jd, path, drive_keys))
         return false;
-    const cJSON *jp = cJSON_GetObjectItemCaseSensitive(jt, "path");
+    const cJSON *jp = cJSON_GetObjectItemCaseSensitive(jd, "path");
     snprintf(field, sizeof field, "%s.path", path);
     if (!cJSON_IsArray(jp) || cJSON_GetArraySize(jp) < 1)
-        return scene_fail(c, "scene.field", field, "expected a non-empty array of key frames {\"t\": s, \"position\": "
-                          "[x, y, z]}, got %s", scene_json_type(jp));
-    tl->key_count = (uint32_t)cJSON_GetArraySize(jp);
-    tl->keys = calloc(tl->key_count, sizeof *tl->keys);
-    if (!tl->keys)
+        return scene_fail(c, "scene.field", field, "expected a non-empty array of key frames {\"t\": s, \"value\": "
+                          "%s}, got %s", vec ? "[x, y, z]" : "a number", scene_json_type(jp));
+    in->key_count = (uint32_t)cJSON_GetArraySize(jp);
+    in->keys = calloc(in->key_count, sizeof *in->keys);
+    if (!in->keys)
         return scene_fail(c, "memory.host", NULL, "out of host memory");
     uint32_t i = 0;
     for (const cJSON *jk = jp->child; jk; jk = jk->next, i++) {
-        char kp[300];
+        char kp[560];
         snprintf(kp, sizeof kp, "%s.path[%u]", path, i);
         if (!cJSON_IsObject(jk))
-            return scene_fail(c, "scene.field", kp, "expected a key frame {\"t\": s, \"position\": [x, y, z]}, got %s",
-                              scene_json_type(jk));
-        if (!scene_check_keys(c, jk, kp, tool_key_keys) ||
-            !scene_get_number(c, jk, "t", kp, true, 0, 0, 1e9, &tl->keys[i].t) ||
-            !scene_get_vec3_key(c, jk, "position", kp, true, NULL, tl->keys[i].x))
+            return scene_fail(c, "scene.field", kp, "expected a key frame {\"t\": s, \"value\": %s}, got %s",
+                              vec ? "[x, y, z]" : "a number", scene_json_type(jk));
+        if (!scene_check_keys(c, jk, kp, key_keys) ||
+            !scene_get_number(c, jk, "t", kp, true, 0, 0, 1e9, &in->keys[i].t))
             return false;
-        if (i > 0 && !(tl->keys[i].t > tl->keys[i - 1].t)) {
+        if (vec ? !scene_get_vec3_key(c, jk, "value", kp, true, NULL, in->keys[i].x)
+                : !scene_get_number(c, jk, "value", kp, true, 0, -1e12, 1e12, &in->keys[i].x[0]))
+            return false;
+        if (i > 0 && !(in->keys[i].t > in->keys[i - 1].t)) {
             snprintf(field, sizeof field, "%s.t", kp);
             return scene_fail(c, "scene.field", field, "key frames must be in time order: expected a time after "
-                              "path[%u].t = %g s, got %g s", i - 1, tl->keys[i - 1].t, tl->keys[i].t);
+                              "path[%u].t = %g s, got %g s", i - 1, in->keys[i - 1].t, in->keys[i].t);
         }
     }
     const char *interp = NULL;
-    if (!scene_get_string(c, jt, "interpolation", path, false, &interp) ||
-        !scene_get_bool(c, jt, "log", path, true, &tl->log))
+    if (!scene_get_string(c, jd, "interpolation", path, false, &interp))
         return false;
     if (interp && strcmp(interp, "linear") && strcmp(interp, "smooth")) {
         snprintf(field, sizeof field, "%s.interpolation", path);
         return scene_fail(c, "scene.field", field, "expected \"linear\" or \"smooth\", got \"%s\"", interp);
     }
-    tl->smooth = interp && !strcmp(interp, "smooth");
-    tl->scripted = true;
-    scene_tool_path_at(tl, 0, tl->at);
+    in->smooth = interp && !strcmp(interp, "smooth");
+    in->scripted = true;
+    scene_input_path_at(in, 0, in->at);
+    return true;
+}
+
+bool scene_parse_inputs(parse_ctx *c, const cJSON *jin, const char *path, scene_system *sys)
+{
+    const eddy_module_desc *m = sys->module;
+    if (m->input_count) {
+        sys->inputs = calloc(m->input_count, sizeof *sys->inputs);
+        if (!sys->inputs)
+            return scene_fail(c, "memory.host", NULL, "out of host memory");
+        for (uint32_t i = 0; i < m->input_count; i++)
+            sys->inputs[i].port = &m->inputs[i];
+    }
+    if (!jin)
+        return true;
+    char field[400], names[512] = "";
+    for (uint32_t i = 0; i < m->input_count; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", m->inputs[i].name);
+    if (!cJSON_IsObject(jin))
+        return scene_fail(c, "scene.field", path, "expected an object of input: {\"path\": [...]} (inputs: %s), "
+                          "got %s", m->input_count ? names : "none", scene_json_type(jin));
+    for (const cJSON *it = jin->child; it; it = it->next) {
+        snprintf(field, sizeof field, "%s.%s", path, it->string);
+        uint32_t k = 0;
+        while (k < m->input_count && strcmp(m->inputs[k].name, it->string))
+            k++;
+        if (k == m->input_count)
+            return scene_fail(c, "scene.unknown_field", field, "module '%s' has no input '%s'; its inputs: %s",
+                              m->name, it->string, m->input_count ? names : "(none)");
+        if (!parse_drive(c, it, field, &sys->inputs[k]))
+            return false;
+    }
     return true;
 }
 

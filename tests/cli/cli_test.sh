@@ -162,21 +162,23 @@ sph_h)
 sph_cfl)
     expect_bad "$scenes/sph_cfl.json" -- "[system.unstable]" "dt = 0.001 s" "0.00016 s" "sph_cfl.json: systems[0]";;
 tool_radius)
-    expect_bad "$scenes/tool_radius.json" -- "[system.invalid]" "tool_radius > 0" "tool_radius.json: systems[0].tool";;
+    expect_bad "$scenes/tool_radius.json" -- "[system.invalid]" "tool_radius > 0" "tool_radius.json: systems[0]";;
 tool_negative_radius)
     expect_bad "$scenes/tool_negative_radius.json" -- "[scene.field]" "tool_negative_radius.json: systems[0].params.tool_radius: -0.05" "[0, 100] m";;
 tool_key_order)
-    expect_bad "$scenes/tool_key_order.json" -- "[scene.field]" "tool_key_order.json: systems[0].tool.path[2].t:" "path[1].t = 1.5 s" "1.2 s";;
+    expect_bad "$scenes/tool_key_order.json" -- "[scene.field]" "tool_key_order.json: systems[0].inputs.tool.position.path[2].t:" "path[1].t = 1.5 s" "1.2 s";;
 tool_nan)
-    expect_bad "$scenes/tool_nan.json" -- "[scene.field]" "tool_nan.json: systems[0].tool.path[0].position: element 1";;
+    expect_bad "$scenes/tool_nan.json" -- "[scene.field]" "tool_nan.json: systems[0].inputs.tool.position.path[0].value: element 1";;
 tool_sph)
-    expect_bad "$scenes/tool_sph.json" -- "[system.no_tool]" "tool_sph.json: systems[0].tool:" "'sph'";;
+    # sph's input is stir.centre: a pbf tool's input is refused, naming what sph has.
+    expect_bad "$scenes/tool_sph.json" -- "[scene.unknown_field]" "tool_sph.json: systems[0].inputs.tool.position:" \
+        "'sph'" "stir.centre";;
 pbf_tool_experiment)
     # The seed-004 experiment on the 5k scene, checked on the recorded force.
     "$eddy" run "$root/scenes/pbf_tool_5k.json" --out "$out" >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
     grep -q "validation message" "$tmp/err" && fail "validation messages"
     [ -s "$out/frame_000100.png" ] || fail "no PNG frames"
-    python3 "$root/tests/cli/check_tool_force.py" "$root/scenes/pbf_tool_5k.json" "$out/tool_tool.csv" \
+    python3 "$root/tests/cli/check_tool_force.py" "$root/scenes/pbf_tool_5k.json" "$out/ports_tool.csv" \
         || fail "the force log does not show the experiment"
     echo "ok ($case)";;
 haptic)

@@ -171,7 +171,7 @@ PY
 #    describe; a foreign folder is refused untouched.
 rerun)
     "$eddy" run rerun_tool.json --out out --quiet >"$tmp/outlog" 2>"$tmp/err" || fail "first run: exit $?"
-    [ -s out/tool_tool.csv ] || fail "first run wrote no tool log"
+    [ -s out/ports_tool.csv ] || fail "first run wrote no tool log"
     : > out/stale.vtp.tmp # as a killed run leaves it
     "$eddy" run rerun_tool.json --out out --steps 1 --quiet >"$tmp/outlog" 2>"$tmp/err" || fail "second run: exit $?"
     python3 - out <<'PY' || fail "the folder holds files the second run does not describe"
@@ -179,9 +179,9 @@ import json, os, sys, xml.etree.ElementTree as ET
 d = sys.argv[1]
 stats = [json.loads(l) for l in open(os.path.join(d, "stats.jsonl"))]
 assert [s["step"] for s in stats] == [0, 1], stats
-described = {"stats.jsonl", "p.pvd", "tool_tool.csv", ".eddy_output"}
+described = {"stats.jsonl", "p.pvd", "ports_tool.csv", ".eddy_output"}
 described |= {e.get("file") for e in ET.parse(os.path.join(d, "p.pvd")).getroot().iter("DataSet")}
-rows = open(os.path.join(d, "tool_tool.csv")).read().splitlines()
+rows = open(os.path.join(d, "ports_tool.csv")).read().splitlines()
 assert len(rows) == 2 and rows[1].startswith("1,"), rows
 assert set(os.listdir(d)) == described, sorted(set(os.listdir(d)) ^ described)
 print("after the rerun:", sorted(os.listdir(d)))

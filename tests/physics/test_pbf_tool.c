@@ -17,6 +17,30 @@
 
 #include <math.h>
 
+
+/* The tool's outputs after the last step (the pbf module's ports). */
+typedef struct tool_reading {
+    double push[3], adhesion[3], damping[3], total[3], position[3], radius;
+} tool_reading;
+
+static eddy_result read_tool(const eddy_scene *s, const char *system, tool_reading *f)
+{
+    eddy_result r = eddy_scene_output(s, system, "tool.force.push", f->push);
+    if (r == EDDY_OK)
+        r = eddy_scene_output(s, system, "tool.force.adhesion", f->adhesion);
+    if (r == EDDY_OK)
+        r = eddy_scene_output(s, system, "tool.force.damping", f->damping);
+    if (r == EDDY_OK)
+        r = eddy_scene_output(s, system, "tool.force.total", f->total);
+    if (r == EDDY_OK)
+        r = eddy_scene_output(s, system, "tool.centre", f->position);
+    double radius[3];
+    if (r == EDDY_OK)
+        r = eddy_scene_output(s, system, "tool.radius", radius);
+    f->radius = radius[0];
+    return r;
+}
+
 static eddy_scene *load(eddy_engine *e, const char *json)
 {
     eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "pbf-tool-test", .json = json, .no_output = true });
@@ -33,8 +57,8 @@ static void against_cpu(eddy_engine *e)
         "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\","
         "      \"params\": { \"h\": 0.04, \"iterations\": 4, \"tool_radius\": 0.05, \"tool_adhesion\": 3000,"
         "                  \"tool_damping\": 0.05 },"
-        "      \"tool\": { \"path\": [ { \"t\": 0, \"position\": [0.17, 0.3, 0.16] },"
-        "                            { \"t\": 0.08, \"position\": [0.15, 0.24, 0.16] } ] } } ] }";
+        "      \"inputs\": { \"tool.position\": { \"path\": [ { \"t\": 0, \"value\": [0.17, 0.3, 0.16] },"
+        "                            { \"t\": 0.08, \"value\": [0.15, 0.24, 0.16] } ] } } } ] }";
     eddy_scene *s = load(e, json);
     eddy_particles p = eddy_find_particles(e, "water");
     uint32_t n = eddy_particles_count(e, p);
@@ -73,8 +97,8 @@ static void against_cpu(eddy_engine *e)
         CHECK(eddy_scene_step(s, 1) == EDDY_OK);
         CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * n, gpos) == EDDY_OK);
         CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "velocity"), 0, 16ull * n, gvel) == EDDY_OK);
-        eddy_tool_force f;
-        CHECK(eddy_scene_tool_force(s, "fluid", &f) == EDDY_OK);
+        tool_reading f;
+        CHECK(read_tool(s, "fluid", &f) == EDDY_OK);
         for (uint32_t i = 0; i < 4 * n; i++)
             worst = fmax(worst, fabs((double)gpos[i] - pos[i]));
         /* The next step starts from the GPU's state: a step's error, not
@@ -115,15 +139,15 @@ static void buoyancy(eddy_engine *e)
         "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\","
         "      \"params\": { \"h\": 0.025, \"iterations\": 4, \"xsph\": 0.2, \"tool_radius\": 0.05,"
         "                  \"tool_adhesion\": 0, \"tool_damping\": 0 },"
-        "      \"tool\": { \"path\": [ { \"t\": 0, \"position\": [0.125, 0.3, 0.125] },"
-        "                            { \"t\": 0.5, \"position\": [0.125, 0.1, 0.125] } ] } } ] }";
+        "      \"inputs\": { \"tool.position\": { \"path\": [ { \"t\": 0, \"value\": [0.125, 0.3, 0.125] },"
+        "                            { \"t\": 0.5, \"value\": [0.125, 0.1, 0.125] } ] } } } ] }";
     eddy_scene *s = load(e, json);
     double fy = 0, V = 4.0 / 3.0 * M_PI * 0.05 * 0.05 * 0.05, arch = 1000 * 9.81 * V;
     int count = 0;
     for (int step = 0; step < 375; step++) {
         CHECK(eddy_scene_step(s, 1) == EDDY_OK);
-        eddy_tool_force f;
-        CHECK(eddy_scene_tool_force(s, "fluid", &f) == EDDY_OK);
+        tool_reading f;
+        CHECK(read_tool(s, "fluid", &f) == EDDY_OK);
         if (step >= 175) {
             fy += f.total[1];
             count++;
@@ -148,9 +172,9 @@ static void never_inside(eddy_engine *e)
         "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [0.32, 0.16, 0.16] } } ],"
         "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\","
         "      \"params\": { \"h\": 0.04, \"iterations\": 3, \"tool_radius\": 0.05 },"
-        "      \"tool\": { \"interpolation\": \"smooth\", \"path\": ["
-        "          { \"t\": 0, \"position\": [0.16, 0.22, 0.08] }, { \"t\": 0.3, \"position\": [0.16, 0.08, 0.08] },"
-        "          { \"t\": 0.5, \"position\": [0.0, 0.08, 0.08] }, { \"t\": 0.8, \"position\": [0.1, 0.22, 0.08] } ] } } ] }";
+        "      \"inputs\": { \"tool.position\": { \"interpolation\": \"smooth\", \"path\": ["
+        "          { \"t\": 0, \"value\": [0.16, 0.22, 0.08] }, { \"t\": 0.3, \"value\": [0.16, 0.08, 0.08] },"
+        "          { \"t\": 0.5, \"value\": [0.0, 0.08, 0.08] }, { \"t\": 0.8, \"value\": [0.1, 0.22, 0.08] } ] } } } ] }";
     eddy_scene *s = load(e, json);
     eddy_particles p = eddy_find_particles(e, "water");
     uint32_t n = eddy_particles_count(e, p), inside = 0, outside = 0;
@@ -160,8 +184,8 @@ static void never_inside(eddy_engine *e)
     const float hi[3] = { 0.32f, 0.3f, 0.16f };
     for (int step = 0; step < 180; step++) {
         CHECK(eddy_scene_step(s, 1) == EDDY_OK);
-        eddy_tool_force f;
-        CHECK(eddy_scene_tool_force(s, "fluid", &f) == EDDY_OK);
+        tool_reading f;
+        CHECK(read_tool(s, "fluid", &f) == EDDY_OK);
         CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * n, pos) == EDDY_OK);
         wall_gap = fmin(wall_gap, f.position[0] - f.radius);
         for (uint32_t i = 0; i < n; i++) {
@@ -201,8 +225,8 @@ static void submits(eddy_engine *e)
     double fy = 0;
     for (int i = 0; i < STEPS; i++) {
         CHECK(eddy_scene_step(s, 1) == EDDY_OK);
-        eddy_tool_force f;
-        CHECK(eddy_scene_tool_force(s, "tool", &f) == EDDY_OK);
+        tool_reading f;
+        CHECK(read_tool(s, "tool", &f) == EDDY_OK);
         fy = f.total[1];
     }
     eddy_engine_counters c1 = eddy_engine_get_counters(e);

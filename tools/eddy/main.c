@@ -235,6 +235,12 @@ static int cmd_modules(const options *o)
                    m->slots[k].doc ? m->slots[k].doc : "");
         if (!m->slot_count)
             printf("  slot set (1..1 sets): the particle set it runs on\n");
+        for (uint32_t k = 0; k < m->input_count + m->output_count; k++) {
+            bool in = k < m->input_count;
+            const eddy_port_info *p = in ? &m->inputs[k] : &m->outputs[k - m->input_count];
+            printf("  %s %s (%s, %s): %s\n", in ? "input" : "output", p->name,
+                   p->type == EDDY_PORT_VEC3 ? "vec3" : "float", p->unit ? p->unit : "", p->doc ? p->doc : "");
+        }
         for (uint32_t k = 0; k < m->param_count; k++) {
             const eddy_param_info *p = &m->params[k];
             char def[96];
@@ -331,15 +337,15 @@ static int cmd_run(const options *o)
 
 typedef struct scripted_device {
     const eddy_scene *scene;
-    const char *system;
+    const char *system, *input;
 } scripted_device;
 
-/* The device's hand: the scene's tool path at the wall-clock time. */
+/* The device's hand: the scene's path of the driven input at the wall-clock time. */
 static void play_path(void *user, double t, const double force[3], double position[3])
 {
     (void)force;
     scripted_device *d = user;
-    eddy_scene_tool_path(d->scene, d->system, t, position);
+    eddy_scene_input_path(d->scene, d->system, d->input, t, position);
 }
 
 static int cmd_haptic(const options *o)
@@ -363,22 +369,31 @@ static int cmd_haptic(const options *o)
         return 1;
     }
     const char *system = o->system ? o->system : eddy_scene_system_name(s, 0);
+    /* The device plays the path of the system's first vec3 input. */
+    const eddy_module_desc *m = eddy_scene_system_module(s, system);
+    const char *input = NULL;
+    for (uint32_t k = 0; m && !input && k < m->input_count; k++)
+        if (m->inputs[k].type == EDDY_PORT_VEC3)
+            input = m->inputs[k].name;
+    if (m && !input)
+        fprintf(stderr, "eddy error [haptic.invalid]: haptic: system '%s' (module '%s') has no vec3 input for the "
+                        "device to drive\n", system, m->name);
     double p[3];
     eddy_scene_info info = eddy_scene_get_info(s);
     int rc = 1;
-    if (eddy_scene_tool_path(s, system, 0, p) == EDDY_OK &&
+    if (input && eddy_scene_input_path(s, system, input, 0, p) == EDDY_OK &&
         eddy_scene_write_frame(s) == EDDY_OK) {
         char log[4200];
         snprintf(log, sizeof log, "%s/haptic_%s.csv", info.out_dir, system);
-        scripted_device dev = { s, system };
+        scripted_device dev = { s, system, input };
         double seconds = o->seconds > 0 ? o->seconds : info.duration;
         fprintf(stderr, "eddy: haptic loop on '%s' of scene '%s' for %g s at %g Hz, the device "
-                        "playing the tool path; log %s\n", system, info.name, seconds,
-                o->rate > 0 ? o->rate : 1000, o->no_output ? "(none)" : log);
+                        "playing the path of %s; log %s\n", system, info.name, seconds,
+                o->rate > 0 ? o->rate : 1000, input, o->no_output ? "(none)" : log);
         eddy_haptic_report rep;
         eddy_result r = eddy_haptic_run(s, &(eddy_haptic_desc){
-            .system = system, .device = play_path, .user = &dev, .rate = o->rate, .duration = seconds,
-            .log_path = o->no_output ? NULL : log }, &rep);
+            .system = system, .input = input, .device = play_path, .user = &dev, .rate = o->rate,
+            .duration = seconds, .log_path = o->no_output ? NULL : log }, &rep);
         if (r == EDDY_OK)
             r = eddy_scene_write_frame(s);
         eddy_result fin = eddy_scene_finish_output(s);

@@ -147,7 +147,8 @@ typedef void (*eddy_log_fn)(void *user, eddy_log_level level, const char *source
  *   system.unstable        E  the substep is above the module's stability bound
  *   system.too_large       E  the box spans too many cells of the module's grids
  *   system.diverged        E  the simulation produced a non-finite tool position or force
- *   system.no_tool         E  the system's module has no tool, or the scene gives no path
+ *   system.no_port         E  the system has no input or output of that name, or the
+ *                             scene gives the input no path
  *   system.tool_clamped    W  a driven tool was kept inside the box walls
  * Scenes (eddy_load_scene); the message starts with the file and the field
  *   scene.invalid          E  eddy_load_scene was given neither a path nor JSON text

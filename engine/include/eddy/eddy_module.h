@@ -30,8 +30,6 @@
 #include "eddy.h"
 #include "eddy_solids.h"
 
-/* Defined in eddy_scene.h (the scene layer reads a tool's force). */
-typedef struct eddy_tool_force eddy_tool_force;
 
 #ifdef __cplusplus
 extern "C" {
@@ -91,6 +89,27 @@ typedef struct eddy_slot_info {
     uint32_t min;     /* sets the slot needs (0: optional) */
     uint32_t max;     /* sets it takes, 1..EDDY_MAX_SLOT_SETS */
 } eddy_slot_info;
+
+/* Ports: a system's per-step inputs (a tool's position, a stirring centre)
+ * and outputs (the force on a tool), named and typed. The host writes inputs
+ * between steps and reads outputs after them (eddy_scene_set_input,
+ * eddy_scene_output); a scene drives inputs from key-frame paths and logs
+ * outputs to CSV; the haptic loop drives a vec3 input from a device and
+ * renders a vec3 output as its force. A module moves the values through the
+ * runtime's staged transfers (eddy_buffer_stage_write/read), so a step with
+ * ports stays one submit and one wait. */
+typedef enum eddy_port_type {
+    EDDY_PORT_FLOAT = 1, /* one number (value[0]) */
+    EDDY_PORT_VEC3 = 3,  /* three numbers */
+} eddy_port_type;
+
+#define EDDY_MAX_PORTS 16
+typedef struct eddy_port_info {
+    const char *name;    /* "tool.position": key of the scene's "inputs", CSV column prefix */
+    eddy_port_type type;
+    const char *unit;    /* SI unit ("m", "N", "1" for none) */
+    const char *doc;     /* one line for `eddy modules` */
+} eddy_port_info;
 
 /* The sets bound to one slot, in the scene's order. */
 typedef struct eddy_slot_sets {
@@ -185,16 +204,25 @@ struct eddy_module_desc {
      * a new step graph and calls declare_step again. */
     double (*stable_dt)(void *state);
     eddy_result (*set_dt)(void *state, double dt);
-    /* Optional, for systems with a tool (a rigid body moved kinematically by
-     * a scene path or by the host, e.g. a haptic device): the tool's centre
-     * at the start and at the end of the next step (m); the system moves it
-     * linearly across the step's substeps. Returns EDDY_ERROR_INVALID_ARGUMENT
-     * (with a message) when the system has no tool. Called between steps
-     * only. */
-    eddy_result (*set_tool)(void *state, const double from[3], const double to[3]);
-    /* Optional, with set_tool: the force the particles exerted on the tool in
-     * the last step (mean over its substeps). One small readback. */
-    eddy_result (*tool_force)(void *state, eddy_tool_force *out);
+    /* Ports (see eddy_port_info): what the system takes and gives each step. */
+    const eddy_port_info *inputs;
+    uint32_t input_count;
+    const eddy_port_info *outputs;
+    uint32_t output_count;
+    /* Required with inputs: input `index` goes from `from` at the start of
+     * the next step to `to` at its end (the module documents how it moves
+     * across the substeps: linearly, or held at `to`). Called between steps
+     * only; refused with a message (EDDY_ERROR_INVALID_ARGUMENT) when the
+     * system cannot take it (a tool of radius 0, a non-finite value). */
+    eddy_result (*set_input)(void *state, uint32_t index, const double from[3], const double to[3]);
+    /* Required with inputs: the input's value where the system holds it now
+     * (after a clamp, for instance), from which a host's drive starts. */
+    eddy_result (*get_input)(void *state, uint32_t index, double value[3]);
+    /* Required with outputs: every output's value after the last step (3
+     * numbers an output, in order; a float in the first): what the staged
+     * read of that step brought back, or, before the first step, the state
+     * at rest. */
+    eddy_result (*read_outputs)(void *state, double *values);
     /* The system's slots (see eddy_slot_info); NULL and 0: one slot "set",
      * 1..1. */
     const eddy_slot_info *slots;

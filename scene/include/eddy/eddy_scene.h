@@ -70,7 +70,7 @@ eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps);
  * .eddy_output), whose .vtp .pvd .png .ply .csv .jsonl and .tmp files are
  * removed first, so the folder only ever holds one run. Frames (.vtp, .png,
  * surface meshes) and the .pvd series are written whole to NAME.tmp and
- * renamed; stats.jsonl and tool_<system>.csv grow as NAME.tmp and are renamed
+ * renamed; stats.jsonl and ports_<system>.csv grow as NAME.tmp and are renamed
  * by eddy_scene_finish_output or eddy_destroy_scene. A frame in which a set
  * went non-finite writes its statistics line, then fails. */
 eddy_result eddy_scene_write_frame(eddy_scene *s);
@@ -82,34 +82,41 @@ eddy_result eddy_scene_finish_output(eddy_scene *s);
 eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress);
 eddy_graph eddy_scene_graph(const eddy_scene *s);
 
-/* ------------------------------------------------------------------ tools */
+/* ------------------------------------------------------------------ ports */
 
-/* The force a system's particles exert on its tool (a rigid body moved
- * kinematically, see modules/pbf/README.md), per component, in N. */
-typedef struct eddy_tool_force eddy_tool_force;
-struct eddy_tool_force {
-    double push[3];     /* contact: minus the momentum per second the solver gives
-                           particles to keep them out of the tool */
-    double adhesion[3]; /* attraction of the particles near the surface */
-    double damping[3];  /* drag of the particles in contact */
-    double total[3];    /* the sum of the three */
-    double position[3]; /* m, the tool's centre at the end of the step */
-    double radius;      /* m */
-};
+/* A system's ports (eddy_port_info in eddy_module.h; `eddy modules` lists
+ * them): inputs it takes and outputs it gives every step. A scene drives an
+ * input along a key-frame path ("inputs": {"tool.position": {"path":
+ * [{"t": 0, "value": [x, y, z]}], "interpolation": "smooth"}}) and writes
+ * every input and output of a system with "log": true (the default when a
+ * path drives it) to ports_<system>.csv, a line per step. A system whose
+ * ports are driven or logged runs them every step, still with one submit and
+ * one wait a step. Not thread safe with eddy_scene_step: call between steps,
+ * from the same thread. */
 
-/* Moves the tool of `system` (a system name in the scene) so that its centre
- * is at `position` (m) at the end of the next step; it moves linearly from
- * where it was. Overrides the scene's tool path from then on. Not thread
- * safe with eddy_scene_step (call it between steps, from the same thread). */
-eddy_result eddy_scene_set_tool(eddy_scene *s, const char *system, const double position[3]);
-/* The centre (m) of the scene's tool path of `system` at time t (s), as the
- * scene's "tool" object gives it: a scripted device for haptic runs. Thread
- * safe (reads the path only). Fails with a message when there is no path. */
-eddy_result eddy_scene_tool_path(const eddy_scene *s, const char *system, double t, double position[3]);
+/* Sets input `input` of `system` (a float in value[0], or a vec3) to reach
+ * `value` at the end of the next step; it moves from where it was as the
+ * module documents. From then on the host drives it (a path no longer does).
+ * Refused with a message for an unknown system or input or a non-finite
+ * value. */
+eddy_result eddy_scene_set_input(eddy_scene *s, const char *system, const char *input, const double value[3]);
+/* Input `input` of `system` where it is now (the end of the last step, as
+ * the system holds it after a clamp, for instance). */
+eddy_result eddy_scene_input(const eddy_scene *s, const char *system, const char *input, double value[3]);
+/* The value of the scene's path of an input at time t (s): a scripted device
+ * for haptic runs. Thread safe (reads the path only). Fails with a message
+ * when the scene gives that input no path. */
+eddy_result eddy_scene_input_path(const eddy_scene *s, const char *system, const char *input, double t,
+                                  double value[3]);
+/* Output `output` of `system` after the last step (a float in value[0]): for
+ * a system stepped with its ports, what that step gave (zeros before the
+ * first); otherwise the module reads its state now. */
+eddy_result eddy_scene_output(const eddy_scene *s, const char *system, const char *output, double value[3]);
 /* The name of the scene's system `index` (from 0, in scene order), or NULL past the last. */
 const char *eddy_scene_system_name(const eddy_scene *s, uint32_t index);
-/* The tool force of the last step, read back from the device (48 bytes). */
-eddy_result eddy_scene_tool_force(const eddy_scene *s, const char *system, eddy_tool_force *out);
+/* The module of the scene's system `name` (its ports: inputs, outputs), or
+ * NULL after a message. */
+const eddy_module_desc *eddy_scene_system_module(const eddy_scene *s, const char *name);
 
 /* ------------------------------------------------------------------ haptics */
 
@@ -120,7 +127,12 @@ eddy_result eddy_scene_tool_force(const eddy_scene *s, const char *system, eddy_
 typedef void (*eddy_haptic_fn)(void *user, double time, const double force[3], double position[3]);
 
 typedef struct eddy_haptic_desc {
-    const char *system;    /* the system whose tool the device drives; required */
+    const char *system;    /* the system the device drives; required */
+    const char *input;     /* its vec3 input the device's position drives; NULL = the
+                              system's first vec3 input */
+    const char *output;    /* its vec3 output rendered as the force (N); NULL = the
+                              system's first vec3 output named "*.total" in N, else
+                              its first vec3 output in N */
     eddy_haptic_fn device; /* required */
     void *user;            /* passed to device */
     double rate;           /* Hz, samples per second; default 1000 */
