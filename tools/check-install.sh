@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Checks eddy as an installed package, the way a module author meets it
+# (docs/modules.md): builds eddy in build-install/ with its prefix in a
+# temporary folder and installs it there (never under /usr; no root), checks
+# the installed headers and pkg-config files, builds the out-of-tree example
+# module examples/wind against that prefix through pkg-config alone, runs the
+# INSTALLED eddy (its rpath, no LD_LIBRARY_PATH) with `--module` on the
+# example scene, runs the module's own test (its kernel against its CPU
+# reference) and checks the physics of the run against the exact solution
+# (examples/wind/check_wind.py). Ends with "install: N passed, N failed" and
+# exits non-zero on any failure. KEEP=1 keeps the temporary folder.
+# usage: tools/check-install.sh
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+root=$PWD
+passed=0
+failed=0
+pass() { echo "install: ok: $1"; passed=$((passed + 1)); }
+fail() { echo "install: FAILED: $1"; failed=$((failed + 1)); }
+finish() {
+    echo "install: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit
+}
+# Shows the end of a log after a failure.
+show() { sed 's/^/    /' "$1" | tail -n "${2:-30}"; }
+
+bash tools/install-deps.sh >/dev/null || { fail "tools/install-deps.sh"; finish; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/eddy-install.XXXXXX") || { fail "mktemp"; finish; }
+if [ "${KEEP:-}" = 1 ]; then
+    echo "install: keeping $tmp"
+else
+    trap 'rm -rf "$tmp"' EXIT
+fi
+prefix=$tmp/prefix
+build=$root/build-install
+# eddy reads its environment: no device or validation choice from outside
+# changes what this checks, and no pipeline cache is written to $HOME.
+export EDDY_PIPELINE_CACHE_DIR=""
+unset LD_LIBRARY_PATH
+
+# 1. Build and install into the temporary prefix: the libraries and the eddy
+#    tool only (the tests are not installed, so not built here).
+ok=1
+if [ -f "$build/build.ninja" ]; then
+    meson configure "$build" "--prefix=$prefix" >"$tmp/setup.log" 2>&1 || ok=0
+else
+    meson setup "$build" "--prefix=$prefix" >"$tmp/setup.log" 2>&1 || ok=0
+fi
+[ $ok = 1 ] || show "$tmp/setup.log"
+if [ $ok = 1 ] && ! ninja -C "$build" tools/eddy/eddy >"$tmp/build.log" 2>&1; then
+    ok=0
+    show "$tmp/build.log"
+fi
+if [ $ok = 1 ] && ! meson install -C "$build" --no-rebuild >"$tmp/install.log" 2>&1; then
+    ok=0
+    show "$tmp/install.log"
+fi
+eddy=$prefix/bin/eddy
+if [ $ok = 1 ] && [ -x "$eddy" ]; then
+    pass "meson install into $prefix"
+else
+    fail "build and install into $prefix"
+    finish
+fi
+
+# 2. Every public header a module or a program needs, as in the tree, and
+#    pkg-config files that compile and link against them.
+pcdir=$(dirname "$(find "$prefix" -name eddy.pc -print -quit)")
+export PKG_CONFIG_PATH=$pcdir
+errors=()
+for h in engine/include/eddy/*.h scene/include/eddy/*.h modules/eddy_builtin.h shaders/particles.glsl; do
+    cmp -s "$h" "$prefix/include/eddy/$(basename "$h")" || errors+=("$h is not installed as include/eddy/$(basename "$h")")
+done
+for pc in eddy eddy-scene eddy-modules; do
+    pkg-config --exists "$pc" || errors+=("pkg-config finds no $pc in $pcdir")
+done
+# Vulkan's headers, not its loader (volk loads it at run time).
+pkg-config --libs eddy-modules 2>/dev/null | grep -q -- -lvulkan && errors+=("pkg-config --libs eddy names -lvulkan")
+{
+    for h in "$prefix"/include/eddy/*.h; do echo "#include <eddy/$(basename "$h")>"; done
+    echo 'int main(void)'
+    echo '{'
+    echo '    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ 0 });'
+    echo '    if (e)'
+    echo '        eddy_register_builtin_modules(e);'
+    echo '    eddy_destroy_engine(e);'
+    echo '    return 0;'
+    echo '}'
+} >"$tmp/all_headers.c"
+# shellcheck disable=SC2046
+if ! cc -std=c17 -Wall -Wextra -Werror -o "$tmp/all_headers" "$tmp/all_headers.c" \
+        $(pkg-config --cflags --libs eddy-modules) >"$tmp/cc.log" 2>&1; then
+    errors+=("a program including every installed header does not build with pkg-config eddy-modules alone")
+    show "$tmp/cc.log" 20
+fi
+if [ ${#errors[@]} -eq 0 ]; then
+    pass "headers and pkg-config: $(find "$prefix/include/eddy" -type f | wc -l) files in include/eddy; eddy, eddy-scene, eddy-modules build a program"
+else
+    printf '    %s\n' "${errors[@]}"
+    fail "installed headers and pkg-config files"
+fi
+
+# 3. The out-of-tree module, found through pkg-config only.
+wind_build=$tmp/wind-build
+lib=$wind_build/libeddy_wind.so
+if meson setup "$wind_build" examples/wind >"$tmp/wind-setup.log" 2>&1 \
+        && ninja -C "$wind_build" >"$tmp/wind-build.log" 2>&1 \
+        && nm -D --defined-only "$lib" | grep -qw eddy_module_entry; then
+    pass "examples/wind built against the prefix: $(basename "$lib") exports eddy_module_entry"
+else
+    show "$tmp/wind-setup.log" 15
+    [ -f "$tmp/wind-build.log" ] && show "$tmp/wind-build.log"
+    fail "examples/wind does not build against the installed eddy"
+    finish
+fi
+
+# 4. The installed tool (found libraries by its rpath) loads the module and
+#    runs the example scene.
+out=$tmp/out
+libeddy=$(ldd "$eddy" | awk '$1 ~ /^libeddy\.so/ { print $3 }')
+if [[ "$libeddy" != "$prefix"/* ]]; then
+    fail "the installed eddy loads libeddy from '${libeddy:-nowhere}', not from $prefix"
+    finish
+fi
+if "$eddy" modules --module "$lib" >"$tmp/modules.log" 2>&1 && grep -q "^wind " "$tmp/modules.log" \
+        && "$eddy" run --module "$lib" examples/wind/wind.json --out "$out" --quiet >"$tmp/run.log" 2>&1; then
+    pass "installed eddy ($libeddy) runs examples/wind/wind.json with --module"
+    show "$tmp/run.log" 3
+else
+    show "$tmp/modules.log" 10
+    show "$tmp/run.log"
+    fail "installed eddy run --module $lib examples/wind/wind.json"
+    finish
+fi
+
+# 5. The module's own test (examples/wind/test_wind.c: the kernel against its
+#    CPU reference and the exact solution, under synchronization validation).
+if EDDY_VALIDATION=sync meson test -C "$wind_build" --print-errorlogs >"$tmp/wind-test.log" 2>&1 \
+        && grep -qE '^Ok: +1 *$' "$tmp/wind-test.log"; then
+    pass "examples/wind's test: $(grep -ho 'GPU vs CPU.*' "$wind_build/meson-logs/testlog.txt" | head -1)"
+else
+    show "$tmp/wind-test.log"
+    fail "examples/wind's test (meson test -C $wind_build)"
+fi
+
+# 6, 7. The physics: velocities against v(t) = w + (v0 - w) exp(-t / tau),
+#    positions against the step-by-step reference.
+python3 examples/wind/check_wind.py examples/wind/wind.json "$out" >"$tmp/physics.log" 2>&1
+sed -n 's/^wind: /install: /p' "$tmp/physics.log"
+for what in velocity position; do
+    line=$(grep -E "^(ok|FAILED): $what" "$tmp/physics.log")
+    case $line in
+        ok:*) pass "${line#ok: }" ;;
+        FAILED:*) fail "${line#FAILED: }" ;;
+        *) show "$tmp/physics.log"; fail "$what: examples/wind/check_wind.py gave no result" ;;
+    esac
+done
+finish
