@@ -11,7 +11,8 @@ static eddy_result check_and_add(eddy_engine *e, eddy_module_desc *m, void *libr
 /* The descriptor size of each minor version of this major: a module of an
  * older minor has at least its own version's size. */
 static const size_t desc_size_of_minor[EDDY_MODULE_ABI_MINOR + 1] = {
-    [0] = offsetof(eddy_module_desc, slot_count) + sizeof(uint32_t),
+    [0] = offsetof(eddy_module_desc, inputs),
+    [1] = sizeof(eddy_module_desc),
 };
 
 static eddy_result add_module(eddy_engine *e, const eddy_module_desc *given, void *library,

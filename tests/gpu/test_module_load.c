@@ -9,7 +9,7 @@
 
 int main(int argc, char **argv)
 {
-    REQUIRE(argc == 5);
+    REQUIRE(argc == 6);
     eddy_engine *e = test_engine();
     uint32_t builtin = eddy_module_count(e);
     CHECK(eddy_find_module(e, "ballistic") != NULL);
@@ -42,15 +42,30 @@ int main(int argc, char **argv)
     test_clear_error();
     CHECK(eddy_load_module(e, argv[1]) == EDDY_ERROR_INVALID_ARGUMENT);
 
+    /* A module built against the previous minor (4.0, before the ports)
+     * loads: its descriptor is copied and the fields it lacks read as
+     * absent (no ports), and it runs like the current build. */
+    test_clear_error();
+    CHECK(eddy_load_module(e, argv[5]) == EDDY_OK);
+    const eddy_module_desc *old = eddy_find_module(e, "test_damping_4_0");
+    REQUIRE(old != NULL);
+    CHECK(old->abi_major == 4 && old->abi_minor == 0 && old->struct_size == sizeof(eddy_module_desc));
+    CHECK(old->inputs == NULL && old->input_count == 0 && old->outputs == NULL && old->output_count == 0 &&
+          old->set_input == NULL && old->read_outputs == NULL);
+    CHECK(old->create && old->declare_step && old->param_count == 1);
+
+    for (int build = 0; build < 2; build++) {
     /* Zero gravity, particles far from the walls: only the damping acts. */
-    const char *scene =
+    char scene[1024];
+    snprintf(scene, sizeof scene,
         "{ \"name\": \"damp\", \"dt\": 0.01, \"duration\": 0.1,"
         "  \"box\": { \"min\": [-10, -10, -10], \"max\": [10, 10, 10] },"
         "  \"particle_sets\": [ { \"name\": \"p\", \"radius\": 0.01, \"velocity\": [1, 2, -3],"
         "      \"points\": [[0, 0, 0], [0.5, 0, 0], [0, 0.5, 0]] } ],"
         "  \"systems\": ["
-        "    { \"module\": \"test_damping\", \"set\": \"p\", \"params\": { \"rate\": 2.0 } },"
-        "    { \"module\": \"ballistic\", \"set\": \"p\", \"params\": { \"gravity\": [0, 0, 0] } } ] }";
+        "    { \"module\": \"%s\", \"set\": \"p\", \"params\": { \"rate\": 2.0 } },"
+        "    { \"module\": \"ballistic\", \"set\": \"p\", \"params\": { \"gravity\": [0, 0, 0] } } ] }",
+        build ? "test_damping_4_0" : "test_damping");
     eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .json = scene, .no_output = true });
     REQUIRE(s != NULL);
     CHECK(eddy_scene_run(s, 0, false) == EDDY_OK);
@@ -68,6 +83,7 @@ int main(int argc, char **argv)
                "particle %d velocity %g %g %g, want %g %g %g", i, vel[4 * i], vel[4 * i + 1],
                vel[4 * i + 2], want, 2 * want, -3 * want);
     eddy_destroy_scene(s);
+    }
     test_finish(e);
     return test_report("module_load");
 }

@@ -8,6 +8,7 @@
 #include "eddy/eddy_module.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -72,7 +73,13 @@ static void stats(void *state, eddy_stats *st)
 static const char *const shared[] = { "velocity" };
 
 static const eddy_module_desc desc = {
-#ifdef TEST_MODULE_MAJOR
+#if defined(TEST_MODULE_4_0)
+    /* Built against ABI 4.0, before the ports: its descriptor ends where
+     * 4.0's did, and eddy zero-fills what came later. */
+    .abi_major = 4,
+    .abi_minor = 0,
+    .struct_size = offsetof(eddy_module_desc, inputs),
+#elif defined(TEST_MODULE_MAJOR)
     /* A module of another ABI: refused before anything past these is read. */
     .abi_major = TEST_MODULE_MAJOR,
     .abi_minor = TEST_MODULE_MINOR,
@@ -82,6 +89,8 @@ static const eddy_module_desc desc = {
 #endif
 #ifdef TEST_GROWTH
     .name = "test_growth",
+#elif defined(TEST_MODULE_4_0)
+    .name = "test_damping_4_0",
 #else
     .name = "test_damping",
 #endif

@@ -39,9 +39,10 @@ extern "C" {
  * passed to modules or anything a module calls change incompatibly; the
  * minor when fields are appended (see above). History:
  *   3    (eddy 0.1) one u32 abi_version; refused by 4.x as major 3
- *   4.0  abi_major/abi_minor/struct_size, eddy_system_ctx.size */
+ *   4.0  abi_major/abi_minor/struct_size, eddy_system_ctx.size, slots
+ *   4.1  ports appended: inputs, outputs, set_input, get_input, read_outputs */
 #define EDDY_MODULE_ABI_MAJOR 4
-#define EDDY_MODULE_ABI_MINOR 0
+#define EDDY_MODULE_ABI_MINOR 1
 /* Fills the version fields of an eddy_module_desc initializer:
  *     static const eddy_module_desc desc = { EDDY_MODULE_DESC_VERSION, .name = ... }; */
 #define EDDY_MODULE_DESC_VERSION                                                          \
@@ -204,6 +205,11 @@ struct eddy_module_desc {
      * a new step graph and calls declare_step again. */
     double (*stable_dt)(void *state);
     eddy_result (*set_dt)(void *state, double dt);
+    /* The system's slots (see eddy_slot_info); NULL and 0: one slot "set",
+     * 1..1. */
+    const eddy_slot_info *slots;
+    uint32_t slot_count;
+    /* ---- ABI 4.1 */
     /* Ports (see eddy_port_info): what the system takes and gives each step. */
     const eddy_port_info *inputs;
     uint32_t input_count;
@@ -223,10 +229,6 @@ struct eddy_module_desc {
      * read of that step brought back, or, before the first step, the state
      * at rest. */
     eddy_result (*read_outputs)(void *state, double *values);
-    /* The system's slots (see eddy_slot_info); NULL and 0: one slot "set",
-     * 1..1. */
-    const eddy_slot_info *slots;
-    uint32_t slot_count;
 };
 
 typedef const eddy_module_desc *(*eddy_module_entry_fn)(void);
