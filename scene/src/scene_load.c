@@ -13,7 +13,34 @@ static const char *const scene_keys[] = { "name", "dt", "substeps", "adaptive", 
                                           "particle_sets", "systems", "output", "plugins",
                                           "description", "solids", NULL };
 
-static const char *const system_keys[] = { "name", "module", "set", "sets", "params", "inputs", "log", NULL };
+static const char *const system_keys[] = { "name", "module", "set", "sets", "params", "inputs", "log", "substeps",
+                                           NULL };
+
+/* A system's own substeps per scene substep: "substeps": N (1 ..
+ * EDDY_MAX_SYSTEM_SUBSTEPS) or "stable" (as many as its stable step needs,
+ * at least 1). 0 in *n means "stable". */
+#define EDDY_MAX_SYSTEM_SUBSTEPS 4096
+static bool parse_rate(parse_ctx *c, const cJSON *js, const char *path, uint32_t *n)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(js, "substeps");
+    char field[160];
+    snprintf(field, sizeof field, "%s.substeps", path);
+    *n = 1;
+    if (!j)
+        return true;
+    if (cJSON_IsString(j) && !strcmp(j->valuestring, "stable")) {
+        *n = 0;
+        return true;
+    }
+    double v;
+    if (!cJSON_IsNumber(j))
+        return scene_fail(c, "scene.field", field, "expected a whole number in [1, %d] or \"stable\", got %s",
+                          EDDY_MAX_SYSTEM_SUBSTEPS, scene_json_type(j));
+    if (!scene_get_whole(c, js, "substeps", path, 1, 1, EDDY_MAX_SYSTEM_SUBSTEPS, &v))
+        return false;
+    *n = (uint32_t)v;
+    return true;
+}
 
 /* The one slot of a module that declares none. */
 static const eddy_slot_info default_slot = { "set", "the particle set the system runs on", 1, 1 };
@@ -372,6 +399,16 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             if (!strcmp(s->systems[i].name, use))
                 return scene_fail(c, "scene.name", field, "a system named '%s' exists already; expected a \"name\" of its own",
                                   use);
+        uint32_t rate;
+        if (!parse_rate(c, js, path, &rate))
+            return false;
+        snprintf(field, sizeof field, "%s.substeps", path);
+        if (rate != 1 && s->adaptive)
+            return scene_fail(c, "scene.field", field, "a system's own substeps and the scene's \"adaptive\" "
+                              "cannot be combined yet; expected one of them");
+        if (rate == 0 && (!m->stable_dt || !m->set_dt))
+            return scene_fail(c, "scene.field", field, "module '%s' does not report a stable step (no stable_dt): "
+                              "expected a number of substeps", m->name);
         scene_system *sys = &s->systems[s->system_count++];
         sys->module = m;
         snprintf(sys->name, sizeof sys->name, "%s", use);
@@ -383,18 +420,39 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             .slots = bound,
             .slot_count = m->slot_count ? m->slot_count : 1,
             .params = values,
-            .dt = s->dt / s->substeps,
-            .substeps = s->substeps,
+            .dt = s->dt / s->substeps / (rate ? rate : 1),
+            .substeps = s->substeps * (rate ? rate : 1),
             .solids = s->solids,
             .solid_count = s->solid_count,
-            .adaptive = s->adaptive,
+            /* "stable": created at the scene's substep, then set to its own. */
+            .adaptive = s->adaptive || rate == 0,
         };
         memcpy(ctx.box_min, s->box_min, sizeof ctx.box_min);
         memcpy(ctx.box_max, s->box_max, sizeof ctx.box_max);
         if (m->create(&ctx, &sys->state) != EDDY_OK)
             return scene_fail(c, "scene.system", path, "module '%s' could not create the system (see above)", m->name);
+        if (rate == 0) {
+            double sub = s->dt / s->substeps, stable = m->stable_dt(sys->state);
+            double need = stable > 0 ? ceil(sub / stable - 1e-9) : INFINITY;
+            if (!(need <= EDDY_MAX_SYSTEM_SUBSTEPS))
+                return scene_fail(c, "scene.field", field, "module '%s' needs a substep of %g s, more than %d of "
+                                  "the scene's %g s substep", m->name, stable, EDDY_MAX_SYSTEM_SUBSTEPS, sub);
+            rate = need < 1 ? 1 : (uint32_t)need;
+            if (m->set_dt(sys->state, sub / rate) != EDDY_OK)
+                return scene_fail(c, "scene.system", path, "module '%s' could not take its substep (see above)",
+                                  m->name);
+        }
+        sys->rate = rate;
+        /* The system's passes run `rate` times inside each scene substep, in
+         * the same recorded graph; what other systems write in between (a
+         * fluid's force on a boundary) holds for those substeps. */
+        uint32_t first = eddy_graph_pass_count(e, s->graph);
         if (m->declare_step(sys->state, s->graph) != EDDY_OK)
             return scene_fail(c, "scene.system", path, "module '%s' could not declare its step (see above)", m->name);
+        uint32_t count = eddy_graph_pass_count(e, s->graph) - first;
+        if (rate > 1 && count && eddy_graph_repeat(e, s->graph, first, count, rate) != EDDY_OK)
+            return scene_fail(c, "scene.field", field, "module '%s' repeats passes of its own step (solver "
+                              "iterations), which cannot run inside a repeat: expected 1 substep", m->name);
         if (s->adaptive && (!m->stable_dt || !m->set_dt))
             return scene_fail(c, "scene.field", "adaptive", "module '%s' (%s) cannot adapt its step (no stable_dt)",
                               m->name, path);

@@ -35,6 +35,14 @@ static int find_port(const eddy_scene *s, const scene_system *sys, const eddy_po
     return -1;
 }
 
+/* The index of `system`'s input `input` (and the system in *sys), or -1
+ * after a message. */
+static int input_of(const eddy_scene *s, const char *system, const char *input, scene_system **sys)
+{
+    *sys = find_system(s, system);
+    return *sys ? find_port(s, *sys, (*sys)->module->inputs, (*sys)->module->input_count, "input", input) : -1;
+}
+
 eddy_result scene_activate_ports(eddy_scene *s, scene_system *sys)
 {
     (void)s;
@@ -64,8 +72,8 @@ eddy_result scene_activate_ports(eddy_scene *s, scene_system *sys)
 
 eddy_result eddy_scene_set_input(eddy_scene *s, const char *system, const char *input, const double value[3])
 {
-    scene_system *sys = find_system(s, system);
-    int k = sys ? find_port(s, sys, sys->module->inputs, sys->module->input_count, "input", input) : -1;
+    scene_system *sys;
+    int k = input_of(s, system, input, &sys);
     if (k < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
     uint32_t w = scene_port_width(&sys->module->inputs[k]);
@@ -88,8 +96,8 @@ eddy_result eddy_scene_set_input(eddy_scene *s, const char *system, const char *
 
 eddy_result eddy_scene_input(const eddy_scene *s, const char *system, const char *input, double value[3])
 {
-    scene_system *sys = find_system(s, system);
-    int k = sys ? find_port(s, sys, sys->module->inputs, sys->module->input_count, "input", input) : -1;
+    scene_system *sys;
+    int k = input_of(s, system, input, &sys);
     if (k < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
     if (sys->active) {
@@ -102,8 +110,8 @@ eddy_result eddy_scene_input(const eddy_scene *s, const char *system, const char
 eddy_result eddy_scene_input_path(const eddy_scene *s, const char *system, const char *input, double t,
                                   double value[3])
 {
-    scene_system *sys = find_system(s, system);
-    int k = sys ? find_port(s, sys, sys->module->inputs, sys->module->input_count, "input", input) : -1;
+    scene_system *sys;
+    int k = input_of(s, system, input, &sys);
     if (k < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
     if (!sys->inputs[k].scripted) {
