@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Message identifiers (issue 14, item 9): every message eddy logs carries an
-identifier from the list in engine/include/eddy/eddy.h, and every listed
+identifier from the list in engine/include/eddy/eddy_messages.h, and every listed
 identifier is used somewhere, so the list is the whole truth a program can
 act on. Reads the sources; no device.
 usage: message_ids.py SOURCE_ROOT"""
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 root = Path(sys.argv[1])
-header = (root / "engine/include/eddy/eddy.h").read_text()
+header = (root / "engine/include/eddy/eddy_messages.h").read_text()
 block = header[header.index("/* Message identifiers"):]
 block = block[:block.index("*/")]
 listed = {}
@@ -19,7 +19,7 @@ for m in re.finditer(r"^ \*   ([a-z_]+\.[a-z_]+)\s+([EWID])\s", block, re.M):
         sys.exit(1)
     listed[m.group(1)] = m.group(2)
 if len(listed) < 40:
-    print(f"FAIL: only {len(listed)} identifiers parsed from eddy.h; the list's format changed?")
+    print(f"FAIL: only {len(listed)} identifiers parsed from eddy_messages.h; the list's format changed?")
     sys.exit(1)
 
 sources = sorted(p for d in ("engine/src", "scene/src", "modules", "tools/eddy") for p in (root / d).rglob("*.c"))
@@ -59,7 +59,7 @@ for path in sources:
             for i in ids:
                 used.setdefault(i, []).append(where)
                 if i not in listed:
-                    problems.append(f"{where}: '{i}' is not listed in eddy.h")
+                    problems.append(f"{where}: '{i}' is not listed in eddy_messages.h")
                 elif listed[i] != level and kind == "log":
                     problems.append(f"{where}: '{i}' is logged at level {level} but listed as {listed[i]}")
 # Identifiers chosen by code (pipeline_cache.c's `id`): the literals it assigns.
@@ -67,14 +67,14 @@ for path in sources:
     for m in re.finditer(r'\bid = "([a-z_]+\.[a-z_]+)"', path.read_text()):
         used.setdefault(m.group(1), []).append(str(path.relative_to(root)))
         if m.group(1) not in listed:
-            problems.append(f"{path.relative_to(root)}: '{m.group(1)}' is not listed in eddy.h")
+            problems.append(f"{path.relative_to(root)}: '{m.group(1)}' is not listed in eddy_messages.h")
 # The engine-less messages of eddy_enumerate_devices (stderr, no engine).
 for path in sources:
     for m in re.finditer(r'"eddy error \[([a-z_]+\.[a-z_]+)\]', path.read_text()):
         used.setdefault(m.group(1), []).append(str(path.relative_to(root)))
 for i in listed:
     if i not in used:
-        problems.append(f"'{i}' is listed in eddy.h but nothing logs it")
+        problems.append(f"'{i}' is listed in eddy_messages.h but nothing logs it")
 for p in problems:
     print("FAIL:", p)
 print(f"{len(listed)} identifiers listed, {sum(len(v) for v in used.values())} uses; {len(problems)} problem(s)")
