@@ -7,31 +7,12 @@
  * processes starting and ending at once each leave a whole file (the last
  * rename wins). */
 #include "internal.h"
+#include "cache_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define CACHE_MAGIC "EDDYPC01"
-#define CACHE_MAX_BYTES (256ull << 20)
-
-typedef struct cache_header {
-    char magic[8];
-    uint32_t vendor_id, device_id, driver_version, reserved;
-    uint8_t uuid[VK_UUID_SIZE];
-    uint64_t data_size;
-    uint64_t data_hash;
-} cache_header;
-
-static uint64_t hash64(const void *data, size_t size)
-{
-    const unsigned char *b = data;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < size; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    return h ^ (h >> 29);
-}
 
 /* <dir>: the desc's, else EDDY_PIPELINE_CACHE_DIR, else $XDG_CACHE_HOME/eddy,
  * else $HOME/.cache/eddy; "" (anywhere) = no cache on disk. */
@@ -70,48 +51,48 @@ static bool make_dirs(const char *dir)
     return mkdir(path, 0700) == 0 || errno == EEXIST;
 }
 
-/* The file's data when it belongs to this device and driver and is whole;
- * NULL (with a warning where there was a file) otherwise. */
-static void *load(eddy_engine *e, size_t *size)
+static eddy_cache_identity identity(const eddy_engine *e)
 {
+    eddy_cache_identity who = { e->cache_vendor, e->cache_device, e->cache_driver, { 0 } };
+    memcpy(who.uuid, e->cache_uuid, VK_UUID_SIZE);
+    return who;
+}
+
+/* The whole file, read into memory (*data: the driver's data inside it),
+ * when it belongs to this device and driver and is whole; NULL (with a
+ * warning where there was a file) otherwise. The caller frees the result. */
+static void *load(eddy_engine *e, const void **data, size_t *size)
+{
+    *data = NULL;
     *size = 0;
     FILE *f = fopen(e->cache_path, "rb");
     if (!f)
         return NULL; /* no cache yet: nothing to say */
-    cache_header h;
-    void *data = NULL;
+    void *file = NULL;
     const char *why = NULL, *id = "pipeline_cache.corrupt";
     struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
         why = "not a regular file";
-    else if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, CACHE_MAGIC, 8) != 0)
-        why = "not an eddy pipeline cache (corrupt)";
-    else if (h.vendor_id != e->cache_vendor || h.device_id != e->cache_device ||
-             h.driver_version != e->cache_driver || memcmp(h.uuid, e->cache_uuid, VK_UUID_SIZE) != 0)
-        why = "written by another device or driver", id = "pipeline_cache.foreign";
-    else if (h.data_size > CACHE_MAX_BYTES || (uint64_t)st.st_size != sizeof h + h.data_size)
-        why = "truncated or corrupt (its size does not match its header)";
-    else if (!(data = malloc(h.data_size ? h.data_size : 1)))
+    else if ((uint64_t)st.st_size > EDDY_CACHE_MAX_BYTES + EDDY_CACHE_HEADER_BYTES)
+        why = "larger than a cache can be (corrupt)";
+    else if (!(file = malloc(st.st_size ? (size_t)st.st_size : 1)))
         why = "too large for host memory", id = "memory.host";
-    else if (fread(data, 1, h.data_size, f) != h.data_size || hash64(data, h.data_size) != h.data_hash)
-        why = "corrupt (its checksum does not match)";
-    /* Vulkan's own header inside: the same device, or the driver gets it not. */
-    else if (h.data_size >= 32) {
-        uint32_t vk_header[4];
-        memcpy(vk_header, data, sizeof vk_header);
-        if (vk_header[1] != VK_PIPELINE_CACHE_HEADER_VERSION_ONE || vk_header[2] != e->cache_vendor ||
-            vk_header[3] != e->cache_device || memcmp((char *)data + 16, e->cache_uuid, VK_UUID_SIZE) != 0)
-            why = "corrupt (its Vulkan header names another device)";
+    else if (fread(file, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
+        why = "unreadable";
+    else {
+        eddy_cache_identity who = identity(e);
+        why = eddy_cache_file_check(file, (size_t)st.st_size, &who, data, size, &id);
     }
     fclose(f);
     if (why) {
         eddy_log(e, EDDY_LOG_WARN, id, "pipeline cache '%s': %s; ignored (it is replaced when the engine ends)",
                  e->cache_path, why);
-        free(data);
+        free(file);
+        *data = NULL;
+        *size = 0;
         return NULL;
     }
-    *size = h.data_size;
-    return data;
+    return file;
 }
 
 eddy_result eddy_pipeline_cache_open(eddy_engine *e, const char *dir_opt)
@@ -133,7 +114,8 @@ eddy_result eddy_pipeline_cache_open(eddy_engine *e, const char *dir_opt)
         snprintf(e->cache_dir, sizeof e->cache_dir, "%s", dir);
     }
     size_t size = 0;
-    void *data = e->cache_path[0] ? load(e, &size) : NULL;
+    const void *data = NULL;
+    void *file = e->cache_path[0] ? load(e, &data, &size) : NULL;
     VkPipelineCacheCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
         .initialDataSize = size,
@@ -148,7 +130,7 @@ eddy_result eddy_pipeline_cache_open(eddy_engine *e, const char *dir_opt)
         size = 0;
         r = e->vk.vkCreatePipelineCache(e->device, &ci, NULL, &e->pipeline_cache);
     }
-    free(data);
+    free(file);
     if (r != VK_SUCCESS)
         return eddy_vk_fail(e, r, "vkCreatePipelineCache");
     e->cache_loaded = size;
@@ -165,22 +147,21 @@ static void save(eddy_engine *e)
         return;
     size_t size = 0;
     if (e->vk.vkGetPipelineCacheData(e->device, e->pipeline_cache, &size, NULL) != VK_SUCCESS ||
-        size > CACHE_MAX_BYTES)
+        size > EDDY_CACHE_MAX_BYTES)
         return;
     e->cache_saved = size;
     void *data = malloc(size ? size : 1);
     if (!data)
         return;
     VkResult r = e->vk.vkGetPipelineCacheData(e->device, e->pipeline_cache, &size, data);
-    cache_header h = { .vendor_id = e->cache_vendor, .device_id = e->cache_device,
-                       .driver_version = e->cache_driver, .data_size = size, .data_hash = hash64(data, size) };
-    memcpy(h.magic, CACHE_MAGIC, 8);
-    memcpy(h.uuid, e->cache_uuid, VK_UUID_SIZE);
+    eddy_cache_identity who = identity(e);
+    unsigned char h[EDDY_CACHE_HEADER_BYTES];
+    eddy_cache_file_header(&who, data, size, h);
     char tmp[sizeof e->cache_path + 32];
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", e->cache_path, (long)getpid());
     bool ok = r == VK_SUCCESS && make_dirs(e->cache_dir);
     FILE *f = ok ? fopen(tmp, "wb") : NULL;
-    ok = f && fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, size, f) == size;
+    ok = f && fwrite(h, sizeof h, 1, f) == 1 && fwrite(data, 1, size, f) == size;
     if (f && fclose(f) != 0)
         ok = false;
     if (ok && rename(tmp, e->cache_path) != 0)

@@ -14,6 +14,30 @@ scene)
 obj)
     files=("$root"/data/meshes/*.obj "$root"/tests/cli/scenes/meshes/*.obj "$root"/tests/hostile/scenes/meshes/*.obj)
     ;;
+cache)
+    # Pipeline-cache files for fuzz_cache's identity, written here (the
+    # 64-bit checksum is out of a mutator's reach): whole ones with and
+    # without Vulkan's own 32-byte header, one whose Vulkan header names
+    # another device, one of another driver, and a truncated one.
+    python3 - "$dir" <<'PY'
+import os, struct, sys
+def h64(b):
+    h = 0xcbf29ce484222325
+    for x in b:
+        h = ((h ^ x) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h ^ (h >> 29)
+uuid = bytes(range(1, 17))
+def cache(data, vendor=0x10005, device=0, driver=0x5803003):
+    return (b"EDDYPC01" + struct.pack("<IIII", vendor, device, driver, 0) + uuid +
+            struct.pack("<QQ", len(data), h64(data)) + data)
+vk = struct.pack("<IIII", 32, 1, 0x10005, 0) + uuid + b"driver data" * 3
+other = struct.pack("<IIII", 32, 1, 0x10de, 7) + uuid
+seeds = {"whole": cache(vk), "small": cache(b"tiny"), "empty": cache(b""), "vk_other": cache(other),
+         "driver_other": cache(vk, driver=1), "truncated": cache(vk)[:-5]}
+for name, b in seeds.items():
+    open(os.path.join(sys.argv[1], "cache_" + name), "wb").write(b)
+PY
+    exit 0;;
 *)
     echo "corpus.sh: unknown harness '$kind'" >&2
     exit 2;;
