@@ -126,7 +126,10 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     struct eddy_rigid_params *p = &s->p;
     for (int a = 0; a < 3; a++) {
         p->grid[a] = (float)(ctx->box_min[a] - d);
-        p->dims[a] = (int32_t)(ceil((ctx->box_max[a] - ctx->box_min[a]) / d) + 2);
+        /* Bounded before the conversion: a huge box over a small diameter
+         * does not fit an int (found by fuzz_scene: undefined behaviour). */
+        double cells = ceil((ctx->box_max[a] - ctx->box_min[a]) / d) + 2;
+        p->dims[a] = cells > 1 << 20 ? (1 << 20) + 1 : (int32_t)cells;
         p->box_min[a] = ctx->box_min[a];
         p->box_max[a] = ctx->box_max[a];
         p->gravity[a] = (float)ctx->params[P_GRAVITY].v[a];
