@@ -30,33 +30,35 @@ _Static_assert((uint32_t)EDDY_ACCESS_SHADER_READ == (uint32_t)EDDY_SYNC_ACCESS_S
 enum { GRAPHICS_STAGES = EDDY_SYNC_STAGE_VERTEX_INPUT | EDDY_SYNC_STAGE_VERTEX_SHADER |
                          EDDY_SYNC_STAGE_FRAGMENT_SHADER };
 
+/* Bit i of the planner's mask becomes map[i]. */
+static uint32_t map_bits(uint32_t bits, const uint32_t *map, uint32_t n)
+{
+    uint32_t f = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (bits >> i & 1)
+            f |= map[i];
+    return f;
+}
+
 static VkPipelineStageFlags vk_stages(uint32_t s)
 {
-    static const VkPipelineStageFlags map[] = {
+    static const uint32_t map[] = {
         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
         VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_VERTEX_INPUT_BIT,
         VK_PIPELINE_STAGE_VERTEX_SHADER_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
         VK_PIPELINE_STAGE_HOST_BIT,
     };
-    VkPipelineStageFlags f = 0;
-    for (uint32_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (s >> i & 1)
-            f |= map[i];
-    return f;
+    return map_bits(s, map, sizeof map / sizeof *map);
 }
 
 static VkAccessFlags vk_access(uint32_t a)
 {
-    static const VkAccessFlags map[] = {
+    static const uint32_t map[] = {
         VK_ACCESS_SHADER_READ_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT,
         VK_ACCESS_TRANSFER_READ_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT,
         VK_ACCESS_HOST_READ_BIT, VK_ACCESS_HOST_WRITE_BIT,
     };
-    VkAccessFlags f = 0;
-    for (uint32_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (a >> i & 1)
-            f |= map[i];
-    return f;
+    return map_bits(a, map, sizeof map / sizeof *map);
 }
 
 /* Accesses the stages of a mask can make (the planner's stage table). */

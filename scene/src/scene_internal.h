@@ -47,7 +47,6 @@ typedef struct scene_system {
     const eddy_module_desc *module;
     void *state;
     char name[EDDY_NAME_MAX + 1];
-    uint32_t rate;        /* its substeps per scene substep ("substeps" of the system) */
     scene_input *inputs;  /* module->input_count */
     double *outputs;      /* 3 per output: the last step's values (zero before the first) */
     /* Active: inputs are set and outputs read every step (an input is

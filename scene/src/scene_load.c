@@ -442,7 +442,6 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
                 return scene_fail(c, "scene.system", path, "module '%s' could not take its substep (see above)",
                                   m->name);
         }
-        sys->rate = rate;
         /* The system's passes run `rate` times inside each scene substep, in
          * the same recorded graph; what other systems write in between (a
          * fluid's force on a boundary) holds for those substeps. */

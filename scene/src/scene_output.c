@@ -254,18 +254,12 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         uint32_t *phase = malloc((size_t)n * 4 + 4);
         if (!pos || !vel || !mass || !phase)
             res = EDDY_ERROR_OUT_OF_MEMORY;
-        if (res == EDDY_OK)
-            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, "position"), 0,
-                                       (uint64_t)n * 16, pos);
-        if (res == EDDY_OK)
-            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, "velocity"), 0,
-                                       (uint64_t)n * 16, vel);
-        if (res == EDDY_OK)
-            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, "mass"), 0,
-                                       (uint64_t)n * 4, mass);
-        if (res == EDDY_OK)
-            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, "phase"), 0,
-                                       (uint64_t)n * 4, phase);
+        const struct { const char *name; void *to; uint64_t bytes; } standard[] = {
+            { "position", pos, 16 }, { "velocity", vel, 16 }, { "mass", mass, 4 }, { "phase", phase, 4 },
+        };
+        for (size_t b = 0; b < sizeof standard / sizeof *standard && res == EDDY_OK; b++)
+            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, standard[b].name), 0,
+                                       (uint64_t)n * standard[b].bytes, standard[b].to);
         if (res == EDDY_OK) {
             double ke = 0, mom[3] = { 0 }, com[3] = { 0 }, mtot = 0, vmax = 0;
             double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };

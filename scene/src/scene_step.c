@@ -45,7 +45,6 @@ static int input_of(const eddy_scene *s, const char *system, const char *input, 
 
 eddy_result scene_activate_ports(eddy_scene *s, scene_system *sys)
 {
-    (void)s;
     if (sys->active)
         return EDDY_OK;
     const eddy_module_desc *m = sys->module;

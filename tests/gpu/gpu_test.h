@@ -23,9 +23,8 @@ static void test_log(void *user, eddy_log_level level, const char *source, const
     (void)user;
     fprintf(stderr, "[%s %s %s] %s\n", level == EDDY_LOG_ERROR ? "error" : level == EDDY_LOG_WARN ? "warn" : "info",
             source ? source : "(no source)", id ? id : "(no id)", msg);
-    /* Every message names its source and an identifier: a NULL is a bug. */
-    if (!source || !id || !*id)
-        test_errors_seen += 1000000;
+    /* Every message names its source and an identifier: a NULL fails the test. */
+    CHECKF(source && id && *id, "a message without a source or identifier: %s", msg);
     bool ours = source && !strcmp(source, "eddy");
     if (ours && level >= EDDY_LOG_WARN && id) {
         size_t n = strlen(test_ids_seen);

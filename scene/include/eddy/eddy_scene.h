@@ -109,8 +109,9 @@ eddy_result eddy_scene_input(const eddy_scene *s, const char *system, const char
 eddy_result eddy_scene_input_path(const eddy_scene *s, const char *system, const char *input, double t,
                                   double value[3]);
 /* Output `output` of `system` after the last step (a float in value[0]): for
- * a system stepped with its ports, what that step gave (zeros before the
- * first); otherwise the module reads its state now. */
+ * a system stepped with its ports, what that step gave (before the first,
+ * what the system reported when its ports were set up: a tool at rest where
+ * its path starts); otherwise the module reads its state now. */
 eddy_result eddy_scene_output(const eddy_scene *s, const char *system, const char *output, double value[3]);
 /* The name of the scene's system `index` (from 0, in scene order), or NULL past the last. */
 const char *eddy_scene_system_name(const eddy_scene *s, uint32_t index);
