@@ -273,6 +273,19 @@ with_unknown)
     expect_bad "$scenes/with_unknown.json" -- "[scene.unknown_set]" "with_unknown.json: systems[0].sets.boundary:" "'stones'";;
 with_twice)
     expect_bad "$scenes/with_twice.json" -- "[system.invalid]" "set 'cube'";;
+system_substeps)
+    # The rigid_dt scene's 10 ms step, refused at one substep, runs with the
+    # system's own substeps from its stable step.
+    "$eddy" run "$scenes/system_substeps.json" --out "$out" >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
+    grep -q "validation message" "$tmp/err" && fail "validation messages"
+    [ "$(wc -l < "$out/stats.jsonl")" -ge 2 ] || fail "no statistics lines"
+    echo "ok ($case)";;
+system_substeps_bad)
+    expect_bad "$scenes/system_substeps_bad.json" -- "[scene.field]" "system_substeps_bad.json: systems[0].substeps:" \
+        "\"stable\"";;
+system_substeps_nested)
+    expect_bad "$scenes/system_substeps_nested.json" -- "[scene.field]" "system_substeps_nested.json: systems[0].substeps:" \
+        "'pbf'";;
 slot_unknown)
     expect_bad "$scenes/slot_unknown.json" -- "[scene.unknown_field]" "slot_unknown.json: systems[0].sets.walls:" \
         "'walls'" '"fluid", "boundary"';;
