@@ -3,6 +3,7 @@
 
 #include "eddy/eddy_prims.h"
 #include "sph_kernels.h"
+#include "rigid/rigid.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,17 +19,29 @@ static const uint32_t pbf_spv[] =
 static const uint32_t sph_spv[] =
 #include "couple_sph.spv.inc"
     ;
-enum { K_BEGIN, K_PBF, K_SPH, K_COUNT };
+static const uint32_t end_spv[] =
+#include "couple_end.spv.inc"
+    ;
+enum { K_BEGIN, K_PBF, K_SPH, K_END, K_COUNT };
+
+/* One boundary set: its particles at [offset, offset + count) of the
+ * combined arrays. */
+typedef struct couple_set {
+    eddy_particles set;
+    uint32_t offset, count;
+    eddy_buffer position, velocity, inverse_mass, external;
+} couple_set;
 
 struct eddy_couple {
     char name[64];
-    eddy_particles set;
-    uint32_t nb;
+    couple_set sets[EDDY_COUPLE_MAX_SETS];
+    uint32_t set_count, nb;
     struct eddy_couple_params p;
     eddy_grid *grid;
     eddy_kernel k[K_COUNT];
-    eddy_buffer params, volume, predicted, sorted, sorted_w, force, empty;
-    eddy_buffer position, velocity, external, inverse_mass;
+    /* Combined order: volume, predicted, inverse mass, the force scattered
+     * back (several sets only); sorted order: the rest. */
+    eddy_buffer params, volume, predicted, weight, unsorted_force, sorted, sorted_w, force;
 };
 
 void eddy_couple_destroy(eddy_engine *e, eddy_couple *c)
@@ -38,7 +51,8 @@ void eddy_couple_destroy(eddy_engine *e, eddy_couple *c)
     eddy_destroy_grid(e, c->grid);
     for (int i = 0; i < K_COUNT; i++)
         eddy_destroy_kernel(e, c->k[i]);
-    eddy_buffer own[] = { c->params, c->volume, c->predicted, c->sorted, c->sorted_w, c->force, c->empty };
+    eddy_buffer own[] = { c->params, c->volume, c->predicted, c->weight, c->unsorted_force,
+                          c->sorted, c->sorted_w, c->force };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(e, own[i]);
     free(c);
@@ -53,14 +67,58 @@ static eddy_buffer scratch(eddy_engine *e, eddy_couple *c, const char *what, uin
                                                       .data = bytes ? data : NULL, .data_size = bytes });
 }
 
+/* The set's buffers, its slice of the forces, and its particles' volumes at
+ * vol + offset. */
+static bool add_set(eddy_engine *e, eddy_couple *c, couple_set *cs, float *vol)
+{
+    eddy_particles set = cs->set;
+    cs->position = eddy_particles_buffer(e, set, "position");
+    cs->velocity = eddy_particles_buffer(e, set, "velocity");
+    /* Each particle's share of its body's inverse mass: the rigid module
+     * fills it; zero (a fixed obstacle) until it does. */
+    cs->inverse_mass = eddy_particles_buffer(e, set, "rigid.inverse_mass");
+    if (!cs->inverse_mass.id) {
+        cs->inverse_mass = eddy_particles_add_buffer(e, set, "rigid.inverse_mass", 4);
+        if (!cs->inverse_mass.id ||
+            eddy_buffer_fill(e, cs->inverse_mass, 0, 4ull * eddy_particles_capacity(e, set), 0) != EDDY_OK)
+            return false;
+    }
+    cs->external = eddy_rigid_claim_external(e, set, c->name);
+    float *x = malloc(16ull * cs->count);
+    bool ok = x && cs->position.id && cs->velocity.id && cs->external.id &&
+              eddy_buffer_download(e, cs->position, 0, 16ull * cs->count, x) == EDDY_OK;
+    for (uint32_t i = 0; ok && i < cs->count; i++) {
+        vol[cs->offset + i] = eddy_couple_volume(x[4 * i + 3]);
+        if (!(vol[cs->offset + i] > 0) || !isfinite(vol[cs->offset + i])) {
+            eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': boundary particle %u of set '%s' has radius %g m; "
+                     "expected a positive radius", c->name, i, eddy_particles_name(e, set), x[4 * i + 3]);
+            ok = false;
+        }
+    }
+    free(x);
+    return ok;
+}
+
 eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
 {
+    if (!d->boundary_count || d->boundary_count > EDDY_COUPLE_MAX_SETS || !d->boundary)
+        return NULL;
     eddy_couple *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     snprintf(c->name, sizeof c->name, "%s", d->system ? d->system : "fluid");
-    c->set = d->boundary;
-    c->nb = d->boundary.id ? eddy_particles_count(e, d->boundary) : 0;
+    uint64_t nb = 0;
+    for (uint32_t k = 0; k < d->boundary_count; k++) {
+        c->sets[k] = (couple_set){ .set = d->boundary[k], .offset = (uint32_t)nb,
+                                   .count = eddy_particles_count(e, d->boundary[k]) };
+        nb += c->sets[k].count;
+    }
+    c->set_count = d->boundary_count;
+    bool ok = nb <= UINT32_MAX / 16;
+    if (!ok)
+        eddy_log(e, EDDY_LOG_ERROR, "system.too_large", "system '%s': %llu boundary particles; expected at most %u",
+                 c->name, (unsigned long long)nb, UINT32_MAX / 16);
+    c->nb = ok ? (uint32_t)nb : 0;
     struct eddy_couple_params *p = &c->p;
     for (int a = 0; a < 3; a++) {
         p->grid[a] = d->origin[a];
@@ -75,72 +133,43 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     p->fluid[0] = d->stiffness;
     p->fluid[1] = d->rest_density;
     p->counts[0] = c->nb;
-    uint32_t nb = c->nb;
-    c->params = scratch(e, c, "params", sizeof *p, p);
-    bool ok = c->params.id != 0;
-    if (nb && eddy_particles_buffer(e, c->set, "couple.boundary").id) {
-        /* Two fluids would overwrite each other's force in rigid.external. */
-        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': set '%s' is already the boundary set of another fluid "
-                 "system; expected one fluid per boundary set", c->name, eddy_particles_name(e, c->set));
-        ok = false;
+    float *vol = ok ? malloc(4ull * c->nb + 4) : NULL;
+    ok = ok && vol;
+    for (uint32_t k = 0; ok && k < c->set_count; k++)
+        ok = add_set(e, c, &c->sets[k], vol);
+    if (ok) {
+        uint64_t n = c->nb;
+        c->params = scratch(e, c, "params", sizeof *p, p);
+        c->volume = scratch(e, c, "volume", 4 * n, vol);
+        c->predicted = scratch(e, c, "predicted", 16 * n, NULL);
+        c->weight = scratch(e, c, "inverse_mass", 4 * n, NULL);
+        c->sorted = scratch(e, c, "sorted", 16 * n, NULL);
+        c->sorted_w = scratch(e, c, "sorted.inverse_mass", 4 * n, NULL);
+        c->force = scratch(e, c, "sorted.force", 16 * n, NULL);
+        if (c->set_count > 1)
+            c->unsorted_force = scratch(e, c, "force", 16 * n, NULL);
+        ok = c->params.id && c->volume.id && c->predicted.id && c->weight.id && c->sorted.id && c->sorted_w.id &&
+             c->force.id && (c->set_count == 1 || c->unsorted_force.id);
     }
-    if (nb && ok) {
-        /* Marks the set as taken (4 bytes a particle, unused otherwise). */
-        ok = eddy_particles_add_buffer(e, c->set, "couple.boundary", 4).id != 0;
-        c->position = eddy_particles_buffer(e, c->set, "position");
-        c->velocity = eddy_particles_buffer(e, c->set, "velocity");
-        /* Created here when the fluid comes first; the rigid module finds it. */
-        c->external = eddy_particles_add_buffer(e, c->set, "rigid.external", 16);
-        /* Each particle's share of its body's inverse mass: the rigid module
-         * fills it; zero (a fixed obstacle) until it does. */
-        c->inverse_mass = eddy_particles_buffer(e, c->set, "rigid.inverse_mass");
-        if (!c->inverse_mass.id) {
-            c->inverse_mass = eddy_particles_add_buffer(e, c->set, "rigid.inverse_mass", 4);
-            ok = ok && c->inverse_mass.id &&
-                 eddy_buffer_fill(e, c->inverse_mass, 0, 4ull * eddy_particles_capacity(e, c->set), 0) == EDDY_OK;
-        }
-        float *x = malloc(16ull * nb), *vol = malloc(4ull * nb);
-        ok = ok && x && vol && c->position.id && c->velocity.id && c->external.id &&
-             eddy_buffer_download(e, c->position, 0, 16ull * nb, x) == EDDY_OK;
-        for (uint32_t i = 0; ok && i < nb; i++) {
-            vol[i] = eddy_couple_volume(x[4 * i + 3]);
-            if (!(vol[i] > 0) || !isfinite(vol[i])) {
-                eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': boundary particle %u of set '%s' has radius %g m; "
-                         "expected a positive radius", c->name, i, eddy_particles_name(e, c->set), x[4 * i + 3]);
-                ok = false;
-            }
-        }
-        if (ok) {
-            c->volume = scratch(e, c, "volume", 4ull * nb, vol);
-            c->predicted = scratch(e, c, "predicted", 16ull * nb, NULL);
-            c->sorted = scratch(e, c, "sorted", 16ull * nb, NULL);
-            c->sorted_w = scratch(e, c, "sorted.inverse_mass", 4ull * nb, NULL);
-            c->force = scratch(e, c, "sorted.force", 16ull * nb, NULL);
-            ok = c->volume.id && c->predicted.id && c->sorted.id && c->sorted_w.id && c->force.id &&
-                 eddy_buffer_fill(e, c->external, 0, 16ull * eddy_particles_capacity(e, c->set), 0) == EDDY_OK;
-        }
-        free(x), free(vol);
-        if (ok) {
-            char gl[160];
-            snprintf(gl, sizeof gl, "%s.couple.grid", c->name);
-            c->grid = eddy_create_grid(e, &(eddy_grid_desc){
-                .label = gl, .origin = { d->origin[0], d->origin[1], d->origin[2] }, .cell = d->cell,
-                .dims = { (uint32_t)d->dims[0], (uint32_t)d->dims[1], (uint32_t)d->dims[2] }, .max_count = nb });
-            ok = c->grid != NULL;
-        }
-        const struct { const uint32_t *spv; size_t size; const char *label; } ks[K_COUNT] = {
-            { begin_spv, sizeof begin_spv, "couple.begin" }, { pbf_spv, sizeof pbf_spv, "couple.pbf" },
-            { sph_spv, sizeof sph_spv, "couple.sph" },
-        };
-        for (int i = 0; ok && i < K_COUNT; i++) {
-            c->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
-            ok = c->k[i].id != 0;
-        }
-    } else {
-        /* Not coupled: one empty cell table stands for everything the
-         * fluid's shaders bind (they read nothing: dims.w = 0). */
-        c->empty = scratch(e, c, "empty", 16, NULL);
-        ok = ok && c->empty.id;
+    free(vol);
+    if (ok) {
+        char gl[160];
+        snprintf(gl, sizeof gl, "%s.couple.grid", c->name);
+        c->grid = eddy_create_grid(e, &(eddy_grid_desc){
+            .label = gl, .origin = { d->origin[0], d->origin[1], d->origin[2] }, .cell = d->cell,
+            .dims = { (uint32_t)d->dims[0], (uint32_t)d->dims[1], (uint32_t)d->dims[2] },
+            .max_count = c->nb ? c->nb : 1 });
+        ok = c->grid != NULL;
+    }
+    const struct { const uint32_t *spv; size_t size; const char *label; } ks[K_COUNT] = {
+        { begin_spv, sizeof begin_spv, "couple.begin" }, { pbf_spv, sizeof pbf_spv, "couple.pbf" },
+        { sph_spv, sizeof sph_spv, "couple.sph" }, { end_spv, sizeof end_spv, "couple.end" },
+    };
+    for (int i = 0; ok && i < K_COUNT; i++) {
+        if (i == K_END && c->set_count == 1)
+            continue;
+        c->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
+        ok = c->k[i].id != 0;
     }
     if (!ok) {
         eddy_couple_destroy(e, c);
@@ -156,27 +185,33 @@ uint32_t eddy_couple_count(const eddy_couple *c)
 
 eddy_couple_bindings eddy_couple_get_bindings(const eddy_couple *c)
 {
-    if (!c->nb)
-        return (eddy_couple_bindings){ c->params, c->empty, c->empty, c->empty, c->empty };
     eddy_grid_buffers gb = eddy_grid_get_buffers(c->grid);
     return (eddy_couple_bindings){ c->params, c->sorted, gb.cell_start, gb.cell_end, c->sorted_w };
 }
 
 eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph g)
 {
+    for (uint32_t k = 0; k < c->set_count; k++) {
+        const couple_set *cs = &c->sets[k];
+        if (!cs->count)
+            continue;
+        uint32_t push[2] = { cs->offset, cs->count };
+        int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "couple.begin", .kernel = c->k[K_BEGIN], .threads = cs->count, .push = push,
+            .push_size = sizeof push,
+            .bindings = { { c->params, EDDY_READ }, { cs->position, EDDY_READ }, { cs->velocity, EDDY_READ },
+                          { cs->inverse_mass, EDDY_READ }, { c->volume, EDDY_READ },
+                          { c->predicted, EDDY_WRITE }, { c->weight, EDDY_WRITE }, { c->force, EDDY_WRITE } } });
+        if (rc < 0)
+            return EDDY_ERROR_INVALID_ARGUMENT;
+    }
     if (!c->nb)
         return EDDY_OK;
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
-        .label = "couple.begin", .kernel = c->k[K_BEGIN], .threads = c->nb,
-        .bindings = { { c->params, EDDY_READ }, { c->position, EDDY_READ }, { c->velocity, EDDY_READ },
-                      { c->volume, EDDY_READ }, { c->predicted, EDDY_WRITE }, { c->force, EDDY_WRITE } } });
-    if (rc < 0)
-        return EDDY_ERROR_INVALID_ARGUMENT;
     eddy_result r = eddy_grid_record_build(e, c->grid, g, c->predicted, c->nb);
     if (r == EDDY_OK)
         r = eddy_grid_record_gather(e, c->grid, g, c->predicted, c->sorted, 4, c->nb);
     if (r == EDDY_OK)
-        r = eddy_grid_record_gather(e, c->grid, g, c->inverse_mass, c->sorted_w, 1, c->nb);
+        r = eddy_grid_record_gather(e, c->grid, g, c->weight, c->sorted_w, 1, c->nb);
     return r;
 }
 
@@ -184,8 +219,6 @@ int eddy_couple_record_pbf(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_bu
                            eddy_buffer smass, eddy_buffer lambda, eddy_buffer cell_start,
                            eddy_buffer cell_end)
 {
-    if (!c->nb)
-        return EDDY_ERROR_INVALID_ARGUMENT;
     return eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "couple.pbf", .kernel = c->k[K_PBF], .threads = c->nb,
         .bindings = { { c->params, EDDY_READ }, { c->sorted, EDDY_READ }, { sp, EDDY_READ },
@@ -196,8 +229,6 @@ int eddy_couple_record_pbf(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_bu
 int eddy_couple_record_sph(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer spm,
                            eddy_buffer svr, eddy_buffer cell_start, eddy_buffer cell_end)
 {
-    if (!c->nb)
-        return EDDY_ERROR_INVALID_ARGUMENT;
     return eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "couple.sph", .kernel = c->k[K_SPH], .threads = c->nb,
         .bindings = { { c->params, EDDY_READ }, { c->sorted, EDDY_READ }, { spm, EDDY_READ },
@@ -209,8 +240,23 @@ eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
 {
     if (!c->nb)
         return EDDY_OK;
-    /* Sorted order back to the set's (w is 0: couple.pbf writes xyz only). */
-    return eddy_grid_record_scatter(e, c->grid, g, c->force, c->external, 4, c->nb);
+    /* Sorted order back to the sets' (w is 0: couple.pbf writes xyz only);
+     * one set's straight into its slice. */
+    if (c->set_count == 1)
+        return eddy_grid_record_scatter(e, c->grid, g, c->force, c->sets[0].external, 4, c->nb);
+    eddy_result r = eddy_grid_record_scatter(e, c->grid, g, c->force, c->unsorted_force, 4, c->nb);
+    for (uint32_t k = 0; r == EDDY_OK && k < c->set_count; k++) {
+        const couple_set *cs = &c->sets[k];
+        if (!cs->count)
+            continue;
+        uint32_t push[2] = { cs->offset, cs->count };
+        int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "couple.end", .kernel = c->k[K_END], .threads = cs->count, .push = push,
+            .push_size = sizeof push,
+            .bindings = { { c->unsorted_force, EDDY_READ }, { cs->external, EDDY_WRITE } } });
+        r = rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+    }
+    return r;
 }
 
 /* ------------------------------------------------------------ C twins */

@@ -1,10 +1,14 @@
-/* couple: a fluid and a rigid set through shared buffers (Harada, GPU Gems 3
+/* couple: a fluid and rigid sets through shared buffers (Harada, GPU Gems 3
  * ch. 29, section 29.3.3; Akinci et al. 2012 for the boundary particles).
  * See README.md.
  *
- * Not a system of its own: a fluid system (pbf or sph) takes the rigid set
- * in its "boundary" slot, and uses this to make the set's particles boundary particles
- * of its density sums. Per substep:
+ * Not a system of its own: a fluid system (pbf or sph) takes rigid sets in
+ * its "boundary" slot (up to EDDY_COUPLE_MAX_SETS), and uses this to make
+ * their particles boundary particles of its density sums: one combined
+ * array, the sets' particles one after another in slot order. A set may be
+ * the boundary of several fluids: each claims its own slice of the set's
+ * forces (eddy_rigid_claim_external), which the rigid module sums in a fixed
+ * order. Per substep:
  *   eddy_couple_record_begin  each boundary particle at x + lead v (pbf: its
  *                             predicted position, lead dt; sph: lead 0) with
  *                             its volume V, sorted into a grid of the
@@ -15,9 +19,10 @@
  *                             particle (a gather: fixed order);
  *   eddy_couple_record_sph    once: the opposite of the pressure force the
  *                             boundary put on the fluid (a gather);
- *   eddy_couple_record_end    that force scattered into the set's "rigid.external"
- *                             (N per particle), which the rigid module sums
- *                             into the bodies' force and torque.
+ *   eddy_couple_record_end    that force scattered into each set's slice
+ *                             "rigid.external.<k>" (N per particle), which
+ *                             the rigid module adds into the bodies' force
+ *                             and torque.
  * Every pass is on the GPU; nothing goes through the host. */
 #ifndef EDDY_COUPLE_H
 #define EDDY_COUPLE_H
@@ -27,9 +32,12 @@
 
 typedef struct eddy_couple eddy_couple;
 
+#define EDDY_COUPLE_MAX_SETS 8u
+
 typedef struct eddy_couple_desc {
-    const char *system;       /* the fluid system's name, for labels and messages */
-    eddy_particles boundary;  /* the rigid set; id 0: not coupled (the bindings are still valid) */
+    const char *system;              /* the fluid system's name, for labels and messages */
+    const eddy_particles *boundary;  /* the rigid sets (the fluid's boundary slot), in order; */
+    uint32_t boundary_count;         /* 1..EDDY_COUPLE_MAX_SETS */
     float origin[3];          /* the fluid's grid: origin (m), */
     float cell;               /* cell size (m; the fluid's h), */
     int32_t dims[3];          /* and cells */
@@ -50,17 +58,19 @@ static inline float eddy_couple_mass_weight(uint32_t iterations)
     return iterations > 4 ? iterations / 4.0f : 1.0f;
 }
 
-/* NULL on error (logged, naming the system). */
+/* NULL on error (logged, naming the system). A fluid without boundary sets
+ * makes none, and binds the plain variants of its shaders. */
 eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *desc);
 void eddy_couple_destroy(eddy_engine *e, eddy_couple *c);
-/* Boundary particles; 0 when not coupled. */
+/* Boundary particles, all sets. */
 uint32_t eddy_couple_count(const eddy_couple *c);
 
-/* What the fluid's shaders bind to read the boundary (couple_boundary.glsl):
- * the parameter block, the sorted boundary particles (xyz at x + dt v, w the
- * volume V in m^3), the cell tables in the fluid's grid geometry and, in the
- * same sorted order, each particle's share of its body's inverse mass
- * (1/kg, the set's rigid.inverse_mass; 0 for a fixed obstacle). */
+/* What the coupled variants of the fluid's shaders bind to read the
+ * boundary (couple_boundary.glsl): the parameter block, the sorted boundary
+ * particles of all sets (xyz at x + lead v, w the volume V in m^3), the cell
+ * tables in the fluid's grid geometry and, in the same sorted order, each
+ * particle's share of its body's inverse mass (1/kg, the set's
+ * rigid.inverse_mass; 0 for a fixed obstacle). */
 typedef struct eddy_couple_bindings {
     eddy_buffer params, particles, cell_start, cell_end, inverse_mass;
 } eddy_couple_bindings;

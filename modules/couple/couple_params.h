@@ -6,12 +6,12 @@
 
 struct eddy_couple_params {
     EDDY_V4 grid EDDY_ARR4;  /* xyz origin of the fluid's grid (m), w 1 / cell (1/m) */
-    EDDY_I4 dims EDDY_ARR4;  /* xyz cells, w boundary particles (0 = the fluid is not coupled) */
+    EDDY_I4 dims EDDY_ARR4;  /* xyz cells, w boundary particles, all sets */
     EDDY_V4 misc EDDY_ARR4;  /* x support radius h (m), y substep dt (s), z the weight of the
                                 bodies' inverse mass in the fluid's projection (1, pbf),
                                 w lead (s): boundary particles sit at x + lead v */
     EDDY_V4 fluid EDDY_ARR4; /* sph: x gas constant k (m^2/s^2), y rest density rho0 (kg/m^3); zw unused */
-    EDDY_U4 counts EDDY_ARR4; /* x boundary particles, yzw unused */
+    EDDY_U4 counts EDDY_ARR4; /* x boundary particles, all sets; yzw unused */
 };
 
 #undef EDDY_ARR4

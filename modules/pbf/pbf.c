@@ -21,6 +21,12 @@ static const uint32_t lambda_spv[] =
 static const uint32_t delta_spv[] =
 #include "pbf_delta.spv.inc"
     ;
+static const uint32_t lambda_coupled_spv[] =
+#include "pbf_lambda_coupled.spv.inc"
+    ;
+static const uint32_t delta_coupled_spv[] =
+#include "pbf_delta_coupled.spv.inc"
+    ;
 static const uint32_t apply_spv[] =
 #include "pbf_apply.spv.inc"
     ;
@@ -132,7 +138,7 @@ typedef struct pbf {
     struct eddy_pbf_params p;
     eddy_grid *grid;
     eddy_reduce *reduce;
-    eddy_couple *couple; /* the boundary slot's set as boundary particles (always there; empty without) */
+    eddy_couple *couple; /* the boundary slot's sets as boundary particles; NULL without */
     eddy_kernel k[K_COUNT];
     eddy_buffer params, solids, pred, sp, sbin, sold, smass, lambda, dp, sv, svort;
     eddy_buffer tool, tpush, tadh, tdamp, tsums;
@@ -196,12 +202,20 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         .max_count = s->n ? s->n : 1 });
     if (!s->grid)
         return EDDY_ERROR_LIMIT;
-    s->couple = eddy_couple_create(e, &(eddy_couple_desc){
-        .system = ctx->name, .boundary = ctx->slots[1].count ? ctx->slots[1].sets[0] : (eddy_particles){ 0 }, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] },
-        .cell = (float)h, .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
-        .iterations = s->iterations });
-    if (!s->couple)
-        return EDDY_ERROR_INVALID_ARGUMENT;
+    /* Coupled when the boundary slot holds particles: then the coupled
+     * variants of pbf.lambda and pbf.delta bind the boundary (pbf.c: K_*). */
+    uint64_t boundary = 0;
+    for (uint32_t k = 0; k < ctx->slots[1].count; k++)
+        boundary += eddy_particles_count(e, ctx->slots[1].sets[k]);
+    if (boundary) {
+        s->couple = eddy_couple_create(e, &(eddy_couple_desc){
+            .system = ctx->name, .boundary = ctx->slots[1].sets, .boundary_count = ctx->slots[1].count,
+            .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
+            .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
+            .iterations = s->iterations });
+        if (!s->couple)
+            return EDDY_ERROR_INVALID_ARGUMENT;
+    }
     s->position = eddy_particles_buffer(e, s->set, "position");
     s->velocity = eddy_particles_buffer(e, s->set, "velocity");
     s->mass = eddy_particles_buffer(e, s->set, "mass");
@@ -253,7 +267,13 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         { tool_end_spv, sizeof tool_end_spv, "pbf.tool_end" },
     };
     for (int i = 0; i < K_COUNT; i++) {
-        s->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
+        const uint32_t *spv = ks[i].spv;
+        size_t size = ks[i].size;
+        if (s->couple && i == K_LAMBDA)
+            spv = lambda_coupled_spv, size = sizeof lambda_coupled_spv;
+        if (s->couple && i == K_DELTA)
+            spv = delta_coupled_spv, size = sizeof delta_coupled_spv;
+        s->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = spv, .spirv_size = size });
         if (!s->k[i].id)
             return EDDY_ERROR_VULKAN;
     }
@@ -290,20 +310,21 @@ static eddy_result declare_step(void *state, eddy_graph g)
         r = eddy_grid_record_gather(e, s->grid, g, s->position, s->sold, 4, s->n);
     if (r == EDDY_OK)
         r = eddy_grid_record_gather(e, s->grid, g, s->mass, s->smass, 1, s->n);
-    /* The coupled set's particles where they will be at the substep's end. */
-    if (r == EDDY_OK)
+    /* The coupled sets' particles where they will be at the substep's end. */
+    bool coupled = s->couple != NULL;
+    if (r == EDDY_OK && coupled)
         r = eddy_couple_record_begin(e, s->couple, g);
     if (r != EDDY_OK)
         return r;
-    eddy_couple_bindings cb = eddy_couple_get_bindings(s->couple);
-    bool coupled = eddy_couple_count(s->couple) > 0;
+    /* The coupled variants bind the boundary after their own buffers. */
+    eddy_couple_bindings cb = coupled ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
+    eddy_access cr = coupled ? EDDY_READ : 0;
     int first = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "pbf.lambda", .kernel = s->k[K_LAMBDA], .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->lambda, EDDY_WRITE },
-                      { s->tool, EDDY_READ }, { cb.params, EDDY_READ }, { cb.particles, EDDY_READ },
-                      { cb.cell_start, EDDY_READ }, { cb.cell_end, EDDY_READ }, { s->sbin, EDDY_READ },
-                      { cb.inverse_mass, EDDY_READ } } });
+                      { s->tool, EDDY_READ }, { s->sbin, EDDY_READ }, { cb.params, cr }, { cb.particles, cr },
+                      { cb.cell_start, cr }, { cb.cell_end, cr }, { cb.inverse_mass, cr } } });
     rc = first;
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
@@ -311,8 +332,8 @@ static eddy_result declare_step(void *state, eddy_graph g)
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
                           { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                           { s->dp, EDDY_WRITE }, { s->tool, EDDY_READ }, { s->tpush, EDDY_READ_WRITE },
-                          { cb.params, EDDY_READ }, { cb.particles, EDDY_READ }, { cb.cell_start, EDDY_READ },
-                          { cb.cell_end, EDDY_READ }, { s->sbin, EDDY_READ } } });
+                          { s->sbin, EDDY_READ }, { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr },
+                          { cb.cell_end, cr } } });
     /* The same corrections' reaction on the boundary particles, before
      * pbf.apply moves the fluid. */
     if (rc >= 0 && coupled)
@@ -346,7 +367,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
                           { s->density, EDDY_WRITE }, { s->svort, EDDY_READ }, { s->sbin, EDDY_READ } } });
     if (rc < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
-    r = eddy_couple_record_end(e, s->couple, g);
+    r = coupled ? eddy_couple_record_end(e, s->couple, g) : EDDY_OK;
     if (r != EDDY_OK || !tool)
         return r;
     /* The force on the tool: per particle, three fixed-order sums, the mean
@@ -500,8 +521,9 @@ static void stats(void *state, eddy_stats *st)
 
 static const eddy_slot_info slots[] = {
     { "fluid", "the fluid's particles", 1, 1 },
-    { "boundary", "a set of rigid bodies (the rigid module's) whose particles are boundary particles in the "
-                  "fluid's density constraints; the fluid's force on each goes into the set's rigid.external", 0, 1 },
+    { "boundary", "sets of rigid bodies (the rigid module's) whose particles are boundary particles in the "
+                  "fluid's density constraints; the fluid's force on each goes into a slice of the set's "
+                  "rigid.external.<k>", 0, EDDY_COUPLE_MAX_SETS },
 };
 
 static const eddy_module_desc desc = {

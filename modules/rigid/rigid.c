@@ -23,6 +23,12 @@ static const uint32_t granular_spv[] =
 static const uint32_t history_spv[] =
 #include "rigid_history.spv.inc"
     ;
+static const uint32_t contact_coupled_spv[] =
+#include "rigid_contact_coupled.spv.inc"
+    ;
+static const uint32_t external_sum_spv[] =
+#include "rigid_external_sum.spv.inc"
+    ;
 
 enum { P_DIAMETER, P_STIFFNESS, P_DAMPING, P_SHEAR, P_FRICTION, P_WALL_STIFFNESS, P_GRAVITY, P_GRANULAR, P_COUNT };
 
@@ -38,7 +44,7 @@ static const eddy_param_info params[P_COUNT] = {
 };
 
 static const char *const shared[] = { "position", "velocity", "mass", "phase", "rigid.body", "rigid.matrix",
-                                      "rigid.external" };
+                                      "rigid.inverse_mass", "rigid.external.<k>" };
 
 typedef struct rigid {
     eddy_engine *e;
@@ -48,14 +54,15 @@ typedef struct rigid {
     struct eddy_rigid_params p;
     float min_mass;
     eddy_grid *grid;
-    eddy_kernel k[5];
+    eddy_kernel k[7];
     eddy_buffer params, rest, offsets, force, torque, bforce, btorque, sp, sv, sbody;
-    eddy_buffer external; /* rigid.external: N per particle, written by coupling modules */
+    eddy_buffer external_sum; /* the rigid.external slices' sum, with two or more */
     eddy_buffer hid, hxi, hid_next, hxi_next; /* friction: contact memory, 16 slots a particle */
     eddy_buffer position, velocity, mass, phase, body, matrix;
 } rigid;
 
-enum { K_PARTICLES, K_CONTACT, K_INTEGRATE, K_GRANULAR, K_HISTORY };
+/* K_CONTACT_COUPLED and K_EXTERNAL_SUM are made when a step finds slices. */
+enum { K_PARTICLES, K_CONTACT, K_INTEGRATE, K_GRANULAR, K_HISTORY, K_CONTACT_COUPLED, K_EXTERNAL_SUM, K_COUNT };
 
 static void destroy(void *state)
 {
@@ -63,10 +70,10 @@ static void destroy(void *state)
     if (!s)
         return;
     eddy_destroy_grid(s->e, s->grid);
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < K_COUNT; i++)
         eddy_destroy_kernel(s->e, s->k[i]);
     eddy_buffer own[] = { s->params, s->rest, s->offsets, s->force, s->torque, s->bforce, s->btorque,
-                          s->sp, s->sv, s->sbody, s->hid, s->hxi, s->hid_next, s->hxi_next };
+                          s->sp, s->sv, s->sbody, s->hid, s->hxi, s->hid_next, s->hxi_next, s->external_sum };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(s->e, own[i]);
     free(s);
@@ -193,9 +200,6 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         uint32_t B = s->bodies;
         s->body = eddy_particles_add_buffer(e, s->set, "rigid.body", sizeof(struct eddy_rigid_body));
         s->matrix = eddy_particles_add_buffer(e, s->set, "rigid.matrix", 64);
-        s->external = eddy_particles_add_buffer(e, s->set, "rigid.external", 16);
-        if (s->external.id && eddy_buffer_fill(e, s->external, 0, 16ull * eddy_particles_capacity(e, s->set), 0) != EDDY_OK)
-            r = EDDY_ERROR_OUT_OF_MEMORY;
         /* Found (zero: a fixed obstacle) when the fluid came first. */
         eddy_buffer fw = eddy_particles_add_buffer(e, s->set, "rigid.inverse_mass", 4);
         if (n && (!fw.id || !fluid_w || eddy_buffer_upload(e, fw, 0, 4ull * n, fluid_w) != EDDY_OK))
@@ -223,24 +227,84 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         if (!empty || !s->hid.id || !s->hid_next.id || !s->hxi.id || !s->hxi_next.id)
             r = EDDY_ERROR_OUT_OF_MEMORY;
         free(empty);
-        if (!s->body.id || !s->matrix.id || !s->external.id || !s->params.id || !s->rest.id || !s->offsets.id || !s->force.id ||
+        if (!s->body.id || !s->matrix.id || !s->params.id || !s->rest.id || !s->offsets.id || !s->force.id ||
             !s->torque.id || !s->bforce.id || !s->btorque.id || !s->sp.id || !s->sv.id || !s->sbody.id)
             r = EDDY_ERROR_OUT_OF_MEMORY;
         if (r == EDDY_OK && B)
             r = eddy_buffer_upload(e, s->body, 0, sizeof *bodies * B, bodies);
     }
     free(bodies), free(rest), free(offsets), free(fluid_w);
-    const struct { const uint32_t *spv; size_t size; const char *label; } ks[5] = {
+    const struct { const uint32_t *spv; size_t size; const char *label; } ks[K_CONTACT_COUPLED] = {
         { particles_spv, sizeof particles_spv, "rigid.particles" }, { contact_spv, sizeof contact_spv, "rigid.contact" },
         { integrate_spv, sizeof integrate_spv, "rigid.integrate" }, { granular_spv, sizeof granular_spv, "rigid.granular" },
         { history_spv, sizeof history_spv, "rigid.history" },
     };
-    for (int i = 0; i < 5 && r == EDDY_OK; i++) {
+    for (int i = 0; i < K_CONTACT_COUPLED && r == EDDY_OK; i++) {
         s->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
         if (!s->k[i].id)
             r = EDDY_ERROR_VULKAN;
     }
     return r;
+}
+
+eddy_buffer eddy_rigid_external(eddy_engine *e, eddy_particles set, uint32_t k)
+{
+    char name[32];
+    snprintf(name, sizeof name, "rigid.external.%u", k);
+    return eddy_particles_buffer(e, set, name);
+}
+
+eddy_buffer eddy_rigid_claim_external(eddy_engine *e, eddy_particles set, const char *system)
+{
+    uint32_t k = 0;
+    while (k < EDDY_RIGID_EXTERNAL_MAX && eddy_rigid_external(e, set, k).id)
+        k++;
+    if (k == EDDY_RIGID_EXTERNAL_MAX) {
+        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': set '%s' takes forces from %u systems already; "
+                 "expected at most %u", system, eddy_particles_name(e, set), k, EDDY_RIGID_EXTERNAL_MAX);
+        return (eddy_buffer){ 0 };
+    }
+    char name[32];
+    snprintf(name, sizeof name, "rigid.external.%u", k);
+    eddy_buffer b = eddy_particles_add_buffer(e, set, name, 16);
+    if (b.id && eddy_buffer_fill(e, b, 0, 16ull * eddy_particles_capacity(e, set), 0) != EDDY_OK)
+        return (eddy_buffer){ 0 };
+    return b;
+}
+
+static eddy_kernel kernel_once(rigid *s, int i, const uint32_t *spv, size_t size, const char *label)
+{
+    if (!s->k[i].id)
+        s->k[i] = eddy_create_kernel(s->e, &(eddy_kernel_desc){ .label = label, .spirv = spv, .spirv_size = size });
+    return s->k[i];
+}
+
+/* The forces other systems put on the set this substep: none (a zero
+ * handle), one slice as it is, or the slices' sum in slice order. */
+static eddy_result record_external(rigid *s, eddy_graph g, eddy_buffer *external)
+{
+    eddy_engine *e = s->e;
+    uint32_t count = 0;
+    while (count < EDDY_RIGID_EXTERNAL_MAX && eddy_rigid_external(e, s->set, count).id)
+        count++;
+    *external = count ? eddy_rigid_external(e, s->set, 0) : (eddy_buffer){ 0 };
+    if (count < 2)
+        return EDDY_OK;
+    if (!s->external_sum.id)
+        s->external_sum = scratch(s, "external_sum", 16ull * s->n, NULL);
+    eddy_kernel k = kernel_once(s, K_EXTERNAL_SUM, external_sum_spv, sizeof external_sum_spv, "rigid.external_sum");
+    if (!s->external_sum.id || !k.id)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t push[2] = { s->n, i == 0 };
+        int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "rigid.external_sum", .kernel = k, .threads = s->n, .push = push, .push_size = sizeof push,
+            .bindings = { { s->external_sum, EDDY_READ_WRITE }, { eddy_rigid_external(e, s->set, i), EDDY_READ } } });
+        if (rc < 0)
+            return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    *external = s->external_sum;
+    return EDDY_OK;
 }
 
 static eddy_result declare_step(void *state, eddy_graph g)
@@ -249,6 +313,15 @@ static eddy_result declare_step(void *state, eddy_graph g)
     eddy_engine *e = s->e;
     if (s->n == 0)
         return EDDY_OK;
+    eddy_buffer external;
+    eddy_result rx = record_external(s, g, &external);
+    if (rx != EDDY_OK)
+        return rx;
+    eddy_kernel contact = external.id ? kernel_once(s, K_CONTACT_COUPLED, contact_coupled_spv, sizeof contact_coupled_spv,
+                                                    "rigid.contact")
+                                      : s->k[K_CONTACT];
+    if (!contact.id)
+        return EDDY_ERROR_VULKAN;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
     bool granular = s->p.dims[3] != 0;
     eddy_result r = eddy_grid_record_build(e, s->grid, g, s->position, s->n);
@@ -262,12 +335,12 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (r != EDDY_OK)
         return r;
     int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
-        .label = "rigid.contact", .kernel = s->k[K_CONTACT], .threads = s->n,
+        .label = "rigid.contact", .kernel = contact, .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sv, EDDY_READ },
                       { s->sbody, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                       { gb.sorted_index, EDDY_READ }, { s->body, EDDY_READ }, { s->force, EDDY_WRITE },
                       { s->torque, EDDY_WRITE }, { s->hid, EDDY_READ }, { s->hxi, EDDY_READ },
-                      { s->hid_next, EDDY_WRITE }, { s->hxi_next, EDDY_WRITE }, { s->external, EDDY_READ } } });
+                      { s->hid_next, EDDY_WRITE }, { s->hxi_next, EDDY_WRITE }, { external, EDDY_READ } } });
     if (rc >= 0 && s->p.coeffs[3] > 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "rigid.history", .kernel = s->k[K_HISTORY], .threads = 16 * s->n,

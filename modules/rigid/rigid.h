@@ -31,6 +31,23 @@ void eddy_rigid_fluid_inverse_mass(uint32_t n, const float *pos, const float *ma
                                    const uint32_t *offsets, uint32_t bodies, double d, bool granular,
                                    float *out);
 
+/* Forces from other systems (a fluid's boundary particles, modules/couple)
+ * reach a rigid set through per-contributor slices: buffers of the set named
+ * "rigid.external.0", "rigid.external.1", ... (vec4 per particle, N; w
+ * unused), one per contributing system, numbered in the order the systems
+ * are created. The rigid system adds their sum, in slice order (so a rerun
+ * gives the same bits), to each particle's contact force every substep; it
+ * finds the slices when it declares its step, after every system is
+ * created. A contributor writes every particle of its slice each substep of
+ * its own. */
+#define EDDY_RIGID_EXTERNAL_MAX 8u
+/* Claims the next free slice of the set (zero-filled) for a contributing
+ * system (named in messages). A zero handle on failure, logged: more than
+ * EDDY_RIGID_EXTERNAL_MAX contributors, or out of memory. */
+eddy_buffer eddy_rigid_claim_external(eddy_engine *e, eddy_particles set, const char *system);
+/* Slice k of the set, or a zero handle. */
+eddy_buffer eddy_rigid_external(eddy_engine *e, eddy_particles set, uint32_t k);
+
 /* Friction's contact memory per particle (as on the GPU). */
 #define EDDY_RIGID_SLOTS 16u
 
@@ -41,8 +58,8 @@ void eddy_rigid_fluid_inverse_mass(uint32_t n, const float *pos, const float *ma
  * friction (p->coeffs[3] > 0): hist_id (EDDY_RIGID_SLOTS uints a particle,
  * 0xffffffff = empty, all empty at the start) and hist_xi (as many vec4),
  * updated in place; else both may be NULL. external: a force (N, vec4)
- * per particle added to its contact force (rigid.external: what a coupling
- * module wrote), or NULL. */
+ * per particle added to its contact force (the sum of the rigid.external
+ * slices: what coupling modules wrote), or NULL. */
 void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *pos, float *vel,
                          const float *mass, const uint32_t *phase, const float *rest,
                          struct eddy_rigid_body *bodies, const uint32_t *offsets,

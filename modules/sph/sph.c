@@ -17,6 +17,12 @@ static const uint32_t density_spv[] =
 static const uint32_t forces_spv[] =
 #include "sph_forces.spv.inc"
     ;
+static const uint32_t density_coupled_spv[] =
+#include "sph_density_coupled.spv.inc"
+    ;
+static const uint32_t forces_coupled_spv[] =
+#include "sph_forces_coupled.spv.inc"
+    ;
 static const uint32_t integrate_spv[] =
 #include "sph_integrate.spv.inc"
     ;
@@ -78,7 +84,7 @@ typedef struct sph {
     eddy_buffer params, solids, pushes, clock;
     eddy_buffer spos, svel, smass, sdensity, saccel, snormal, spm, svr;
     eddy_buffer position, velocity, mass, density, normal;
-    eddy_couple *couple; /* the boundary slot's set as boundary particles (always there; empty without) */
+    eddy_couple *couple; /* the boundary slot's sets as boundary particles; NULL without */
     /* Surface extraction (surface_mesh): run per output frame. */
     char name[64];
     bool surface;
@@ -189,14 +195,16 @@ static eddy_result record_density(sph *s, eddy_graph g)
         r = eddy_grid_record_gather(e, s->grid, g, s->mass, s->smass, 1, s->n);
     if (r != EDDY_OK)
         return r;
-    eddy_couple_bindings cb = eddy_couple_get_bindings(s->couple);
+    /* The coupled variant binds the boundary after its own buffers. */
+    eddy_couple_bindings cb = s->couple ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
+    eddy_access cr = s->couple ? EDDY_READ : 0;
     int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "sph.density", .kernel = s->k_density, .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                       { s->sdensity, EDDY_WRITE }, { s->svel, EDDY_READ }, { s->spm, EDDY_WRITE },
-                      { s->svr, EDDY_WRITE }, { cb.params, EDDY_READ }, { cb.particles, EDDY_READ },
-                      { cb.cell_start, EDDY_READ }, { cb.cell_end, EDDY_READ } } });
+                      { s->svr, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr },
+                      { cb.cell_start, cr }, { cb.cell_end, cr } } });
     return rc < 0 ? (eddy_result)rc : EDDY_OK;
 }
 
@@ -311,13 +319,21 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         .dims = { dims[0], dims[1], dims[2] }, .max_count = s->n ? s->n : 1 });
     if (!s->grid)
         return EDDY_ERROR_LIMIT;
-    /* Boundary particles where the forces are taken: at the substep's start. */
-    s->couple = eddy_couple_create(e, &(eddy_couple_desc){
-        .system = ctx->name, .boundary = ctx->slots[1].count ? ctx->slots[1].sets[0] : (eddy_particles){ 0 }, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] },
-        .cell = (float)h, .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
-        .at_start = true, .stiffness = (float)k, .rest_density = (float)rho0 });
-    if (!s->couple)
-        return EDDY_ERROR_INVALID_ARGUMENT;
+    /* Boundary particles where the forces are taken: at the substep's start.
+     * Coupled when the boundary slot holds particles: then the coupled
+     * variants of sph.density and sph.forces bind them. */
+    uint64_t boundary = 0;
+    for (uint32_t b = 0; b < ctx->slots[1].count; b++)
+        boundary += eddy_particles_count(e, ctx->slots[1].sets[b]);
+    if (boundary) {
+        s->couple = eddy_couple_create(e, &(eddy_couple_desc){
+            .system = ctx->name, .boundary = ctx->slots[1].sets, .boundary_count = ctx->slots[1].count,
+            .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
+            .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
+            .at_start = true, .stiffness = (float)k, .rest_density = (float)rho0 });
+        if (!s->couple)
+            return EDDY_ERROR_INVALID_ARGUMENT;
+    }
     s->position = eddy_particles_buffer(e, s->set, "position");
     s->velocity = eddy_particles_buffer(e, s->set, "velocity");
     s->mass = eddy_particles_buffer(e, s->set, "mass");
@@ -343,8 +359,13 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     if (ctx->solid_count &&
         eddy_buffer_upload(e, s->solids, 0, sizeof(eddy_solid) * ctx->solid_count, ctx->solids) != EDDY_OK)
         return EDDY_ERROR_VULKAN;
-    s->k_density = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.density", EDDY_SPIRV(density_spv) });
-    s->k_forces = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.forces", EDDY_SPIRV(forces_spv) });
+    if (s->couple) {
+        s->k_density = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.density", EDDY_SPIRV(density_coupled_spv) });
+        s->k_forces = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.forces", EDDY_SPIRV(forces_coupled_spv) });
+    } else {
+        s->k_density = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.density", EDDY_SPIRV(density_spv) });
+        s->k_forces = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.forces", EDDY_SPIRV(forces_spv) });
+    }
     s->k_integrate = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.integrate", EDDY_SPIRV(integrate_spv) });
     s->k_clock = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.clock", EDDY_SPIRV(clock_spv) });
     if (!s->k_density.id || !s->k_forces.id || !s->k_integrate.id || !s->k_clock.id)
@@ -362,21 +383,22 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (s->n == 0)
         return EDDY_OK;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
-    eddy_result r = eddy_couple_record_begin(e, s->couple, g);
+    eddy_result r = s->couple ? eddy_couple_record_begin(e, s->couple, g) : EDDY_OK;
     if (r == EDDY_OK)
         r = record_density(s, g);
     if (r != EDDY_OK)
         return r;
-    eddy_couple_bindings cb = eddy_couple_get_bindings(s->couple);
+    eddy_couple_bindings cb = s->couple ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
+    eddy_access cr = s->couple ? EDDY_READ : 0;
     int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.forces", .kernel = s->k_forces, .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                           { s->saccel, EDDY_WRITE }, { s->snormal, EDDY_WRITE },
-                          { s->clock, EDDY_READ }, { cb.params, EDDY_READ }, { cb.particles, EDDY_READ },
-                          { cb.cell_start, EDDY_READ }, { cb.cell_end, EDDY_READ } } });
+                          { s->clock, EDDY_READ }, { cb.params, cr }, { cb.particles, cr },
+                          { cb.cell_start, cr }, { cb.cell_end, cr } } });
     /* The same pairs' reaction on the boundary particles. */
-    if (rc >= 0 && eddy_couple_count(s->couple))
+    if (rc >= 0 && s->couple)
         rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end);
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
@@ -393,7 +415,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
             .bindings = { { s->params, EDDY_READ }, { s->clock, EDDY_READ_WRITE } } });
     if (rc < 0)
         return (eddy_result)rc;
-    return eddy_couple_record_end(e, s->couple, g);
+    return s->couple ? eddy_couple_record_end(e, s->couple, g) : EDDY_OK;
 }
 
 /* Per frame: density error against rho0, the surge front, surface
@@ -557,8 +579,9 @@ static eddy_result get_input(void *state, uint32_t index, double value[3])
 
 static const eddy_slot_info slots[] = {
     { "fluid", "the fluid's particles", 1, 1 },
-    { "boundary", "a set of rigid bodies (the rigid module's) whose particles are boundary particles of the "
-                  "fluid; the fluid's force on each goes into the set's rigid.external", 0, 1 },
+    { "boundary", "sets of rigid bodies (the rigid module's) whose particles are boundary particles of the "
+                  "fluid; the fluid's force on each goes into a slice of the set's rigid.external.<k>", 0,
+      EDDY_COUPLE_MAX_SETS },
 };
 
 static const eddy_module_desc desc = {

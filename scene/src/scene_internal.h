@@ -47,6 +47,7 @@ typedef struct scene_system {
     const eddy_module_desc *module;
     void *state;
     char name[EDDY_NAME_MAX + 1];
+    uint32_t rate;        /* the system's substeps per scene substep ("substeps") */
     scene_input *inputs;  /* module->input_count */
     double *outputs;      /* 3 per output: the last step's values (zero before the first) */
     /* Active: inputs are set and outputs read every step (an input is

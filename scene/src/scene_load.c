@@ -409,6 +409,15 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         if (rate == 0 && (!m->stable_dt || !m->set_dt))
             return scene_fail(c, "scene.field", field, "module '%s' does not report a stable step (no stable_dt): "
                               "expected a number of substeps", m->name);
+        /* A system's sets beyond its first slot are other systems' (a
+         * fluid's boundary): what it writes on them each of its substeps
+         * would reach them only from its last one. */
+        for (uint32_t k = 1; rate != 1 && k < (m->slot_count ? m->slot_count : 1); k++)
+            if (bound[k].count)
+                return scene_fail(c, "scene.field", field, "a system with its own substeps cannot take sets in "
+                                  "its slot '%s' yet (what it puts on them would hold for its last substep "
+                                  "only); expected 1 substep, or give the other system the substeps",
+                                  m->slots[k].name);
         scene_system *sys = &s->systems[s->system_count++];
         sys->module = m;
         snprintf(sys->name, sizeof sys->name, "%s", use);
@@ -442,16 +451,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
                 return scene_fail(c, "scene.system", path, "module '%s' could not take its substep (see above)",
                                   m->name);
         }
-        /* The system's passes run `rate` times inside each scene substep, in
-         * the same recorded graph; what other systems write in between (a
-         * fluid's force on a boundary) holds for those substeps. */
-        uint32_t first = eddy_graph_pass_count(e, s->graph);
-        if (m->declare_step(sys->state, s->graph) != EDDY_OK)
-            return scene_fail(c, "scene.system", path, "module '%s' could not declare its step (see above)", m->name);
-        uint32_t count = eddy_graph_pass_count(e, s->graph) - first;
-        if (rate > 1 && count && eddy_graph_repeat(e, s->graph, first, count, rate) != EDDY_OK)
-            return scene_fail(c, "scene.field", field, "module '%s' repeats passes of its own step (solver "
-                              "iterations), which cannot run inside a repeat: expected 1 substep", m->name);
+        sys->rate = rate;
         if (s->adaptive && (!m->stable_dt || !m->set_dt))
             return scene_fail(c, "scene.field", "adaptive", "module '%s' (%s) cannot adapt its step (no stable_dt)",
                               m->name, path);
@@ -470,6 +470,26 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         }
         if ((scripted || sys->log) && scene_activate_ports(s, sys) != EDDY_OK)
             return scene_fail(c, "scene.system", path, "module '%s' could not take its inputs (see above)", m->name);
+    }
+    /* Every system declares its step once all are created: a system finds
+     * what the ones after it add to a shared set (a fluid's slice of the
+     * forces on a rigid set). The system's passes run `rate` times inside
+     * each scene substep, in the same recorded graph; what other systems
+     * write in between (a fluid's force on a boundary) holds for those
+     * substeps. */
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        scene_system *sys = &s->systems[i];
+        const eddy_module_desc *m = sys->module;
+        char path[64], field[128];
+        snprintf(path, sizeof path, "systems[%u]", i);
+        snprintf(field, sizeof field, "%s.substeps", path);
+        uint32_t first = eddy_graph_pass_count(e, s->graph);
+        if (m->declare_step(sys->state, s->graph) != EDDY_OK)
+            return scene_fail(c, "scene.system", path, "module '%s' could not declare its step (see above)", m->name);
+        uint32_t count = eddy_graph_pass_count(e, s->graph) - first;
+        if (sys->rate > 1 && count && eddy_graph_repeat(e, s->graph, first, count, sys->rate) != EDDY_OK)
+            return scene_fail(c, "scene.field", field, "module '%s' repeats passes of its own step (solver "
+                              "iterations), which cannot run inside a repeat: expected 1 substep", m->name);
     }
     if (s->adaptive && scene_adapt(s) != EDDY_OK)
         return scene_fail(c, "scene.system", "adaptive", "the first adaptive substep could not be set up (see above)");

@@ -69,7 +69,7 @@ modules)
     "$eddy" modules >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
     grep -q '^ballistic' "$tmp/outlog" || fail "ballistic not listed"
     grep -q 'restitution.*float.*default 0.5.*range \[0, 1\]' "$tmp/outlog" || fail "parameter line: $(cat "$tmp/outlog")"
-    grep -q '^  slot boundary (0..1 sets): ' "$tmp/outlog" || fail "no slot line: $(cat "$tmp/outlog")"
+    grep -q '^  slot boundary (0..8 sets): ' "$tmp/outlog" || fail "no slot line: $(cat "$tmp/outlog")"
     echo "ok ($case)";;
 reproducible)
     # The same scene on the same device twice: bitwise identical files.
@@ -271,8 +271,13 @@ with_refused)
         '"sets": {"bodies": "water"' "'rigid'";;
 with_unknown)
     expect_bad "$scenes/with_unknown.json" -- "[scene.unknown_set]" "with_unknown.json: systems[0].sets.boundary:" "'stones'";;
-with_twice)
-    expect_bad "$scenes/with_twice.json" -- "[system.invalid]" "set 'cube'";;
+boundary_shared)
+    # One rigid set the boundary of two fluids: each writes its own slice of
+    # the set's forces (rigid.external.0 and .1), the rigid system sums them.
+    "$eddy" run "$scenes/boundary_shared.json" --out "$out" >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
+    grep -q "validation message" "$tmp/err" && fail "validation messages"
+    [ "$(wc -l < "$out/stats.jsonl")" -ge 2 ] || fail "no statistics lines"
+    echo "ok ($case)";;
 system_substeps)
     # The rigid_dt scene's 10 ms step, refused at one substep, runs with the
     # system's own substeps from its stable step.
@@ -286,6 +291,9 @@ system_substeps_bad)
 system_substeps_nested)
     expect_bad "$scenes/system_substeps_nested.json" -- "[scene.field]" "system_substeps_nested.json: systems[0].substeps:" \
         "'pbf'";;
+system_substeps_boundary)
+    expect_bad "$scenes/system_substeps_boundary.json" -- "[scene.field]" \
+        "system_substeps_boundary.json: systems[0].substeps:" "slot 'boundary'";;
 slot_unknown)
     expect_bad "$scenes/slot_unknown.json" -- "[scene.unknown_field]" "slot_unknown.json: systems[0].sets.walls:" \
         "'walls'" '"fluid", "boundary"';;
@@ -294,7 +302,7 @@ slot_missing)
 slot_twice)
     expect_bad "$scenes/slot_twice.json" -- "[scene.field]" "slot_twice.json: systems[0].sets.boundary:" "'water'";;
 slot_too_many)
-    expect_bad "$scenes/slot_too_many.json" -- "[scene.field]" "slot_too_many.json: systems[0].sets.boundary:" "0..1";;
+    expect_bad "$scenes/slot_too_many.json" -- "[scene.field]" "slot_too_many.json: systems[0].sets.boundary:" "0..8";;
 rigid_diameter)
     expect_bad "$scenes/rigid_diameter.json" -- "[scene.field]" "rigid_diameter.json: systems[0].params.diameter: -0.02" "[0, 100] m";;
 rigid_mass)

@@ -55,7 +55,7 @@ static void step_against(eddy_engine *e, eddy_scene *s, eddy_particles w, eddy_p
     uint32_t n = eddy_particles_count(e, w), nb = eddy_particles_count(e, b);
     CHECK(eddy_scene_step(s, 1) == EDDY_OK);
     float *gpos = download(e, w, "position", 4), *gvel = download(e, w, "velocity", 4);
-    float *gext = download(e, b, "rigid.external", 4);
+    float *gext = download(e, b, "rigid.external.0", 4);
     for (uint32_t i = 0; i < 4 * n; i++)
         dev[0] = fmax(dev[0], fabs((double)gpos[i] - pos[i]));
     for (uint32_t i = 0; i < 4 * nb; i++) {
@@ -235,6 +235,161 @@ static void conservation(eddy_engine *e, const char *module, const char *fluid, 
     eddy_destroy_scene(s);
 }
 
+/* Couplings that scale: the momentum of every fluid and body of a scene
+ * (fluid sets by name, bodies: one per set), conserved within 1e-4 of the
+ * bodies' summed |momentum| over `steps` steps, each body handing at least
+ * 10% of its momentum on; and a second run of the same scene ends bitwise
+ * where the first did (positions and velocities of every set). */
+static void multi_conservation(eddy_engine *e, const char *what, const char *json, const char *const *fluids,
+                               int nf, const char *const *bodies, int nbodies, int steps)
+{
+    float *end[2][8];
+    uint32_t bytes[8];
+    double worst = 0, scale = 0, lowest[4], P0[4][3];
+    const char *names[8];
+    int sets = 0;
+    for (int k = 0; k < nf; k++)
+        names[sets++] = fluids[k];
+    for (int k = 0; k < nbodies; k++)
+        names[sets++] = bodies[k];
+    for (int run = 0; run < 2; run++) {
+        eddy_scene *s = load(e, json);
+        struct eddy_rigid_body body;
+        double P0sum[3] = { 0, 0, 0 };
+        for (int k = 0; k < nbodies; k++) {
+            body_state(e, eddy_find_particles(e, bodies[k]), &body);
+            for (int a = 0; a < 3; a++) {
+                P0[k][a] = body.p[a];
+                P0sum[a] += body.p[a];
+            }
+            lowest[k] = sqrt(P0[k][0] * P0[k][0] + P0[k][1] * P0[k][1] + P0[k][2] * P0[k][2]);
+            if (run == 0)
+                scale += lowest[k];
+        }
+        for (int step = 0; step < steps; step++) {
+            CHECK(eddy_scene_step(s, 1) == EDDY_OK);
+            if (run == 1)
+                continue;
+            double P[3] = { 0, 0, 0 };
+            for (int k = 0; k < nf; k++) {
+                eddy_particles w = eddy_find_particles(e, fluids[k]);
+                float *m = download(e, w, "mass", 1), *v = download(e, w, "velocity", 4);
+                momentum(v, m, eddy_particles_count(e, w), P);
+                free(m), free(v);
+            }
+            for (int k = 0; k < nbodies; k++) {
+                body_state(e, eddy_find_particles(e, bodies[k]), &body);
+                double along = 0;
+                for (int a = 0; a < 3; a++) {
+                    P[a] += body.p[a];
+                    along += body.p[a] * P0[k][a];
+                }
+                /* Momentum left along the body's first direction. */
+                lowest[k] = fmin(lowest[k], along / sqrt(P0[k][0] * P0[k][0] + P0[k][1] * P0[k][1] + P0[k][2] * P0[k][2]));
+            }
+            double d2 = 0;
+            for (int a = 0; a < 3; a++)
+                d2 += (P[a] - P0sum[a]) * (P[a] - P0sum[a]);
+            worst = fmax(worst, sqrt(d2));
+        }
+        for (int k = 0; k < sets; k++) {
+            eddy_particles p = eddy_find_particles(e, names[k]);
+            uint32_t n = eddy_particles_count(e, p);
+            bytes[k] = 16 * n;
+            end[run][k] = malloc(2ull * bytes[k]);
+            REQUIRE(end[run][k]);
+            CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, bytes[k], end[run][k]) == EDDY_OK);
+            CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "velocity"), 0, bytes[k],
+                                       (char *)end[run][k] + bytes[k]) == EDDY_OK);
+        }
+        if (run == 0)
+            for (int k = 0; k < nbodies; k++) {
+                double p0 = sqrt(P0[k][0] * P0[k][0] + P0[k][1] * P0[k][1] + P0[k][2] * P0[k][2]);
+                CHECKF(lowest[k] < 0.9 * p0, "%s: body '%s' kept %g of its momentum %g kg m/s", what, bodies[k],
+                       lowest[k], p0);
+                printf("%s: body '%s' from %.3g down to %.3g kg m/s\n", what, bodies[k], p0, lowest[k]);
+            }
+        eddy_destroy_scene(s);
+    }
+    CHECKF(worst <= 1e-4 * scale, "%s: fluids + bodies momentum drifted by %g kg m/s (tolerance %g)", what, worst,
+           1e-4 * scale);
+    int same = 0;
+    for (int k = 0; k < sets; k++) {
+        bool eq = !memcmp(end[0][k], end[1][k], 2ull * bytes[k]);
+        CHECKF(eq, "%s: set '%s' differs between two runs of the same scene", what, names[k]);
+        same += eq;
+        free(end[0][k]), free(end[1][k]);
+    }
+    printf("%s: momentum within %.3g kg m/s (%.2g of %.3g) over %d steps; %d of %d sets bitwise identical on a rerun\n",
+           what, worst, worst / scale, scale, steps, same, sets);
+}
+
+/* One rigid set the boundary of a pbf fluid and an sph fluid: two balls of
+ * water in the same place that do not see each other (two systems), a cube
+ * at 1 m/s through both. Each fluid writes its own slice of the cube's
+ * forces (rigid.external.0 and .1), which the rigid system sums. */
+static void shared_boundary(eddy_engine *e)
+{
+    char json[4096];
+    snprintf(json, sizeof json,
+        "{ \"dt\": 0.0005, \"duration\": 1, \"box\": { \"min\": [-0.5, -0.5, -0.5], \"max\": [0.5, 0.5, 0.5] },"
+        "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.016, "
+        "      \"fill\": { \"shape\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 0.06 } },"
+        "    { \"name\": \"oil\", \"spacing\": 0.016, "
+        "      \"fill\": { \"shape\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 0.06 } },"
+        "    { \"name\": \"cube\", \"spacing\": 0.016, \"mass\": 0.004096, \"bodies\": true, \"fill\": { \"shape\": \"box\","
+        "      \"min\": [-0.14, -0.01, -0.02], \"max\": [-0.092, 0.038, 0.028], \"velocity\": [1, 0, 0] } } ],"
+        "  \"systems\": [ { \"name\": \"pbf\", \"module\": \"pbf\", \"sets\": { \"fluid\": \"water\", \"boundary\": \"cube\" },"
+        "      \"params\": { \"h\": 0.032, \"gravity\": [0, 0, 0] } },"
+        "    { \"name\": \"sph\", \"module\": \"sph\", \"sets\": { \"fluid\": \"oil\", \"boundary\": \"cube\" },"
+        "      \"params\": { \"h\": 0.032, \"gravity\": [0, 0, 0], \"stiffness\": 400, \"viscosity\": 10, "
+        "                  \"surface_tension\": 0 } },"
+        "    { \"name\": \"rigid\", \"module\": \"rigid\", \"set\": \"cube\","
+        "      \"params\": { \"stiffness\": 50, \"damping\": 0, \"shear\": 0, \"gravity\": [0, 0, 0] } } ] }");
+    const char *fluids[] = { "water", "oil" }, *bodies[] = { "cube" };
+    multi_conservation(e, "one set, boundary of pbf and sph", json, fluids, 2, bodies, 1, 400);
+    /* Both slices are there, and both pushed. */
+    eddy_scene *s = load(e, json);
+    eddy_particles b = eddy_find_particles(e, "cube");
+    CHECK(eddy_scene_step(s, 200) == EDDY_OK);
+    for (int k = 0; k < 2; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "rigid.external.%d", k);
+        REQUIRE(eddy_particles_buffer(e, b, name).id);
+        float *f = download(e, b, name, 4);
+        double big = 0;
+        for (uint32_t i = 0; i < 4 * eddy_particles_count(e, b); i++)
+            big = fmax(big, fabs(f[i]));
+        CHECKF(big > 1e-4, "slice %d of the cube's forces is empty", k);
+        free(f);
+    }
+    CHECK(!eddy_particles_buffer(e, b, "rigid.external.2").id);
+    eddy_destroy_scene(s);
+}
+
+/* One pbf fluid with two rigid sets in its boundary slot (one combined
+ * boundary), each set its own rigid system: two cubes into a ball of water
+ * from both sides, at 1 and 0.6 m/s. */
+static void two_boundary_sets(eddy_engine *e)
+{
+    const char *json =
+        "{ \"dt\": 0.002, \"substeps\": 2, \"duration\": 1, \"box\": { \"min\": [-0.5, -0.5, -0.5], \"max\": [0.5, 0.5, 0.5] },"
+        "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.016, "
+        "      \"fill\": { \"shape\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 0.06 } },"
+        "    { \"name\": \"left\", \"spacing\": 0.016, \"mass\": 0.004096, \"bodies\": true, \"fill\": { \"shape\": \"box\","
+        "      \"min\": [-0.14, -0.01, -0.02], \"max\": [-0.092, 0.038, 0.028], \"velocity\": [1, 0, 0] } },"
+        "    { \"name\": \"right\", \"spacing\": 0.016, \"mass\": 0.004096, \"bodies\": true, \"fill\": { \"shape\": \"box\","
+        "      \"min\": [0.092, -0.03, -0.02], \"max\": [0.14, 0.018, 0.028], \"velocity\": [-0.6, 0, 0] } } ],"
+        "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"sets\": { \"fluid\": \"water\", \"boundary\": [\"left\", \"right\"] },"
+        "      \"params\": { \"h\": 0.032, \"gravity\": [0, 0, 0] } },"
+        "    { \"name\": \"rigid_left\", \"module\": \"rigid\", \"set\": \"left\","
+        "      \"params\": { \"stiffness\": 50, \"damping\": 0, \"shear\": 0, \"gravity\": [0, 0, 0] } },"
+        "    { \"name\": \"rigid_right\", \"module\": \"rigid\", \"set\": \"right\","
+        "      \"params\": { \"stiffness\": 50, \"damping\": 0, \"shear\": 0, \"gravity\": [0, 0, 0] } } ] }";
+    const char *fluids[] = { "water" }, *bodies[] = { "left", "right" };
+    multi_conservation(e, "pbf with two boundary sets", json, fluids, 1, bodies, 2, 100);
+}
+
 /* A tank of water with a cube of particles at mid depth in a hole of the
  * water: t->cells particles of spacing d across the cube, the hole `gap`
  * wider on each side. cube: extra keys of the cube's set; fluid: the fluid
@@ -295,7 +450,7 @@ static void held_body(eddy_engine *e, const tank *t, const char *module, const c
         CHECK(eddy_scene_step(s, 1) == EDDY_OK);
         if (step < from)
             continue;
-        float *f = download(e, b, "rigid.external", 4);
+        float *f = download(e, b, "rigid.external.0", 4);
         for (uint32_t i = 0; i < nb; i++)
             for (int a = 0; a < 3; a++)
                 sum[a] += f[4 * i + a];
@@ -438,7 +593,7 @@ static void float_multirate(eddy_engine *e)
 }
 
 /* Parts (tests/meson.build runs each as its own test): cpu, momentum,
- * held_pbf, held_sph, float, sink, float_multirate. */
+ * shared, two_sets, held_pbf, held_sph, float, sink, float_multirate. */
 int main(int argc, char **argv)
 {
     eddy_engine *e = test_engine();
@@ -450,6 +605,10 @@ int main(int argc, char **argv)
         conservation(e, "pbf", "", 0.002, 2, 100);
         conservation(e, "sph", ", \"stiffness\": 400, \"viscosity\": 10, \"surface_tension\": 0", 0.0005, 1, 400);
     }
+    if (test_part(argc, argv, 1, "shared"))
+        shared_boundary(e);
+    if (test_part(argc, argv, 1, "two_sets"))
+        two_boundary_sets(e);
     if (test_part(argc, argv, 1, "held_pbf"))
         held_body(e, &pbf_tank, "pbf", ", \"xsph\": 0.1", 200);
     if (test_part(argc, argv, 1, "held_sph"))

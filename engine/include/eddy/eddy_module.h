@@ -21,6 +21,9 @@
  * Life of a system (a module instance named in a scene):
  *   create(ctx) -> declare_step(state, step) once -> the step graph runs many
  *   times -> stats(state, ...) per output frame -> destroy(state).
+ * A scene creates all its systems, in order, before any declares its step:
+ * declare_step may look for buffers that systems after it add to a shared
+ * set (a fluid's slice of the forces on a rigid set).
  * A module never records Vulkan commands or barriers itself: it adds passes
  * with their declared accesses and the graph derives the barriers.
  */

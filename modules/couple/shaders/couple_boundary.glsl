@@ -1,5 +1,6 @@
-// The boundary particles of a coupled fluid (modules/couple): a fluid shader
-// defines COUPLE_BINDING (the first of four bindings; COUPLE_MASS_BINDING
+// The boundary particles of a coupled fluid (modules/couple): the coupled
+// variant of a fluid shader (-DEDDY_COUPLED; the plain one binds none of
+// this) defines COUPLE_BINDING (the first of four bindings; COUPLE_MASS_BINDING
 // too for the bodies' inverse masses) before including this and calls
 // couple_boundary(p, h, gw) for sum V_b grad W_spiky(p - x_b) (xyz) and
 // sum V_b W_poly6 (w) over the boundary particles within h of p, and
@@ -23,14 +24,10 @@ layout(std430, binding = COUPLE_MASS_BINDING) readonly buffer CoupleW { float co
 #define COUPLE_SQRT_W(j) 0.0
 #endif
 
-#define COUPLE_ACTIVE (CP.dims.w > 0)
-
 vec4 couple_boundary(vec3 p, float h, out vec3 gw)
 {
     vec4 acc = vec4(0.0);
     gw = vec3(0.0);
-    if (!COUPLE_ACTIVE)
-        return acc;
     ivec3 dims = CP.dims.xyz;
     ivec3 c = eddy_grid_cell(p, CP.grid.xyz, CP.grid.w, dims);
     for (int dz = -1; dz <= 1; dz++)

@@ -15,9 +15,11 @@ layout(std430, binding = 5) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 6) writeonly buffer Delta { vec4 dp[]; };
 layout(std430, binding = 7) readonly buffer Tool { eddy_pbf_tool T; };
 layout(std430, binding = 8) buffer ToolPush { vec4 tpush[]; };
-#define COUPLE_BINDING 9
+layout(std430, binding = 9) readonly buffer Bin { vec4 sbin[]; };
+#ifdef EDDY_COUPLED
+#define COUPLE_BINDING 10
 #include "../../couple/shaders/couple_boundary.glsl"
-layout(std430, binding = 13) readonly buffer Bin { vec4 sbin[]; };
+#endif
 
 void main()
 {
@@ -69,7 +71,9 @@ void main()
     }
     // Boundary particles likewise; couple.pbf gives their bodies the opposite
     // momentum.
+#ifdef EDDY_COUPLED
     vec3 unused;
     d += li.x * couple_boundary(p, h, unused).xyz;
+#endif
     dp[i] = vec4(d, 0.0);
 }

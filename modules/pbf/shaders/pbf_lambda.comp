@@ -13,10 +13,12 @@ layout(std430, binding = 3) readonly buffer Start { uint cell_start[]; };
 layout(std430, binding = 4) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 5) writeonly buffer Lambda { vec4 lambda[]; }; // x lambda, y denominator, z rho
 layout(std430, binding = 6) readonly buffer Tool { eddy_pbf_tool T; };
-#define COUPLE_BINDING 7
+layout(std430, binding = 7) readonly buffer Bin { vec4 sbin[]; };
+#ifdef EDDY_COUPLED
+#define COUPLE_BINDING 8
 #define COUPLE_MASS_BINDING 12
 #include "../../couple/shaders/couple_boundary.glsl"
-layout(std430, binding = 11) readonly buffer Bin { vec4 sbin[]; };
+#endif
 
 void main()
 {
@@ -63,10 +65,12 @@ void main()
     // but their bodies yield after it, so each also weighs in the
     // denominator with its share of its body's inverse mass relative to
     // this particle's (mass-weighted projection; modules/couple/README.md).
-    vec3 gw;
+    vec3 gw = vec3(0.0);
+#ifdef EDDY_COUPLED
     vec4 cb = couple_boundary(p, h, gw);
     rho += rho0 * cb.w;
     gi += cb.xyz;
+#endif
     float C = rho / rho0 - 1.0;
     float denom = dot(gi, gi) + sum2 + smass[i] * dot(gw, gw);
     lambda[i] = vec4(-C / (denom + P.solver.x), denom, rho, 0.0);

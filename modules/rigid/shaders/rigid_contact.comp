@@ -5,7 +5,8 @@
 // (eq. 15), written in particle order for the per-body sums. With friction,
 // each particle keeps up to RIGID_SLOTS contacts' shear displacements, by the
 // other particle's index (walls: RIGID_WALL_ID + k), from substep to substep.
-// A coupling module's force on the particle (rigid.external) is added.
+// A coupling module's force on the particle (the sum of the set's
+// rigid.external.<k> slices) is added in the EDDY_COUPLED variant.
 #extension GL_GOOGLE_include_directive : require
 #include "rigid_common.glsl"
 
@@ -23,7 +24,9 @@ layout(std430, binding = 10) readonly buffer HistIdIn { uint hid_in[]; };     //
 layout(std430, binding = 11) readonly buffer HistXiIn { vec4 hxi_in[]; };
 layout(std430, binding = 12) writeonly buffer HistIdOut { uint hid_out[]; };
 layout(std430, binding = 13) writeonly buffer HistXiOut { vec4 hxi_out[]; };
+#ifdef EDDY_COUPLED
 layout(std430, binding = 14) readonly buffer External { vec4 ext_force[]; }; // N per particle (particle order)
+#endif
 
 uint g_out, g_used;
 
@@ -90,7 +93,9 @@ void main()
     // The rest of this particle's slots: empty.
     if (friction && g_used < RIGID_SLOTS)
         hid_out[slot0 + g_used] = RIGID_NO_CONTACT;
+#ifdef EDDY_COUPLED
     f += ext_force[o].xyz;
+#endif
     force[o] = vec4(f, 0.0);
     torque[o] = granular ? vec4(0.0) : vec4(cross(x - bodies[me].x.xyz, f), 0.0);
 }

@@ -15,8 +15,10 @@ layout(std430, binding = 6) readonly buffer Vel { vec4 svel[]; };
 // 16-byte loads instead of four scattered ones.
 layout(std430, binding = 7) writeonly buffer PosMass { vec4 spm[]; }; // xyz position, w mass
 layout(std430, binding = 8) writeonly buffer VelRho { vec4 svr[]; };  // xyz velocity, w density
+#ifdef EDDY_COUPLED
 #define COUPLE_BINDING 9
 #include "../../couple/shaders/couple_boundary.glsl"
+#endif
 
 void main()
 {
@@ -51,8 +53,10 @@ void main()
     s3 = s3 * s3 * s3;
     rho += SPH_RHO0 * s3 * sph_ghosts(p).w; // ghost mass rho0 s^3
     // A coupled rigid set's particles: fluid at rest of volume V_b each.
+#ifdef EDDY_COUPLED
     vec3 unused;
     rho += SPH_RHO0 * couple_boundary(p, h, unused).w;
+#endif
     sdensity[i] = rho;
     spm[i] = vec4(p, smass[i]);
     svr[i] = vec4(svel[i].xyz, rho);

@@ -14,8 +14,10 @@ layout(std430, binding = 4) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 5) writeonly buffer Accel { vec4 saccel[]; };
 layout(std430, binding = 6) writeonly buffer Normal { vec4 snormal[]; };
 layout(std430, binding = 7) readonly buffer Clock { float clock[]; }; // simulated time (s)
+#ifdef EDDY_COUPLED
 #define COUPLE_BINDING 8
 #include "../../couple/shaders/couple_boundary.glsl"
+#endif
 
 void main()
 {
@@ -61,8 +63,10 @@ void main()
     f_p -= p_i * (s * s * s) * sph_ghosts(p).xyz;
     // A coupled rigid set's particles likewise, each of its volume V_b; the
     // opposite force goes to them (couple.sph).
+#ifdef EDDY_COUPLED
     vec3 unused;
     f_p -= p_i * couple_boundary(p, h, unused).xyz;
+#endif
     float nl = length(n);
     vec3 f_s = nl > l ? -sigma * lap_c * n / nl : vec3(0.0);
     vec3 a = (f_p + f_v + f_s) / rho_i + P.gravity.xyz;
