@@ -178,6 +178,14 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     return c;
 }
 
+uint64_t eddy_couple_slot_particles(eddy_engine *e, const eddy_slot_sets *slot)
+{
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < slot->count; k++)
+        n += eddy_particles_count(e, slot->sets[k]);
+    return n;
+}
+
 uint32_t eddy_couple_count(const eddy_couple *c)
 {
     return c ? c->nb : 0;

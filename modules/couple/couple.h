@@ -58,6 +58,10 @@ static inline float eddy_couple_mass_weight(uint32_t iterations)
     return iterations > 4 ? iterations / 4.0f : 1.0f;
 }
 
+/* The particles of a slot's sets: a fluid is coupled when its boundary slot
+ * has any. */
+uint64_t eddy_couple_slot_particles(eddy_engine *e, const eddy_slot_sets *slot);
+
 /* NULL on error (logged, naming the system). A fluid without boundary sets
  * makes none, and binds the plain variants of its shaders. */
 eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *desc);

@@ -204,10 +204,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         return EDDY_ERROR_LIMIT;
     /* Coupled when the boundary slot holds particles: then the coupled
      * variants of pbf.lambda and pbf.delta bind the boundary (pbf.c: K_*). */
-    uint64_t boundary = 0;
-    for (uint32_t k = 0; k < ctx->slots[1].count; k++)
-        boundary += eddy_particles_count(e, ctx->slots[1].sets[k]);
-    if (boundary) {
+    if (eddy_couple_slot_particles(e, &ctx->slots[1])) {
         s->couple = eddy_couple_create(e, &(eddy_couple_desc){
             .system = ctx->name, .boundary = ctx->slots[1].sets, .boundary_count = ctx->slots[1].count,
             .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,

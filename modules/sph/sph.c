@@ -322,10 +322,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     /* Boundary particles where the forces are taken: at the substep's start.
      * Coupled when the boundary slot holds particles: then the coupled
      * variants of sph.density and sph.forces bind them. */
-    uint64_t boundary = 0;
-    for (uint32_t b = 0; b < ctx->slots[1].count; b++)
-        boundary += eddy_particles_count(e, ctx->slots[1].sets[b]);
-    if (boundary) {
+    if (eddy_couple_slot_particles(e, &ctx->slots[1])) {
         s->couple = eddy_couple_create(e, &(eddy_couple_desc){
             .system = ctx->name, .boundary = ctx->slots[1].sets, .boundary_count = ctx->slots[1].count,
             .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,

@@ -470,14 +470,18 @@ static void held_body(eddy_engine *e, const tank *t, const char *module, const c
 
 /* The water's level away from the cube: per column of the spacing d more
  * than 2d from the cube's centre, the top particle's centre plus d / 2. */
-static double water_level(eddy_engine *e, const float *centre)
+static double water_level(eddy_engine *e, const tank *t, const float *centre)
 {
-    const double d = 0.0125;
-    enum { N = 20 }; /* 0.25 m / d */
+    const double d = t->d;
+    enum { M = 64 };
+    const int N = (int)lround(t->W / d); /* columns across */
+    REQUIRE(N <= M);
     eddy_particles w = eddy_find_particles(e, "water");
     uint32_t n = eddy_particles_count(e, w);
     float *x = download(e, w, "position", 4);
-    double top[N][N] = { { 0 } }, sum = 0;
+    static double top[M][M];
+    double sum = 0;
+    memset(top, 0, sizeof top);
     int count = 0;
     for (uint32_t i = 0; i < n; i++) {
         int a = (int)(x[4 * i] / d), c = (int)(x[4 * i + 2] / d);
@@ -493,18 +497,20 @@ static double water_level(eddy_engine *e, const float *centre)
 }
 
 /* The cube let go at mid depth as one rigid body of the given density
- * (kg/m^3), steps of 4 ms; returns its state at the end, the mean height of
- * its centre over the last 50 steps in *mean_y and the water level. */
-static struct eddy_rigid_body let_go_in(eddy_engine *e, const tank *t, double density, double stiffness,
-                                        const char *rigid_keys, uint32_t steps, double *mean_y, double *level)
+ * (kg/m^3) in a tank of the module's fluid (with its extra parameters);
+ * returns its state at the end, the mean height of its centre over the
+ * last `mean` steps in *mean_y and the water level. */
+static struct eddy_rigid_body let_go_in(eddy_engine *e, const tank *t, const char *module, const char *fluid,
+                                        double density, double stiffness, const char *rigid_keys,
+                                        uint32_t steps, uint32_t mean, double *mean_y, double *level)
 {
     char json[4096], cube[128], systems[512];
-    const double d = 0.0125;
+    const double d = t->d;
     snprintf(cube, sizeof cube, "\"mass\": %g, \"bodies\": true,", density * d * d * d);
     snprintf(systems, sizeof systems,
              ", { \"name\": \"body\", \"module\": \"rigid\", \"set\": \"cube\"%s,"
              "    \"params\": { \"stiffness\": %g, \"damping\": 0.05, \"shear\": 0.02 } }", rigid_keys, stiffness);
-    tank_json(json, sizeof json, t, cube, "pbf", "", systems);
+    tank_json(json, sizeof json, t, cube, module, fluid, systems);
     eddy_scene *s = load(e, json);
     eddy_particles b = eddy_find_particles(e, "cube");
     struct eddy_rigid_body body;
@@ -512,11 +518,11 @@ static struct eddy_rigid_body let_go_in(eddy_engine *e, const tank *t, double de
     for (uint32_t step = 0; step < steps; step++) {
         CHECK(eddy_scene_step(s, 1) == EDDY_OK);
         body_state(e, b, &body);
-        if (step + 50 >= steps)
+        if (step + mean >= steps)
             sum += body.x[1];
     }
-    *mean_y = sum / 50;
-    *level = water_level(e, body.x);
+    *mean_y = sum / mean;
+    *level = water_level(e, t, body.x);
     eddy_destroy_scene(s);
     return body;
 }
@@ -526,7 +532,7 @@ static struct eddy_rigid_body let_go_in(eddy_engine *e, const tank *t, double de
 static struct eddy_rigid_body let_go(eddy_engine *e, double density, uint32_t steps, double *mean_y,
                                      double *level)
 {
-    return let_go_in(e, &pbf_tank, density, 0.01 * density, "", steps, mean_y, level);
+    return let_go_in(e, &pbf_tank, "pbf", "", density, 0.01 * density, "", steps, 50, mean_y, level);
 }
 
 /* A 500 kg/m^3 cube rises and floats with half its height under the water
@@ -558,16 +564,17 @@ static void sinks(eddy_engine *e)
     CHECKF(fabs(b.v[1]) < 0.05, "the sunk cube still moves at %g m/s", b.v[1]);
 }
 
-/* Several rates in one graph (issue 15, item 9): the light cube with a
- * contact 16 times stiffer (80 N/m), whose stable substep (0.52 ms) is a
- * quarter of the fluid's 2 ms. At the fluid's substep it is refused; with
- * "substeps": "stable" its passes run 4 times inside each fluid substep, in
- * the same recorded graph, the fluid's force on it held for those 4. It
- * floats as deep as the single-rate run with the contact softened to fit
- * 2 ms (the `float` part), and as Archimedes says. (A single-rate run with
- * everything at 0.5 ms is no reference: there the PBF coupling does not
- * float the cube at all, 2.05 of its height under the measured level after
- * 1.2 s; issue 18.) */
+/* Several rates in one graph (issue 15, item 9), pbf: the light cube with
+ * a contact 16 times stiffer (80 N/m) than the `float` part's, whose stable
+ * substep (0.52 ms) is a quarter of the fluid's 2 ms. At the fluid's substep
+ * it is refused; with "substeps": "stable" its passes run 4 times inside
+ * each fluid substep, in the same recorded graph, the fluid's force on it
+ * held for those 4. It floats as Archimedes says (the `float` part, soft
+ * contact at 2 ms: 0.55). (A pbf run with everything at 0.5 ms is no
+ * reference: there the fluid holds the cube near where it was let go, 2.05
+ * of its height under the level after 1.2 s, with XSPH 0.01 or 0.0025: the
+ * coarse PBF fluid's shear stiffness grows as its substep shrinks at fixed
+ * iterations; issue 18. The sph part below compares with that run.) */
 static void float_multirate(eddy_engine *e)
 {
     const double side = 0.05, k = 80;
@@ -579,21 +586,59 @@ static void float_multirate(eddy_engine *e)
     test_clear_error();
     CHECK(eddy_load_scene(e, &(eddy_scene_desc){ .path = "single-rate", .json = json, .no_output = true }) == NULL);
     CHECKF(test_saw("system.unstable"), "a contact of %g N/m at the fluid's 2 ms substep was not refused", k);
+    double y, l;
+    struct eddy_rigid_body b = let_go_in(e, &pbf_tank, "pbf", "", 500, k, ", \"substeps\": \"stable\"", 300, 50,
+                                         &y, &l);
+    double d = (l - (y - side / 2)) / side;
+    printf("several rates, pbf: a 500 kg/m^3 cube with an 80 N/m contact at its own 0.5 ms substeps inside the "
+           "fluid's 2 ms floats with %.2f of its height under water (Archimedes 0.50), velocity %.3f m/s\n", d, b.v[1]);
+    CHECKF(fabs(d - 0.5) <= 0.15, "draft %.2f against Archimedes' 0.50 (tolerance 0.15)", d);
+    CHECKF(fabs(b.v[1]) < 0.05, "the floating cube still moves at %g m/s", b.v[1]);
+}
+
+/* Several rates against a single rate at the small step, sph: a 500 kg/m^3
+ * cube (3 x 3 x 3 particles of 2 cm) let go at mid depth in a tank 12
+ * particles across (1,300 particles; k 1000, viscosity 10 Pa s), with a
+ * 5,000 N/m contact whose stable substep is 0.134 ms. Refused at the
+ * fluid's 0.5 ms substep; run (a) with the body's own "substeps": "stable"
+ * (4 of 0.125 ms inside each fluid substep) and (b) with everything at
+ * 0.125 ms. After 1.5 s both float, at the same depth within the coupling
+ * tests' 0.15 of the cube's height, and still. (The sph fluid floats it
+ * higher than Archimedes' 0.50, about 0.3: its level settles 19% under the
+ * fill's, a fluid denser than rho0 by its own measure; issue 18. Reported,
+ * not checked.) */
+static void float_multirate_sph(eddy_engine *e)
+{
+    const tank t = { 0.02, 0.24, 0.18, 0.01, 0.0005, 3, 1 }, small = { 0.02, 0.24, 0.18, 0.01, 0.000125, 3, 4 };
+    const char *fluid = ", \"stiffness\": 1000, \"viscosity\": 10, \"restitution\": 0";
+    const double side = 3 * t.d, k = 5000;
+    char json[4096], cube[128], systems[512];
+    snprintf(cube, sizeof cube, "\"mass\": %g, \"bodies\": true,", 500 * t.d * t.d * t.d);
+    snprintf(systems, sizeof systems, ", { \"name\": \"body\", \"module\": \"rigid\", \"set\": \"cube\","
+             " \"params\": { \"stiffness\": %g, \"damping\": 0.05, \"shear\": 0.02 } }", k);
+    tank_json(json, sizeof json, &t, cube, "sph", fluid, systems);
+    test_clear_error();
+    CHECK(eddy_load_scene(e, &(eddy_scene_desc){ .path = "single-rate", .json = json, .no_output = true }) == NULL);
+    CHECKF(test_saw("system.unstable"), "a contact of %g N/m at the fluid's 0.5 ms substep was not refused", k);
     double y1, l1, y2, l2;
-    struct eddy_rigid_body b1 = let_go(e, 500, 300, &y1, &l1);
-    struct eddy_rigid_body b2 = let_go_in(e, &pbf_tank, 500, k, ", \"substeps\": \"stable\"", 300, &y2, &l2);
+    struct eddy_rigid_body b1 = let_go_in(e, &t, "sph", fluid, 500, k, ", \"substeps\": \"stable\"", 3000, 300,
+                                          &y1, &l1);
+    struct eddy_rigid_body b2 = let_go_in(e, &small, "sph", fluid, 500, k, "", 3000, 300, &y2, &l2);
     double d1 = (l1 - (y1 - side / 2)) / side, d2 = (l2 - (y2 - side / 2)) / side;
-    printf("several rates: a 500 kg/m^3 cube with an 80 N/m contact at its own 0.5 ms substeps inside the fluid's "
-           "2 ms floats with %.2f of its height under water; single rate with a 5 N/m contact at 2 ms: %.2f "
-           "(Archimedes 0.50); velocities %.3f and %.3f m/s\n", d2, d1, b2.v[1], b1.v[1]);
-    CHECKF(fabs(d2 - d1) <= 0.15, "floating depth %.2f (several rates) against %.2f (single rate): more than the "
-           "coupling tests' tolerance 0.15 apart", d2, d1);
-    CHECKF(fabs(d2 - 0.5) <= 0.15, "draft %.2f against Archimedes' 0.50", d2);
-    CHECKF(fabs(b2.v[1]) < 0.05, "the floating cube still moves at %g m/s", b2.v[1]);
+    printf("several rates, sph: a 500 kg/m^3 cube with a 5000 N/m contact at its own 0.125 ms substeps inside the "
+           "fluid's 0.5 ms floats with %.3f of its height under water (centre %.4f m, level %.4f m); everything at "
+           "0.125 ms: %.3f (centre %.4f m, level %.4f m); velocities %.4f and %.4f m/s (Archimedes 0.50)\n",
+           d1, y1, l1, d2, y2, l2, b1.v[1], b2.v[1]);
+    CHECKF(fabs(d1 - d2) <= 0.15, "floating depth %.3f (several rates) against %.3f (single rate at the small step): "
+           "more than the coupling tests' tolerance 0.15 apart", d1, d2);
+    CHECKF(d1 > 0 && d1 < 1 && d2 > 0 && d2 < 1, "the cube does not float (drafts %.3f and %.3f)", d1, d2);
+    CHECKF(fabs(b1.v[1]) < 0.05 && fabs(b2.v[1]) < 0.05, "the floating cube still moves at %g / %g m/s", b1.v[1],
+           b2.v[1]);
 }
 
 /* Parts (tests/meson.build runs each as its own test): cpu, momentum,
- * shared, two_sets, held_pbf, held_sph, float, sink, float_multirate. */
+ * shared, two_sets, held_pbf, held_sph, float, sink, float_multirate,
+ * float_multirate_sph. */
 int main(int argc, char **argv)
 {
     eddy_engine *e = test_engine();
@@ -619,6 +664,8 @@ int main(int argc, char **argv)
         sinks(e);
     if (test_part(argc, argv, 1, "float_multirate"))
         float_multirate(e);
+    if (test_part(argc, argv, 1, "float_multirate_sph"))
+        float_multirate_sph(e);
     test_finish(e);
     return test_report("couple");
 }
