@@ -602,7 +602,7 @@ static void float_multirate(eddy_engine *e)
  * 5,000 N/m contact whose stable substep is 0.134 ms. Refused at the
  * fluid's 0.5 ms substep; run (a) with the body's own "substeps": "stable"
  * (4 of 0.125 ms inside each fluid substep) and (b) with everything at
- * 0.125 ms. After 1.5 s both float, at the same depth within the coupling
+ * 0.125 ms. After 1.2 s both float, at the same depth within the coupling
  * tests' 0.15 of the cube's height, and still. (The sph fluid floats it
  * higher than Archimedes' 0.50, about 0.3: its level settles 19% under the
  * fill's, a fluid denser than rho0 by its own measure; issue 18. Reported,
@@ -621,9 +621,9 @@ static void float_multirate_sph(eddy_engine *e)
     CHECK(eddy_load_scene(e, &(eddy_scene_desc){ .path = "single-rate", .json = json, .no_output = true }) == NULL);
     CHECKF(test_saw("system.unstable"), "a contact of %g N/m at the fluid's 0.5 ms substep was not refused", k);
     double y1, l1, y2, l2;
-    struct eddy_rigid_body b1 = let_go_in(e, &t, "sph", fluid, 500, k, ", \"substeps\": \"stable\"", 3000, 300,
+    struct eddy_rigid_body b1 = let_go_in(e, &t, "sph", fluid, 500, k, ", \"substeps\": \"stable\"", 2400, 240,
                                           &y1, &l1);
-    struct eddy_rigid_body b2 = let_go_in(e, &small, "sph", fluid, 500, k, "", 3000, 300, &y2, &l2);
+    struct eddy_rigid_body b2 = let_go_in(e, &small, "sph", fluid, 500, k, "", 2400, 240, &y2, &l2);
     double d1 = (l1 - (y1 - side / 2)) / side, d2 = (l2 - (y2 - side / 2)) / side;
     printf("several rates, sph: a 500 kg/m^3 cube with a 5000 N/m contact at its own 0.125 ms substeps inside the "
            "fluid's 0.5 ms floats with %.3f of its height under water (centre %.4f m, level %.4f m); everything at "
