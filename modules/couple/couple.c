@@ -101,8 +101,11 @@ static bool add_set(eddy_engine *e, eddy_couple *c, couple_set *cs, float *vol)
 
 eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
 {
-    if (!d->boundary_count || d->boundary_count > EDDY_COUPLE_MAX_SETS || !d->boundary)
+    if (!d->boundary_count || d->boundary_count > EDDY_COUPLE_MAX_SETS || !d->boundary) {
+        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': %u boundary sets; expected 1 to %u",
+                 d->system ? d->system : "fluid", d->boundary_count, EDDY_COUPLE_MAX_SETS);
         return NULL;
+    }
     eddy_couple *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
@@ -186,32 +189,36 @@ uint64_t eddy_couple_slot_particles(eddy_engine *e, const eddy_slot_sets *slot)
     return n;
 }
 
-uint32_t eddy_couple_count(const eddy_couple *c)
-{
-    return c ? c->nb : 0;
-}
-
 eddy_couple_bindings eddy_couple_get_bindings(const eddy_couple *c)
 {
     eddy_grid_buffers gb = eddy_grid_get_buffers(c->grid);
     return (eddy_couple_bindings){ c->params, c->sorted, gb.cell_start, gb.cell_end, c->sorted_w };
 }
 
+/* A pass over one set's particles: its slice (offset, count) as the push
+ * constants couple.begin and couple.end read; nothing for an empty set. */
+static eddy_result set_pass(eddy_engine *e, eddy_graph g, const couple_set *cs, eddy_pass_desc desc)
+{
+    if (!cs->count)
+        return EDDY_OK;
+    uint32_t push[2] = { cs->offset, cs->count };
+    desc.threads = cs->count;
+    desc.push = push;
+    desc.push_size = sizeof push;
+    return eddy_graph_add_pass(e, g, &desc) < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+}
+
 eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph g)
 {
     for (uint32_t k = 0; k < c->set_count; k++) {
         const couple_set *cs = &c->sets[k];
-        if (!cs->count)
-            continue;
-        uint32_t push[2] = { cs->offset, cs->count };
-        int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
-            .label = "couple.begin", .kernel = c->k[K_BEGIN], .threads = cs->count, .push = push,
-            .push_size = sizeof push,
+        eddy_result r = set_pass(e, g, cs, (eddy_pass_desc){
+            .label = "couple.begin", .kernel = c->k[K_BEGIN],
             .bindings = { { c->params, EDDY_READ }, { cs->position, EDDY_READ }, { cs->velocity, EDDY_READ },
                           { cs->inverse_mass, EDDY_READ }, { c->volume, EDDY_READ },
                           { c->predicted, EDDY_WRITE }, { c->weight, EDDY_WRITE }, { c->force, EDDY_WRITE } } });
-        if (rc < 0)
-            return EDDY_ERROR_INVALID_ARGUMENT;
+        if (r != EDDY_OK)
+            return r;
     }
     if (!c->nb)
         return EDDY_OK;
@@ -253,17 +260,10 @@ eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
     if (c->set_count == 1)
         return eddy_grid_record_scatter(e, c->grid, g, c->force, c->sets[0].external, 4, c->nb);
     eddy_result r = eddy_grid_record_scatter(e, c->grid, g, c->force, c->unsorted_force, 4, c->nb);
-    for (uint32_t k = 0; r == EDDY_OK && k < c->set_count; k++) {
-        const couple_set *cs = &c->sets[k];
-        if (!cs->count)
-            continue;
-        uint32_t push[2] = { cs->offset, cs->count };
-        int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
-            .label = "couple.end", .kernel = c->k[K_END], .threads = cs->count, .push = push,
-            .push_size = sizeof push,
-            .bindings = { { c->unsorted_force, EDDY_READ }, { cs->external, EDDY_WRITE } } });
-        r = rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
-    }
+    for (uint32_t k = 0; r == EDDY_OK && k < c->set_count; k++)
+        r = set_pass(e, g, &c->sets[k], (eddy_pass_desc){
+            .label = "couple.end", .kernel = c->k[K_END],
+            .bindings = { { c->unsorted_force, EDDY_READ }, { c->sets[k].external, EDDY_WRITE } } });
     return r;
 }
 

@@ -66,8 +66,6 @@ uint64_t eddy_couple_slot_particles(eddy_engine *e, const eddy_slot_sets *slot);
  * makes none, and binds the plain variants of its shaders. */
 eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *desc);
 void eddy_couple_destroy(eddy_engine *e, eddy_couple *c);
-/* Boundary particles, all sets. */
-uint32_t eddy_couple_count(const eddy_couple *c);
 
 /* What the coupled variants of the fluid's shaders bind to read the
  * boundary (couple_boundary.glsl): the parameter block, the sorted boundary

@@ -46,6 +46,9 @@ static const eddy_param_info params[P_COUNT] = {
 static const char *const shared[] = { "position", "velocity", "mass", "phase", "rigid.body", "rigid.matrix",
                                       "rigid.inverse_mass", "rigid.external.<k>" };
 
+/* K_CONTACT_COUPLED and K_EXTERNAL_SUM are made when a step finds slices. */
+enum { K_PARTICLES, K_CONTACT, K_INTEGRATE, K_GRANULAR, K_HISTORY, K_CONTACT_COUPLED, K_EXTERNAL_SUM, K_COUNT };
+
 typedef struct rigid {
     eddy_engine *e;
     eddy_particles set;
@@ -54,15 +57,12 @@ typedef struct rigid {
     struct eddy_rigid_params p;
     float min_mass;
     eddy_grid *grid;
-    eddy_kernel k[7];
+    eddy_kernel k[K_COUNT];
     eddy_buffer params, rest, offsets, force, torque, bforce, btorque, sp, sv, sbody;
     eddy_buffer external_sum; /* the rigid.external slices' sum, with two or more */
     eddy_buffer hid, hxi, hid_next, hxi_next; /* friction: contact memory, 16 slots a particle */
     eddy_buffer position, velocity, mass, phase, body, matrix;
 } rigid;
-
-/* K_CONTACT_COUPLED and K_EXTERNAL_SUM are made when a step finds slices. */
-enum { K_PARTICLES, K_CONTACT, K_INTEGRATE, K_GRANULAR, K_HISTORY, K_CONTACT_COUPLED, K_EXTERNAL_SUM, K_COUNT };
 
 static void destroy(void *state)
 {

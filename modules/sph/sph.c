@@ -356,13 +356,10 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     if (ctx->solid_count &&
         eddy_buffer_upload(e, s->solids, 0, sizeof(eddy_solid) * ctx->solid_count, ctx->solids) != EDDY_OK)
         return EDDY_ERROR_VULKAN;
-    if (s->couple) {
-        s->k_density = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.density", EDDY_SPIRV(density_coupled_spv) });
-        s->k_forces = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.forces", EDDY_SPIRV(forces_coupled_spv) });
-    } else {
-        s->k_density = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.density", EDDY_SPIRV(density_spv) });
-        s->k_forces = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.forces", EDDY_SPIRV(forces_spv) });
-    }
+    s->k_density = eddy_create_kernel(e, s->couple ? &(eddy_kernel_desc){ .label = "sph.density", EDDY_SPIRV(density_coupled_spv) }
+                                                   : &(eddy_kernel_desc){ .label = "sph.density", EDDY_SPIRV(density_spv) });
+    s->k_forces = eddy_create_kernel(e, s->couple ? &(eddy_kernel_desc){ .label = "sph.forces", EDDY_SPIRV(forces_coupled_spv) }
+                                                  : &(eddy_kernel_desc){ .label = "sph.forces", EDDY_SPIRV(forces_spv) });
     s->k_integrate = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.integrate", EDDY_SPIRV(integrate_spv) });
     s->k_clock = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.clock", EDDY_SPIRV(clock_spv) });
     if (!s->k_density.id || !s->k_forces.id || !s->k_integrate.id || !s->k_clock.id)

@@ -248,6 +248,7 @@ static void multi_conservation(eddy_engine *e, const char *what, const char *jso
     double worst = 0, scale = 0, lowest[4], P0[4][3];
     const char *names[8];
     int sets = 0;
+    REQUIRE(nbodies <= 4 && nf + nbodies <= 8);
     for (int k = 0; k < nf; k++)
         names[sets++] = fluids[k];
     for (int k = 0; k < nbodies; k++)
