@@ -37,6 +37,19 @@ float eddy_solid_sdf(EddySolid s, vec3 x)
     return 1e30;
 }
 
+// The outward unit normal of solid s near x (zero where it has none):
+// central differences of the distance, one rule for every shape, exact
+// enough a tenth of a radius r away from edges.
+vec3 eddy_solid_normal(EddySolid s, vec3 x, float r)
+{
+    float h = max(1e-3 * r, 1e-7);
+    vec3 n = vec3(eddy_solid_sdf(s, x + vec3(h, 0, 0)) - eddy_solid_sdf(s, x - vec3(h, 0, 0)),
+                  eddy_solid_sdf(s, x + vec3(0, h, 0)) - eddy_solid_sdf(s, x - vec3(0, h, 0)),
+                  eddy_solid_sdf(s, x + vec3(0, 0, h)) - eddy_solid_sdf(s, x - vec3(0, 0, h)));
+    float len = length(n);
+    return len > 0.0 ? n / len : vec3(0.0);
+}
+
 // Pushes x out of the box [lo, hi] (shrunk by r) and every solid; returns
 // the number of contacts resolved.
 uint eddy_collide(inout vec3 x, inout vec3 v, float r, float e, vec3 lo, vec3 hi,
@@ -48,16 +61,9 @@ uint eddy_collide(inout vec3 x, inout vec3 v, float r, float e, vec3 lo, vec3 hi
         float d = eddy_solid_sdf(s, x);
         if (d >= r)
             continue;
-        // Normal by central differences: one rule for every shape, exact
-        // enough a tenth of a radius away from edges.
-        float h = max(1e-3 * r, 1e-7);
-        vec3 n = vec3(eddy_solid_sdf(s, x + vec3(h, 0, 0)) - eddy_solid_sdf(s, x - vec3(h, 0, 0)),
-                      eddy_solid_sdf(s, x + vec3(0, h, 0)) - eddy_solid_sdf(s, x - vec3(0, h, 0)),
-                      eddy_solid_sdf(s, x + vec3(0, 0, h)) - eddy_solid_sdf(s, x - vec3(0, 0, h)));
-        float len = length(n);
-        if (len <= 0.0)
+        vec3 n = eddy_solid_normal(s, x, r);
+        if (n == vec3(0.0))
             continue;
-        n /= len;
         x += (r - d) * n;
         float vn = dot(v, n);
         if (vn < 0.0)

@@ -5,52 +5,12 @@
 #include "sph_kernels.h"
 #include "common/cpu_grid.h"
 #include "common/ghosts.h"
+#include "common/cpu_solids.h"
 #include "couple/couple.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static float dot3(const float *a, const float *b)
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static float box2_sdf(float px, float py, float cx, float cy, float ex, float ey)
-{
-    float dx = fabsf(px - cx) - ex, dy = fabsf(py - cy) - ey;
-    float mx = dx > 0 ? dx : 0, my = dy > 0 ? dy : 0;
-    float inside = dx > dy ? dx : dy;
-    return sqrtf(mx * mx + my * my) + (inside < 0 ? inside : 0);
-}
-
-static float solid_sdf(const eddy_solid *s, const float *x)
-{
-    float q[3] = { x[0] - s->a[0], x[1] - s->a[1], x[2] - s->a[2] };
-    switch (s->type) {
-    case EDDY_SOLID_PLANE:
-        return dot3(q, s->b);
-    case EDDY_SOLID_SPHERE:
-        return sqrtf(dot3(q, q)) - s->a[3];
-    case EDDY_SOLID_CAPSULE: {
-        float ab[3] = { s->b[0] - s->a[0], s->b[1] - s->a[1], s->b[2] - s->a[2] };
-        float den = dot3(ab, ab);
-        float t = dot3(q, ab) / (den > 1e-30f ? den : 1e-30f);
-        t = t < 0 ? 0 : t > 1 ? 1 : t;
-        float d[3] = { q[0] - t * ab[0], q[1] - t * ab[1], q[2] - t * ab[2] };
-        return sqrtf(dot3(d, d)) - s->a[3];
-    }
-    case EDDY_SOLID_GLASS: {
-        float z = dot3(q, s->b);
-        float d[3] = { q[0] - z * s->b[0], q[1] - z * s->b[1], q[2] - z * s->b[2] };
-        float rho = sqrtf(dot3(d, d)), R = s->a[3], H = s->b[3], t = s->c[0];
-        float wall = box2_sdf(rho, z, R + 0.5f * t, 0.5f * (H - t), 0.5f * t, 0.5f * (H + t));
-        float bottom = box2_sdf(rho, z, 0.0f, -0.5f * t, R + t, 0.5f * t);
-        return wall < bottom ? wall : bottom;
-    }
-    }
-    return 1e30f;
-}
 
 static void collide(const struct eddy_sph_params *p, const eddy_solid *solids, float *x, float *v,
                     float r)
@@ -59,24 +19,12 @@ static void collide(const struct eddy_sph_params *p, const eddy_solid *solids, f
     memcpy(&e, &p->misc[1], 4);
     for (int k = 0; k < p->dims[3]; k++) {
         const eddy_solid *s = &solids[k];
-        float d = solid_sdf(s, x);
-        if (d >= r)
+        float d = eddy_cpu_solid_sdf(s, x), n[3];
+        if (d >= r || !eddy_cpu_solid_normal(s, x, r, n))
             continue;
-        float h = 1e-3f * r > 1e-7f ? 1e-3f * r : 1e-7f, n[3];
-        for (int a = 0; a < 3; a++) {
-            float xp[3] = { x[0], x[1], x[2] }, xm[3] = { x[0], x[1], x[2] };
-            xp[a] += h;
-            xm[a] -= h;
-            n[a] = solid_sdf(s, xp) - solid_sdf(s, xm);
-        }
-        float len = sqrtf(dot3(n, n));
-        if (len <= 0)
-            continue;
-        for (int a = 0; a < 3; a++)
-            n[a] /= len;
         for (int a = 0; a < 3; a++)
             x[a] += (r - d) * n[a];
-        float vn = dot3(v, n);
+        float vn = eddy_cpu_dot3(v, n);
         if (vn < 0)
             for (int a = 0; a < 3; a++)
                 v[a] -= (1.0f + e) * vn * n[a];
@@ -131,7 +79,7 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
         const float *x = pos + 4 * i;
         EDDY_CPU_NEIGHBOURS(&g, x, j) {
             float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
-            rho += mass[j] * eddy_w_poly6(dot3(r, r), h);
+            rho += mass[j] * eddy_w_poly6(eddy_cpu_dot3(r, r), h);
         }
         float gw, gg[3], s;
         ghosts(p, x, &gw, gg);
@@ -148,7 +96,7 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
         float fp[3] = { 0 }, fv[3] = { 0 }, nn[3] = { 0 }, lap = 0;
         EDDY_CPU_NEIGHBOURS(&g, x, j) {
             float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
-            float r2 = dot3(r, r);
+            float r2 = eddy_cpu_dot3(r, r);
             if (r2 >= h * h)
                 continue;
             float vol = mass[j] / density[j];
@@ -174,12 +122,12 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
             for (int a = 0; a < 3; a++)
                 fp[a] -= p_i * gg[a];
         }
-        float nl = sqrtf(dot3(nn, nn));
+        float nl = sqrtf(eddy_cpu_dot3(nn, nn));
         float rc[3] = { x[0] - p->vortex[0], x[1] - p->vortex[1], x[2] - p->vortex[2] };
         const float *A = p->vortex_axis;
-        float ax = dot3(rc, A);
+        float ax = eddy_cpu_dot3(rc, A);
         float rad[3] = { rc[0] - ax * A[0], rc[1] - ax * A[1], rc[2] - ax * A[2] };
-        float rr = sqrtf(dot3(rad, rad)), rate;
+        float rr = sqrtf(eddy_cpu_dot3(rad, rad)), rate;
         memcpy(&rate, &p->misc[2], 4);
         float t[3] = { A[1] * rad[2] - A[2] * rad[1], A[2] * rad[0] - A[0] * rad[2], A[0] * rad[1] - A[1] * rad[0] };
         bool vortex = p->vortex[3] != 0 && rr < A[3] && rr > 0;
@@ -187,14 +135,14 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
         if (vortex) {
             for (int a = 0; a < 3; a++)
                 t[a] /= rr;
-            drive = rate * (p->vortex[3] * rr - dot3(v, t));
+            drive = rate * (p->vortex[3] * rr - eddy_cpu_dot3(v, t));
         }
         float push[3] = { 0, 0, 0 };
         if (p->push[3] > 0) {
             float d[3];
             for (int a = 0; a < 3; a++)
                 d[a] = x[a] - (p->push[a] + t_now * p->push_velocity[a]);
-            float dl = sqrtf(dot3(d, d));
+            float dl = sqrtf(eddy_cpu_dot3(d, d));
             if (dl < p->push[3] && dl > 0)
                 for (int a = 0; a < 3; a++)
                     push[a] = p->push_velocity[3] * (1.0f - dl / p->push[3]) * d[a] / dl;

@@ -5,6 +5,7 @@
  * buffers are created (scene_load.c). */
 #include "scene_internal.h"
 #include "eddy/eddy_mesh.h"
+#include "eddy/eddy_tetmesh.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -63,15 +64,53 @@ void scene_host_free(host_particles *h)
     free(h->velocity);
     free(h->mass);
     free(h->phase);
+    free(h->tets);
+    free(h->surface);
+    free(h->scalar);
+    free(h->pinned);
     memset(h, 0, sizeof *h);
 }
 
 static const char *const set_keys[] = { "name", "radius", "mass", "velocity", "capacity",
-                                        "spacing", "fill", "points", "phase", "bodies", NULL };
+                                        "spacing", "fill", "points", "phase", "bodies", "tetmesh",
+                                        "pinned", NULL };
+static const char *const tetmesh_keys[] = { "file", "scale", "rotation", "center", "density", "reorient",
+                                            "scalar", NULL };
 static const char *const fill_keys[] = { "shape", "min", "max", "center", "radius", "height",
                                          "file", "scale", "rotation", "surface_only", "copies",
                                          "velocity", "jitter", NULL };
 static const char *const copies_keys[] = { "count", "step", NULL };
+
+/* "rotation": [axis x, axis y, axis z, angle in degrees] of obj into rot
+ * (left as it is when absent). */
+static bool parse_rotation(parse_ctx *c, const cJSON *obj, const char *path, double rot[4])
+{
+    const cJSON *jr = cJSON_GetObjectItemCaseSensitive(obj, "rotation");
+    if (!jr)
+        return true;
+    char field[512];
+    snprintf(field, sizeof field, "%s.rotation", path);
+    if (!cJSON_IsArray(jr) || cJSON_GetArraySize(jr) != 4)
+        return scene_fail(c, "scene.field", field, "expected [axis x, axis y, axis z, angle in degrees], got %s",
+                          scene_json_type(jr));
+    for (int a = 0; a < 4; a++) {
+        const cJSON *x = cJSON_GetArrayItem(jr, a);
+        if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
+            return scene_fail(c, "scene.field", field, "element %d: expected a finite number", a);
+        rot[a] = x->valuedouble;
+    }
+    if (rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2] == 0)
+        return scene_fail(c, "scene.field", field, "the axis [0, 0, 0] has no direction");
+    return true;
+}
+
+static void rotation_quaternion(const double rot[4], double q[4])
+{
+    double len = sqrt(rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2]), half = rot[3] * M_PI / 360;
+    q[0] = cos(half);
+    for (int a = 0; a < 3; a++)
+        q[a + 1] = sin(half) * rot[a] / len;
+}
 
 /* A fill: the lattice points of one shape (box, sphere, upright cylinder,
  * or a closed mesh voxelised at the spacing), repeated by "copies"
@@ -137,21 +176,8 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
             !scene_get_vec3_key(c, f, "center", path, false, zero3, center) ||
             !scene_get_bool(c, f, "surface_only", path, false, &surface))
             return false;
-        const cJSON *jr = cJSON_GetObjectItemCaseSensitive(f, "rotation");
-        if (jr) {
-            snprintf(field, sizeof field, "%s.rotation", path);
-            if (!cJSON_IsArray(jr) || cJSON_GetArraySize(jr) != 4)
-                return scene_fail(c, "scene.field", field, "expected [axis x, axis y, axis z, angle in degrees], got %s",
-                                  scene_json_type(jr));
-            for (int a = 0; a < 4; a++) {
-                const cJSON *x = cJSON_GetArrayItem(jr, a);
-                if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
-                    return scene_fail(c, "scene.field", field, "element %d: expected a finite number", a);
-                rot[a] = x->valuedouble;
-            }
-            if (rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2] == 0)
-                return scene_fail(c, "scene.field", field, "the axis [0, 0, 0] has no direction");
-        }
+        if (!parse_rotation(c, f, path, rot))
+            return false;
         char dir[4096], full[4096], err[1024];
         scene_dir_of(c->file, dir, sizeof dir);
         int plen = file[0] == '/' ? snprintf(full, sizeof full, "%s", file)
@@ -170,8 +196,8 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
             }
         double mid[3] = { -0.5 * (blo[0] + bhi[0]), -0.5 * (blo[1] + bhi[1]), -0.5 * (blo[2] + bhi[2]) };
         eddy_mesh_transform(&m, 1, NULL, mid);
-        double len = sqrt(rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2]), half = rot[3] * M_PI / 360;
-        double q[4] = { cos(half), sin(half) * rot[0] / len, sin(half) * rot[1] / len, sin(half) * rot[2] / len };
+        double q[4];
+        rotation_quaternion(rot, q);
         eddy_mesh_transform(&m, scale, q, center);
         int64_t got = eddy_voxelize(&m, &(eddy_voxel_desc){ .diameter = spacing, .surface_only = surface,
                                                           .max_points = (uint32_t)(limit < UINT32_MAX ? limit : UINT32_MAX),
@@ -284,6 +310,96 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
     return ok ? true : scene_fail(c, "memory.host", path, "out of host memory");
 }
 
+/* "tetmesh": a tetrahedral mesh (TetGen .node/.ele, Gmsh .msh, VTK .vtu;
+ * relative to the scene file) as the set's particles: one per vertex, with
+ * the masses of the tets' volumes at "density" (kg/m^3) lumped to their
+ * vertices; scaled by "scale", turned by "rotation" [axis x, y, z, degrees]
+ * about its bounding box centre, which goes to "center" (default: where it
+ * is). Its tets and boundary triangles become the set's "tets" and
+ * "surface" element sets, vertex attribute "scalar" (an index) its "scalar"
+ * buffer. */
+static bool parse_tetmesh(parse_ctx *c, const cJSON *t, const char *path, uint64_t limit, double radius,
+                          const double vel[3], host_particles *h)
+{
+    if (!cJSON_IsObject(t))
+        return scene_fail(c, "scene.field", path, "expected an object like {\"file\": \"body.node\", \"density\": "
+                             "1000}, got %s", scene_json_type(t));
+    if (!scene_check_keys(c, t, path, tetmesh_keys))
+        return false;
+    const char *file;
+    double scale, density, scalar, rot[4] = { 0, 1, 0, 0 }, center[3];
+    bool reorient, has_center = cJSON_GetObjectItemCaseSensitive(t, "center") != NULL;
+    if (!scene_get_string(c, t, "file", path, true, &file) ||
+        !scene_get_number(c, t, "scale", path, false, 1, 1e-9, 1e9, &scale) ||
+        !scene_get_number(c, t, "density", path, false, 1000, 1e-9, 1e9, &density) ||
+        !scene_get_whole(c, t, "scalar", path, 0, 0, EDDY_TET_MAX_ATTRIBUTES - 1, &scalar) ||
+        !scene_get_bool(c, t, "reorient", path, false, &reorient) || !parse_rotation(c, t, path, rot) ||
+        (has_center && !scene_get_vec3_key(c, t, "center", path, true, NULL, center)))
+        return false;
+    char dir[4096], full[4096], err[1024], field[512];
+    scene_dir_of(c->file, dir, sizeof dir);
+    int plen = file[0] == '/' ? snprintf(full, sizeof full, "%s", file) : snprintf(full, sizeof full, "%s/%s", dir, file);
+    snprintf(field, sizeof field, "%s.file", path);
+    if (plen < 0 || (size_t)plen >= sizeof full)
+        return scene_fail(c, "scene.mesh", field, "the mesh's path is longer than %zu bytes", sizeof full - 1);
+    eddy_tetmesh m;
+    if (eddy_load_tetmesh(full, &(eddy_tetmesh_desc){ .reorient = reorient }, &m, err, sizeof err) != 0)
+        return scene_fail(c, "scene.mesh", field, "%s", err);
+    uint64_t need = (uint64_t)m.vertex_count * (HOST_BYTES_PER_PARTICLE + 8) + (uint64_t)m.tet_count * 28;
+    if (m.vertex_count > limit || need > c->host_budget) {
+        eddy_free_tetmesh(&m);
+        return scene_fail(c, "scene.too_large", field, "%u vertices and %u tets: over the device's buffer limit (%" PRIu64
+                          " particles) or the scene loader's host budget of %" PRIu64 " bytes",
+                          m.vertex_count, m.tet_count, limit, c->host_budget);
+    }
+    if (m.attribute_count && scalar >= m.attribute_count) {
+        eddy_free_tetmesh(&m);
+        snprintf(field, sizeof field, "%s.scalar", path);
+        return scene_fail(c, "scene.field", field, "attribute %g: the mesh has %u vertex attributes (0..%u)", scalar,
+                          m.attribute_count, m.attribute_count - 1);
+    }
+    if (m.unreferenced)
+        eddy_log(c->e, EDDY_LOG_WARN, "scene.mesh_unreferenced", "%s: %s: %u of %u vertices belong to no tet: they get "
+                 "no mass and stay where they are", c->file, full, m.unreferenced, m.vertex_count);
+    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (uint32_t i = 0; i < m.vertex_count; i++)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fmin(lo[a], m.vertices[3 * i + a]);
+            hi[a] = fmax(hi[a], m.vertices[3 * i + a]);
+        }
+    double mid[3], q[4];
+    for (int a = 0; a < 3; a++) {
+        mid[a] = -0.5 * (lo[a] + hi[a]);
+        if (!has_center)
+            center[a] = -mid[a];
+    }
+    rotation_quaternion(rot, q);
+    eddy_tetmesh_transform(&m, 1, NULL, mid);
+    eddy_tetmesh_transform(&m, scale, q, center);
+    float *mass = malloc(4 * (size_t)(m.vertex_count ? m.vertex_count : 1));
+    h->tets = malloc(16 * (size_t)(m.tet_count ? m.tet_count : 1));
+    h->scalar = calloc(m.vertex_count ? m.vertex_count : 1, sizeof(float));
+    int64_t tris = mass && h->tets && h->scalar ? eddy_tetmesh_boundary(&m, &h->surface) : -1;
+    if (tris < 0 || !host_reserve(c, path, h, m.vertex_count)) {
+        free(mass);
+        eddy_free_tetmesh(&m);
+        return c->failed ? false : scene_fail(c, "memory.host", path, "out of host memory");
+    }
+    eddy_tetmesh_masses(&m, density, mass);
+    for (uint32_t i = 0; i < m.vertex_count; i++) {
+        double x[3] = { m.vertices[3 * i], m.vertices[3 * i + 1], m.vertices[3 * i + 2] };
+        host_push(h, x, radius, vel, mass[i], 0);
+        if (m.attribute_count)
+            h->scalar[i] = m.attributes[(size_t)m.attribute_count * i + (size_t)scalar];
+    }
+    memcpy(h->tets, m.tets, 16 * (size_t)m.tet_count);
+    h->tet_count = m.tet_count;
+    h->surface_count = (uint32_t)tris;
+    free(mass);
+    eddy_free_tetmesh(&m);
+    return true;
+}
+
 bool scene_parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, uint64_t limit,
                      host_particles *h, uint32_t *capacity, char name[EDDY_NAME_MAX + 1])
 {
@@ -337,6 +453,16 @@ bool scene_parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, ui
                               scene_json_type(fills));
         }
     }
+    const cJSON *tm = cJSON_GetObjectItemCaseSensitive(js, "tetmesh");
+    if (tm) {
+        char tp[128];
+        snprintf(tp, sizeof tp, "%s.tetmesh", path);
+        if (fills || cJSON_GetObjectItemCaseSensitive(js, "points") || bodies)
+            return scene_fail(c, "scene.field", tp, "a set with a \"tetmesh\" has no \"fill\", \"points\" or "
+                              "\"bodies\": its particles are the mesh's vertices");
+        if (!parse_tetmesh(c, tm, tp, limit, radius, vel, h))
+            return false;
+    }
     const cJSON *points = cJSON_GetObjectItemCaseSensitive(js, "points");
     if (points) {
         char pp[128];
@@ -362,8 +488,27 @@ bool scene_parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, ui
         body += bodies && points->child; /* the points are one body */
     }
     if (h->count == 0)
-        return scene_fail(c, "scene.field", path, "the set has no particles: give \"fill\" (with \"spacing\") or "
-                             "\"points\"");
+        return scene_fail(c, "scene.field", path, "the set has no particles: give \"fill\" (with \"spacing\"), "
+                             "\"points\" or \"tetmesh\"");
+    /* "pinned": particle indices the deformable modules hold still. */
+    const cJSON *pinned = cJSON_GetObjectItemCaseSensitive(js, "pinned");
+    if (pinned) {
+        char pp[128];
+        snprintf(pp, sizeof pp, "%s.pinned", path);
+        if (!cJSON_IsArray(pinned) || cJSON_GetArraySize(pinned) == 0)
+            return scene_fail(c, "scene.field", pp, "expected a non-empty array of particle indices (from 0), got %s",
+                              scene_json_type(pinned));
+        if (!(h->pinned = calloc(h->count, sizeof(uint32_t))))
+            return scene_fail(c, "memory.host", pp, "out of host memory");
+        int i = 0;
+        for (const cJSON *x = pinned->child; x; x = x->next, i++)
+            if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0) || x->valuedouble != floor(x->valuedouble) ||
+                x->valuedouble >= (double)h->count)
+                return scene_fail(c, "scene.field", pp, "element %d: expected a particle index in [0, %" PRIu64 "], got %s",
+                                  i, h->count - 1, cJSON_IsNumber(x) ? "a number outside it" : scene_json_type(x));
+            else
+                h->pinned[(uint64_t)x->valuedouble] = 1;
+    }
     if (cap != 0 && cap < (double)h->count)
         return scene_fail(c, "scene.field", path, "capacity %g is below the %" PRIu64 " particles of its fills", cap,
                           h->count);

@@ -109,6 +109,12 @@ typedef struct host_particles {
     float *position, *velocity, *mass;
     uint32_t *phase;
     uint64_t count, cap;
+    /* A "tetmesh" set: its tets and boundary triangles (indices into the
+     * set), the vertex scalar, and the "pinned" flags (NULL: none). */
+    uint32_t *tets, *surface;
+    uint32_t tet_count, surface_count;
+    float *scalar;
+    uint32_t *pinned;
 } host_particles;
 
 /* ------------------------------------------------------------------ scene_json.c */

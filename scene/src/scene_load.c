@@ -337,6 +337,23 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         if (r == EDDY_OK)
             r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "phase"), 0, h.count * 4,
                                    h.phase);
+        /* A tetmesh's topology and scalar, and the pins. */
+        if (r == EDDY_OK && h.tets) {
+            if (!eddy_particles_add_elements(e, p, &(eddy_elements_desc){ .name = "tets", .kind = EDDY_TETRAHEDRA,
+                                                                          .count = h.tet_count, .indices = h.tets })
+                     .buffer.id ||
+                !eddy_particles_add_elements(e, p, &(eddy_elements_desc){ .name = "surface", .kind = EDDY_TRIANGLES,
+                                                                          .count = h.surface_count,
+                                                                          .indices = h.surface })
+                     .buffer.id)
+                r = EDDY_ERROR_OUT_OF_MEMORY;
+            eddy_buffer sb = r == EDDY_OK ? eddy_particles_add_buffer(e, p, "scalar", 4) : (eddy_buffer){ 0 };
+            r = !sb.id ? EDDY_ERROR_OUT_OF_MEMORY : eddy_buffer_upload(e, sb, 0, h.count * 4, h.scalar);
+        }
+        if (r == EDDY_OK && h.pinned) {
+            eddy_buffer pb = eddy_particles_add_buffer(e, p, "pinned", 4);
+            r = !pb.id ? EDDY_ERROR_OUT_OF_MEMORY : eddy_buffer_upload(e, pb, 0, h.count * 4, h.pinned);
+        }
         scene_host_free(&h);
         if (r != EDDY_OK)
             return scene_fail(c, "scene.system", NULL, "uploading particle set '%s' failed", sname);

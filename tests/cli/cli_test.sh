@@ -311,6 +311,25 @@ rigid_dt)
     expect_bad "$scenes/rigid_dt.json" -- "[system.unstable]" "dt = 0.01 s" "rigid_dt.json: systems[0]";;
 pbf_iterations)
     expect_bad "$scenes/pbf_iterations.json" -- "[scene.field]" "pbf_iterations.json: systems[0].params.iterations: 0" "[1, 100]";;
+deform_nan)
+    expect_bad "$scenes/deform_nan.json" -- "[scene.mesh]" "particle_sets[0].tetmesh.file" "tet_nan.node:5" "not finite";;
+deform_inverted)
+    expect_bad "$scenes/deform_inverted.json" -- "[scene.mesh]" "tet_inverted.ele:2: tet 1 is inverted" "reorient";;
+deform_range)
+    expect_bad "$scenes/deform_range.json" -- "[scene.mesh]" "tet_range.ele:2: tet 1 names vertex 5" "1..4";;
+deform_pin_none)
+    expect_bad "$scenes/deform_pin_none.json" -- "[system.invalid]" "pin_min/pin_max" "holds none";;
+deform_stiffness)
+    expect_bad "$scenes/deform_stiffness.json" -- "[scene.field]" "systems[0].params.stiffness: 0";;
+deform_run)
+    # The pinned bar: frames, and the solver's statistics in stats.jsonl.
+    "$eddy" run "$root/scenes/deform_bar.json" --steps 20 --out "$out" >"$tmp/outlog" 2>"$tmp/err" \
+        || fail "exit status $?"
+    grep -q "validation message" "$tmp/err" && fail "validation messages"
+    [ -s "$out/bar.pvd" ] && [ -s "$out/bar_000000.vtp" ] || fail "no frames"
+    grep -q '"cg_status":1' "$out/stats.jsonl" || fail "no converged solve in stats.jsonl"
+    grep -q '"inverted_tets":0' "$out/stats.jsonl" || fail "no inverted_tets statistic"
+    echo "ok ($case)";;
 bad_device)
     expect_bad "$root/scenes/bounce.json" --device no-such-gpu -- "[device.none]" "'no-such-gpu'";;
 bad_option)

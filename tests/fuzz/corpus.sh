@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Gathers the seed corpus of a fuzz harness into DIR from the shipped files.
-# usage: corpus.sh scene|obj SOURCE_ROOT DIR [small]
+# usage: corpus.sh scene|obj|tet|cache SOURCE_ROOT DIR [small]
 #   scene: scene files (with "small", only the test scenes: quick to load)
 #   obj:   meshes
+#   tet:   tetrahedral meshes in fuzz_tet's form (a format byte, then the file)
+#   cache: pipeline-cache files
 set -eu
 kind=$1 root=$2 dir=$3 size=${4:-all}
 mkdir -p "$dir"
@@ -14,6 +16,22 @@ scene)
 obj)
     files=("$root"/data/meshes/*.obj "$root"/tests/cli/scenes/meshes/*.obj "$root"/tests/hostile/scenes/meshes/*.obj)
     ;;
+tet)
+    # fuzz_tet's input: a format byte (0 TetGen pair, 1 .vtu, 2 .msh; bit 7
+    # reorient), then the file; a TetGen pair is .node, a 0xff byte, .ele.
+    for stem in bar_80 sphere_80; do
+        { printf '\000'; cat "$root/data/tets/$stem.node"; printf '\377'; cat "$root/data/tets/$stem.ele"; } \
+            >"$dir/tet_$stem"
+    done
+    { printf '\203'; cat "$root/data/tets/bar_80.node"; printf '\377'; cat "$root/data/tets/bar_80.ele"; } \
+        >"$dir/tet_bar_80_reorient"
+    for f in "$root"/tests/data/tets/*.vtu; do
+        { printf '\001'; cat "$f"; } >"$dir/tet_$(basename "$f")"
+    done
+    for f in "$root"/tests/data/tets/*.msh; do
+        { printf '\002'; cat "$f"; } >"$dir/tet_$(basename "$f")"
+    done
+    exit 0;;
 cache)
     # Pipeline-cache files for fuzz_cache's identity, written here (the
     # 64-bit checksum is out of a mutator's reach): whole ones with and

@@ -8,6 +8,7 @@
 #include "sph/sph.h"
 #include "pbf/pbf.h"
 #include "rigid/rigid.h"
+#include "deform/deform.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -588,6 +589,103 @@ done:
     return rc;
 }
 
+/* The deform module's step on a tetrahedral mesh (data/tets): implicit
+ * Euler with CG at h = 0.01 s (flag false), or symplectic Euler at
+ * h = 1e-5 s (flag true: the light bunny's small vertices need it), against deform_cpu.c's step of the same
+ * equations. Bars hang from their x = 0 end; other meshes fall freely. */
+static int bench_deform(bench_ctx *c, const char *name, uint32_t n, bool explicit_)
+{
+    (void)n;
+    eddy_engine *e = c->e;
+    const char *data = getenv("EDDY_DATA") ? getenv("EDDY_DATA") : EDDY_DATA_DIR;
+    char mesh[64], json[4096];
+    snprintf(mesh, sizeof mesh, "%s", strchr(name, '.') + 1);
+    char *cut = strstr(mesh, "_explicit");
+    if (cut)
+        *cut = 0;
+    bool bar = !strncmp(mesh, "bar", 3);
+    double dt = explicit_ ? 1e-5 : 0.01;
+    snprintf(json, sizeof json,
+             "{ \"dt\": %g, \"duration\": 1, \"box\": { \"min\": [-20, -20, -20], \"max\": [20, 20, 20] },"
+             "  \"particle_sets\": [ { \"name\": \"b\", \"radius\": 0.01,"
+             "      \"tetmesh\": { \"file\": \"%s/tets/%s.node\", \"density\": 100 } } ],"
+             "  \"systems\": [ { \"name\": \"d\", \"module\": \"deform\", \"set\": \"b\","
+             "      \"params\": { \"integrator\": %d, \"damping\": 5, \"pin_plane_normal\": [%d, 0, 0] } } ] }",
+             dt, data, mesh, explicit_ ? 2 : 0, bar ? 1 : 0);
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = name, .json = json, .profile = true, .no_output = true });
+    if (!sc)
+        return 1;
+    eddy_particles p = eddy_find_particles(e, "b");
+    uint32_t count = eddy_particles_count(e, p);
+    eddy_elements el = eddy_particles_elements(e, p, "tets");
+    float *pos = malloc(16ull * count), *vel = malloc(16ull * count), *mass = malloc(4ull * count);
+    float *gpos = malloc(16ull * count), *prev = calloc(4ull * count, sizeof(float)), *ep = NULL;
+    uint32_t *tets = malloc(16ull * el.count), *flags = malloc(4ull * count);
+    eddy_deform_topology t = { 0 };
+    eddy_deform_cpu cpu = { 0 };
+    int rc = 1;
+    result r = { .name = name, .n = count, .unit = "vertices" };
+    if (!pos || !vel || !mass || !gpos || !prev || !tets || !flags ||
+        eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, pos) != EDDY_OK ||
+        eddy_buffer_download(e, eddy_particles_buffer(e, p, "velocity"), 0, 16ull * count, vel) != EDDY_OK ||
+        eddy_buffer_download(e, eddy_particles_buffer(e, p, "mass"), 0, 4ull * count, mass) != EDDY_OK ||
+        eddy_buffer_download(e, el.buffer, 0, 16ull * el.count, tets) != EDDY_OK ||
+        eddy_deform_topology_build(count, tets, el.count, 4, &t) != 0 || !(ep = malloc(16ull * t.edge_count)))
+        goto done;
+    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (uint32_t i = 0; i < count; i++)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fmin(lo[a], pos[4 * i + a]);
+            hi[a] = fmax(hi[a], pos[4 * i + a]);
+        }
+    double size = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    for (uint32_t i = 0; i < count; i++)
+        flags[i] = bar && pos[4 * i] <= 1e-6 * size ? 0 : EDDY_DEFORM_FREE;
+    for (uint32_t k = 0; k < t.edge_count; k++) {
+        const float *a = pos + 4 * t.edges[2 * k], *b = pos + 4 * t.edges[2 * k + 1];
+        double d[3] = { (double)b[0] - a[0], (double)b[1] - a[1], (double)b[2] - a[2] };
+        ep[4 * k] = (float)sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        ep[4 * k + 1] = 30000;
+        ep[4 * k + 2] = 5;
+        ep[4 * k + 3] = 0;
+    }
+    struct eddy_deform_params dp = { .gravity = { 0, -9.81f, 0, (float)dt }, .box_min = { -20, -20, -20, 1e5f },
+                                     .box_max = { 20, 20, 20, 0 }, .solver = { 1e-5f, 0 },
+                                     .counts = { count, t.edge_count, 0, explicit_ ? 2 : 0 },
+                                     .misc = { 100, EDDY_DEFORM_DEFINITE | EDDY_DEFORM_JACOBI, (count + 255) / 256 } };
+    if (eddy_deform_cpu_init(&cpu, &dp, &t, ep, flags, NULL) != 0 ||
+        time_graph(e, eddy_scene_graph(sc), c->iterations, &r) != EDDY_OK ||
+        eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, gpos) != EDDY_OK)
+        goto done;
+    double t0 = 0;
+    uint64_t cg = 0;
+    for (uint32_t k = 0; k <= c->iterations; k++) {
+        if (k == 1)
+            t0 = now_ms();
+        eddy_deform_cpu_step(&cpu, pos, vel, mass, prev);
+        cg += k ? cpu.iterations : 0;
+    }
+    r.cpu_ms = now_ms() - t0;
+    double worst = 0;
+    for (uint32_t i = 0; i < 4 * count; i++)
+        if (i % 4 != 3)
+            worst = fmax(worst, fabs((double)gpos[i] - pos[i]));
+    r.match = worst <= 1e-4 * size;
+    if (!r.match)
+        fprintf(stderr, "eddy bench %s: largest position difference %g m\n", name, worst);
+    if (!explicit_)
+        fprintf(stderr, "eddy bench %s: %u tets, %u springs, %.1f CG iterations a step (C)\n", name, el.count,
+                t.edge_count, (double)cg / c->iterations);
+    print_result(eddy_engine_device(e), &r);
+    rc = r.match ? 0 : 1;
+done:
+    eddy_deform_cpu_free(&cpu);
+    eddy_deform_topology_free(&t);
+    free(pos), free(vel), free(mass), free(gpos), free(prev), free(ep), free(tets), free(flags);
+    eddy_destroy_scene(sc);
+    return rc;
+}
+
 /* The haptic loop (eddy_haptic_run, as `eddy haptic` runs it): the force
  * thread at 1 kHz on a PBF tank of about 1,500 particles (the scene of
  * tests/physics/test_pbf_haptic.c), the tool driven down into the water and
@@ -715,6 +813,11 @@ static const bench_case cases[] = {
     { "pbf.dam50k", bench_pbf, 50653, true },
     { "rigid.pawns", bench_rigid, 65536, false },
     { "granular.16k", bench_rigid, 16384, true },
+    { "deform.bar_80", bench_deform, 38, false },
+    { "deform.bar_5k", bench_deform, 1275, false },
+    { "deform.bunny_5k", bench_deform, 1028, false },
+    { "deform.bar_5k_explicit", bench_deform, 1275, true },
+    { "deform.bunny_5k_explicit", bench_deform, 1028, true },
     { "haptic.1k", bench_haptic, 1000, false }, /* n: the rate (Hz); --iterations: seconds */
 };
 
@@ -742,7 +845,7 @@ int eddy_bench_main(eddy_engine *e, int argc, char **argv, uint32_t iterations)
         fprintf(stderr, "eddy error [cli.usage]: bench: no case matches; cases:");
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             fprintf(stderr, " %s", cases[i].name);
-        fprintf(stderr, " (or a group: scan, sort, grid, density, sph, pbf, rigid, granular, haptic)\n");
+        fprintf(stderr, " (or a group: scan, sort, grid, density, sph, pbf, rigid, granular, deform, haptic)\n");
         return 2;
     }
     return failed ? 1 : 0;

@@ -42,6 +42,8 @@ static const char *usage =
     "                                    grid.1M density.16k density.65k density.262k sph.16k\n"
     "                                    sph.65k sph.262k pbf.10k pbf.20k pbf.40k pbf.60k\n"
     "                                    pbf.80k pbf.dam50k rigid.pawns granular.16k\n"
+    "                                    deform.bar_80 deform.bar_5k deform.bunny_5k\n"
+    "                                    deform.bar_5k_explicit deform.bunny_5k_explicit\n"
     "                                    haptic.1k (the 1 kHz haptic loop for N seconds: rate\n"
     "                                    and jitter, no reference), or a group (scan, sort,\n"
     "                                    grid, density, sph, pbf, rigid, granular, haptic);\n"

@@ -91,6 +91,7 @@
  *   scene.name             E  a name that cannot name files, or one that is taken
  *   scene.too_large        E  particles or steps over a device limit or the host budget
  *   scene.mesh             E  a mesh file of a fill cannot be read or bounds no solid
+ *   scene.mesh_unreferenced W  a tetrahedral mesh has vertices no tet uses (they stay put)
  *   scene.plugin_refused   E  the scene names module libraries and plugins are not allowed
  *   scene.unknown_module   E  a system names a module that is not registered
  *   scene.unknown_set      E  a system names a particle set the scene does not have

@@ -1,0 +1,647 @@
+/* deform module: see README.md beside this file. */
+#include "deform.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eddy/eddy_prims.h"
+
+static const uint32_t springs_spv[] =
+#include "deform_springs.spv.inc"
+    ;
+static const uint32_t assemble_spv[] =
+#include "deform_assemble.spv.inc"
+    ;
+static const uint32_t cg_begin_spv[] =
+#include "deform_cg_begin.spv.inc"
+    ;
+static const uint32_t cg_matvec_spv[] =
+#include "deform_cg_matvec.spv.inc"
+    ;
+static const uint32_t cg_alpha_spv[] =
+#include "deform_cg_alpha.spv.inc"
+    ;
+static const uint32_t cg_update_spv[] =
+#include "deform_cg_update.spv.inc"
+    ;
+static const uint32_t cg_beta_spv[] =
+#include "deform_cg_beta.spv.inc"
+    ;
+static const uint32_t cg_direction_spv[] =
+#include "deform_cg_direction.spv.inc"
+    ;
+static const uint32_t implicit_end_spv[] =
+#include "deform_implicit_end.spv.inc"
+    ;
+static const uint32_t forces_spv[] =
+#include "deform_forces.spv.inc"
+    ;
+static const uint32_t explicit_spv[] =
+#include "deform_explicit.spv.inc"
+    ;
+
+enum {
+    P_INTEGRATOR,
+    P_STIFFNESS,
+    P_DAMPING,
+    P_DAMPING_MODEL,
+    P_STIFFNESS_SCALAR,
+    P_GRAVITY,
+    P_TOLERANCE,
+    P_MAX_ITERATIONS,
+    P_JACOBI,
+    P_DEFINITE,
+    P_CONTACT_STIFFNESS,
+    P_CONTACT_DAMPING,
+    P_RESTITUTION,
+    P_PIN_MIN,
+    P_PIN_MAX,
+    P_PIN_PLANE_POINT,
+    P_PIN_PLANE_NORMAL,
+    P_COUNT
+};
+
+static const eddy_param_info params[P_COUNT] = {
+    [P_INTEGRATOR] = { "integrator", EDDY_PARAM_INT, "1", { 0 }, 0, 4,
+                       "0 implicit Euler (CG), 1 explicit Euler, 2 symplectic Euler, 3 Verlet, 4 velocity Verlet" },
+    [P_STIFFNESS] = { "stiffness", EDDY_PARAM_FLOAT, "N/m", { 30000 }, 1e-9, 1e12,
+                      "spring constant ks of every spring (scaled per vertex by stiffness_scalar)" },
+    [P_DAMPING] = { "damping", EDDY_PARAM_FLOAT, "N s/m", { 1 }, 0, 1e12,
+                    "spring damping kd (see damping_model)" },
+    [P_DAMPING_MODEL] = { "damping_model", EDDY_PARAM_INT, "1", { 0 }, 0, 1,
+                          "0: along the spring, kd ((v_j - v_i) . n) n (damps stretching, not rigid rotation); "
+                          "1: the paper's -kd (v_i - v_j), which also slows a spinning body" },
+    [P_STIFFNESS_SCALAR] = { "stiffness_scalar", EDDY_PARAM_VEC3, "1", { 0, 1, 1 }, -1e30, 1e30,
+                             "[s0, s1, f]: a vertex's stiffness factor goes linearly from 1 at scalar <= s0 "
+                             "to f at scalar >= s1 (the set's \"scalar\" buffer); a spring takes the mean of "
+                             "its ends'" },
+    [P_GRAVITY] = { "gravity", EDDY_PARAM_VEC3, "m/s^2", { 0, -9.81, 0 }, -1e4, 1e4, "uniform acceleration" },
+    [P_TOLERANCE] = { "tolerance", EDDY_PARAM_FLOAT, "1", { 1e-5 }, 1e-12, 1,
+                      "implicit: CG stops when |r| / |b| is at most this" },
+    [P_MAX_ITERATIONS] = { "max_iterations", EDDY_PARAM_INT, "1", { 100 }, 1, 10000,
+                           "implicit: CG iterations at most per step (recorded; the ones after convergence are "
+                           "empty dispatches)" },
+    [P_JACOBI] = { "jacobi", EDDY_PARAM_BOOL, "1", { 1 }, 0, 1,
+                   "implicit: block-diagonal (Jacobi) preconditioner; false: the paper's plain CG" },
+    [P_DEFINITE] = { "definite", EDDY_PARAM_BOOL, "1", { 1 }, 0, 1,
+                     "implicit: drop the negative stiffness of compressed springs from the Jacobian "
+                     "(keeps the system positive definite); false: the exact Jacobian" },
+    [P_CONTACT_STIFFNESS] = { "contact_stiffness", EDDY_PARAM_FLOAT, "N/m", { 1e5 }, 0, 1e12,
+                              "penalty stiffness of a vertex against the box walls and the solids, within "
+                              "the vertex's radius" },
+    [P_CONTACT_DAMPING] = { "contact_damping", EDDY_PARAM_FLOAT, "N s/m", { 0 }, 0, 1e12,
+                            "damping of the normal velocity in contact" },
+    [P_RESTITUTION] = { "restitution", EDDY_PARAM_FLOAT, "1", { 0 }, 0, 1,
+                        "of the position clamp that catches vertices the contact forces left inside" },
+    [P_PIN_MIN] = { "pin_min", EDDY_PARAM_VEC3, "m", { 1e30, 1e30, 1e30 }, -1e30, 1e30,
+                    "vertices inside the box [pin_min, pin_max] (at the start) are pinned; default none" },
+    [P_PIN_MAX] = { "pin_max", EDDY_PARAM_VEC3, "m", { -1e30, -1e30, -1e30 }, -1e30, 1e30,
+                    "the other corner of the pinning box" },
+    [P_PIN_PLANE_POINT] = { "pin_plane_point", EDDY_PARAM_VEC3, "m", { 0, 0, 0 }, -1e30, 1e30,
+                            "a point of the pinning plane" },
+    [P_PIN_PLANE_NORMAL] = { "pin_plane_normal", EDDY_PARAM_VEC3, "1", { 0, 0, 0 }, -1e30, 1e30,
+                             "vertices on the plane or behind it (against this normal, within 1e-6 of the "
+                             "body's size) are pinned; zero: no plane" },
+};
+
+static const char *const shared[] = { "position", "velocity", "mass", "scalar", "pinned" };
+
+enum {
+    K_SPRINGS,
+    K_ASSEMBLE,
+    K_CG_BEGIN,
+    K_CG_MATVEC,
+    K_CG_ALPHA,
+    K_CG_UPDATE,
+    K_CG_BETA,
+    K_CG_DIRECTION,
+    K_IMPLICIT_END,
+    K_FORCES,
+    K_EXPLICIT,
+    K_COUNT
+};
+
+typedef struct deform {
+    eddy_engine *e;
+    char name[128];
+    eddy_particles set;
+    uint32_t n, edges, groups;
+    struct eddy_deform_params p;
+    eddy_deform_topology topo;
+    float *edge_param;         /* host copy: 4 per edge */
+    uint32_t *tets;            /* host copy, 4 per tet (stats: inverted tets) */
+    uint32_t tet_count;
+    eddy_kernel k[K_COUNT];
+    eddy_buffer position, velocity, mass;
+    eddy_buffer params, solids, flags, rows, adj, edge_buf, edge_param_buf, edge_force, edge_block;
+    eddy_buffer diag, cg_x, cg_r, cg_z, cg_p, cg_q, partials, cg, args, force, prev;
+} deform;
+
+static eddy_buffer scratch(deform *d, const char *what, uint64_t bytes, const void *data)
+{
+    char label[192];
+    snprintf(label, sizeof label, "%s.%s", d->name, what);
+    return eddy_create_buffer(d->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label,
+                                                         .data = data, .data_size = data ? bytes : 0 });
+}
+
+static void destroy(void *state)
+{
+    deform *d = state;
+    if (!d)
+        return;
+    for (int i = 0; i < K_COUNT; i++)
+        eddy_destroy_kernel(d->e, d->k[i]);
+    eddy_buffer *b[] = { &d->params, &d->solids, &d->flags, &d->rows, &d->adj, &d->edge_buf, &d->edge_param_buf,
+                         &d->edge_force, &d->edge_block, &d->diag, &d->cg_x, &d->cg_r, &d->cg_z, &d->cg_p,
+                         &d->cg_q, &d->partials, &d->cg, &d->args, &d->force, &d->prev };
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+        eddy_destroy_buffer(d->e, *b[i]);
+    eddy_deform_topology_free(&d->topo);
+    free(d->edge_param);
+    free(d->tets);
+    free(d);
+}
+
+static eddy_result fail(deform *d, eddy_result r, const char *what)
+{
+    eddy_log(d->e, EDDY_LOG_ERROR, "system.invalid", "system '%s': %s", d->name, what);
+    return r;
+}
+
+/* The factor of stiffness_scalar [s0, s1, f] at scalar s. */
+static double scalar_factor(const double m[3], double s)
+{
+    if (m[1] <= m[0])
+        return s >= m[1] ? m[2] : 1.0;
+    double t = (s - m[0]) / (m[1] - m[0]);
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return 1.0 + t * (m[2] - 1.0);
+}
+
+static eddy_result create(const eddy_system_ctx *ctx, void **state)
+{
+    eddy_engine *e = ctx->engine;
+    deform *d = calloc(1, sizeof *d);
+    if (!d)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    *state = d;
+    d->e = e;
+    d->set = ctx->particles;
+    snprintf(d->name, sizeof d->name, "%s", ctx->name);
+    d->n = eddy_particles_count(e, d->set);
+    const eddy_param_value *v = ctx->params;
+    char msg[512];
+
+    /* The springs: the tets' edges (or a cloth's triangles'). */
+    eddy_elements el = eddy_particles_elements(e, d->set, "tets");
+    if (!el.buffer.id)
+        el = eddy_particles_elements(e, d->set, "triangles");
+    if (!el.buffer.id)
+        el = eddy_particles_elements(e, d->set, "springs");
+    if (!el.buffer.id || el.count == 0) {
+        snprintf(msg, sizeof msg, "set '%s' has no \"tets\", \"triangles\" or \"springs\" elements to make "
+                 "springs of (give the set a \"tetmesh\")", eddy_particles_name(e, d->set));
+        return fail(d, EDDY_ERROR_INVALID_ARGUMENT, msg);
+    }
+    uint64_t idx_count = (uint64_t)el.kind * el.count;
+    uint32_t *elements = malloc(idx_count * 4);
+    float *pos = malloc(16ull * (d->n ? d->n : 1)), *vel = malloc(16ull * (d->n ? d->n : 1));
+    float *mass = malloc(4ull * (d->n ? d->n : 1)), *scalar = malloc(4ull * (d->n ? d->n : 1));
+    uint32_t *pinned = calloc(d->n ? d->n : 1, 4), *flags = calloc(d->n ? d->n : 1, 4);
+    eddy_result r = EDDY_OK;
+    if (!elements || !pos || !vel || !mass || !scalar || !pinned || !flags)
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(e, el.buffer, 0, idx_count * 4, elements);
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(e, eddy_particles_buffer(e, d->set, "position"), 0, 16ull * d->n, pos);
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(e, eddy_particles_buffer(e, d->set, "velocity"), 0, 16ull * d->n, vel);
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(e, eddy_particles_buffer(e, d->set, "mass"), 0, 4ull * d->n, mass);
+    eddy_buffer sb = eddy_particles_buffer(e, d->set, "scalar"), pb = eddy_particles_buffer(e, d->set, "pinned");
+    if (r == EDDY_OK && sb.id)
+        r = eddy_buffer_download(e, sb, 0, 4ull * d->n, scalar);
+    if (r == EDDY_OK && pb.id)
+        r = eddy_buffer_download(e, pb, 0, 4ull * d->n, pinned);
+    if (r == EDDY_OK && eddy_deform_topology_build(d->n, elements, el.count, el.kind, &d->topo) != 0)
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK && el.kind == EDDY_TETRAHEDRA) {
+        d->tets = elements;
+        d->tet_count = el.count;
+        elements = NULL;
+    }
+    free(elements);
+    d->edges = d->topo.edge_count;
+    if (r == EDDY_OK && !(d->edge_param = malloc(16ull * (d->edges ? d->edges : 1))))
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+
+    /* Rest lengths from the set as loaded; stiffness per spring. */
+    const double *sm = v[P_STIFFNESS_SCALAR].v;
+    double ks = v[P_STIFFNESS].v[0], kd = v[P_DAMPING].v[0];
+    for (uint32_t k = 0; r == EDDY_OK && k < d->edges; k++) {
+        uint32_t i = d->topo.edges[2 * k], j = d->topo.edges[2 * k + 1];
+        double dx[3] = { pos[4 * j] - pos[4 * i], pos[4 * j + 1] - pos[4 * i + 1], pos[4 * j + 2] - pos[4 * i + 2] };
+        double L = sqrt(dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]);
+        if (!(L > 0) || !isfinite(L)) {
+            snprintf(msg, sizeof msg, "the spring between vertices %u and %u has rest length %g m: expected a "
+                     "positive length (two vertices at one place?)", i, j, L);
+            r = fail(d, EDDY_ERROR_INVALID_ARGUMENT, msg);
+            break;
+        }
+        double f = sb.id ? 0.5 * (scalar_factor(sm, scalar[i]) + scalar_factor(sm, scalar[j])) : 1.0;
+        if (!(f > 0) || !isfinite(f)) {
+            snprintf(msg, sizeof msg, "params.stiffness_scalar gives the spring between vertices %u and %u the "
+                     "factor %g: expected a positive stiffness", i, j, f);
+            r = fail(d, EDDY_ERROR_INVALID_ARGUMENT, msg);
+            break;
+        }
+        d->edge_param[4 * k] = (float)L;
+        d->edge_param[4 * k + 1] = (float)(ks * f);
+        d->edge_param[4 * k + 2] = (float)kd;
+        d->edge_param[4 * k + 3] = 0;
+    }
+
+    /* Pins: the set's "pinned" list, the box and the plane. */
+    const double *lo = v[P_PIN_MIN].v, *hi = v[P_PIN_MAX].v, *pp = v[P_PIN_PLANE_POINT].v,
+                 *pn = v[P_PIN_PLANE_NORMAL].v;
+    bool box = lo[0] <= hi[0] && lo[1] <= hi[1] && lo[2] <= hi[2];
+    double nl = sqrt(pn[0] * pn[0] + pn[1] * pn[1] + pn[2] * pn[2]);
+    double bmin[3] = { INFINITY, INFINITY, INFINITY }, bmax[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (uint32_t i = 0; i < d->n; i++)
+        for (int a = 0; a < 3; a++) {
+            bmin[a] = fmin(bmin[a], pos[4 * i + a]);
+            bmax[a] = fmax(bmax[a], pos[4 * i + a]);
+        }
+    double size = fmax(bmax[0] - bmin[0], fmax(bmax[1] - bmin[1], bmax[2] - bmin[2]));
+    uint32_t in_box = 0, on_plane = 0;
+    for (uint32_t i = 0; r == EDDY_OK && i < d->n; i++) {
+        const float *x = pos + 4 * i;
+        bool pin = pinned[i] != 0;
+        if (box && x[0] >= lo[0] && x[0] <= hi[0] && x[1] >= lo[1] && x[1] <= hi[1] && x[2] >= lo[2] &&
+            x[2] <= hi[2]) {
+            pin = true;
+            in_box++;
+        }
+        if (nl > 0 && ((x[0] - pp[0]) * pn[0] + (x[1] - pp[1]) * pn[1] + (x[2] - pp[2]) * pn[2]) / nl <= 1e-6 * size) {
+            pin = true;
+            on_plane++;
+        }
+        bool springs = d->topo.rows[i + 1] > d->topo.rows[i];
+        flags[i] = !pin && mass[i] > 0 && springs ? EDDY_DEFORM_FREE : 0;
+        if (!pin && springs && !(mass[i] > 0)) {
+            snprintf(msg, sizeof msg, "vertex %u has springs but mass %g kg: expected a positive mass", i, mass[i]);
+            r = fail(d, EDDY_ERROR_INVALID_ARGUMENT, msg);
+        }
+    }
+    if (r == EDDY_OK && box && in_box == 0) {
+        snprintf(msg, sizeof msg, "params.pin_min/pin_max: the box [%g, %g, %g] .. [%g, %g, %g] holds none of the "
+                 "set's vertices (they span [%g, %g, %g] .. [%g, %g, %g])", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2],
+                 bmin[0], bmin[1], bmin[2], bmax[0], bmax[1], bmax[2]);
+        r = fail(d, EDDY_ERROR_INVALID_ARGUMENT, msg);
+    }
+    if (r == EDDY_OK && nl > 0 && on_plane == 0) {
+        snprintf(msg, sizeof msg, "params.pin_plane_point/pin_plane_normal: no vertex lies on the plane or behind it");
+        r = fail(d, EDDY_ERROR_INVALID_ARGUMENT, msg);
+    }
+
+    /* The parameter block. */
+    d->groups = (d->n + EDDY_DEFORM_GROUP - 1) / EDDY_DEFORM_GROUP;
+    struct eddy_deform_params *p = &d->p;
+    for (int a = 0; a < 3; a++) {
+        p->gravity[a] = (float)v[P_GRAVITY].v[a];
+        p->box_min[a] = ctx->box_min[a];
+        p->box_max[a] = ctx->box_max[a];
+    }
+    p->gravity[3] = (float)ctx->dt;
+    p->box_min[3] = (float)v[P_CONTACT_STIFFNESS].v[0];
+    p->box_max[3] = (float)v[P_CONTACT_DAMPING].v[0];
+    p->solver[0] = (float)v[P_TOLERANCE].v[0];
+    p->solver[1] = (float)v[P_RESTITUTION].v[0];
+    p->counts[0] = d->n;
+    p->counts[1] = d->edges;
+    p->counts[2] = ctx->solid_count;
+    p->counts[3] = (uint32_t)v[P_INTEGRATOR].v[0];
+    p->misc[0] = (uint32_t)v[P_MAX_ITERATIONS].v[0];
+    p->misc[1] = (v[P_DEFINITE].v[0] != 0 ? EDDY_DEFORM_DEFINITE : 0) | (v[P_JACOBI].v[0] != 0 ? EDDY_DEFORM_JACOBI : 0) |
+                 (v[P_DAMPING_MODEL].v[0] != 0 ? EDDY_DEFORM_ISOTROPIC : 0);
+    p->misc[2] = d->groups;
+
+    /* Verlet starts from x_prev = x - h v. */
+    float *prev = NULL;
+    if (r == EDDY_OK && (prev = calloc(4ull * (d->n ? d->n : 1), sizeof(float))) == NULL)
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK && p->counts[3] == EDDY_DEFORM_VERLET)
+        for (uint32_t i = 0; i < 4 * d->n; i++)
+            prev[i] = i % 4 == 3 ? 0 : pos[i] - (float)ctx->dt * vel[i];
+
+    uint64_t n = d->n, E = d->edges;
+    if (r == EDDY_OK) {
+        d->position = eddy_particles_buffer(e, d->set, "position");
+        d->velocity = eddy_particles_buffer(e, d->set, "velocity");
+        d->mass = eddy_particles_buffer(e, d->set, "mass");
+        d->params = scratch(d, "params", sizeof d->p, &d->p);
+        d->solids = scratch(d, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1),
+                            ctx->solid_count ? ctx->solids : NULL);
+        d->flags = scratch(d, "flags", 4 * n, flags);
+        d->rows = scratch(d, "rows", 4 * (n + 1), d->topo.rows);
+        d->adj = scratch(d, "adjacency", 16 * E, d->topo.adj);
+        d->edge_buf = scratch(d, "edges", 8 * E, d->topo.edges);
+        d->edge_param_buf = scratch(d, "edge_param", 16 * E, d->edge_param);
+        d->edge_force = scratch(d, "edge_force", 32 * E, NULL);
+        d->edge_block = scratch(d, "edge_block", 32 * E, NULL);
+        d->force = scratch(d, "force", 16 * n, NULL);
+        d->prev = scratch(d, "prev", 16 * n, prev);
+        if (p->counts[3] == EDDY_DEFORM_IMPLICIT) {
+            d->diag = scratch(d, "cg.diag", 64 * n, NULL);
+            d->cg_x = scratch(d, "cg.x", 16 * n, NULL);
+            d->cg_r = scratch(d, "cg.r", 16 * n, NULL);
+            d->cg_z = scratch(d, "cg.z", 16 * n, NULL);
+            d->cg_p = scratch(d, "cg.p", 16 * n, NULL);
+            d->cg_q = scratch(d, "cg.q", 16 * n, NULL);
+            d->partials = scratch(d, "cg.partials", 16ull * (d->groups ? d->groups : 1), NULL);
+            d->cg = scratch(d, "cg.state", 32, NULL);
+            d->args = scratch(d, "cg.args", 24, NULL);
+            if (!d->diag.id || !d->cg_x.id || !d->cg_r.id || !d->cg_z.id || !d->cg_p.id || !d->cg_q.id ||
+                !d->partials.id || !d->cg.id || !d->args.id)
+                r = EDDY_ERROR_OUT_OF_MEMORY;
+        }
+        if (!d->params.id || !d->solids.id || !d->flags.id || !d->rows.id || !d->adj.id || !d->edge_buf.id ||
+            !d->edge_param_buf.id || !d->edge_force.id || !d->edge_block.id || !d->force.id || !d->prev.id)
+            r = EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    free(pos);
+    free(vel);
+    free(mass);
+    free(scalar);
+    free(pinned);
+    free(flags);
+    free(prev);
+    if (r != EDDY_OK)
+        return r;
+
+    static const struct {
+        const uint32_t *spv;
+        size_t size;
+        const char *what;
+    } ks_[K_COUNT] = {
+        [K_SPRINGS] = { springs_spv, sizeof springs_spv, "springs" },
+        [K_ASSEMBLE] = { assemble_spv, sizeof assemble_spv, "assemble" },
+        [K_CG_BEGIN] = { cg_begin_spv, sizeof cg_begin_spv, "cg_begin" },
+        [K_CG_MATVEC] = { cg_matvec_spv, sizeof cg_matvec_spv, "cg_matvec" },
+        [K_CG_ALPHA] = { cg_alpha_spv, sizeof cg_alpha_spv, "cg_alpha" },
+        [K_CG_UPDATE] = { cg_update_spv, sizeof cg_update_spv, "cg_update" },
+        [K_CG_BETA] = { cg_beta_spv, sizeof cg_beta_spv, "cg_beta" },
+        [K_CG_DIRECTION] = { cg_direction_spv, sizeof cg_direction_spv, "cg_direction" },
+        [K_IMPLICIT_END] = { implicit_end_spv, sizeof implicit_end_spv, "implicit_end" },
+        [K_FORCES] = { forces_spv, sizeof forces_spv, "forces" },
+        [K_EXPLICIT] = { explicit_spv, sizeof explicit_spv, "explicit" },
+    };
+    bool implicit = p->counts[3] == EDDY_DEFORM_IMPLICIT;
+    for (int i = 0; i < K_COUNT; i++) {
+        bool need = i == K_SPRINGS || (implicit ? i <= K_IMPLICIT_END : i >= K_FORCES);
+        if (!need)
+            continue;
+        char label[192];
+        snprintf(label, sizeof label, "deform.%s", ks_[i].what);
+        d->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = label, .spirv = ks_[i].spv,
+                                                             .spirv_size = ks_[i].size });
+        if (!d->k[i].id)
+            return EDDY_ERROR_VULKAN;
+    }
+    return EDDY_OK;
+}
+
+static int pass(deform *d, eddy_graph g, const char *what, eddy_kernel k, uint32_t threads, uint32_t groups,
+                bool indirect_one, bool indirect_vertex, const eddy_binding *b, uint32_t nb, const void *push,
+                uint32_t push_size)
+{
+    char label[192];
+    snprintf(label, sizeof label, "deform.%s", what);
+    eddy_pass_desc pd = { .label = label, .kernel = k, .threads = threads, .groups = { groups },
+                          .push = push, .push_size = push_size };
+    if (indirect_one || indirect_vertex) {
+        pd.threads = 0;
+        pd.groups[0] = 0;
+        pd.indirect = d->args;
+        pd.indirect_offset = indirect_one ? 12 : 0;
+    }
+    pd.bindings[0] = (eddy_binding){ d->params, EDDY_READ };
+    for (uint32_t i = 0; i < nb; i++)
+        pd.bindings[i + 1] = b[i];
+    return eddy_graph_add_pass(d->e, g, &pd);
+}
+
+#define B(...) (const eddy_binding[]){ __VA_ARGS__ }, sizeof((const eddy_binding[]){ __VA_ARGS__ }) / sizeof(eddy_binding)
+
+static int springs_pass(deform *d, eddy_graph g)
+{
+    if (d->edges == 0)
+        return 0;
+    return pass(d, g, "springs", d->k[K_SPRINGS], d->edges, 0, false, false,
+                B({ d->position, EDDY_READ }, { d->velocity, EDDY_READ }, { d->edge_buf, EDDY_READ },
+                  { d->edge_param_buf, EDDY_READ }, { d->edge_force, EDDY_WRITE }, { d->edge_block, EDDY_WRITE }),
+                NULL, 0);
+}
+
+static int explicit_passes(deform *d, eddy_graph g, uint32_t stage)
+{
+    int rc = springs_pass(d, g);
+    if (rc >= 0)
+        rc = pass(d, g, "forces", d->k[K_FORCES], d->n, 0, false, false,
+                  B({ d->position, EDDY_READ }, { d->velocity, EDDY_READ }, { d->mass, EDDY_READ },
+                    { d->rows, EDDY_READ }, { d->adj, EDDY_READ }, { d->edge_force, EDDY_READ },
+                    { d->solids, EDDY_READ }, { d->force, EDDY_WRITE }),
+                  NULL, 0);
+    if (rc >= 0)
+        rc = pass(d, g, "explicit", d->k[K_EXPLICIT], d->n, 0, false, false,
+                  B({ d->position, EDDY_READ_WRITE }, { d->velocity, EDDY_READ_WRITE }, { d->mass, EDDY_READ },
+                    { d->flags, EDDY_READ }, { d->force, EDDY_READ }, { d->prev, EDDY_READ_WRITE },
+                    { d->solids, EDDY_READ }),
+                  &stage, 4);
+    return rc;
+}
+
+static eddy_result declare_step(void *state, eddy_graph g)
+{
+    deform *d = state;
+    eddy_engine *e = d->e;
+    if (d->n == 0)
+        return EDDY_OK;
+    uint32_t integrator = d->p.counts[3];
+    int rc;
+    if (integrator != EDDY_DEFORM_IMPLICIT) {
+        if (integrator == EDDY_DEFORM_VELOCITY_VERLET) {
+            rc = explicit_passes(d, g, 4);
+            if (rc >= 0)
+                rc = explicit_passes(d, g, 5);
+        } else {
+            rc = explicit_passes(d, g, integrator);
+        }
+        return rc < 0 ? (eddy_result)rc : EDDY_OK;
+    }
+    rc = springs_pass(d, g);
+    if (rc >= 0)
+        rc = eddy_fill_record(e, g, d->cg_x, 0, 4 * d->n, 0);
+    if (rc >= 0)
+        rc = pass(d, g, "assemble", d->k[K_ASSEMBLE], 0, d->groups, false, false,
+                  B({ d->position, EDDY_READ }, { d->velocity, EDDY_READ }, { d->mass, EDDY_READ },
+                    { d->flags, EDDY_READ }, { d->rows, EDDY_READ }, { d->adj, EDDY_READ },
+                    { d->edge_force, EDDY_READ }, { d->edge_block, EDDY_READ },
+                    { d->solids, EDDY_READ }, { d->diag, EDDY_WRITE }, { d->cg_r, EDDY_WRITE },
+                    { d->cg_z, EDDY_WRITE }, { d->cg_p, EDDY_WRITE }, { d->partials, EDDY_WRITE }),
+                  NULL, 0);
+    if (rc >= 0)
+        rc = pass(d, g, "cg_begin", d->k[K_CG_BEGIN], 0, 1, false, false,
+                  B({ d->partials, EDDY_READ }, { d->cg, EDDY_WRITE }, { d->args, EDDY_WRITE }), NULL, 0);
+    int first = rc >= 0 ? (int)eddy_graph_pass_count(e, g) : -1;
+    if (rc >= 0)
+        rc = pass(d, g, "cg_matvec", d->k[K_CG_MATVEC], 0, 0, false, true,
+                  B({ d->flags, EDDY_READ }, { d->rows, EDDY_READ }, { d->adj, EDDY_READ },
+                    { d->edge_block, EDDY_READ }, { d->diag, EDDY_READ },
+                    { d->cg_p, EDDY_READ }, { d->cg_q, EDDY_WRITE }, { d->partials, EDDY_WRITE }),
+                  NULL, 0);
+    if (rc >= 0)
+        rc = pass(d, g, "cg_alpha", d->k[K_CG_ALPHA], 0, 0, true, false,
+                  B({ d->partials, EDDY_READ }, { d->cg, EDDY_READ_WRITE }, { d->args, EDDY_WRITE }), NULL, 0);
+    if (rc >= 0)
+        rc = pass(d, g, "cg_update", d->k[K_CG_UPDATE], 0, 0, false, true,
+                  B({ d->cg, EDDY_READ }, { d->diag, EDDY_READ }, { d->cg_p, EDDY_READ }, { d->cg_q, EDDY_READ },
+                    { d->cg_x, EDDY_READ_WRITE }, { d->cg_r, EDDY_READ_WRITE }, { d->cg_z, EDDY_WRITE },
+                    { d->partials, EDDY_WRITE }),
+                  NULL, 0);
+    if (rc >= 0)
+        rc = pass(d, g, "cg_beta", d->k[K_CG_BETA], 0, 0, true, false,
+                  B({ d->partials, EDDY_READ }, { d->cg, EDDY_READ_WRITE }, { d->args, EDDY_WRITE }), NULL, 0);
+    if (rc >= 0)
+        rc = pass(d, g, "cg_direction", d->k[K_CG_DIRECTION], 0, 0, false, true,
+                  B({ d->cg, EDDY_READ }, { d->cg_z, EDDY_READ }, { d->cg_p, EDDY_READ_WRITE }), NULL, 0);
+    if (rc >= 0 && d->p.misc[0] > 1)
+        rc = eddy_graph_repeat(e, g, (uint32_t)first, 5, d->p.misc[0]);
+    if (rc >= 0)
+        rc = pass(d, g, "implicit_end", d->k[K_IMPLICIT_END], d->n, 0, false, false,
+                  B({ d->position, EDDY_READ_WRITE }, { d->velocity, EDDY_READ_WRITE }, { d->flags, EDDY_READ },
+                    { d->cg_x, EDDY_READ }, { d->solids, EDDY_READ }),
+                  NULL, 0);
+    return rc < 0 ? (eddy_result)rc : EDDY_OK;
+}
+
+/* The largest stable substep of the explicit integrators: h <= 2 / omega
+ * with omega^2 <= 4 sum(k) / m over each vertex's springs (Gershgorin);
+ * none for implicit Euler. */
+static double stable_dt(void *state)
+{
+    deform *d = state;
+    if (d->p.counts[3] == EDDY_DEFORM_IMPLICIT)
+        return INFINITY;
+    float *mass = malloc(4ull * (d->n ? d->n : 1));
+    double best = INFINITY;
+    if (mass && eddy_buffer_download(d->e, d->mass, 0, 4ull * d->n, mass) == EDDY_OK)
+        for (uint32_t i = 0; i < d->n; i++) {
+            double k = 0;
+            for (uint32_t a = d->topo.rows[i]; a < d->topo.rows[i + 1]; a++)
+                k += d->edge_param[4 * (d->topo.adj[2 * a + 1] & 0x7fffffffu) + 1];
+            if (k > 0 && mass[i] > 0)
+                best = fmin(best, sqrt(mass[i] / k));
+        }
+    free(mass);
+    return best;
+}
+
+static eddy_result set_dt(void *state, double dt)
+{
+    deform *d = state;
+    d->p.gravity[3] = (float)dt;
+    return eddy_buffer_upload(d->e, d->params, 0, sizeof d->p, &d->p);
+}
+
+/* Per frame: energies, the solver's last iterations and residual, the
+ * largest strain and the inverted tets. */
+static void stats(void *state, eddy_stats *st)
+{
+    deform *d = state;
+    eddy_engine *e = d->e;
+    uint64_t n = d->n;
+    float *pos = malloc(16 * (n ? n : 1)), *vel = malloc(16 * (n ? n : 1)), *mass = malloc(4 * (n ? n : 1));
+    if (pos && vel && mass && eddy_buffer_download(e, d->position, 0, 16 * n, pos) == EDDY_OK &&
+        eddy_buffer_download(e, d->velocity, 0, 16 * n, vel) == EDDY_OK &&
+        eddy_buffer_download(e, d->mass, 0, 4 * n, mass) == EDDY_OK) {
+        double ke = 0, pg = 0, ps = 0, strain = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            double v2 = 0;
+            for (int a = 0; a < 3; a++) {
+                v2 += (double)vel[4 * i + a] * vel[4 * i + a];
+                pg -= (double)mass[i] * d->p.gravity[a] * pos[4 * i + a];
+            }
+            ke += 0.5 * mass[i] * v2;
+        }
+        for (uint32_t k = 0; k < d->edges; k++) {
+            const float *a = pos + 4 * d->topo.edges[2 * k], *b = pos + 4 * d->topo.edges[2 * k + 1];
+            double dx = (double)b[0] - a[0], dy = (double)b[1] - a[1], dz = (double)b[2] - a[2];
+            double l = sqrt(dx * dx + dy * dy + dz * dz), L = d->edge_param[4 * k];
+            ps += 0.5 * d->edge_param[4 * k + 1] * (l - L) * (l - L);
+            strain = fmax(strain, fabs(l / L - 1));
+        }
+        uint32_t inverted = 0;
+        for (uint32_t t = 0; t < d->tet_count; t++) {
+            const float *x0 = pos + 4 * d->tets[4 * t], *x1 = pos + 4 * d->tets[4 * t + 1],
+                        *x2 = pos + 4 * d->tets[4 * t + 2], *x3 = pos + 4 * d->tets[4 * t + 3];
+            double a[3], b[3], c[3];
+            for (int k = 0; k < 3; k++) {
+                a[k] = (double)x1[k] - x0[k];
+                b[k] = (double)x2[k] - x0[k];
+                c[k] = (double)x3[k] - x0[k];
+            }
+            double det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+                         a[2] * (b[0] * c[1] - b[1] * c[0]);
+            inverted += det <= 0;
+        }
+        eddy_stats_add(st, "kinetic_energy", ke);
+        eddy_stats_add(st, "spring_energy", ps);
+        eddy_stats_add(st, "gravity_energy", pg);
+        eddy_stats_add(st, "max_strain", strain);
+        eddy_stats_add(st, "inverted_tets", inverted);
+    }
+    uint32_t cg[8];
+    if (d->cg.id && eddy_buffer_download(e, d->cg, 0, sizeof cg, cg) == EDDY_OK) {
+        float res;
+        memcpy(&res, &cg[7], 4);
+        eddy_stats_add(st, "cg_iterations", cg[5]);
+        eddy_stats_add(st, "cg_residual", res);
+        eddy_stats_add(st, "cg_status", cg[6]);
+    }
+    free(pos);
+    free(vel);
+    free(mass);
+}
+
+static const eddy_slot_info slots[] = {
+    { "body", "the body: a set with \"tets\" (or \"triangles\", or \"springs\" edges) elements", 1, 1 },
+};
+
+static const eddy_module_desc desc = {
+    EDDY_MODULE_DESC_VERSION,
+    .name = "deform",
+    .version = "1.0",
+    .summary = "mass-spring bodies from tetrahedral meshes: implicit Euler with CG on the GPU, or explicit integrators",
+    .params = params,
+    .param_count = P_COUNT,
+    .shared_buffers = shared,
+    .shared_buffer_count = sizeof shared / sizeof shared[0],
+    .create = create,
+    .destroy = destroy,
+    .declare_step = declare_step,
+    .stats = stats,
+    .stable_dt = stable_dt,
+    .set_dt = set_dt,
+    .slots = slots,
+    .slot_count = 1,
+};
+
+const eddy_module_desc *eddy_deform_module(void)
+{
+    return &desc;
+}

@@ -1,0 +1,786 @@
+/* The deform module (Tejada and Ertl 2005; PHYSICS.md) against its C
+ * reference and against physics. Parts (argv[2]; argv[1] the source root):
+ *   jacobian   spring Jacobian blocks against central differences of the
+ *              force, 1,000 random springs (relative 1e-4), no device
+ *   cg_dense   the C conjugate gradients against Gaussian elimination of the
+ *              same system (bar_80, pinned end): relative 1e-5
+ *   cpu        one GPU step against the C step on bar_80 and bar_5k for each
+ *              integrator (positions within 1e-5 of the bar's length), the
+ *              GPU solve against the C solve (1e-4 relative), bitwise reruns
+ *   stability  implicit Euler at ks = 30,000 and 300,000 N/m, h = 0.01 s: the
+ *              energy never grows over 10 s; the explicit integrators blow up
+ *              at that step; the largest stable step of each is printed
+ *   hang       a vertical chain settles to the analytic extension (1%); the
+ *              pinned bar's sag converges as h shrinks
+ *   momentum   a free spinning body: linear and angular momentum per integrator
+ *   materials  a bar of a soft and a stiff half (stiffness from the vertex
+ *              scalar): the stiff half strains at most a tenth of the soft */
+#include "../gpu/gpu_test.h"
+#include "deform/deform.h"
+#include "eddy/eddy_tetmesh.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *root;
+
+/* ------------------------------------------------------------------ bodies */
+
+typedef struct body {
+    eddy_particles set;
+    uint32_t n, tets;
+    float *pos, *vel, *mass, *scalar;
+    uint32_t *idx;
+} body;
+
+static body load_body(eddy_engine *e, const char *name, const char *mesh, double density, double radius)
+{
+    char path[1024], err[1024];
+    snprintf(path, sizeof path, "%s/data/tets/%s.node", root, mesh);
+    eddy_tetmesh m;
+    int rc = eddy_load_tetmesh(path, NULL, &m, err, sizeof err);
+    REQUIRE(rc == 0 || !fprintf(stderr, "%s\n", err));
+    body b = { .n = m.vertex_count, .tets = m.tet_count };
+    b.pos = calloc(4 * b.n, sizeof(float));
+    b.vel = calloc(4 * b.n, sizeof(float));
+    b.mass = calloc(b.n, sizeof(float));
+    b.scalar = calloc(b.n, sizeof(float));
+    b.idx = malloc(16 * (size_t)b.tets);
+    REQUIRE(b.pos && b.vel && b.mass && b.scalar && b.idx);
+    for (uint32_t i = 0; i < b.n; i++) {
+        for (int a = 0; a < 3; a++)
+            b.pos[4 * i + a] = m.vertices[3 * i + a];
+        b.pos[4 * i + 3] = (float)radius;
+        b.scalar[i] = m.attribute_count ? m.attributes[m.attribute_count * i] : 0;
+    }
+    memcpy(b.idx, m.tets, 16 * (size_t)b.tets);
+    eddy_tetmesh_masses(&m, density, b.mass);
+    eddy_free_tetmesh(&m);
+    b.set = eddy_create_particles(e, &(eddy_particles_desc){ .name = name, .count = b.n });
+    REQUIRE(b.set.id);
+    eddy_elements el = eddy_particles_add_elements(e, b.set, &(eddy_elements_desc){
+        .name = "tets", .kind = EDDY_TETRAHEDRA, .count = b.tets, .indices = b.idx });
+    REQUIRE(el.buffer.id);
+    return b;
+}
+
+static void upload_body(eddy_engine *e, const body *b)
+{
+    CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, b->set, "position"), 0, 16ull * b->n, b->pos) == EDDY_OK);
+    CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, b->set, "velocity"), 0, 16ull * b->n, b->vel) == EDDY_OK);
+    CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, b->set, "mass"), 0, 4ull * b->n, b->mass) == EDDY_OK);
+}
+
+static void free_body(eddy_engine *e, body *b)
+{
+    eddy_destroy_particles(e, b->set);
+    free(b->pos);
+    free(b->vel);
+    free(b->mass);
+    free(b->scalar);
+    free(b->idx);
+}
+
+/* The module's parameters by name, defaults elsewhere. */
+typedef struct setting {
+    const char *name;
+    double v[3];
+} setting;
+
+static const eddy_module_desc *deform_module(eddy_engine *e)
+{
+    const eddy_module_desc *m = eddy_find_module(e, "deform");
+    REQUIRE(m != NULL);
+    return m;
+}
+
+static void fill_params(const eddy_module_desc *m, eddy_param_value *v, const setting *s, int count)
+{
+    for (uint32_t i = 0; i < m->param_count; i++)
+        memcpy(v[i].v, m->params[i].def, sizeof v[i].v);
+    for (int k = 0; k < count; k++) {
+        uint32_t i = 0;
+        while (i < m->param_count && strcmp(m->params[i].name, s[k].name))
+            i++;
+        REQUIRE(i < m->param_count);
+        memcpy(v[i].v, s[k].v, sizeof v[i].v);
+    }
+}
+
+typedef struct sim {
+    const eddy_module_desc *m;
+    void *state;
+    eddy_graph g;
+} sim;
+
+static sim sim_create(eddy_engine *e, eddy_particles set, double dt, const float lo[3], const float hi[3],
+                      const setting *s, int count)
+{
+    sim r = { deform_module(e), NULL, { 0 } };
+    eddy_param_value v[32];
+    fill_params(r.m, v, s, count);
+    eddy_slot_sets slot = { &set, 1 };
+    eddy_system_ctx ctx = { .size = sizeof ctx, .engine = e, .name = "body", .particles = set, .slots = &slot,
+                            .slot_count = 1, .params = v, .dt = dt, .substeps = 1 };
+    memcpy(ctx.box_min, lo, 12);
+    memcpy(ctx.box_max, hi, 12);
+    REQUIRE(r.m->create(&ctx, &r.state) == EDDY_OK);
+    r.g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "deform" });
+    REQUIRE(r.m->declare_step(r.state, r.g) == EDDY_OK);
+    return r;
+}
+
+static void sim_destroy(eddy_engine *e, sim *s)
+{
+    eddy_destroy_graph(e, s->g);
+    s->m->destroy(s->state);
+}
+
+/* ------------------------------------------------------------------ the C model */
+
+typedef struct model {
+    struct eddy_deform_params p;
+    eddy_deform_topology t;
+    float *edge_param;
+    uint32_t *flags;
+    eddy_deform_cpu c;
+} model;
+
+static void model_init(model *md, const body *b, double dt, const float lo[3], const float hi[3], uint32_t integrator,
+                       double ks, double kd, const bool *pinned, double tol, uint32_t iterations)
+{
+    memset(md, 0, sizeof *md);
+    REQUIRE(eddy_deform_topology_build(b->n, b->idx, b->tets, 4, &md->t) == 0);
+    md->edge_param = malloc(16 * (size_t)md->t.edge_count);
+    md->flags = malloc(4 * (size_t)b->n);
+    REQUIRE(md->edge_param && md->flags);
+    for (uint32_t k = 0; k < md->t.edge_count; k++) {
+        const float *a = b->pos + 4 * md->t.edges[2 * k], *c = b->pos + 4 * md->t.edges[2 * k + 1];
+        double d[3] = { (double)c[0] - a[0], (double)c[1] - a[1], (double)c[2] - a[2] };
+        md->edge_param[4 * k] = (float)sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        md->edge_param[4 * k + 1] = (float)ks;
+        md->edge_param[4 * k + 2] = (float)kd;
+        md->edge_param[4 * k + 3] = 0;
+    }
+    for (uint32_t i = 0; i < b->n; i++)
+        md->flags[i] = pinned && pinned[i] ? 0 : EDDY_DEFORM_FREE;
+    struct eddy_deform_params *p = &md->p;
+    p->gravity[1] = -9.81f;
+    p->gravity[3] = (float)dt;
+    for (int a = 0; a < 3; a++) {
+        p->box_min[a] = lo[a];
+        p->box_max[a] = hi[a];
+    }
+    p->box_min[3] = 1e5f;
+    p->solver[0] = (float)tol;
+    p->counts[0] = b->n;
+    p->counts[1] = md->t.edge_count;
+    p->counts[3] = integrator;
+    p->misc[0] = iterations;
+    p->misc[1] = EDDY_DEFORM_DEFINITE | EDDY_DEFORM_JACOBI;
+    p->misc[2] = (b->n + 255) / 256;
+    REQUIRE(eddy_deform_cpu_init(&md->c, p, &md->t, md->edge_param, md->flags, NULL) == 0);
+}
+
+static void model_free(model *md)
+{
+    eddy_deform_cpu_free(&md->c);
+    eddy_deform_topology_free(&md->t);
+    free(md->edge_param);
+    free(md->flags);
+}
+
+/* ------------------------------------------------------------------ jacobian */
+
+static void part_jacobian(void)
+{
+    uint64_t seed = 7;
+    double worst = 0;
+    for (int trial = 0; trial < 1000; trial++) {
+        double xi[3], xj[3];
+        for (int a = 0; a < 3; a++) {
+            xi[a] = (double)test_rand(&seed) / 4294967296.0 - 0.5;
+            xj[a] = (double)test_rand(&seed) / 4294967296.0 - 0.5;
+        }
+        double dx[3] = { xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2] };
+        double len = sqrt(dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]);
+        if (len < 0.05)
+            continue;
+        /* Rest lengths from compressed to stretched. */
+        double L = len * (0.5 + (double)test_rand(&seed) / 4294967296.0), ks = 1000 + trial;
+        double f[3], K[9], fp[3], fm[3], Kt[9], eps = 1e-6 * len, scale = 0;
+        eddy_deform_spring_double(xi, xj, L, ks, false, f, K);
+        for (int a = 0; a < 9; a++)
+            scale = fmax(scale, fabs(K[a]));
+        for (int b = 0; b < 3; b++) {
+            double xp[3] = { xj[0], xj[1], xj[2] }, xm[3] = { xj[0], xj[1], xj[2] };
+            xp[b] += eps;
+            xm[b] -= eps;
+            eddy_deform_spring_double(xi, xp, L, ks, false, fp, Kt);
+            eddy_deform_spring_double(xi, xm, L, ks, false, fm, Kt);
+            for (int a = 0; a < 3; a++) {
+                double fd = (fp[a] - fm[a]) / (2 * eps);
+                worst = fmax(worst, fabs(fd - K[3 * a + b]) / scale);
+            }
+            /* df_i/dx_i = -K: move x_i instead. */
+            double yp[3] = { xi[0], xi[1], xi[2] }, ym[3] = { xi[0], xi[1], xi[2] };
+            yp[b] += eps;
+            ym[b] -= eps;
+            eddy_deform_spring_double(yp, xj, L, ks, false, fp, Kt);
+            eddy_deform_spring_double(ym, xj, L, ks, false, fm, Kt);
+            for (int a = 0; a < 3; a++) {
+                double fd = (fp[a] - fm[a]) / (2 * eps);
+                worst = fmax(worst, fabs(fd + K[3 * a + b]) / scale);
+            }
+        }
+    }
+    CHECKF(worst <= 1e-4, "Jacobian against central differences: largest relative difference %g (1e-4)", worst);
+    printf("jacobian: 1,000 random springs, largest relative difference to central differences %.3g\n", worst);
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static const float big_lo[3] = { -20, -20, -20 }, big_hi[3] = { 20, 20, 20 };
+
+/* Stretches the body along x by `stretch` and gives it seeded velocities. */
+static void perturb(body *b, double stretch, double speed, uint64_t seed)
+{
+    for (uint32_t i = 0; i < b->n; i++) {
+        b->pos[4 * i] = (float)(b->pos[4 * i] * stretch);
+        for (int a = 0; a < 3; a++)
+            b->vel[4 * i + a] = (float)(speed * ((double)test_rand(&seed) / 4294967296.0 - 0.5));
+        b->vel[4 * i + 3] = 0;
+    }
+}
+
+/* The module's pin plane x <= 0 (within 1e-6 of the body's size). */
+static bool *pins_at_x0(const body *b)
+{
+    bool *p = calloc(b->n, 1);
+    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (uint32_t i = 0; i < b->n; i++)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fmin(lo[a], b->pos[4 * i + a]);
+            hi[a] = fmax(hi[a], b->pos[4 * i + a]);
+        }
+    double size = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    for (uint32_t i = 0; i < b->n; i++)
+        p[i] = b->pos[4 * i] <= 1e-6 * size;
+    return p;
+}
+
+static void download(eddy_engine *e, const body *b, float *pos, float *vel)
+{
+    if (pos)
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, b->set, "position"), 0, 16ull * b->n, pos) == EDDY_OK);
+    if (vel)
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, b->set, "velocity"), 0, 16ull * b->n, vel) == EDDY_OK);
+}
+
+/* Kinetic + spring + gravity energy (J) of a state under gravity g (y). */
+static double energy(const model *md, const float *pos, const float *vel, const float *mass, double g)
+{
+    double E = 0;
+    for (uint32_t i = 0; i < md->t.vertex_count; i++) {
+        double v2 = 0;
+        for (int a = 0; a < 3; a++)
+            v2 += (double)vel[4 * i + a] * vel[4 * i + a];
+        E += 0.5 * mass[i] * v2 + mass[i] * g * pos[4 * i + 1];
+    }
+    for (uint32_t k = 0; k < md->t.edge_count; k++) {
+        const float *a = pos + 4 * md->t.edges[2 * k], *c = pos + 4 * md->t.edges[2 * k + 1];
+        double d[3] = { (double)c[0] - a[0], (double)c[1] - a[1], (double)c[2] - a[2] };
+        double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - md->edge_param[4 * k];
+        E += 0.5 * md->edge_param[4 * k + 1] * l * l;
+    }
+    return E;
+}
+
+static const char *const integrator_names[] = { "implicit Euler", "explicit Euler", "symplectic Euler", "Verlet",
+                                                "velocity Verlet" };
+
+/* ------------------------------------------------------------------ cg_dense */
+
+static void part_cg_dense(eddy_engine *e)
+{
+    body b = load_body(e, "bar", "bar_80", 1000, 0.01);
+    perturb(&b, 1.05, 0.2, 3);
+    bool *pin = pins_at_x0(&b);
+    model md;
+    model_init(&md, &b, 0.01, big_lo, big_hi, EDDY_DEFORM_IMPLICIT, 30000, 1, pin, 1e-7, 500);
+    eddy_deform_cpu_springs(&md.c, b.pos, b.vel);
+    eddy_deform_cpu_assemble(&md.c, b.pos, b.vel, b.mass);
+    uint32_t n = b.n, N = 3 * n;
+    double *A = calloc((size_t)N * N, sizeof(double)), *rhs = calloc(N, sizeof(double));
+    float *unit = calloc(4 * n, sizeof(float)), *col = calloc(4 * n, sizeof(float));
+    REQUIRE(A && rhs && unit && col);
+    for (uint32_t i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++)
+            rhs[3 * i + a] = md.c.r[4 * i + a];
+    /* Columns of A from q = A e_j; a pinned row and column become identity. */
+    for (uint32_t j = 0; j < N; j++) {
+        memset(unit, 0, 16ull * n);
+        unit[4 * (j / 3) + j % 3] = 1;
+        eddy_deform_cpu_matvec(&md.c, unit, col);
+        for (uint32_t i = 0; i < N; i++)
+            A[(size_t)i * N + j] = pin[i / 3] || pin[j / 3] ? (i == j) : col[4 * (i / 3) + i % 3];
+    }
+    /* Gaussian elimination with partial pivoting, in double. */
+    for (uint32_t k = 0; k < N; k++) {
+        uint32_t best = k;
+        for (uint32_t i = k + 1; i < N; i++)
+            if (fabs(A[(size_t)i * N + k]) > fabs(A[(size_t)best * N + k]))
+                best = i;
+        for (uint32_t j = 0; j < N && best != k; j++) {
+            double t = A[(size_t)k * N + j];
+            A[(size_t)k * N + j] = A[(size_t)best * N + j];
+            A[(size_t)best * N + j] = t;
+        }
+        double t = rhs[k];
+        rhs[k] = rhs[best];
+        rhs[best] = t;
+        for (uint32_t i = k + 1; i < N; i++) {
+            double f = A[(size_t)i * N + k] / A[(size_t)k * N + k];
+            for (uint32_t j = k; j < N; j++)
+                A[(size_t)i * N + j] -= f * A[(size_t)k * N + j];
+            rhs[i] -= f * rhs[k];
+        }
+    }
+    for (uint32_t k = N; k-- > 0;) {
+        double s = rhs[k];
+        for (uint32_t j = k + 1; j < N; j++)
+            s -= A[(size_t)k * N + j] * rhs[j];
+        rhs[k] = s / A[(size_t)k * N + k];
+    }
+    uint32_t it = eddy_deform_cpu_solve(&md.c);
+    double num = 0, den = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        double x = md.c.x[4 * (i / 3) + i % 3];
+        num += (x - rhs[i]) * (x - rhs[i]);
+        den += rhs[i] * rhs[i];
+    }
+    double rel = sqrt(num / den);
+    CHECKF(md.c.status == 1, "CG status %u after %u iterations (residual %g)", md.c.status, it, md.c.residual);
+    CHECKF(rel <= 1e-5, "CG against Gaussian elimination: relative difference %g (1e-5)", rel);
+    printf("cg_dense: bar_80 (%u unknowns), CG %u iterations, residual %.2g; against Gaussian elimination %.3g\n",
+           N, it, md.c.residual, rel);
+    free(A);
+    free(rhs);
+    free(unit);
+    free(col);
+    free(pin);
+    model_free(&md);
+    free_body(e, &b);
+}
+
+/* ------------------------------------------------------------------ cpu */
+
+static void cpu_case(eddy_engine *e, const char *mesh, uint32_t integrator)
+{
+    body b = load_body(e, "bar", mesh, 1000, 0.01);
+    perturb(&b, 1.05, 0.2, 11);
+    bool *pin = pins_at_x0(&b);
+    double dt = integrator == EDDY_DEFORM_IMPLICIT ? 0.01 : 2e-4;
+    setting s[] = { { "integrator", { integrator } }, { "tolerance", { 1e-6 } }, { "max_iterations", { 200 } },
+                    { "pin_plane_normal", { 1, 0, 0 } } };
+    upload_body(e, &b);
+    sim sm = sim_create(e, b.set, dt, big_lo, big_hi, s, 4);
+    model md;
+    model_init(&md, &b, dt, big_lo, big_hi, integrator, 30000, 1, pin, 1e-6, 200);
+    float *prev = calloc(4 * b.n, sizeof(float)), *gpos = malloc(16ull * b.n), *gvel = malloc(16ull * b.n);
+    float *v0 = malloc(16ull * b.n);
+    REQUIRE(prev && gpos && gvel && v0);
+    memcpy(v0, b.vel, 16ull * b.n);
+    if (integrator == EDDY_DEFORM_VERLET)
+        for (uint32_t i = 0; i < 4 * b.n; i++)
+            prev[i] = i % 4 == 3 ? 0 : b.pos[i] - (float)dt * b.vel[i];
+    CHECK(eddy_graph_run(e, sm.g, 1) == EDDY_OK);
+    eddy_deform_cpu_step(&md.c, b.pos, b.vel, b.mass, prev);
+    download(e, &b, gpos, gvel);
+    double worst = 0, num = 0, den = 0;
+    for (uint32_t i = 0; i < b.n; i++)
+        for (int a = 0; a < 3; a++) {
+            worst = fmax(worst, fabs((double)gpos[4 * i + a] - b.pos[4 * i + a]));
+            double dg = (double)gvel[4 * i + a] - v0[4 * i + a], dc = (double)b.vel[4 * i + a] - v0[4 * i + a];
+            num += (dg - dc) * (dg - dc);
+            den += dc * dc;
+        }
+    double L = 4.0 * 1.05;
+    CHECKF(worst <= 1e-5 * L, "%s, %s: GPU and C positions differ by %g m (1e-5 of %g m)", mesh,
+           integrator_names[integrator], worst, L);
+    if (integrator == EDDY_DEFORM_IMPLICIT) {
+        double rel = sqrt(num / den);
+        CHECKF(rel <= 1e-4, "%s: GPU solve against the C solve: relative difference %g (1e-4)", mesh, rel);
+        printf("cpu: %s, %s: positions within %.3g m; dv within %.3g relative (C: %u iterations, residual %.2g)\n",
+               mesh, integrator_names[integrator], worst, rel, md.c.iterations, md.c.residual);
+    } else {
+        printf("cpu: %s, %s: positions within %.3g m\n", mesh, integrator_names[integrator], worst);
+    }
+    /* Reruns: ten more steps twice from the same state are bitwise equal. */
+    if (integrator == EDDY_DEFORM_IMPLICIT || integrator == EDDY_DEFORM_VELOCITY_VERLET) {
+        float *a = malloc(16ull * b.n), *c = malloc(16ull * b.n);
+        REQUIRE(a && c);
+        upload_body(e, &b);
+        CHECK(eddy_graph_run(e, sm.g, 10) == EDDY_OK);
+        download(e, &b, a, NULL);
+        upload_body(e, &b);
+        CHECK(eddy_graph_run(e, sm.g, 10) == EDDY_OK);
+        download(e, &b, c, NULL);
+        CHECKF(!memcmp(a, c, 16ull * b.n), "%s, %s: two runs of 10 steps differ", mesh, integrator_names[integrator]);
+        free(a);
+        free(c);
+    }
+    free(prev);
+    free(gpos);
+    free(gvel);
+    free(v0);
+    free(pin);
+    model_free(&md);
+    sim_destroy(e, &sm);
+    free_body(e, &b);
+}
+
+static void part_cpu(eddy_engine *e)
+{
+    for (uint32_t k = 0; k <= EDDY_DEFORM_VELOCITY_VERLET; k++) {
+        cpu_case(e, "bar_80", k);
+        cpu_case(e, "bar_5k", k);
+    }
+}
+
+/* ------------------------------------------------------------------ stability */
+
+/* The C step for `seconds` at step dt from the bar's rest state sagging
+ * under gravity: the largest energy over the start's, or INFINITY once a
+ * value is not finite. */
+static double c_energy_growth(const body *b0, const bool *pin, uint32_t integrator, double ks, double dt,
+                              double seconds)
+{
+    body b = *b0;
+    b.pos = malloc(16ull * b.n);
+    b.vel = calloc(4 * b.n, sizeof(float));
+    float *prev = calloc(4 * b.n, sizeof(float));
+    REQUIRE(b.pos && b.vel && prev);
+    memcpy(b.pos, b0->pos, 16ull * b.n);
+    if (integrator == EDDY_DEFORM_VERLET)
+        memcpy(prev, b.pos, 16ull * b.n);
+    model md;
+    model_init(&md, &b, dt, big_lo, big_hi, integrator, ks, 0, pin, 1e-5, 100);
+    double E0 = energy(&md, b.pos, b.vel, b.mass, 9.81), worst = 0, scale = 0;
+    for (uint32_t i = 0; i < b.n; i++)
+        scale += b.mass[i] * 9.81 * 4.0; /* the bar's weight times its length */
+    long steps = lround(seconds / dt);
+    for (long s = 0; s < steps; s++) {
+        eddy_deform_cpu_step(&md.c, b.pos, b.vel, b.mass, prev);
+        if (s % 16 == 15 || s == steps - 1) {
+            double E = energy(&md, b.pos, b.vel, b.mass, 9.81);
+            if (!isfinite(E) || (E - E0) / scale > 1e3) {
+                worst = INFINITY;
+                break;
+            }
+            worst = fmax(worst, (E - E0) / scale);
+        }
+    }
+    model_free(&md);
+    free(b.pos);
+    free(b.vel);
+    free(prev);
+    return worst;
+}
+
+static void part_stability(eddy_engine *e)
+{
+    /* A light bar (10 kg/m^3: about 1 kg a vertex, as the paper's
+     * figures imply; a 1000 kg/m^3 one is explicitly stable at 0.01 s). */
+    body b = load_body(e, "bar", "bar_80", 10, 0.01);
+    bool *pin = pins_at_x0(&b);
+    for (int stiff = 0; stiff < 2; stiff++) {
+        double ks = stiff ? 300000 : 30000, dt = 0.01;
+        setting s[] = { { "stiffness", { ks } }, { "damping", { 0 } }, { "pin_plane_normal", { 1, 0, 0 } } };
+        upload_body(e, &b);
+        sim sm = sim_create(e, b.set, dt, big_lo, big_hi, s, 3);
+        model md;
+        model_init(&md, &b, dt, big_lo, big_hi, EDDY_DEFORM_IMPLICIT, ks, 0, pin, 1e-5, 100);
+        float *pos = malloc(16ull * b.n), *vel = malloc(16ull * b.n);
+        REQUIRE(pos && vel);
+        double last = energy(&md, b.pos, b.vel, b.mass, 9.81), E0 = last, grow = 0, scale = 0;
+        for (uint32_t i = 0; i < b.n; i++)
+            scale += b.mass[i] * 9.81 * 4.0;
+        for (int k = 0; k < 100; k++) {
+            CHECK(eddy_graph_run(e, sm.g, 10) == EDDY_OK);
+            download(e, &b, pos, vel);
+            double E = energy(&md, pos, vel, b.mass, 9.81);
+            grow = fmax(grow, (E - last) / scale);
+            last = E;
+        }
+        CHECKF(isfinite(last) && grow <= 1e-6, "implicit, ks %g: the energy grew by %g of m g L in 0.1 s", ks, grow);
+        printf("stability: implicit Euler, ks = %g N/m, h = 0.01 s, 10 s: energy %.6g J -> %.6g J, largest rise "
+               "per 0.1 s %.2g m g L\n", ks, E0, last, grow);
+        free(pos);
+        free(vel);
+        model_free(&md);
+        sim_destroy(e, &sm);
+    }
+    /* The explicit integrators at h = 0.01 s on the GPU, ks = 30,000: the energy explodes. */
+    for (uint32_t integ = EDDY_DEFORM_EULER; integ <= EDDY_DEFORM_VELOCITY_VERLET; integ++) {
+        setting s[] = { { "integrator", { integ } }, { "damping", { 0 } }, { "pin_plane_normal", { 1, 0, 0 } } };
+        upload_body(e, &b);
+        sim sm = sim_create(e, b.set, 0.01, big_lo, big_hi, s, 3);
+        CHECK(eddy_graph_run(e, sm.g, 200) == EDDY_OK);
+        float *pos = malloc(16ull * b.n), *vel = malloc(16ull * b.n);
+        REQUIRE(pos && vel);
+        download(e, &b, pos, vel);
+        double far = 0;
+        for (uint32_t i = 0; i < 4 * b.n; i++)
+            far = fmax(far, isfinite(pos[i]) ? fabs(pos[i]) : INFINITY);
+        /* The box is 20 m: a blown-up bar sits on its walls or is not finite. */
+        CHECKF(far > 10, "%s at h = 0.01 s: the bar stayed within %g m; expected it to blow up",
+               integrator_names[integ], far);
+        free(pos);
+        free(vel);
+        sim_destroy(e, &sm);
+        /* The largest stable step (the C step, the same equations: part cpu),
+         * halving from 0.01 s: 2 s without the energy rising by m g L. */
+        double h = 0.01, found = 0;
+        for (int k = 0; k < 12 && found == 0; k++, h /= 2)
+            if (c_energy_growth(&b, pin, integ, 30000, h, 2.0) < 1.0)
+                found = h;
+        printf("stability: %s, ks = 30000 N/m: blows up at h = 0.01 s; stable from h = %.3g s\n",
+               integrator_names[integ], found);
+        if (integ != EDDY_DEFORM_EULER)
+            CHECKF(found > 0 && found < 0.01, "%s: no stable step found", integrator_names[integ]);
+    }
+    free(pin);
+    free_body(e, &b);
+}
+
+/* ------------------------------------------------------------------ hang */
+
+static void part_hang(eddy_engine *e)
+{
+    /* A vertical chain: N springs of rest length L, N + 1 masses m, the top pinned. */
+    enum { N = 10 };
+    const double L = 0.1, m = 0.1, ks = 100, g = 9.81;
+    eddy_particles set = eddy_create_particles(e, &(eddy_particles_desc){ .name = "chain", .count = N + 1 });
+    REQUIRE(set.id);
+    float pos[4 * (N + 1)], vel[4 * (N + 1)] = { 0 }, mass[N + 1];
+    uint32_t idx[2 * N];
+    for (int i = 0; i <= N; i++) {
+        pos[4 * i] = 0;
+        pos[4 * i + 1] = (float)(-i * L);
+        pos[4 * i + 2] = 0;
+        pos[4 * i + 3] = 0.01f;
+        mass[i] = (float)m;
+        if (i < N) {
+            idx[2 * i] = (uint32_t)i;
+            idx[2 * i + 1] = (uint32_t)i + 1;
+        }
+    }
+    REQUIRE(eddy_particles_add_elements(e, set, &(eddy_elements_desc){ .name = "springs", .kind = EDDY_EDGES,
+                                                                     .count = N, .indices = idx }).buffer.id);
+    CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, set, "position"), 0, sizeof pos, pos) == EDDY_OK);
+    CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, set, "velocity"), 0, sizeof vel, vel) == EDDY_OK);
+    CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, set, "mass"), 0, sizeof mass, mass) == EDDY_OK);
+    setting s[] = { { "stiffness", { ks } }, { "damping", { 2 } }, { "pin_min", { -0.01, -0.01, -0.01 } },
+                    { "pin_max", { 0.01, 0.01, 0.01 } } };
+    sim sm = sim_create(e, set, 0.01, big_lo, big_hi, s, 4);
+    CHECK(eddy_graph_run(e, sm.g, 3000) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "position"), 0, sizeof pos, pos) == EDDY_OK);
+    double want = m * g / ks * N * (N + 1) / 2, got = -pos[4 * N + 1] - N * L;
+    CHECKF(fabs(got - want) <= 0.01 * want, "chain: extension %g m, analytic %g m (1%%)", got, want);
+    printf("hang: chain of %d springs, extension %.6f m, analytic %.6f m (%.3f%%)\n", N, got, want,
+           100 * fabs(got - want) / want);
+    sim_destroy(e, &sm);
+    eddy_destroy_particles(e, set);
+
+    /* The pinned bar's tip after 0.5 s as h shrinks: the differences shrink
+     * (first order: about halving). */
+    body b = load_body(e, "bar", "bar_80", 1000, 0.01);
+    double tip[4];
+    for (int k = 0; k < 4; k++) {
+        double h = 0.02 / (1 << k);
+        setting bs[] = { { "damping", { 0 } }, { "pin_plane_normal", { 1, 0, 0 } }, { "tolerance", { 1e-7 } },
+                         { "max_iterations", { 300 } } };
+        upload_body(e, &b);
+        sim bm = sim_create(e, b.set, h, big_lo, big_hi, bs, 4);
+        CHECK(eddy_graph_run(e, bm.g, (uint32_t)lround(0.5 / h)) == EDDY_OK);
+        float *p = malloc(16ull * b.n);
+        REQUIRE(p);
+        download(e, &b, p, NULL);
+        double sum = 0;
+        int cnt = 0;
+        for (uint32_t i = 0; i < b.n; i++)
+            if (b.pos[4 * i] >= 4.0 - 1e-6) {
+                sum += p[4 * i + 1] - b.pos[4 * i + 1];
+                cnt++;
+            }
+        tip[k] = sum / cnt;
+        free(p);
+        sim_destroy(e, &bm);
+    }
+    double d1 = fabs(tip[1] - tip[0]), d2 = fabs(tip[2] - tip[1]), d3 = fabs(tip[3] - tip[2]);
+    CHECKF(d2 < 0.75 * d1 && d3 < 0.75 * d2, "tip deflection at 0.5 s for h = 0.02 .. 0.0025 s: %g %g %g %g m: "
+           "differences %g %g %g do not shrink", tip[0], tip[1], tip[2], tip[3], d1, d2, d3);
+    printf("hang: bar_80 tip at 0.5 s, h = 0.02, 0.01, 0.005, 0.0025 s: %.5f %.5f %.5f %.5f m (differences "
+           "%.2g %.2g %.2g)\n", tip[0], tip[1], tip[2], tip[3], d1, d2, d3);
+    free_body(e, &b);
+}
+
+/* ------------------------------------------------------------------ momentum */
+
+static void part_momentum(eddy_engine *e)
+{
+    /* Tolerances per integrator (relative change over 200 steps of 1 ms):
+     * linear momentum: springs act in equal and opposite pairs (the CG
+     * solve's residual for implicit Euler; Verlet's velocities are float
+     * position differences over h, so rounding of the positions shows at
+     * 1e-4); angular: exact for the
+     * symplectic ones, which move x with the new velocity, O(h^2) per step
+     * for explicit Euler and a damping of the rotation for implicit Euler. */
+    static const double lin_tol[5] = { 1e-5, 1e-5, 1e-5, 3e-4, 1e-5 };
+    static const double ang_tol[5] = { 2e-2, 2e-2, 1e-4, 1e-4, 1e-4 };
+    body b = load_body(e, "ball", "sphere_80", 1000, 0.01);
+    double P0[3] = { 0 }, L0[3] = { 0 }, M = 0, c[3] = { 0 };
+    for (uint32_t i = 0; i < b.n; i++) {
+        const double w[3] = { 0.5, 1.0, 3.0 }, u[3] = { 0.3, -0.2, 0.1 };
+        const float *x = b.pos + 4 * i;
+        b.vel[4 * i] = (float)(u[0] + w[1] * x[2] - w[2] * x[1]);
+        b.vel[4 * i + 1] = (float)(u[1] + w[2] * x[0] - w[0] * x[2]);
+        b.vel[4 * i + 2] = (float)(u[2] + w[0] * x[1] - w[1] * x[0]);
+        M += b.mass[i];
+        for (int a = 0; a < 3; a++)
+            c[a] += b.mass[i] * x[a];
+    }
+    (void)P0;
+    (void)L0;
+    (void)c;
+    for (uint32_t integ = 0; integ <= EDDY_DEFORM_VELOCITY_VERLET; integ++) {
+        setting s[] = { { "integrator", { integ } }, { "gravity", { 0, 0, 0 } }, { "tolerance", { 1e-6 } } };
+        upload_body(e, &b);
+        sim sm = sim_create(e, b.set, 1e-3, big_lo, big_hi, s, 3);
+        double P[2][3], L[2][3];
+        for (int k = 0; k < 2; k++) {
+            if (k)
+                CHECK(eddy_graph_run(e, sm.g, 200) == EDDY_OK);
+            float *p = malloc(16ull * b.n), *v = malloc(16ull * b.n);
+            REQUIRE(p && v);
+            download(e, &b, p, v);
+            memset(P[k], 0, sizeof P[k]);
+            memset(L[k], 0, sizeof L[k]);
+            for (uint32_t i = 0; i < b.n; i++) {
+                double m = b.mass[i], x[3] = { p[4 * i], p[4 * i + 1], p[4 * i + 2] },
+                       vv[3] = { v[4 * i], v[4 * i + 1], v[4 * i + 2] };
+                for (int a = 0; a < 3; a++)
+                    P[k][a] += m * vv[a];
+                L[k][0] += m * (x[1] * vv[2] - x[2] * vv[1]);
+                L[k][1] += m * (x[2] * vv[0] - x[0] * vv[2]);
+                L[k][2] += m * (x[0] * vv[1] - x[1] * vv[0]);
+            }
+            free(p);
+            free(v);
+        }
+        double dp = 0, p0 = 0, dl = 0, l0 = 0;
+        for (int a = 0; a < 3; a++) {
+            dp += (P[1][a] - P[0][a]) * (P[1][a] - P[0][a]);
+            p0 += P[0][a] * P[0][a];
+            dl += (L[1][a] - L[0][a]) * (L[1][a] - L[0][a]);
+            l0 += L[0][a] * L[0][a];
+        }
+        double rp = sqrt(dp / p0), rl = sqrt(dl / l0);
+        CHECKF(rp <= lin_tol[integ], "%s: linear momentum changed by %g (relative; %g)", integrator_names[integ], rp,
+               lin_tol[integ]);
+        CHECKF(rl <= ang_tol[integ], "%s: angular momentum changed by %g (relative; %g)", integrator_names[integ], rl,
+               ang_tol[integ]);
+        printf("momentum: %s, 200 steps of 1 ms: linear %.2g, angular %.2g (relative)\n", integrator_names[integ], rp,
+               rl);
+        sim_destroy(e, &sm);
+    }
+    printf("momentum: body of %.1f kg\n", M);
+    free_body(e, &b);
+}
+
+/* ------------------------------------------------------------------ materials */
+
+static void part_materials(eddy_engine *e)
+{
+    /* bar_5k, scalar = x / 4: soft (factor 1) for x <= 1.8 m, 100 times
+     * stiffer for x >= 2.2 m. Both ends held, the bar stretched by 10%: one
+     * tension through both halves (in series). */
+    body b = load_body(e, "bar", "bar_5k", 1000, 0.01);
+    for (uint32_t i = 0; i < b.n; i++)
+        b.scalar[i] = b.pos[4 * i] / 4.0f;
+    upload_body(e, &b);
+    eddy_buffer sc = eddy_particles_add_buffer(e, b.set, "scalar", 4);
+    REQUIRE(sc.id);
+    CHECK(eddy_buffer_upload(e, sc, 0, 4ull * b.n, b.scalar) == EDDY_OK);
+    setting s[] = { { "stiffness_scalar", { 0.45, 0.55, 100 } }, { "gravity", { 0, 0, 0 } }, { "damping", { 200 } },
+                    { "pin_min", { -1, -1, -1 } }, { "pin_max", { 1e-6, 2, 2 } },
+                    { "pin_plane_point", { 4, 0, 0 } }, { "pin_plane_normal", { -1, 0, 0 } } };
+    sim sm = sim_create(e, b.set, 0.01, big_lo, big_hi, s, 7);
+    float *p = malloc(16ull * b.n);
+    REQUIRE(p);
+    for (uint32_t i = 0; i < b.n; i++) {
+        memcpy(p + 4 * i, b.pos + 4 * i, 16);
+        p[4 * i] *= 1.1f;
+    }
+    CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, b.set, "position"), 0, 16ull * b.n, p) == EDDY_OK);
+    CHECK(eddy_graph_run(e, sm.g, 300) == EDDY_OK);
+    download(e, &b, p, NULL);
+    eddy_deform_topology t;
+    REQUIRE(eddy_deform_topology_build(b.n, b.idx, b.tets, 4, &t) == 0);
+    double soft = 0, stiff = 0;
+    int ns = 0, nt = 0;
+    for (uint32_t k = 0; k < t.edge_count; k++) {
+        uint32_t i = t.edges[2 * k], j = t.edges[2 * k + 1];
+        double L = 0, l = 0;
+        for (int a = 0; a < 3; a++) {
+            L += (double)(b.pos[4 * j + a] - b.pos[4 * i + a]) * (b.pos[4 * j + a] - b.pos[4 * i + a]);
+            l += (double)(p[4 * j + a] - p[4 * i + a]) * (p[4 * j + a] - p[4 * i + a]);
+        }
+        double strain = fabs(sqrt(l / L) - 1);
+        if (b.scalar[i] < 0.4f && b.scalar[j] < 0.4f && b.pos[4 * i] > 0.2f && b.pos[4 * j] > 0.2f) {
+            soft += strain;
+            ns++;
+        } else if (b.scalar[i] > 0.6f && b.scalar[j] > 0.6f && b.pos[4 * i] < 3.8f && b.pos[4 * j] < 3.8f) {
+            stiff += strain;
+            nt++;
+        }
+    }
+    soft /= ns;
+    stiff /= nt;
+    CHECKF(stiff <= 0.1 * soft, "two materials: stiff half strains %g, soft half %g (at most a tenth)", stiff, soft);
+    printf("materials: bar_5k stretched 10%%, soft half mean strain %.4g (%d springs), stiff half %.4g (%d): ratio "
+           "%.3g\n", soft, ns, stiff, nt, stiff / soft);
+    eddy_deform_topology_free(&t);
+    free(p);
+    sim_destroy(e, &sm);
+    free_body(e, &b);
+}
+
+int main(int argc, char **argv)
+{
+    REQUIRE(argc == 3);
+    root = argv[1];
+    const char *part = argv[2];
+    if (!strcmp(part, "jacobian")) {
+        part_jacobian();
+        return test_report("deform_jacobian");
+    }
+    eddy_engine *e = test_engine();
+    if (!strcmp(part, "cg_dense"))
+        part_cg_dense(e);
+    else if (!strcmp(part, "cpu"))
+        part_cpu(e);
+    else if (!strcmp(part, "stability"))
+        part_stability(e);
+    else if (!strcmp(part, "hang"))
+        part_hang(e);
+    else if (!strcmp(part, "momentum"))
+        part_momentum(e);
+    else if (!strcmp(part, "materials"))
+        part_materials(e);
+    else
+        REQUIRE(!"unknown part");
+    test_finish(e);
+    return test_report(part);
+}
