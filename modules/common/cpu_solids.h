@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 static inline float eddy_cpu_dot3(const float *a, const float *b)
 {
@@ -66,6 +67,37 @@ static inline bool eddy_cpu_solid_normal(const eddy_solid *s, const float *x, fl
     for (int a = 0; a < 3; a++)
         n[a] /= len;
     return true;
+}
+
+/* solids.glsl's eddy_collide: x (radius r) pushed out of every solid and
+ * the box [lo, hi] shrunk by r, an inward normal velocity reflected and
+ * scaled by the restitution e. */
+static inline void eddy_cpu_collide(float x[3], float v[3], float r, float e, const float lo[3], const float hi[3],
+                                    const eddy_solid *solids, uint32_t solid_count)
+{
+    for (uint32_t k = 0; k < solid_count; k++) {
+        const eddy_solid *s = &solids[k];
+        float d = eddy_cpu_solid_sdf(s, x), n[3];
+        if (d >= r || !eddy_cpu_solid_normal(s, x, r, n))
+            continue;
+        for (int a = 0; a < 3; a++)
+            x[a] += (r - d) * n[a];
+        float vn = eddy_cpu_dot3(v, n);
+        if (vn < 0)
+            for (int a = 0; a < 3; a++)
+                v[a] -= (1.0f + e) * vn * n[a];
+    }
+    for (int a = 0; a < 3; a++) {
+        if (x[a] < lo[a] + r) {
+            x[a] = lo[a] + r;
+            if (v[a] < 0)
+                v[a] = -e * v[a];
+        } else if (x[a] > hi[a] - r) {
+            x[a] = hi[a] - r;
+            if (v[a] > 0)
+                v[a] = -e * v[a];
+        }
+    }
 }
 
 #endif

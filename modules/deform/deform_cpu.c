@@ -195,35 +195,6 @@ static void contact_force(const eddy_deform_cpu *c, const float x[3], const floa
     }
 }
 
-/* solids.glsl's eddy_collide */
-static void collide(const eddy_deform_cpu *c, float x[3], float v[3], float r)
-{
-    const struct eddy_deform_params *p = c->p;
-    float e = p->solver[1];
-    for (uint32_t k = 0; k < p->counts[2]; k++) {
-        float d = eddy_cpu_solid_sdf(&c->solids[k], x), n[3];
-        if (d >= r || !eddy_cpu_solid_normal(&c->solids[k], x, r, n))
-            continue;
-        for (int a = 0; a < 3; a++)
-            x[a] += (r - d) * n[a];
-        float vn = eddy_cpu_dot3(v, n);
-        if (vn < 0)
-            for (int a = 0; a < 3; a++)
-                v[a] -= (1.0f + e) * vn * n[a];
-    }
-    for (int a = 0; a < 3; a++) {
-        if (x[a] < p->box_min[a] + r) {
-            x[a] = p->box_min[a] + r;
-            if (v[a] < 0)
-                v[a] = -e * v[a];
-        } else if (x[a] > p->box_max[a] - r) {
-            x[a] = p->box_max[a] - r;
-            if (v[a] > 0)
-                v[a] = -e * v[a];
-        }
-    }
-}
-
 /* ------------------------------------------------------------------ the step */
 
 int eddy_deform_cpu_init(eddy_deform_cpu *c, const struct eddy_deform_params *p, const eddy_deform_topology *t,
@@ -466,7 +437,7 @@ void eddy_deform_cpu_step(eddy_deform_cpu *c, float *pos, float *vel, const floa
                 v[a] += c->x[4 * i + a];
                 x[a] += h * v[a];
             }
-            collide(c, x, v, x[3]);
+            eddy_cpu_collide(x, v, x[3], c->p->solver[1], c->p->box_min, c->p->box_max, c->solids, c->p->counts[2]);
             v[3] = 0;
         }
         return;
@@ -512,7 +483,7 @@ void eddy_deform_cpu_step(eddy_deform_cpu *c, float *pos, float *vel, const floa
                     v[k] += h * a[k];
                 }
             }
-            collide(c, x, v, x[3]);
+            eddy_cpu_collide(x, v, x[3], c->p->solver[1], c->p->box_min, c->p->box_max, c->solids, c->p->counts[2]);
             v[3] = 0;
         }
     }

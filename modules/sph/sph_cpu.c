@@ -12,36 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void collide(const struct eddy_sph_params *p, const eddy_solid *solids, float *x, float *v,
-                    float r)
-{
-    float e;
-    memcpy(&e, &p->misc[1], 4);
-    for (int k = 0; k < p->dims[3]; k++) {
-        const eddy_solid *s = &solids[k];
-        float d = eddy_cpu_solid_sdf(s, x), n[3];
-        if (d >= r || !eddy_cpu_solid_normal(s, x, r, n))
-            continue;
-        for (int a = 0; a < 3; a++)
-            x[a] += (r - d) * n[a];
-        float vn = eddy_cpu_dot3(v, n);
-        if (vn < 0)
-            for (int a = 0; a < 3; a++)
-                v[a] -= (1.0f + e) * vn * n[a];
-    }
-    for (int a = 0; a < 3; a++) {
-        if (x[a] < p->box_min[a] + r) {
-            x[a] = p->box_min[a] + r;
-            if (v[a] < 0)
-                v[a] = -e * v[a];
-        } else if (x[a] > p->box_max[a] - r) {
-            x[a] = p->box_max[a] - r;
-            if (v[a] > 0)
-                v[a] = -e * v[a];
-        }
-    }
-}
-
 /* The wall ghosts of sph_common.glsl. */
 static void ghosts(const struct eddy_sph_params *p, const float *x, float *w, float g[3])
 {
@@ -160,7 +130,9 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
             v[a] += acc[3 * i + a] * dt;
             x[a] += v[a] * dt;
         }
-        collide(p, solids, x, v, x[3]);
+        float e;
+        memcpy(&e, &p->misc[1], 4);
+        eddy_cpu_collide(x, v, x[3], e, p->box_min, p->box_max, solids, (uint32_t)p->dims[3]);
     }
     free(acc);
     eddy_cpu_grid_free(&g);
