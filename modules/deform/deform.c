@@ -133,6 +133,7 @@ typedef struct deform {
     float *edge_param;         /* host copy: 4 per edge */
     uint32_t *tets;            /* host copy, 4 per tet (stats: inverted tets) */
     uint32_t tet_count;
+    double dt_stable;          /* s: the explicit integrators' bound (stable_dt) */
     eddy_kernel k[K_COUNT];
     eddy_buffer position, velocity, mass;
     eddy_buffer params, solids, flags, rows, adj, edge_buf, edge_param_buf, edge_force, edge_block;
@@ -308,6 +309,19 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         r = fail(d, EDDY_ERROR_INVALID_ARGUMENT, msg);
     }
 
+    /* The explicit integrators' largest stable substep: h <= 2 / omega with
+     * omega^2 <= 4 sum(k) / m over each vertex's springs (Gershgorin); none
+     * for implicit Euler. */
+    d->dt_stable = INFINITY;
+    if (r == EDDY_OK && v[P_INTEGRATOR].v[0] != EDDY_DEFORM_IMPLICIT)
+        for (uint32_t i = 0; i < d->n; i++) {
+            double k = 0;
+            for (uint32_t a = d->topo.rows[i]; a < d->topo.rows[i + 1]; a++)
+                k += d->edge_param[4 * (d->topo.adj[2 * a + 1] & 0x7fffffffu) + 1];
+            if (k > 0 && mass[i] > 0)
+                d->dt_stable = fmin(d->dt_stable, sqrt(mass[i] / k));
+        }
+
     /* The parameter block. */
     d->groups = (d->n + EDDY_DEFORM_GROUP - 1) / EDDY_DEFORM_GROUP;
     struct eddy_deform_params *p = &d->p;
@@ -353,9 +367,12 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         d->edge_param_buf = scratch(d, "edge_param", 16 * E, d->edge_param);
         d->edge_force = scratch(d, "edge_force", 32 * E, NULL);
         d->edge_block = scratch(d, "edge_block", 32 * E, NULL);
-        d->force = scratch(d, "force", 16 * n, NULL);
-        d->prev = scratch(d, "prev", 16 * n, prev);
-        if (p->counts[3] == EDDY_DEFORM_IMPLICIT) {
+        if (p->counts[3] != EDDY_DEFORM_IMPLICIT) {
+            d->force = scratch(d, "force", 16 * n, NULL);
+            d->prev = scratch(d, "prev", 16 * n, prev);
+            if (!d->force.id || !d->prev.id)
+                r = EDDY_ERROR_OUT_OF_MEMORY;
+        } else {
             d->diag = scratch(d, "cg.diag", 64 * n, NULL);
             d->cg_x = scratch(d, "cg.x", 16 * n, NULL);
             d->cg_r = scratch(d, "cg.r", 16 * n, NULL);
@@ -370,7 +387,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
                 r = EDDY_ERROR_OUT_OF_MEMORY;
         }
         if (!d->params.id || !d->solids.id || !d->flags.id || !d->rows.id || !d->adj.id || !d->edge_buf.id ||
-            !d->edge_param_buf.id || !d->edge_force.id || !d->edge_block.id || !d->force.id || !d->prev.id)
+            !d->edge_param_buf.id || !d->edge_force.id || !d->edge_block.id)
             r = EDDY_ERROR_OUT_OF_MEMORY;
     }
     free(pos);
@@ -529,26 +546,10 @@ static eddy_result declare_step(void *state, eddy_graph g)
     return rc < 0 ? (eddy_result)rc : EDDY_OK;
 }
 
-/* The largest stable substep of the explicit integrators: h <= 2 / omega
- * with omega^2 <= 4 sum(k) / m over each vertex's springs (Gershgorin);
- * none for implicit Euler. */
+/* Masses and springs do not change: the bound is computed at create. */
 static double stable_dt(void *state)
 {
-    deform *d = state;
-    if (d->p.counts[3] == EDDY_DEFORM_IMPLICIT)
-        return INFINITY;
-    float *mass = malloc(4ull * (d->n ? d->n : 1));
-    double best = INFINITY;
-    if (mass && eddy_buffer_download(d->e, d->mass, 0, 4ull * d->n, mass) == EDDY_OK)
-        for (uint32_t i = 0; i < d->n; i++) {
-            double k = 0;
-            for (uint32_t a = d->topo.rows[i]; a < d->topo.rows[i + 1]; a++)
-                k += d->edge_param[4 * (d->topo.adj[2 * a + 1] & 0x7fffffffu) + 1];
-            if (k > 0 && mass[i] > 0)
-                best = fmin(best, sqrt(mass[i] / k));
-        }
-    free(mass);
-    return best;
+    return ((deform *)state)->dt_stable;
 }
 
 static eddy_result set_dt(void *state, double dt)

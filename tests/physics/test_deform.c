@@ -640,7 +640,7 @@ static void part_momentum(eddy_engine *e)
     static const double lin_tol[5] = { 1e-5, 1e-5, 1e-5, 3e-4, 1e-5 };
     static const double ang_tol[5] = { 2e-2, 2e-2, 1e-4, 1e-4, 1e-4 };
     body b = load_body(e, "ball", "sphere_80", 1000, 0.01);
-    double P0[3] = { 0 }, L0[3] = { 0 }, M = 0, c[3] = { 0 };
+    double M = 0;
     for (uint32_t i = 0; i < b.n; i++) {
         const double w[3] = { 0.5, 1.0, 3.0 }, u[3] = { 0.3, -0.2, 0.1 };
         const float *x = b.pos + 4 * i;
@@ -648,12 +648,7 @@ static void part_momentum(eddy_engine *e)
         b.vel[4 * i + 1] = (float)(u[1] + w[2] * x[0] - w[0] * x[2]);
         b.vel[4 * i + 2] = (float)(u[2] + w[0] * x[1] - w[1] * x[0]);
         M += b.mass[i];
-        for (int a = 0; a < 3; a++)
-            c[a] += b.mass[i] * x[a];
     }
-    (void)P0;
-    (void)L0;
-    (void)c;
     for (uint32_t integ = 0; integ <= EDDY_DEFORM_VELOCITY_VERLET; integ++) {
         setting s[] = { { "integrator", { integ } }, { "gravity", { 0, 0, 0 } }, { "tolerance", { 1e-6 } } };
         upload_body(e, &b);
