@@ -343,7 +343,8 @@ static bool parse_tetmesh(parse_ctx *c, const cJSON *t, const char *path, uint64
     if (plen < 0 || (size_t)plen >= sizeof full)
         return scene_fail(c, "scene.mesh", field, "the mesh's path is longer than %zu bytes", sizeof full - 1);
     eddy_tetmesh m;
-    if (eddy_load_tetmesh(full, &(eddy_tetmesh_desc){ .reorient = reorient }, &m, err, sizeof err) != 0)
+    if (eddy_load_tetmesh(full, &(eddy_tetmesh_desc){ .reorient = reorient, .max_bytes = c->host_budget }, &m, err,
+                          sizeof err) != 0)
         return scene_fail(c, "scene.mesh", field, "%s", err);
     uint64_t need = (uint64_t)m.vertex_count * (HOST_BYTES_PER_PARTICLE + 8) + (uint64_t)m.tet_count * 28;
     if (m.vertex_count > limit || need > c->host_budget) {

@@ -78,7 +78,8 @@ void eddy_free_tetmesh(eddy_tetmesh *m)
  * folders are refused before they are opened (/dev/zero never ends, a FIFO
  * blocks the open); should the path change in between, the open does not
  * block and fstat refuses it before anything is read. */
-static int read_whole(const char *path, const char *what, char **data, size_t *size, char *err, size_t n)
+static int read_whole(const char *path, const char *what, char **data, size_t *size, char *err, size_t n,
+                      uint64_t *budget_left)
 {
     *data = NULL;
     *size = 0;
@@ -105,6 +106,12 @@ static int read_whole(const char *path, const char *what, char **data, size_t *s
                      (unsigned long long)st.st_size, (unsigned long long)EDDY_TET_MAX_BYTES);
     }
     size_t cap = (size_t)st.st_size;
+    if ((uint64_t)cap + 1 > *budget_left) {
+        close(fd);
+        return failf(err, n, "%s: %zu bytes, over what is left of the host memory budget, %llu bytes "
+                     "(eddy_tetmesh_desc.max_bytes)", path, cap, (unsigned long long)*budget_left);
+    }
+    *budget_left -= (uint64_t)cap + 1;
     char *buf = malloc(cap + 1);
     if (!buf) {
         close(fd);
@@ -253,7 +260,30 @@ typedef struct load {
     uint32_t tcap;
     int64_t vbase;             /* vertex i is vbase + i in the file ... */
     int64_t *vnum;             /* ... or vnum[i] (Gmsh node tags) */
+    uint64_t budget, used;     /* host bytes (eddy_tetmesh_desc.max_bytes), taken so far */
 } load;
+
+/* Takes count * elem bytes of the budget before they are allocated; -1 with
+ * a message naming the budget when they do not fit. */
+static int take(load *L, const char *path, uint64_t count, uint64_t elem)
+{
+    uint64_t bytes;
+    if (__builtin_mul_overflow(count, elem, &bytes) || bytes > L->budget - L->used)
+        return failf(L->err, L->n, "%s: %llu more bytes of host memory would exceed the budget of %llu bytes "
+                     "(eddy_tetmesh_desc.max_bytes)", path, (unsigned long long)bytes,
+                     (unsigned long long)L->budget);
+    L->used += bytes;
+    return 0;
+}
+
+/* read_whole, the file's bytes taken from the budget. */
+static int read_file(load *L, const char *path, const char *what, char **data, size_t *size)
+{
+    uint64_t left = L->budget - L->used;
+    int rc = read_whole(path, what, data, size, L->err, L->n, &left);
+    L->used = L->budget - left;
+    return rc;
+}
 
 static long long vname(const load *L, uint32_t v)
 {
@@ -283,6 +313,8 @@ static int reserve_tets(load *L, uint32_t cap)
 {
     if (cap <= L->tcap)
         return 0;
+    if (take(L, L->tpath, cap - L->tcap, 4 * sizeof(uint32_t) + sizeof(int64_t) + sizeof(uint32_t)) != 0)
+        return -1;
     eddy_tetmesh *m = L->m;
     uint32_t *t = realloc(m->tets, (size_t)cap * 4 * sizeof *t);
     if (!t)
@@ -394,6 +426,8 @@ static int check_mesh(load *L, const eddy_tetmesh_desc *desc)
         }
     }
     /* Duplicates: the sorted four vertices of every tet, sorted. */
+    if (take(L, L->tpath, m->tet_count, sizeof(tet_key)) != 0)
+        return -1;
     tet_key *keys = alloc_array(m->tet_count, sizeof *keys);
     if (!keys)
         return failf(L->err, L->n, "%s: out of memory", L->tpath);
@@ -419,6 +453,8 @@ static int check_mesh(load *L, const eddy_tetmesh_desc *desc)
         return tet_fail(L, dup, "is a duplicate of %s %lld: the same four %s", L->tword, (long long)L->tnum[orig],
                         L->vwords);
     }
+    if (take(L, L->vpath, m->vertex_count, 1) != 0)
+        return -1;
     uint8_t *used = calloc(m->vertex_count ? m->vertex_count : 1, 1);
     if (!used)
         return failf(L->err, L->n, "%s: out of memory", L->tpath);
@@ -453,7 +489,7 @@ static int load_node(load *L, const char *path)
     eddy_tetmesh *m = L->m;
     char *data;
     size_t size;
-    if (read_whole(path, "a TetGen .node file", &data, &size, L->err, L->n) != 0)
+    if (read_file(L, path, "a TetGen .node file", &data, &size) != 0)
         return -1;
     text t = { path, data, data + size, 0, true };
     int rc = 0;
@@ -496,6 +532,8 @@ static int load_node(load *L, const char *path)
                    "(truncated?)", path, t.line, np);
         goto done;
     }
+    if ((rc = take(L, path, (uint64_t)np, 4 * (3 + (uint64_t)na + (nm ? 1 : 0)))) != 0)
+        goto done;
     m->vertices = alloc_array((uint64_t)np * 3, sizeof(float));
     m->attributes = na ? alloc_array((uint64_t)np * (uint64_t)na, sizeof(float)) : NULL;
     m->markers = nm ? alloc_array((uint64_t)np, sizeof(int32_t)) : NULL;
@@ -583,7 +621,7 @@ static int load_ele(load *L, const char *path)
     eddy_tetmesh *m = L->m;
     char *data;
     size_t size;
-    if (read_whole(path, "a TetGen .ele file", &data, &size, L->err, L->n) != 0)
+    if (read_file(L, path, "a TetGen .ele file", &data, &size) != 0)
         return -1;
     text t = { path, data, data + size, 0, true };
     int rc = 0;
@@ -690,7 +728,8 @@ int eddy_load_tetgen(const char *node_path, const char *ele_path, const eddy_tet
 {
     memset(out, 0, sizeof *out);
     load L = { .m = out, .err = err, .n = err_size, .tpath = ele_path, .vpath = node_path, .tword = "tet",
-               .vword = "vertex", .vwords = "vertices" };
+               .vword = "vertex", .vwords = "vertices",
+               .budget = desc && desc->max_bytes ? desc->max_bytes : UINT64_MAX };
     int rc = load_node(&L, node_path);
     if (rc == 0)
         rc = load_ele(&L, ele_path);
@@ -782,6 +821,8 @@ static int msh_alloc_nodes(msh *g, long long count, uint64_t min_bytes)
     if ((uint64_t)count * min_bytes > (uint64_t)(g->t.end - g->t.p) + 1)
         return failf(L->err, L->n, "%s:%u: %lld nodes, more than the rest of the file can hold (truncated?)",
                      g->t.path, g->t.line, count);
+    if (take(L, g->t.path, (uint64_t)count, 3 * sizeof(float) + sizeof(int64_t)) != 0)
+        return -1;
     L->m->vertices = alloc_array((uint64_t)count * 3, sizeof(float));
     L->vnum = alloc_array((uint64_t)count, sizeof(int64_t));
     if (!L->m->vertices || !L->vnum)
@@ -802,6 +843,8 @@ static int msh_index(msh *g)
 {
     load *L = g->L;
     uint32_t n = L->m->vertex_count;
+    if (take(L, g->t.path, n, sizeof *g->tags) != 0)
+        return -1;
     g->tags = alloc_array(n, sizeof *g->tags);
     if (!g->tags)
         return failf(L->err, L->n, "%s: out of memory", g->t.path);
@@ -1012,7 +1055,7 @@ static int load_msh(load *L, const char *path)
 {
     char *data;
     size_t size;
-    if (read_whole(path, "a Gmsh .msh file", &data, &size, L->err, L->n) != 0)
+    if (read_file(L, path, "a Gmsh .msh file", &data, &size) != 0)
         return -1;
     msh g = { .L = L, .t = { path, data, data + size, 0, false } };
     int rc = 0;
@@ -1526,6 +1569,8 @@ static int vtu_ascii(vtu *V, const varr *a, uint64_t want, vdata *out)
     out->type = real ? VT_F64 : VT_I64;
     out->native = true;
     out->n = count;
+    if (take(V->L, V->path, count, 8) != 0)
+        return -1;
     out->owned = alloc_array(count, 8);
     if (!out->owned)
         return vtu_fail(V, a->at, "DataArray '%.*s': out of memory (%llu values)", (int)a->nlen, a->name,
@@ -1672,7 +1717,7 @@ static int load_vtu(load *L, const char *path)
     eddy_tetmesh *m = L->m;
     char *data;
     size_t size;
-    if (read_whole(path, "a VTK .vtu file", &data, &size, L->err, L->n) != 0)
+    if (read_file(L, path, "a VTK .vtu file", &data, &size) != 0)
         return -1;
     vtu V = { .L = L, .path = path, .d = data, .size = size, .hbytes = 4 };
     varr points = { 0 }, conn = { 0 }, offs = { 0 }, types = { 0 }, attr[EDDY_TET_MAX_ATTRIBUTES];
@@ -1853,6 +1898,8 @@ static int load_vtu(load *L, const char *path)
     }
     if ((rc = vtu_data(&V, &points, 3 * np, &dp)) != 0)
         goto done;
+    if ((rc = take(L, path, 3 * np, sizeof(float))) != 0)
+        goto done;
     m->vertices = alloc_array(3 * np, sizeof(float));
     if (!m->vertices) {
         rc = failf(L->err, L->n, "%s: out of memory (%llu points)", path, (unsigned long long)np);
@@ -1932,6 +1979,8 @@ static int load_vtu(load *L, const char *path)
     }
     /* Point data of one component: the attributes, in file order. */
     if (nattr) {
+        if ((rc = take(L, path, np * (uint64_t)nattr, sizeof(float))) != 0)
+            goto done;
         m->attributes = alloc_array(np * (uint64_t)nattr, sizeof(float));
         if (!m->attributes) {
             rc = failf(L->err, L->n, "%s: out of memory (%llu points)", path, (unsigned long long)np);
@@ -2006,7 +2055,8 @@ int eddy_load_tetmesh(const char *path, const eddy_tetmesh_desc *desc, eddy_tetm
                      ".vtu (VTK)", path, ext);
     load L = { .m = out, .err = err, .n = err_size, .tpath = path, .vpath = path,
                .tword = is_msh ? "element" : "cell", .vword = is_msh ? "node" : "point",
-               .vwords = is_msh ? "nodes" : "points" };
+               .vwords = is_msh ? "nodes" : "points",
+               .budget = desc && desc->max_bytes ? desc->max_bytes : UINT64_MAX };
     int rc = is_msh ? load_msh(&L, path) : load_vtu(&L, path);
     if (rc == 0)
         rc = check_mesh(&L, desc);

@@ -14,7 +14,8 @@
  *    problem (index out of range, inverted (and reorient accepting it),
  *    zero volume, NaN, duplicate tet, a vertex twice, truncated, wrong
  *    header, binary .msh, compressed and big-endian .vtu, a folder, counts
- *    over the limits); an unreferenced vertex loads and is counted. */
+ *    over the limits, over a host memory budget); an unreferenced vertex
+ *    loads and is counted. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -166,6 +167,27 @@ static void dataset(const char *name, uint32_t nv, uint32_t nt, double volume, i
            m.reoriented);
     topology(name, &m, volume, boundary);
     eddy_free_tetmesh(&m);
+}
+
+/* A host memory budget (eddy_tetmesh_desc.max_bytes): bar_5k's files
+ * alone are over 100 kB, so 50 kB refuses it before its arrays are made, a
+ * budget under the arrays refuses it after the files, and 8 MB loads it. */
+static void budget(void)
+{
+    char path[1024], err[512];
+    snprintf(path, sizeof path, "%s/data/tets/bar_5k.node", root);
+    eddy_tetmesh m;
+    const uint64_t budgets[] = { 50000, 200000, 8u << 20 };
+    for (int i = 0; i < 3; i++) {
+        int rc = eddy_load_tetmesh(path, &(eddy_tetmesh_desc){ .max_bytes = budgets[i] }, &m, err, sizeof err);
+        if (i < 2) {
+            CHECKF(rc != 0 && strstr(err, "max_bytes") && !m.vertices && !m.tets,
+                   "a budget of %llu bytes: rc %d, %s", (unsigned long long)budgets[i], rc, rc ? err : "loaded");
+        } else {
+            CHECKF(rc == 0 && m.tet_count == 4920, "a budget of 8 MB: %s", rc ? err : "wrong count");
+            eddy_free_tetmesh(&m);
+        }
+    }
 }
 
 /* A fixture against the TetGen original: bitwise the same. */
@@ -574,6 +596,7 @@ int main(int argc, char **argv)
     snprintf(tmp, sizeof tmp, "%s/eddy_tetmesh_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     REQUIRE(mkdtemp(tmp));
     hostile(&bar);
+    budget();
     cleanup();
     eddy_free_tetmesh(&bar);
     return test_report("tetmesh");

@@ -45,6 +45,10 @@ typedef struct eddy_tetmesh_desc {
      * swapped) and counted in eddy_tetmesh.reoriented, instead of refused.
      * Zero-volume tets are refused either way. */
     bool reorient;
+    /* Host memory budget in bytes: the file read whole and every array the
+     * loader makes are taken from it before they are allocated (a file
+     * over it is refused unread). 0: no budget beyond the limits above. */
+    uint64_t max_bytes;
 } eddy_tetmesh_desc;
 
 /* Loads a tetrahedral mesh by the path's extension: ".node" or ".ele"
