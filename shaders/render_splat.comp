@@ -1,9 +1,10 @@
 #version 450
-// Renderer pass 1 (mode 0) and 2 (mode 1) for one particle set: every pixel a
+// Renderer pass 1 (mode 0) and 2 (mode 1) for the spheres: every pixel a
 // particle's sphere covers gets its hit distance (atomicMin of the float's
 // bits: positive floats order like their bits); then the particles whose hit
 // equals the pixel's minimum claim it (atomicMin of the id: ties go to the
-// lowest id).
+// lowest id). render_tri.comp does the same for triangles, into the same
+// depth and id buffers.
 #extension GL_GOOGLE_include_directive : require
 #include "render.glsl"
 

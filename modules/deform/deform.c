@@ -2,6 +2,7 @@
 #include "deform.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,15 @@ static const uint32_t forces_spv[] =
 static const uint32_t explicit_spv[] =
 #include "deform_explicit.spv.inc"
     ;
+static const uint32_t handle_begin_spv[] =
+#include "deform_handle_begin.spv.inc"
+    ;
+static const uint32_t handle_move_spv[] =
+#include "deform_handle_move.spv.inc"
+    ;
+static const uint32_t handle_end_spv[] =
+#include "deform_handle_end.spv.inc"
+    ;
 
 enum {
     P_INTEGRATOR,
@@ -48,7 +58,10 @@ enum {
     P_DAMPING,
     P_DAMPING_MODEL,
     P_STIFFNESS_SCALAR,
+    P_SHEAR,
+    P_BENDING,
     P_GRAVITY,
+    P_DRAG,
     P_TOLERANCE,
     P_MAX_ITERATIONS,
     P_JACOBI,
@@ -60,6 +73,8 @@ enum {
     P_PIN_MAX,
     P_PIN_PLANE_POINT,
     P_PIN_PLANE_NORMAL,
+    P_HANDLE_MIN,
+    P_HANDLE_MAX,
     P_COUNT
 };
 
@@ -77,7 +92,16 @@ static const eddy_param_info params[P_COUNT] = {
                              "[s0, s1, f]: a vertex's stiffness factor goes linearly from 1 at scalar <= s0 "
                              "to f at scalar >= s1 (the set's \"scalar\" buffer); a spring takes the mean of "
                              "its ends'" },
+    [P_SHEAR] = { "shear", EDDY_PARAM_FLOAT, "1", { 1 }, 0, 1e6,
+                  "cloth: a shear spring's stiffness and damping as a factor of stiffness and damping (the "
+                  "other diagonal of a quad of two triangles)" },
+    [P_BENDING] = { "bending", EDDY_PARAM_FLOAT, "1", { 0.1 }, 0, 1e6,
+                    "cloth: a bending spring's stiffness and damping (across an edge of two triangles) as a "
+                    "factor of stiffness and damping; 0: no bending resistance" },
     [P_GRAVITY] = { "gravity", EDDY_PARAM_VEC3, "m/s^2", { 0, -9.81, 0 }, -1e4, 1e4, "uniform acceleration" },
+    [P_DRAG] = { "drag", EDDY_PARAM_FLOAT, "1/s", { 0 }, 0, 1e6,
+                  "air drag: every vertex feels -drag m v (damps the rigid swinging the springs' damping leaves, "
+                  "as air does a cloth's); 0: none" },
     [P_TOLERANCE] = { "tolerance", EDDY_PARAM_FLOAT, "1", { 1e-5 }, 1e-12, 1,
                       "implicit: CG stops when |r| / |b| is at most this" },
     [P_MAX_ITERATIONS] = { "max_iterations", EDDY_PARAM_INT, "1", { 100 }, 1, 10000,
@@ -104,6 +128,12 @@ static const eddy_param_info params[P_COUNT] = {
     [P_PIN_PLANE_NORMAL] = { "pin_plane_normal", EDDY_PARAM_VEC3, "1", { 0, 0, 0 }, -1e30, 1e30,
                              "vertices on the plane or behind it (against this normal, within 1e-6 of the "
                              "body's size) are pinned; zero: no plane" },
+    [P_HANDLE_MIN] = { "handle_min", EDDY_PARAM_VEC3, "m", { 1e30, 1e30, 1e30 }, -1e30, 1e30,
+                       "vertices inside the box [handle_min, handle_max] (at the start) are the handle: they move "
+                       "rigidly with the input port handle.position (a vertex in both a pin and the handle is "
+                       "the handle's); default none" },
+    [P_HANDLE_MAX] = { "handle_max", EDDY_PARAM_VEC3, "m", { -1e30, -1e30, -1e30 }, -1e30, 1e30,
+                       "the other corner of the handle box" },
 };
 
 static const char *const shared[] = { "position", "velocity", "mass", "scalar", "pinned" };
@@ -120,6 +150,9 @@ enum {
     K_IMPLICIT_END,
     K_FORCES,
     K_EXPLICIT,
+    K_HANDLE_BEGIN,
+    K_HANDLE_MOVE,
+    K_HANDLE_END,
     K_COUNT
 };
 
@@ -131,13 +164,26 @@ typedef struct deform {
     struct eddy_deform_params p;
     eddy_deform_topology topo;
     float *edge_param;         /* host copy: 4 per edge */
-    uint32_t *tets;            /* host copy, 4 per tet (stats: inverted tets) */
-    uint32_t tet_count;
+    uint32_t *cells;           /* host copy of the elements (output; stats: inverted tets) */
+    uint32_t cell_count, cell_kind;
+    uint32_t *surface;         /* host copy of the boundary triangles (tets' "surface", a cloth's own) */
+    uint32_t surface_count;
+    bool has_scalar;
+    eddy_pvd_entry *series[2]; /* the .pvd series of the .vtu and of the surface */
+    uint32_t series_count[2];
     double dt_stable;          /* s: the explicit integrators' bound (stable_dt) */
     eddy_kernel k[K_COUNT];
     eddy_buffer position, velocity, mass;
     eddy_buffer params, solids, flags, rows, adj, edge_buf, edge_param_buf, edge_force, edge_block;
     eddy_buffer diag, cg_x, cg_r, cg_z, cg_p, cg_q, partials, cg, args, force, prev;
+    /* the handle (handle_count > 0) */
+    uint32_t handle_count, substeps;
+    double step_dt;                      /* s: one step (substeps x dt) */
+    double handle_centre[3];             /* m: where the handle starts */
+    eddy_buffer handle, offset, hforce, hsum;
+    eddy_reduce *reduce;
+    struct eddy_deform_handle handle_host; /* after the last step (a staged read) */
+    bool handle_read;
 } deform;
 
 static eddy_buffer scratch(deform *d, const char *what, uint64_t bytes, const void *data)
@@ -157,12 +203,20 @@ static void destroy(void *state)
         eddy_destroy_kernel(d->e, d->k[i]);
     eddy_buffer *b[] = { &d->params, &d->solids, &d->flags, &d->rows, &d->adj, &d->edge_buf, &d->edge_param_buf,
                          &d->edge_force, &d->edge_block, &d->diag, &d->cg_x, &d->cg_r, &d->cg_z, &d->cg_p,
-                         &d->cg_q, &d->partials, &d->cg, &d->args, &d->force, &d->prev };
+                         &d->cg_q, &d->partials, &d->cg, &d->args, &d->force, &d->prev, &d->handle,
+                         &d->offset, &d->hforce, &d->hsum };
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
         eddy_destroy_buffer(d->e, *b[i]);
+    eddy_destroy_reduce(d->e, d->reduce);
     eddy_deform_topology_free(&d->topo);
     free(d->edge_param);
-    free(d->tets);
+    free(d->cells);
+    free(d->surface);
+    for (int s = 0; s < 2; s++) {
+        for (uint32_t i = 0; i < d->series_count[s]; i++)
+            free((char *)d->series[s][i].file);
+        free(d->series[s]);
+    }
     free(d);
 }
 
@@ -228,14 +282,26 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         r = eddy_buffer_download(e, sb, 0, 4ull * d->n, scalar);
     if (r == EDDY_OK && pb.id)
         r = eddy_buffer_download(e, pb, 0, 4ull * d->n, pinned);
-    if (r == EDDY_OK && eddy_deform_topology_build(d->n, elements, el.count, el.kind, &d->topo) != 0)
+    if (r == EDDY_OK && eddy_deform_topology_build(d->n, elements, el.count, el.kind, pos, &d->topo) != 0)
         r = EDDY_ERROR_OUT_OF_MEMORY;
-    if (r == EDDY_OK && el.kind == EDDY_TETRAHEDRA) {
-        d->tets = elements;
-        d->tet_count = el.count;
+    if (r == EDDY_OK) {
+        d->cells = elements;
+        d->cell_count = el.count;
+        d->cell_kind = el.kind;
         elements = NULL;
     }
     free(elements);
+    /* The surface drawn and written per frame: a tet mesh's boundary, a
+     * cloth's triangles. */
+    eddy_elements surf = el.kind == EDDY_TRIANGLES ? el : eddy_particles_elements(e, d->set, "surface");
+    if (r == EDDY_OK && surf.buffer.id && surf.kind == EDDY_TRIANGLES && surf.count) {
+        if (!(d->surface = malloc(12ull * surf.count)))
+            r = EDDY_ERROR_OUT_OF_MEMORY;
+        else
+            r = eddy_buffer_download(e, surf.buffer, 0, 12ull * surf.count, d->surface);
+        d->surface_count = r == EDDY_OK ? surf.count : 0;
+    }
+    d->has_scalar = sb.id != 0;
     d->edges = d->topo.edge_count;
     if (r == EDDY_OK && !(d->edge_param = malloc(16ull * (d->edges ? d->edges : 1))))
         r = EDDY_ERROR_OUT_OF_MEMORY;
@@ -243,6 +309,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     /* Rest lengths from the set as loaded; stiffness per spring. */
     const double *sm = v[P_STIFFNESS_SCALAR].v;
     double ks = v[P_STIFFNESS].v[0], kd = v[P_DAMPING].v[0];
+    const double kind_factor[3] = { 1, v[P_SHEAR].v[0], v[P_BENDING].v[0] };
     for (uint32_t k = 0; r == EDDY_OK && k < d->edges; k++) {
         uint32_t i = d->topo.edges[2 * k], j = d->topo.edges[2 * k + 1];
         double dx[3] = { pos[4 * j] - pos[4 * i], pos[4 * j + 1] - pos[4 * i + 1], pos[4 * j + 2] - pos[4 * i + 2] };
@@ -261,8 +328,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             break;
         }
         d->edge_param[4 * k] = (float)L;
-        d->edge_param[4 * k + 1] = (float)(ks * f);
-        d->edge_param[4 * k + 2] = (float)kd;
+        d->edge_param[4 * k + 1] = (float)(ks * f * kind_factor[d->topo.kind[k]]);
+        d->edge_param[4 * k + 2] = (float)(kd * kind_factor[d->topo.kind[k]]);
         d->edge_param[4 * k + 3] = 0;
     }
 
@@ -278,10 +345,20 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             bmax[a] = fmax(bmax[a], pos[4 * i + a]);
         }
     double size = fmax(bmax[0] - bmin[0], fmax(bmax[1] - bmin[1], bmax[2] - bmin[2]));
+    const double *hlo = v[P_HANDLE_MIN].v, *hhi = v[P_HANDLE_MAX].v;
+    bool hbox = hlo[0] <= hhi[0] && hlo[1] <= hhi[1] && hlo[2] <= hhi[2];
     uint32_t in_box = 0, on_plane = 0;
     for (uint32_t i = 0; r == EDDY_OK && i < d->n; i++) {
         const float *x = pos + 4 * i;
         bool pin = pinned[i] != 0;
+        if (hbox && x[0] >= hlo[0] && x[0] <= hhi[0] && x[1] >= hlo[1] && x[1] <= hhi[1] && x[2] >= hlo[2] &&
+            x[2] <= hhi[2]) {
+            flags[i] = EDDY_DEFORM_HANDLE;
+            for (int a = 0; a < 3; a++)
+                d->handle_centre[a] += x[a];
+            d->handle_count++;
+            continue;
+        }
         if (box && x[0] >= lo[0] && x[0] <= hi[0] && x[1] >= lo[1] && x[1] <= hi[1] && x[2] >= lo[2] &&
             x[2] <= hi[2]) {
             pin = true;
@@ -304,6 +381,14 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
                  bmin[0], bmin[1], bmin[2], bmax[0], bmax[1], bmax[2]);
         r = fail(d, EDDY_ERROR_INVALID_ARGUMENT, msg);
     }
+    if (r == EDDY_OK && hbox && d->handle_count == 0) {
+        snprintf(msg, sizeof msg, "params.handle_min/handle_max: the box [%g, %g, %g] .. [%g, %g, %g] holds none of "
+                 "the set's vertices (they span [%g, %g, %g] .. [%g, %g, %g])", hlo[0], hlo[1], hlo[2], hhi[0],
+                 hhi[1], hhi[2], bmin[0], bmin[1], bmin[2], bmax[0], bmax[1], bmax[2]);
+        r = fail(d, EDDY_ERROR_INVALID_ARGUMENT, msg);
+    }
+    for (int a = 0; a < 3 && d->handle_count; a++)
+        d->handle_centre[a] /= d->handle_count;
     if (r == EDDY_OK && nl > 0 && on_plane == 0) {
         snprintf(msg, sizeof msg, "params.pin_plane_point/pin_plane_normal: no vertex lies on the plane or behind it");
         r = fail(d, EDDY_ERROR_INVALID_ARGUMENT, msg);
@@ -335,6 +420,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     p->box_max[3] = (float)v[P_CONTACT_DAMPING].v[0];
     p->solver[0] = (float)v[P_TOLERANCE].v[0];
     p->solver[1] = (float)v[P_RESTITUTION].v[0];
+    p->solver[2] = (float)v[P_DRAG].v[0];
     p->counts[0] = d->n;
     p->counts[1] = d->edges;
     p->counts[2] = ctx->solid_count;
@@ -343,6 +429,18 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     p->misc[1] = (v[P_DEFINITE].v[0] != 0 ? EDDY_DEFORM_DEFINITE : 0) | (v[P_JACOBI].v[0] != 0 ? EDDY_DEFORM_JACOBI : 0) |
                  (v[P_DAMPING_MODEL].v[0] != 0 ? EDDY_DEFORM_ISOTROPIC : 0);
     p->misc[2] = d->groups;
+
+    /* The handle's vertices keep their offsets from its centre. */
+    d->substeps = ctx->substeps ? ctx->substeps : 1;
+    d->step_dt = ctx->dt * d->substeps;
+    float *offset = NULL;
+    if (r == EDDY_OK && d->handle_count) {
+        if (!(offset = calloc(4ull * d->n, sizeof(float))))
+            r = EDDY_ERROR_OUT_OF_MEMORY;
+        for (uint32_t i = 0; r == EDDY_OK && i < d->n; i++)
+            for (int a = 0; a < 3 && (flags[i] & EDDY_DEFORM_HANDLE); a++)
+                offset[4 * i + a] = (float)(pos[4 * i + a] - d->handle_centre[a]);
+    }
 
     /* Verlet starts from x_prev = x - h v. */
     float *prev = NULL;
@@ -367,8 +465,32 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         d->edge_param_buf = scratch(d, "edge_param", 16 * E, d->edge_param);
         d->edge_force = scratch(d, "edge_force", 32 * E, NULL);
         d->edge_block = scratch(d, "edge_block", 32 * E, NULL);
-        if (p->counts[3] != EDDY_DEFORM_IMPLICIT) {
+        if (d->handle_count) {
+            struct eddy_deform_handle h0 = { .clock = { d->substeps, d->substeps } };
+            for (int a = 0; a < 3; a++)
+                h0.from[a] = h0.to[a] = h0.start[a] = h0.centre[a] = (float)d->handle_centre[a];
+            d->handle_host = h0;
+            d->handle = scratch(d, "handle", sizeof h0, &h0);
+            d->offset = scratch(d, "handle.offset", 16 * n, offset);
+            d->hforce = scratch(d, "handle.vertex_force", 16 * n, NULL);
+            d->hsum = scratch(d, "handle.force_sum", 16, NULL);
+            char rl[192];
+            snprintf(rl, sizeof rl, "%s.handle_reduce", d->name);
+            d->reduce = eddy_create_reduce(e, &(eddy_reduce_desc){ .label = rl, .max_count = d->n });
+            if (!d->handle.id || !d->offset.id || !d->hforce.id || !d->hsum.id || !d->reduce)
+                r = EDDY_ERROR_OUT_OF_MEMORY;
+        }
+        if (p->counts[3] != EDDY_DEFORM_IMPLICIT || d->handle_count) {
             d->force = scratch(d, "force", 16 * n, NULL);
+            if (!d->force.id)
+                r = EDDY_ERROR_OUT_OF_MEMORY;
+        }
+        if (!d->hforce.id && d->force.id) { /* the forces pass writes it (zeros without a handle) */
+            d->hforce = scratch(d, "handle.vertex_force", 16 * n, NULL);
+            if (!d->hforce.id)
+                r = EDDY_ERROR_OUT_OF_MEMORY;
+        }
+        if (p->counts[3] != EDDY_DEFORM_IMPLICIT) {
             d->prev = scratch(d, "prev", 16 * n, prev);
             if (!d->force.id || !d->prev.id)
                 r = EDDY_ERROR_OUT_OF_MEMORY;
@@ -397,6 +519,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     free(pinned);
     free(flags);
     free(prev);
+    free(offset);
     if (r != EDDY_OK)
         return r;
 
@@ -416,10 +539,14 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         [K_IMPLICIT_END] = { implicit_end_spv, sizeof implicit_end_spv, "implicit_end" },
         [K_FORCES] = { forces_spv, sizeof forces_spv, "forces" },
         [K_EXPLICIT] = { explicit_spv, sizeof explicit_spv, "explicit" },
+        [K_HANDLE_BEGIN] = { handle_begin_spv, sizeof handle_begin_spv, "handle_begin" },
+        [K_HANDLE_MOVE] = { handle_move_spv, sizeof handle_move_spv, "handle_move" },
+        [K_HANDLE_END] = { handle_end_spv, sizeof handle_end_spv, "handle_end" },
     };
     bool implicit = p->counts[3] == EDDY_DEFORM_IMPLICIT;
     for (int i = 0; i < K_COUNT; i++) {
-        bool need = i == K_SPRINGS || (implicit ? i <= K_IMPLICIT_END : i >= K_FORCES);
+        bool need = i == K_SPRINGS || (implicit ? i <= K_IMPLICIT_END : i == K_FORCES || i == K_EXPLICIT) ||
+                    (d->handle_count && (i >= K_HANDLE_BEGIN || i == K_FORCES));
         if (!need)
             continue;
         char label[192];
@@ -464,15 +591,50 @@ static int springs_pass(deform *d, eddy_graph g)
                 NULL, 0);
 }
 
+static int forces_pass(deform *d, eddy_graph g)
+{
+    return pass(d, g, "forces", d->k[K_FORCES], d->n, 0, false, false,
+                B({ d->position, EDDY_READ }, { d->velocity, EDDY_READ }, { d->mass, EDDY_READ },
+                  { d->rows, EDDY_READ }, { d->adj, EDDY_READ }, { d->edge_force, EDDY_READ },
+                  { d->solids, EDDY_READ }, { d->force, EDDY_WRITE }, { d->flags, EDDY_READ },
+                  { d->hforce, EDDY_WRITE }),
+                NULL, 0);
+}
+
+/* Before the springs: the handle's centre for this substep, and its
+ * vertices put there. */
+static int handle_begin(deform *d, eddy_graph g)
+{
+    int rc = pass(d, g, "handle_begin", d->k[K_HANDLE_BEGIN], 1, 0, false, false,
+                  B({ d->handle, EDDY_READ_WRITE }), NULL, 0);
+    if (rc >= 0)
+        rc = pass(d, g, "handle_move", d->k[K_HANDLE_MOVE], d->n, 0, false, false,
+                  B({ d->handle, EDDY_READ }, { d->flags, EDDY_READ }, { d->offset, EDDY_READ },
+                    { d->position, EDDY_READ_WRITE }, { d->velocity, EDDY_READ_WRITE }),
+                  NULL, 0);
+    return rc;
+}
+
+/* After the forces pass: the handle vertices' forces summed (a fixed tree)
+ * and averaged over the step. */
+static int handle_end(deform *d, eddy_graph g)
+{
+    eddy_result r = eddy_reduce_record(d->e, d->reduce, g, d->hforce, d->n, 4, 3, EDDY_REDUCE_SUM, d->hsum, 0);
+    if (r != EDDY_OK)
+        return (int)r;
+    return pass(d, g, "handle_end", d->k[K_HANDLE_END], 1, 0, false, false,
+                B({ d->handle, EDDY_READ_WRITE }, { d->hsum, EDDY_READ }), NULL, 0);
+}
+
 static int explicit_passes(deform *d, eddy_graph g, uint32_t stage)
 {
-    int rc = springs_pass(d, g);
+    int rc = stage != 5 && d->handle_count ? handle_begin(d, g) : 0;
     if (rc >= 0)
-        rc = pass(d, g, "forces", d->k[K_FORCES], d->n, 0, false, false,
-                  B({ d->position, EDDY_READ }, { d->velocity, EDDY_READ }, { d->mass, EDDY_READ },
-                    { d->rows, EDDY_READ }, { d->adj, EDDY_READ }, { d->edge_force, EDDY_READ },
-                    { d->solids, EDDY_READ }, { d->force, EDDY_WRITE }),
-                  NULL, 0);
+        rc = springs_pass(d, g);
+    if (rc >= 0)
+        rc = forces_pass(d, g);
+    if (rc >= 0 && stage != 5 && d->handle_count)
+        rc = handle_end(d, g);
     if (rc >= 0)
         rc = pass(d, g, "explicit", d->k[K_EXPLICIT], d->n, 0, false, false,
                   B({ d->position, EDDY_READ_WRITE }, { d->velocity, EDDY_READ_WRITE }, { d->mass, EDDY_READ },
@@ -500,7 +662,13 @@ static eddy_result declare_step(void *state, eddy_graph g)
         }
         return rc < 0 ? (eddy_result)rc : EDDY_OK;
     }
-    rc = springs_pass(d, g);
+    rc = d->handle_count ? handle_begin(d, g) : 0;
+    if (rc >= 0)
+        rc = springs_pass(d, g);
+    if (rc >= 0 && d->handle_count)
+        rc = forces_pass(d, g);
+    if (rc >= 0 && d->handle_count)
+        rc = handle_end(d, g);
     if (rc >= 0)
         rc = eddy_fill_record(e, g, d->cg_x, 0, 4 * d->n, 0);
     if (rc >= 0)
@@ -556,6 +724,8 @@ static eddy_result set_dt(void *state, double dt)
 {
     deform *d = state;
     d->p.gravity[3] = (float)dt;
+    double k = d->step_dt / dt;
+    d->substeps = k < 1 ? 1 : k > 1e6 ? 1000000 : (uint32_t)lround(k);
     return eddy_buffer_upload(d->e, d->params, 0, sizeof d->p, &d->p);
 }
 
@@ -587,9 +757,9 @@ static void stats(void *state, eddy_stats *st)
             strain = fmax(strain, fabs(l / L - 1));
         }
         uint32_t inverted = 0;
-        for (uint32_t t = 0; t < d->tet_count; t++) {
-            const float *x0 = pos + 4 * d->tets[4 * t], *x1 = pos + 4 * d->tets[4 * t + 1],
-                        *x2 = pos + 4 * d->tets[4 * t + 2], *x3 = pos + 4 * d->tets[4 * t + 3];
+        for (uint32_t t = 0; d->cell_kind == EDDY_TETRAHEDRA && t < d->cell_count; t++) {
+            const float *x0 = pos + 4 * d->cells[4 * t], *x1 = pos + 4 * d->cells[4 * t + 1],
+                        *x2 = pos + 4 * d->cells[4 * t + 2], *x3 = pos + 4 * d->cells[4 * t + 3];
             double a[3], b[3], c[3];
             for (int k = 0; k < 3; k++) {
                 a[k] = (double)x1[k] - x0[k];
@@ -604,7 +774,8 @@ static void stats(void *state, eddy_stats *st)
         eddy_stats_add(st, "spring_energy", ps);
         eddy_stats_add(st, "gravity_energy", pg);
         eddy_stats_add(st, "max_strain", strain);
-        eddy_stats_add(st, "inverted_tets", inverted);
+        if (d->cell_kind == EDDY_TETRAHEDRA)
+            eddy_stats_add(st, "inverted_tets", inverted);
     }
     uint32_t cg[8];
     if (d->cg.id && eddy_buffer_download(e, d->cg, 0, sizeof cg, cg) == EDDY_OK) {
@@ -617,6 +788,165 @@ static void stats(void *state, eddy_stats *st)
     free(pos);
     free(vel);
     free(mass);
+}
+
+/* Adds a file to series s and rewrites its .pvd. */
+static eddy_result add_series(deform *d, int s, const eddy_frame_ctx *f, const char *file, const char *pvd)
+{
+    eddy_pvd_entry *grown = realloc(d->series[s], (d->series_count[s] + 1) * sizeof *grown);
+    char *copy = strdup(file);
+    if (!grown || !copy) {
+        free(copy);
+        if (grown)
+            d->series[s] = grown;
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    d->series[s] = grown;
+    d->series[s][d->series_count[s]++] = (eddy_pvd_entry){ f->time, 0, copy };
+    char path[4200], err[512];
+    snprintf(path, sizeof path, "%s/%s", f->out_dir, pvd);
+    if (eddy_write_pvd(path, d->series[s], d->series_count[s], err, sizeof err) != 0) {
+        eddy_log(d->e, EDDY_LOG_ERROR, "output.write", "%s", err);
+        return EDDY_ERROR_IO;
+    }
+    return EDDY_OK;
+}
+
+/* Per frame: the deformed mesh "<system>_body_<frame>.vtu" (tets, a
+ * cloth's triangles, or the springs as lines; velocity, speed and the
+ * vertex scalar) in "<system>_body.pvd", and the surface
+ * "<system>_surface_<frame>.ply/.vtp" in "<system>_surface.pvd". */
+static eddy_result write_frame(void *state, const eddy_frame_ctx *f)
+{
+    deform *d = state;
+    eddy_engine *e = d->e;
+    if (d->n == 0)
+        return EDDY_OK;
+    uint64_t n = d->n;
+    float *pos = malloc(16 * n), *vel = malloc(16 * n), *scalar = d->has_scalar ? malloc(4 * n) : NULL;
+    float *tri = d->surface_count ? malloc(36ull * d->surface_count) : NULL;
+    eddy_result r = pos && vel && (scalar || !d->has_scalar) && (tri || !d->surface_count) ? EDDY_OK
+                                                                                          : EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(e, d->position, 0, 16 * n, pos);
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(e, d->velocity, 0, 16 * n, vel);
+    if (r == EDDY_OK && scalar)
+        r = eddy_buffer_download(e, eddy_particles_buffer(e, d->set, "scalar"), 0, 4 * n, scalar);
+    char name[256], file[300], pvd[300];
+    uint32_t kind = d->cell_kind;
+    const uint32_t *cells = d->cells;
+    uint32_t count = d->cell_count;
+    if (kind == EDDY_EDGES) { /* a spring network: its springs as lines */
+        cells = d->topo.edges;
+        count = d->edges;
+    }
+    snprintf(name, sizeof name, "%s_body_%06u", d->name, f->frame);
+    if (r == EDDY_OK)
+        r = eddy_write_cells(e, f->out_dir, name, &(eddy_cells_desc){ .time = f->time, .point_count = d->n,
+                                                                      .position = pos, .velocity = vel,
+                                                                      .scalar = scalar, .cell_kind = kind,
+                                                                      .cell_count = count, .cells = cells });
+    snprintf(file, sizeof file, "%s.vtu", name);
+    snprintf(pvd, sizeof pvd, "%s_body.pvd", d->name);
+    if (r == EDDY_OK)
+        r = add_series(d, 0, f, file, pvd);
+    if (r == EDDY_OK && d->surface_count) {
+        for (uint64_t t = 0; t < d->surface_count; t++)
+            for (int c = 0; c < 3; c++)
+                memcpy(tri + 9 * t + 3 * c, pos + 4 * (uint64_t)d->surface[3 * t + c], 12);
+        snprintf(name, sizeof name, "%s_surface_%06u", d->name, f->frame);
+        r = eddy_write_mesh(e, f->out_dir, name, tri, d->surface_count, f->time);
+        snprintf(file, sizeof file, "%s.vtp", name);
+        snprintf(pvd, sizeof pvd, "%s_surface.pvd", d->name);
+        if (r == EDDY_OK)
+            r = add_series(d, 1, f, file, pvd);
+    }
+    free(pos), free(vel), free(scalar), free(tri);
+    return r;
+}
+
+enum { IN_HANDLE_POSITION };
+enum { OUT_HANDLE_CENTRE, OUT_HANDLE_FORCE, OUT_COUNT };
+static const eddy_port_info inputs[] = {
+    [IN_HANDLE_POSITION] = { "handle.position", EDDY_PORT_VEC3, "m", "the handle's centre (the mean of its "
+                             "vertices' starting positions) at the end of the step; it moves linearly across the "
+                             "substeps, its vertices rigidly with it" },
+};
+static const eddy_port_info outputs[] = {
+    [OUT_HANDLE_CENTRE] = { "handle.centre", EDDY_PORT_VEC3, "m", "the handle's centre after the step" },
+    [OUT_HANDLE_FORCE] = { "handle.force", EDDY_PORT_VEC3, "N", "the force the body exerts on whatever holds the "
+                           "handle: the springs' and contacts' forces on the handle vertices and their weight, "
+                           "mean over the step's substeps (a body hanging at rest from it: its whole weight)" },
+};
+
+static eddy_result no_handle(deform *d)
+{
+    eddy_log(d->e, EDDY_LOG_ERROR, "system.invalid", "system '%s': the handle is driven or read but no vertex is a "
+             "handle: give params.handle_min and handle_max (m) a box around the vertices to grab", d->name);
+    return EDDY_ERROR_INVALID_ARGUMENT;
+}
+
+static eddy_result set_input(void *state, uint32_t index, const double from[3], const double to[3])
+{
+    deform *d = state;
+    (void)index; /* one input */
+    if (!d->handle_count)
+        return no_handle(d);
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(from[a]) || !isfinite(to[a])) {
+            eddy_log(d->e, EDDY_LOG_ERROR, "system.invalid", "system '%s': handle.position is not finite "
+                     "(%g, %g, %g)", d->name, to[0], to[1], to[2]);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+    struct { float from[4], to[4]; } ft = { { 0 }, { 0 } };
+    for (int a = 0; a < 3; a++) {
+        ft.from[a] = (float)from[a];
+        ft.to[a] = (float)to[a];
+    }
+    uint32_t clock[4] = { 0, d->substeps, 0, 0 };
+    /* Staged: in with the step's own submission, out at its end. */
+    eddy_result r = eddy_buffer_stage_write(d->e, d->handle, 0, sizeof ft, &ft);
+    if (r == EDDY_OK)
+        r = eddy_buffer_stage_write(d->e, d->handle, offsetof(struct eddy_deform_handle, clock), sizeof clock, clock);
+    if (r == EDDY_OK)
+        r = eddy_buffer_stage_read(d->e, d->handle, 0, sizeof d->handle_host, &d->handle_host);
+    d->handle_read = d->handle_read || r == EDDY_OK;
+    return r;
+}
+
+/* The handle after the last step: the staged read has landed after a
+ * step driven by set_input; otherwise it is read here. */
+static eddy_result handle_state(deform *d, struct eddy_deform_handle *t)
+{
+    if (!d->handle_count)
+        return no_handle(d);
+    eddy_result r = d->handle_read ? eddy_flush_staged(d->e)
+                                   : eddy_buffer_download(d->e, d->handle, 0, sizeof *t, &d->handle_host);
+    d->handle_read = false;
+    *t = d->handle_host;
+    return r;
+}
+
+static eddy_result get_input(void *state, uint32_t index, double value[3])
+{
+    (void)index;
+    struct eddy_deform_handle t;
+    eddy_result r = handle_state(state, &t);
+    for (int a = 0; r == EDDY_OK && a < 3; a++)
+        value[a] = t.centre[a];
+    return r;
+}
+
+static eddy_result read_outputs(void *state, double *v)
+{
+    struct eddy_deform_handle t;
+    eddy_result r = handle_state(state, &t);
+    for (int a = 0; r == EDDY_OK && a < 3; a++) {
+        v[3 * OUT_HANDLE_CENTRE + a] = t.centre[a];
+        v[3 * OUT_HANDLE_FORCE + a] = t.force[a];
+    }
+    return r;
 }
 
 static const eddy_slot_info slots[] = {
@@ -636,10 +966,18 @@ static const eddy_module_desc desc = {
     .destroy = destroy,
     .declare_step = declare_step,
     .stats = stats,
+    .write_frame = write_frame,
     .stable_dt = stable_dt,
     .set_dt = set_dt,
     .slots = slots,
     .slot_count = 1,
+    .inputs = inputs,
+    .input_count = 1,
+    .outputs = outputs,
+    .output_count = OUT_COUNT,
+    .set_input = set_input,
+    .get_input = get_input,
+    .read_outputs = read_outputs,
 };
 
 const eddy_module_desc *eddy_deform_module(void)

@@ -15,16 +15,22 @@ const eddy_module_desc *eddy_deform_module(void);
 typedef struct eddy_deform_topology {
     uint32_t vertex_count, edge_count;
     uint32_t *edges; /* 2 per edge (i < j), sorted by (i, j) */
+    uint32_t *kind;  /* per edge: EDDY_DEFORM_STRETCH (an element's edge), _SHEAR or _BEND */
     uint32_t *rows;  /* vertex_count + 1: vertex v's entries are [rows[v], rows[v+1]) */
     uint32_t *adj;   /* 2 per entry: the neighbour, then the edge index with bit 31 set
                         when v is the edge's second vertex; entries in edge order */
 } eddy_deform_topology;
 
 /* From element_count elements of `kind` indices each (2 edges, 3
- * triangles, 4 tets), every index < vertex_count. Returns 0, or -1 (out of
- * memory, or more than 2^31 edges). */
+ * triangles, 4 tets), every index < vertex_count: a spring per unique
+ * element edge, and for triangles (cloth) one more across every edge that
+ * exactly two triangles share, between their opposite corners: shear where
+ * the shared edge is the longest side of both triangles (a quad's diagonal:
+ * the spring is the quad's other diagonal), else bending. pos (4 floats a
+ * vertex) tells them apart; NULL makes them all bending. Returns 0, or -1
+ * (out of memory, or more than 2^31 springs). */
 int eddy_deform_topology_build(uint32_t vertex_count, const uint32_t *elements, uint32_t element_count,
-                               uint32_t kind, eddy_deform_topology *t);
+                               uint32_t kind, const float *pos, eddy_deform_topology *t);
 void eddy_deform_topology_free(eddy_deform_topology *t);
 
 /* The C reference of one step (and `eddy bench`'s C step): the shaders'

@@ -8,26 +8,71 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_u64(const void *a, const void *b)
+/* A spring before deduplication: its ends (lo << 32 | hi) and its kind. */
+typedef struct spring_key {
+    uint64_t key;
+    uint32_t kind;
+} spring_key;
+
+static int cmp_spring(const void *a, const void *b)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    const spring_key *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+/* A triangle's edge: its ends (lo << 32 | hi) and the opposite corner. */
+typedef struct half_edge {
+    uint64_t key;
+    uint32_t opposite, pad;
+} half_edge;
+
+static int cmp_half(const void *a, const void *b)
+{
+    const half_edge *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->opposite > y->opposite) - (x->opposite < y->opposite);
+}
+
+static double dist2(const float *pos, uint32_t i, uint32_t j)
+{
+    double d = 0;
+    for (int a = 0; a < 3; a++) {
+        double c = (double)pos[4 * j + a] - pos[4 * i + a];
+        d += c * c;
+    }
+    return d;
+}
+
+/* Whether edge (a, b) is the longest side of triangle (a, b, c), within a
+ * relative 1e-6: a grid quad's diagonal. */
+static bool longest(const float *pos, uint32_t a, uint32_t b, uint32_t c)
+{
+    double ab = dist2(pos, a, b);
+    return ab * (1 + 1e-6) >= dist2(pos, a, c) && ab * (1 + 1e-6) >= dist2(pos, b, c);
 }
 
 int eddy_deform_topology_build(uint32_t vertex_count, const uint32_t *elements, uint32_t element_count,
-                               uint32_t kind, eddy_deform_topology *t)
+                               uint32_t kind, const float *pos, eddy_deform_topology *t)
 {
     memset(t, 0, sizeof *t);
     if (kind < 2 || kind > 4)
         return -1;
     uint32_t per = kind * (kind - 1) / 2;
-    uint64_t total = (uint64_t)element_count * per;
+    /* Triangles add one spring across each edge two of them share. */
+    uint64_t total = (uint64_t)element_count * per * (kind == EDDY_TRIANGLES ? 2 : 1);
     if (total > (1u << 31))
         return -1;
-    uint64_t *keys = malloc((total ? total : 1) * sizeof *keys);
-    if (!keys)
+    spring_key *keys = malloc((total ? total : 1) * sizeof *keys);
+    half_edge *half = kind == EDDY_TRIANGLES ? malloc(((uint64_t)element_count * 3 + 1) * sizeof *half) : NULL;
+    if (!keys || (kind == EDDY_TRIANGLES && !half)) {
+        free(keys);
+        free(half);
         return -1;
-    uint64_t n = 0;
+    }
+    uint64_t n = 0, h = 0;
     for (uint32_t el = 0; el < element_count; el++)
         for (uint32_t a = 0; a < kind; a++)
             for (uint32_t b = a + 1; b < kind; b++) {
@@ -35,26 +80,53 @@ int eddy_deform_topology_build(uint32_t vertex_count, const uint32_t *elements, 
                 if (i == j)
                     continue;
                 uint32_t lo = i < j ? i : j, hi = i < j ? j : i;
-                keys[n++] = (uint64_t)lo << 32 | hi;
+                keys[n++] = (spring_key){ (uint64_t)lo << 32 | hi, EDDY_DEFORM_STRETCH };
+                if (half)
+                    half[h++] = (half_edge){ (uint64_t)lo << 32 | hi, elements[kind * el + 3 - a - b], 0 };
             }
-    qsort(keys, n, sizeof *keys, cmp_u64);
+    if (half) {
+        /* An edge of exactly two triangles (a manifold interior edge): a
+         * spring between their opposite corners, shear where the edge is
+         * the longest side of both (the other diagonal of a quad), else
+         * bending. */
+        qsort(half, h, sizeof *half, cmp_half);
+        for (uint64_t k = 0; k < h;) {
+            uint64_t m = k + 1;
+            while (m < h && half[m].key == half[k].key)
+                m++;
+            uint32_t c = half[k].opposite, d = half[k + 1 < h ? k + 1 : k].opposite;
+            if (m - k == 2 && c != d) {
+                uint32_t a = (uint32_t)(half[k].key >> 32), b = (uint32_t)half[k].key;
+                uint32_t lo = c < d ? c : d, hi = c < d ? d : c;
+                bool shear = pos && longest(pos, a, b, c) && longest(pos, a, b, d);
+                keys[n++] = (spring_key){ (uint64_t)lo << 32 | hi, shear ? EDDY_DEFORM_SHEAR : EDDY_DEFORM_BEND };
+            }
+            k = m;
+        }
+        free(half);
+    }
+    /* One spring per vertex pair: an element's edge over a shear spring
+     * over a bending one. */
+    qsort(keys, n, sizeof *keys, cmp_spring);
     uint64_t e = 0;
     for (uint64_t k = 0; k < n; k++)
-        if (k == 0 || keys[k] != keys[k - 1])
+        if (k == 0 || keys[k].key != keys[k - 1].key)
             keys[e++] = keys[k];
     t->vertex_count = vertex_count;
     t->edge_count = (uint32_t)e;
     t->edges = malloc((e ? e : 1) * 2 * sizeof(uint32_t));
+    t->kind = malloc((e ? e : 1) * sizeof(uint32_t));
     t->rows = calloc((size_t)vertex_count + 1, sizeof(uint32_t));
     t->adj = malloc((e ? e : 1) * 4 * sizeof(uint32_t));
-    if (!t->edges || !t->rows || !t->adj) {
+    if (!t->edges || !t->kind || !t->rows || !t->adj) {
         free(keys);
         eddy_deform_topology_free(t);
         return -1;
     }
     for (uint64_t k = 0; k < e; k++) {
-        t->edges[2 * k] = (uint32_t)(keys[k] >> 32);
-        t->edges[2 * k + 1] = (uint32_t)keys[k];
+        t->edges[2 * k] = (uint32_t)(keys[k].key >> 32);
+        t->edges[2 * k + 1] = (uint32_t)keys[k].key;
+        t->kind[k] = keys[k].kind;
         t->rows[t->edges[2 * k] + 1]++;
         t->rows[t->edges[2 * k + 1] + 1]++;
     }
@@ -83,6 +155,7 @@ int eddy_deform_topology_build(uint32_t vertex_count, const uint32_t *elements, 
 void eddy_deform_topology_free(eddy_deform_topology *t)
 {
     free(t->edges);
+    free(t->kind);
     free(t->rows);
     free(t->adj);
     memset(t, 0, sizeof *t);
@@ -304,8 +377,13 @@ static void gather(const eddy_deform_cpu *c, uint32_t i, const float *pos, const
     }
     float fc[3];
     contact_force(c, pos + 4 * i, vel + 4 * i, pos[4 * i + 3], fc, J, C);
-    for (int a = 0; a < 3; a++)
+    /* Air drag: -drag m v, its -df/dv = drag m I. */
+    float drag = c->p->solver[2];
+    for (int a = 0; a < 3; a++) {
         f[a] += fc[a];
+        f[a] -= drag * mass[i] * vel[4 * i + a];
+        C->d[a] += drag * mass[i];
+    }
 }
 
 void eddy_deform_cpu_assemble(eddy_deform_cpu *c, const float *pos, const float *vel, const float *mass)
@@ -429,6 +507,11 @@ void eddy_deform_cpu_step(eddy_deform_cpu *c, float *pos, float *vel, const floa
         eddy_deform_cpu_solve(c);
         for (uint32_t i = 0; i < n; i++) {
             float *x = pos + 4 * i, *v = vel + 4 * i;
+            if (c->flags[i] & EDDY_DEFORM_HANDLE) { /* the GPU's handle vertices: on at their velocity */
+                for (int a = 0; a < 3; a++)
+                    x[a] += h * v[a];
+                continue;
+            }
             if (!(c->flags[i] & EDDY_DEFORM_FREE)) {
                 v[0] = v[1] = v[2] = v[3] = 0;
                 continue;
@@ -454,6 +537,11 @@ void eddy_deform_cpu_step(eddy_deform_cpu *c, float *pos, float *vel, const floa
         }
         for (uint32_t i = 0; i < n; i++) {
             float *x = pos + 4 * i, *v = vel + 4 * i, *pv = prev + 4 * i, a[3];
+            if (c->flags[i] & EDDY_DEFORM_HANDLE) {
+                for (int k = 0; s != 1 && k < 3; k++)
+                    x[k] += h * v[k];
+                continue;
+            }
             if (!(c->flags[i] & EDDY_DEFORM_FREE)) {
                 v[0] = v[1] = v[2] = v[3] = 0;
                 continue;

@@ -2,6 +2,7 @@
  * JSON-lines statistics. Every file is written to a temporary name and renamed
  * into place, so a reader (or a crash) never sees half a file. */
 #include "output.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -113,7 +114,7 @@ void eddy_printable(const char *text, size_t len, char *out, size_t cap)
 
 static bool is_output_file(const char *name)
 {
-    static const char *const ends[] = { ".vtp", ".pvd", ".png", ".ply", ".csv", ".jsonl", ".tmp" };
+    static const char *const ends[] = { ".vtp", ".vtu", ".pvd", ".png", ".ply", ".csv", ".jsonl", ".tmp" };
     size_t len = strlen(name);
     for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
         size_t n = strlen(ends[i]);
@@ -318,6 +319,96 @@ int eddy_write_vtp(const char *path, const eddy_vtp_particles *p, char *err, siz
     return eddy_atomic_close(f, tmp, path, err, err_cap);
 }
 
+eddy_result eddy_write_cells(eddy_engine *e, const char *dir, const char *name, const eddy_cells_desc *d)
+{
+    static const uint8_t vtk_type[5] = { 0, 0, 3, 5, 10 }; /* VTK_LINE, VTK_TRIANGLE, VTK_TETRA */
+    if (d->cell_kind < 2 || d->cell_kind > 4) {
+        eddy_log(e, EDDY_LOG_ERROR, "output.write", "mesh '%s': cell kind %u, expected 2, 3 or 4", name, d->cell_kind);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    for (uint64_t i = 0; i < (uint64_t)d->cell_kind * d->cell_count; i++)
+        if (d->cells[i] >= d->point_count) {
+            eddy_log(e, EDDY_LOG_ERROR, "output.write", "mesh '%s': cell %llu names vertex %u of %u", name,
+                     (unsigned long long)(i / d->cell_kind), d->cells[i], d->point_count);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+    char path[4200], tmp[4300], err[512];
+    snprintf(path, sizeof path, "%s/%s.vtu", dir, name);
+    uint64_t n = d->point_count, c = d->cell_count, k = d->cell_kind;
+    float *points = malloc(n * 12 + 1), *vel = malloc(n * 12 + 1), *speed = malloc(n * 4 + 1);
+    int64_t *conn = malloc(c * k * 8 + 1), *offs = malloc(c * 8 + 1);
+    uint8_t *types = malloc(c + 1);
+    FILE *f = points && vel && speed && conn && offs && types ? eddy_atomic_open(path, tmp, sizeof tmp) : NULL;
+    if (!f) {
+        free(points), free(vel), free(speed), free(conn), free(offs), free(types);
+        if (!(points && vel && speed && conn && offs && types)) {
+            eddy_log(e, EDDY_LOG_ERROR, "memory.host", "mesh '%s': out of host memory", name);
+            return EDDY_ERROR_OUT_OF_MEMORY;
+        }
+        eddy_log(e, EDDY_LOG_ERROR, "output.write", "cannot create '%s': %s", tmp, strerror(errno));
+        return EDDY_ERROR_IO;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        const float *x = d->position + 4 * i, *v = d->velocity + 4 * i;
+        memcpy(points + 3 * i, x, 12);
+        memcpy(vel + 3 * i, v, 12);
+        speed[i] = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    }
+    for (uint64_t i = 0; i < c * k; i++)
+        conn[i] = d->cells[i];
+    for (uint64_t i = 0; i < c; i++) {
+        offs[i] = (int64_t)((i + 1) * k);
+        types[i] = vtk_type[k];
+    }
+    array_spec pd[] = {
+        { "Float32", "velocity", 3, n * 12, vel },
+        { "Float32", "speed", 1, n * 4, speed },
+        { "Float32", "scalar", 1, n * 4, d->scalar },
+    };
+    int npd = d->scalar ? 3 : 2;
+    uint64_t offset = 0;
+    fprintf(f, "<?xml version=\"1.0\"?>\n"
+               "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
+               "header_type=\"UInt64\">\n  <UnstructuredGrid>\n    <FieldData>\n"
+               "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
+               "format=\"ascii\">%.17g</DataArray>\n    </FieldData>\n"
+               "    <Piece NumberOfPoints=\"%llu\" NumberOfCells=\"%llu\">\n"
+               "      <PointData Scalars=\"%s\" Vectors=\"velocity\">\n",
+            d->time, (unsigned long long)n, (unsigned long long)c, d->scalar ? "scalar" : "speed");
+    for (int i = 0; i < npd; i++) {
+        fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" "
+                   "format=\"appended\" offset=\"%llu\"/>\n",
+                pd[i].type, pd[i].name, pd[i].components, (unsigned long long)offset);
+        offset += 8 + pd[i].bytes;
+    }
+    fprintf(f, "      </PointData>\n      <Points>\n        <DataArray type=\"Float32\" Name=\"position\" "
+               "NumberOfComponents=\"3\" format=\"appended\" offset=\"%llu\"/>\n      </Points>\n      <Cells>\n",
+            (unsigned long long)offset);
+    offset += 8 + n * 12;
+    fprintf(f, "        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"appended\" offset=\"%llu\"/>\n",
+            (unsigned long long)offset);
+    offset += 8 + c * k * 8;
+    fprintf(f, "        <DataArray type=\"Int64\" Name=\"offsets\" format=\"appended\" offset=\"%llu\"/>\n",
+            (unsigned long long)offset);
+    offset += 8 + c * 8;
+    fprintf(f, "        <DataArray type=\"UInt8\" Name=\"types\" format=\"appended\" offset=\"%llu\"/>\n"
+               "      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n  <AppendedData encoding=\"raw\">\n   _",
+            (unsigned long long)offset);
+    for (int i = 0; i < npd; i++)
+        write_block(f, pd[i].data, pd[i].bytes);
+    write_block(f, points, n * 12);
+    write_block(f, conn, c * k * 8);
+    write_block(f, offs, c * 8);
+    write_block(f, types, c);
+    fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
+    free(points), free(vel), free(speed), free(conn), free(offs), free(types);
+    if (eddy_atomic_close(f, tmp, path, err, sizeof err) != 0) {
+        eddy_log(e, EDDY_LOG_ERROR, "output.write", "%s", err);
+        return EDDY_ERROR_IO;
+    }
+    return EDDY_OK;
+}
+
 int eddy_write_pvd(const char *path, const eddy_pvd_entry *entries, uint32_t count, char *err,
                    size_t err_cap)
 {
@@ -350,7 +441,6 @@ int eddy_write_pvd(const char *path, const eddy_pvd_entry *entries, uint32_t cou
 
 /* ------------------------------------------------------------------ meshes */
 
-#include "internal.h"
 
 typedef struct weld_entry {
     uint32_t key[3]; /* the position's bits */

@@ -1,8 +1,19 @@
-/* The offscreen particle renderer: spheres with a depth test, shaded, into
- * an RGBA8 image, by compute passes (shaders/render_*.comp), and PNG files. */
+/* The offscreen renderer: particle sets as spheres and deformable bodies as
+ * their triangle surfaces, with one depth test between both, shaded, into an
+ * RGBA8 image, by compute passes (shaders/render_*.comp), and PNG files.
+ *
+ * A frame's graph: clear depth and ids; gather every set's spheres
+ * (render_gather) or triangles (render_tri_gather) from its device buffers;
+ * depth of the spheres (render_splat) and of the triangles (render_tri) by
+ * atomicMin into one depth buffer; the claims (the same two shaders, ids by
+ * atomicMin: every sphere's id is below every triangle's); shade
+ * (render_shade). Only integer atomicMin decides, so the image does not
+ * depend on thread order. The graph is recorded again only when the sets,
+ * the sphere count or the triangle count change. */
 #include "internal.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <png.h>
 
@@ -19,21 +30,36 @@ static const uint32_t shade_spv[] =
 static const uint32_t gather_spv[] =
 #include "render_gather.spv.inc"
     ;
+static const uint32_t tri_spv[] =
+#include "render_tri.spv.inc"
+    ;
+static const uint32_t tri_gather_spv[] =
+#include "render_tri_gather.spv.inc"
+    ;
 
+/* render.glsl's gather push block: count and id_base are spheres or
+ * triangles; vertices, the set's particles, only the triangle gather reads. */
 typedef struct gather_push {
-    uint32_t count, id_base, mode, pad;
+    uint32_t count, id_base, mode, vertices;
     float lo, span, value, pad2;
 } gather_push;
+
+/* A triangle in the renderer's list: 3 vec4 (render_tri_gather.comp). */
+#define TRI_BYTES 48u
+
+typedef struct render_cam {
+    float eye[4], forward[4], right[4], up[4];
+    uint32_t count, id_base, set, pad;
+} render_cam;
 
 struct eddy_renderer {
     eddy_engine *e;
     uint32_t width, height, capacity, count;
-    struct {
-        float eye[4], forward[4], right[4], up[4];
-        uint32_t count, id_base, set, pad;
-    } cam;
-    eddy_kernel depth_k, claim_k, shade_k, gather_k;
-    eddy_buffer spheres, scalars, depth, ids, image;
+    uint32_t tri_capacity, tri_count; /* triangles */
+    render_cam cam;     /* the spheres' passes and shade: count = spheres */
+    render_cam tri_cam; /* the triangles' passes: count = triangles, id_base = spheres */
+    eddy_kernel depth_k, claim_k, shade_k, gather_k, tri_depth_k, tri_claim_k, tri_gather_k;
+    eddy_buffer spheres, scalars, depth, ids, image, tris;
     eddy_graph g;
     /* The sets the graph gathers (eddy_render_sets); none for eddy_render. */
     eddy_render_set *sets;
@@ -96,11 +122,17 @@ eddy_renderer *eddy_create_renderer(eddy_engine *e, const eddy_render_desc *d)
                                                             .specialization = { { 1, 1 } }, .specialization_count = 1 });
     rd->shade_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.shade", EDDY_SPIRV(shade_spv) });
     rd->gather_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.gather", EDDY_SPIRV(gather_spv) });
+    rd->tri_depth_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.tri_depth", EDDY_SPIRV(tri_spv),
+                                                                .specialization = { { 1, 0 } }, .specialization_count = 1 });
+    rd->tri_claim_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.tri_claim", EDDY_SPIRV(tri_spv),
+                                                                .specialization = { { 1, 1 } }, .specialization_count = 1 });
+    rd->tri_gather_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.tri_gather",
+                                                                 EDDY_SPIRV(tri_gather_spv) });
     rd->depth = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = pixels * 4, .label = "render.depth" });
     rd->ids = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = pixels * 4, .label = "render.ids" });
     rd->image = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = pixels * 4, .label = "render.image" });
-    if (!rd->depth_k.id || !rd->claim_k.id || !rd->shade_k.id || !rd->gather_k.id || !rd->depth.id || !rd->ids.id ||
-        !rd->image.id) {
+    if (!rd->depth_k.id || !rd->claim_k.id || !rd->shade_k.id || !rd->gather_k.id || !rd->tri_depth_k.id ||
+        !rd->tri_claim_k.id || !rd->tri_gather_k.id || !rd->depth.id || !rd->ids.id || !rd->image.id) {
         eddy_destroy_renderer(e, rd);
         return NULL;
     }
@@ -116,29 +148,53 @@ void eddy_destroy_renderer(eddy_engine *e, eddy_renderer *r)
     eddy_destroy_kernel(e, r->claim_k);
     eddy_destroy_kernel(e, r->shade_k);
     eddy_destroy_kernel(e, r->gather_k);
+    eddy_destroy_kernel(e, r->tri_depth_k);
+    eddy_destroy_kernel(e, r->tri_claim_k);
+    eddy_destroy_kernel(e, r->tri_gather_k);
     free(r->sets);
-    eddy_buffer b[] = { r->spheres, r->scalars, r->depth, r->ids, r->image };
+    eddy_buffer b[] = { r->spheres, r->scalars, r->depth, r->ids, r->image, r->tris };
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
         eddy_destroy_buffer(e, b[i]);
     free(r);
 }
 
-/* (Re)records the graph for n particles, the first gathered from `sets`
- * on the device; buffers grow, never shrink. */
-static eddy_result prepare(eddy_renderer *r, uint32_t n, const eddy_render_set *sets, uint32_t set_count)
+/* (Re)records the graph for n spheres, the first gathered from `sets` on
+ * the device, and tri_n triangles, all from `sets`; buffers grow, never
+ * shrink. Both lists always exist (the shade pass binds them). */
+static eddy_result prepare(eddy_renderer *r, uint32_t n, uint32_t tri_n, const eddy_render_set *sets,
+                           uint32_t set_count)
 {
     eddy_engine *e = r->e;
-    if (r->g.id && n == r->count && set_count == r->set_count &&
+    if (r->g.id && n == r->count && tri_n == r->tri_count && set_count == r->set_count &&
         (!set_count || !memcmp(sets, r->sets, set_count * sizeof *sets)))
         return EDDY_OK;
-    if (n > r->capacity) {
+    /* The old graph binds buffers that may go now; none until the new one
+     * is recorded, so a failure here is not followed by a stale replay. */
+    eddy_destroy_graph(e, r->g);
+    r->g = (eddy_graph){ 0 };
+    if (n > r->capacity || !r->spheres.id) {
         eddy_destroy_buffer(e, r->spheres);
         eddy_destroy_buffer(e, r->scalars);
-        r->capacity = n + n / 2 + 16;
+        /* Grown by half again, in 64 bits (n may be near UINT32_MAX). */
+        uint64_t cap = (uint64_t)n + n / 2 + 16;
+        r->capacity = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
         r->spheres = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * r->capacity, .label = "render.spheres" });
         r->scalars = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4ull * r->capacity, .label = "render.scalars" });
-        if (!r->spheres.id || !r->scalars.id)
+        if (!r->spheres.id || !r->scalars.id) {
+            r->capacity = 0;
             return EDDY_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    if (tri_n > r->tri_capacity || !r->tris.id) {
+        eddy_destroy_buffer(e, r->tris);
+        uint64_t cap = (uint64_t)tri_n + tri_n / 2 + 16;
+        r->tri_capacity = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+        r->tris = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = (uint64_t)TRI_BYTES * r->tri_capacity,
+                                                             .label = "render.triangles" });
+        if (!r->tris.id) {
+            r->tri_capacity = 0;
+            return EDDY_ERROR_OUT_OF_MEMORY;
+        }
     }
     eddy_render_set *copy = set_count ? malloc(set_count * sizeof *copy) : NULL;
     if (set_count && !copy)
@@ -148,19 +204,32 @@ static eddy_result prepare(eddy_renderer *r, uint32_t n, const eddy_render_set *
     free(r->sets);
     r->sets = copy;
     r->set_count = set_count;
-    eddy_destroy_graph(e, r->g);
     r->count = n;
     r->cam.count = n;
+    r->tri_count = tri_n;
+    r->tri_cam = r->cam;
+    r->tri_cam.count = tri_n;
+    r->tri_cam.id_base = n;
     uint32_t pixels = r->width * r->height;
     r->g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "render" });
     eddy_result res = eddy_fill_record(e, r->g, r->depth, 0, pixels, 0xffffffffu);
     if (res == EDDY_OK)
         res = eddy_fill_record(e, r->g, r->ids, 0, pixels, 0xffffffffu);
     int rc = res == EDDY_OK ? 0 : -1;
-    uint32_t base = 0;
+    uint32_t base = 0, tri_base = 0;
     for (uint32_t i = 0; i < set_count && rc >= 0; i++) {
         const eddy_render_set *st = &sets[i];
-        gather_push gp = { st->count, base, st->mode, 0, st->lo, st->span, st->value, 0 };
+        if (st->triangle_count) {
+            gather_push gp = { st->triangle_count, tri_base, st->mode, st->count, st->lo, st->span, st->value, 0 };
+            rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+                .label = "eddy.render.tri_gather", .kernel = r->tri_gather_k, .threads = st->triangle_count,
+                .bindings = { { st->position, EDDY_READ }, { st->velocity, EDDY_READ }, { st->density, EDDY_READ },
+                              { st->phase, EDDY_READ }, { st->triangles, EDDY_READ }, { r->tris, EDDY_WRITE } },
+                .push = &gp, .push_size = sizeof gp });
+            tri_base += st->triangle_count;
+            continue;
+        }
+        gather_push gp = { st->count, base, st->mode, st->count, st->lo, st->span, st->value, 0 };
         if (st->count)
             rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
                 .label = "eddy.render.gather", .kernel = r->gather_k, .threads = st->count,
@@ -169,32 +238,49 @@ static eddy_result prepare(eddy_renderer *r, uint32_t n, const eddy_render_set *
                 .push = &gp, .push_size = sizeof gp });
         base += st->count;
     }
-    /* Both splat passes run one SPIR-V (mode by specialization constant),
-     * whose depth and id blocks are plain `buffer`: each pass declares the
-     * one it does not write READ_WRITE, as the declared-access check asks. */
+    /* The splat passes run one SPIR-V a kind (mode by specialization
+     * constant), whose depth and id blocks are plain `buffer`: each pass
+     * declares the one it does not write READ_WRITE, as the declared-access
+     * check asks. The two depth passes, then the two claim passes, run back
+     * to back on their ATOMIC buffer: atomicMin commutes, no barrier needed. */
     if (rc >= 0 && n)
         rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
             .label = "eddy.render.depth", .kernel = r->depth_k, .threads = n,
             .bindings = { { r->spheres, EDDY_READ }, { r->depth, EDDY_ATOMIC }, { r->ids, EDDY_READ_WRITE } },
             .push = &r->cam, .push_size = sizeof r->cam });
+    if (rc >= 0 && tri_n)
+        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+            .label = "eddy.render.tri_depth", .kernel = r->tri_depth_k, .threads = tri_n,
+            .bindings = { { r->tris, EDDY_READ }, { r->depth, EDDY_ATOMIC }, { r->ids, EDDY_READ_WRITE } },
+            .push = &r->tri_cam, .push_size = sizeof r->tri_cam });
     if (rc >= 0 && n)
         rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
             .label = "eddy.render.claim", .kernel = r->claim_k, .threads = n,
             .bindings = { { r->spheres, EDDY_READ }, { r->depth, EDDY_READ_WRITE }, { r->ids, EDDY_ATOMIC } },
             .push = &r->cam, .push_size = sizeof r->cam });
+    if (rc >= 0 && tri_n)
+        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+            .label = "eddy.render.tri_claim", .kernel = r->tri_claim_k, .threads = tri_n,
+            .bindings = { { r->tris, EDDY_READ }, { r->depth, EDDY_READ_WRITE }, { r->ids, EDDY_ATOMIC } },
+            .push = &r->tri_cam, .push_size = sizeof r->tri_cam });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
             .label = "eddy.render.shade", .kernel = r->shade_k, .threads = pixels,
             .bindings = { { r->spheres, EDDY_READ }, { r->scalars, EDDY_READ }, { r->ids, EDDY_READ },
-                          { r->image, EDDY_WRITE } },
+                          { r->image, EDDY_WRITE }, { r->tris, EDDY_READ } },
             .push = &r->cam, .push_size = sizeof r->cam });
-    return rc < 0 ? EDDY_ERROR_VULKAN : EDDY_OK;
+    if (rc < 0) { /* never replay a half-recorded graph */
+        eddy_destroy_graph(e, r->g);
+        r->g = (eddy_graph){ 0 };
+        return EDDY_ERROR_VULKAN;
+    }
+    return EDDY_OK;
 }
 
 eddy_result eddy_render(eddy_engine *e, eddy_renderer *r, const float *spheres,
                         const float *scalars, uint32_t n, uint8_t *rgba)
 {
-    eddy_result res = prepare(r, n, NULL, 0);
+    eddy_result res = prepare(r, n, 0, NULL, 0);
     if (res == EDDY_OK && n)
         res = eddy_buffer_upload(e, r->spheres, 0, 16ull * n, spheres);
     if (res == EDDY_OK && n)
@@ -210,12 +296,33 @@ eddy_result eddy_render_sets(eddy_engine *e, eddy_renderer *r, const eddy_render
                              const float *extra_spheres, const float *extra_scalars, uint32_t extra,
                              uint8_t *rgba)
 {
-    uint64_t n = extra;
-    for (uint32_t i = 0; i < set_count; i++)
-        n += sets[i].count;
-    if (n > UINT32_MAX)
+    /* A set with triangles is drawn as them, not as spheres. Sums in 64 bits:
+     * every id (spheres, then triangles) stays below the empty pixel's
+     * 0xffffffff, and a triangle's vec4 index (3 a triangle) in 32 bits. */
+    uint64_t n = extra, tri_n = 0;
+    for (uint32_t i = 0; i < set_count; i++) {
+        if (!sets[i].triangle_count) {
+            n += sets[i].count;
+            continue;
+        }
+        /* The gather reads 3 indices a triangle: a short buffer would be
+         * read past its end on the device. */
+        uint64_t need = 12ull * sets[i].triangle_count;
+        if (eddy_buffer_size(e, sets[i].triangles) < need) {
+            eddy_log(e, EDDY_LOG_ERROR, "render.invalid", "renderer: set %u's triangle buffer holds %" PRIu64
+                     " bytes, less than the %" PRIu64 " of its %u triangles (3 uint32 indices each)", i,
+                     eddy_buffer_size(e, sets[i].triangles), need, sets[i].triangle_count);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+        tri_n += sets[i].triangle_count;
+    }
+    if (n + tri_n >= UINT32_MAX || tri_n > UINT32_MAX / 3) {
+        eddy_log(e, EDDY_LOG_ERROR, "scene.too_large", "renderer: %" PRIu64 " spheres and %" PRIu64 " triangles are "
+                 "too many for one frame (at most %u in all, %u of them triangles)", n, tri_n, UINT32_MAX - 1,
+                 UINT32_MAX / 3);
         return EDDY_ERROR_LIMIT;
-    eddy_result res = prepare(r, (uint32_t)n, sets, set_count);
+    }
+    eddy_result res = prepare(r, (uint32_t)n, (uint32_t)tri_n, sets, set_count);
     uint64_t base = n - extra;
     /* The few extra spheres (tools) ride on the frame's own submission. */
     if (res == EDDY_OK && extra)

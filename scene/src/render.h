@@ -1,4 +1,5 @@
-/* The offscreen particle renderer (render.c). */
+/* The offscreen renderer (render.c): particles as spheres, deformable
+ * bodies as their triangle surfaces. */
 #ifndef EDDY_RENDER_H
 #define EDDY_RENDER_H
 
@@ -21,12 +22,27 @@ eddy_result eddy_render(eddy_engine *e, eddy_renderer *r, const float *spheres,
  * (vec4, w radius) and the colour scalar from velocity (mode 0: speed),
  * density (1), a constant `value` (2) or phase (3), modes 0 and 1 mapped to
  * [0, 1] by (x - lo) / span. Buffers a mode does not read may be any of the
- * set's (they are bound, not read). */
+ * set's (they are bound, not read).
+ *
+ * A deformable body (tetrahedral mesh, cloth) gives its surface: then the
+ * set is drawn as those triangles and not as spheres (the radius is unused).
+ * A triangle is coloured by the mean of its three vertices' scalars and
+ * shaded two-sided (its face normal turned toward the viewer: cloth is
+ * open). Triangles depth-test against every sphere and triangle. A triangle
+ * naming a particle at or past `count` is not drawn, nor one with a corner
+ * less than 1 mm in front of the eye plane or behind it (skipped, not
+ * clipped); one wider than 512 px on screen is cut to 512 px. */
 typedef struct eddy_render_set {
     eddy_buffer position, velocity, density, phase;
     uint32_t count;
     uint32_t mode;
     float lo, span, value;
+    /* An EDDY_TRIANGLES element buffer (eddy.h's layout: uint32, 3 indices a
+     * triangle into this set's particles, counter-clockwise seen from
+     * outside for a closed surface) holding at least 3 x triangle_count
+     * indices; triangle_count 0 (and any buffer): drawn as spheres. */
+    eddy_buffer triangles;
+    uint32_t triangle_count;
 } eddy_render_set;
 /* Draws the sets from the device and `extra` host spheres after them (tools:
  * scalar < 0 is grey) into rgba: nothing goes up but the extra spheres

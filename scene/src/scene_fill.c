@@ -66,6 +66,7 @@ void scene_host_free(host_particles *h)
     free(h->phase);
     free(h->tets);
     free(h->surface);
+    free(h->triangles);
     free(h->scalar);
     free(h->pinned);
     memset(h, 0, sizeof *h);
@@ -73,13 +74,26 @@ void scene_host_free(host_particles *h)
 
 static const char *const set_keys[] = { "name", "radius", "mass", "velocity", "capacity",
                                         "spacing", "fill", "points", "phase", "bodies", "tetmesh",
-                                        "pinned", NULL };
+                                        "pinned", "cloth", NULL };
+static const char *const cloth_keys[] = { "file", "grid", "scale", "rotation", "center", "density", NULL };
+static const char *const grid_keys[] = { "size", "resolution", NULL };
 static const char *const tetmesh_keys[] = { "file", "scale", "rotation", "center", "density", "reorient",
                                             "scalar", NULL };
 static const char *const fill_keys[] = { "shape", "min", "max", "center", "radius", "height",
                                          "file", "scale", "rotation", "surface_only", "copies",
                                          "velocity", "jitter", NULL };
 static const char *const copies_keys[] = { "count", "step", NULL };
+
+/* A mesh file named in the scene: relative to the scene file's folder. */
+static bool mesh_path(parse_ctx *c, const char *file, const char *field, char *full, size_t cap)
+{
+    char dir[4096];
+    scene_dir_of(c->file, dir, sizeof dir);
+    int plen = file[0] == '/' ? snprintf(full, cap, "%s", file) : snprintf(full, cap, "%s/%s", dir, file);
+    if (plen < 0 || (size_t)plen >= cap)
+        return scene_fail(c, "scene.mesh", field, "the mesh's path is longer than %zu bytes", cap - 1);
+    return true;
+}
 
 /* "rotation": [axis x, axis y, axis z, angle in degrees] of obj into rot
  * (left as it is when absent). */
@@ -178,14 +192,11 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
             return false;
         if (!parse_rotation(c, f, path, rot))
             return false;
-        char dir[4096], full[4096], err[1024];
-        scene_dir_of(c->file, dir, sizeof dir);
-        int plen = file[0] == '/' ? snprintf(full, sizeof full, "%s", file)
-                                 : snprintf(full, sizeof full, "%s/%s", dir, file);
+        char full[4096], err[1024];
         eddy_mesh m;
         snprintf(field, sizeof field, "%s.file", path);
-        if (plen < 0 || (size_t)plen >= sizeof full)
-            return scene_fail(c, "scene.mesh", field, "the mesh's path is longer than %zu bytes", sizeof full - 1);
+        if (!mesh_path(c, file, field, full, sizeof full))
+            return false;
         if (eddy_load_obj(full, &m, err, sizeof err) != 0)
             return scene_fail(c, "scene.mesh", field, "%s", err);
         double blo[3] = { INFINITY, INFINITY, INFINITY }, bhi[3] = { -INFINITY, -INFINITY, -INFINITY };
@@ -336,12 +347,10 @@ static bool parse_tetmesh(parse_ctx *c, const cJSON *t, const char *path, uint64
         !scene_get_bool(c, t, "reorient", path, false, &reorient) || !parse_rotation(c, t, path, rot) ||
         (has_center && !scene_get_vec3_key(c, t, "center", path, true, NULL, center)))
         return false;
-    char dir[4096], full[4096], err[1024], field[512];
-    scene_dir_of(c->file, dir, sizeof dir);
-    int plen = file[0] == '/' ? snprintf(full, sizeof full, "%s", file) : snprintf(full, sizeof full, "%s/%s", dir, file);
+    char full[4096], err[1024], field[512];
     snprintf(field, sizeof field, "%s.file", path);
-    if (plen < 0 || (size_t)plen >= sizeof full)
-        return scene_fail(c, "scene.mesh", field, "the mesh's path is longer than %zu bytes", sizeof full - 1);
+    if (!mesh_path(c, file, field, full, sizeof full))
+        return false;
     eddy_tetmesh m;
     if (eddy_load_tetmesh(full, &(eddy_tetmesh_desc){ .reorient = reorient, .max_bytes = c->host_budget }, &m, err,
                           sizeof err) != 0)
@@ -399,6 +408,179 @@ static bool parse_tetmesh(parse_ctx *c, const cJSON *t, const char *path, uint64
     free(mass);
     eddy_free_tetmesh(&m);
     return true;
+}
+
+/* "cloth": a sheet of triangles as the set's particles, one per vertex:
+ * an OBJ ("file", relative to the scene file; scaled, turned by "rotation"
+ * about its bounding box centre, which goes to "center", default where it
+ * is) or a generated "grid" {"size": [x, z] (m), "resolution": [nx, nz]
+ * quads} in the x-z plane (normal +y) about the origin, turned by
+ * "rotation" and moved to "center". Quads are split along alternating
+ * diagonals, so the sheet has no preferred direction. Masses: "density"
+ * (kg/m^2) times each triangle's area, a third to each corner. The
+ * triangles become the set's "triangles" element set. */
+static bool parse_cloth(parse_ctx *c, const cJSON *t, const char *path, uint64_t limit, double radius,
+                        const double vel[3], host_particles *h)
+{
+    if (!cJSON_IsObject(t))
+        return scene_fail(c, "scene.field", path, "expected an object like {\"grid\": {\"size\": [1, 1], "
+                             "\"resolution\": [20, 20]}, \"density\": 0.2}, got %s", scene_json_type(t));
+    if (!scene_check_keys(c, t, path, cloth_keys))
+        return false;
+    const char *file = NULL;
+    double scale, density, rot[4] = { 0, 1, 0, 0 }, center[3];
+    const cJSON *grid = cJSON_GetObjectItemCaseSensitive(t, "grid");
+    bool has_file = cJSON_GetObjectItemCaseSensitive(t, "file") != NULL;
+    bool has_center = cJSON_GetObjectItemCaseSensitive(t, "center") != NULL;
+    if (has_file == (grid != NULL))
+        return scene_fail(c, "scene.field", path, "give exactly one of \"file\" (an OBJ) and \"grid\"");
+    if ((has_file && !scene_get_string(c, t, "file", path, true, &file)) ||
+        !scene_get_number(c, t, "scale", path, false, 1, 1e-9, 1e9, &scale) ||
+        !scene_get_number(c, t, "density", path, false, 0.2, 1e-9, 1e9, &density) || !parse_rotation(c, t, path, rot) ||
+        (has_center && !scene_get_vec3_key(c, t, "center", path, true, NULL, center)))
+        return false;
+    char field[512], err[1024];
+    eddy_mesh m = { 0 };
+    if (grid) {
+        char gp[160];
+        snprintf(gp, sizeof gp, "%s.grid", path);
+        if (!cJSON_IsObject(grid))
+            return scene_fail(c, "scene.field", gp, "expected an object like {\"size\": [1, 1], \"resolution\": "
+                              "[20, 20]}, got %s", scene_json_type(grid));
+        if (!scene_check_keys(c, grid, gp, grid_keys))
+            return false;
+        double size[2], res[2];
+        const cJSON *js = cJSON_GetObjectItemCaseSensitive(grid, "size"), *jr = cJSON_GetObjectItemCaseSensitive(grid, "resolution");
+        for (int k = 0; k < 2; k++) {
+            const cJSON *a = cJSON_IsArray(js) && cJSON_GetArraySize(js) == 2 ? cJSON_GetArrayItem(js, k) : NULL;
+            const cJSON *b = cJSON_IsArray(jr) && cJSON_GetArraySize(jr) == 2 ? cJSON_GetArrayItem(jr, k) : NULL;
+            if (!cJSON_IsNumber(a) || !(a->valuedouble > 0 && a->valuedouble <= 1e9)) {
+                snprintf(field, sizeof field, "%s.size", gp);
+                return scene_fail(c, "scene.field", field, "expected [x, z]: two lengths in (0, 1e9] m");
+            }
+            if (!cJSON_IsNumber(b) || !(b->valuedouble >= 1 && b->valuedouble <= 65535) ||
+                b->valuedouble != floor(b->valuedouble)) {
+                snprintf(field, sizeof field, "%s.resolution", gp);
+                return scene_fail(c, "scene.field", field, "expected [nx, nz]: two whole numbers of quads in [1, 65535]");
+            }
+            size[k] = a->valuedouble;
+            res[k] = b->valuedouble;
+        }
+        uint32_t nx = (uint32_t)res[0], nz = (uint32_t)res[1];
+        uint64_t verts = (uint64_t)(nx + 1) * (nz + 1), tris = 2ull * nx * nz;
+        if (verts > limit || verts * (HOST_BYTES_PER_PARTICLE + 12) + tris * 12 > c->host_budget) {
+            snprintf(field, sizeof field, "%s.resolution", gp);
+            return scene_fail(c, "scene.too_large", field, "%" PRIu64 " vertices: over the device's buffer limit (%" PRIu64
+                              " particles) or the scene loader's host budget of %" PRIu64 " bytes", verts, limit,
+                              c->host_budget);
+        }
+        m.vertex_count = (uint32_t)verts;
+        m.triangle_count = (uint32_t)tris;
+        m.vertices = malloc(12 * verts);
+        m.indices = malloc(12 * tris);
+        if (!m.vertices || !m.indices) {
+            eddy_free_mesh(&m);
+            return scene_fail(c, "memory.host", path, "out of host memory");
+        }
+        for (uint32_t j = 0; j <= nz; j++)
+            for (uint32_t i = 0; i <= nx; i++) {
+                float *x = m.vertices + 3 * ((size_t)j * (nx + 1) + i);
+                x[0] = (float)(size[0] * ((double)i / nx - 0.5));
+                x[1] = 0;
+                x[2] = (float)(size[1] * ((double)j / nz - 0.5));
+            }
+        uint32_t *ix = m.indices;
+        for (uint32_t j = 0; j < nz; j++)
+            for (uint32_t i = 0; i < nx; i++) {
+                uint32_t a = j * (nx + 1) + i, b = a + 1, cc = a + nx + 1, d = cc + 1;
+                /* counter-clockwise seen from +y */
+                uint32_t q[6] = { a, cc, d, a, d, b };
+                if ((i + j) % 2)
+                    q[2] = b, q[3] = b, q[4] = cc, q[5] = d;
+                memcpy(ix, q, sizeof q);
+                ix += 6;
+            }
+        if (!has_center)
+            center[0] = center[1] = center[2] = 0;
+        double q[4];
+        rotation_quaternion(rot, q);
+        eddy_mesh_transform(&m, 1, q, center);
+    } else {
+        char full[4096];
+        snprintf(field, sizeof field, "%s.file", path);
+        if (!mesh_path(c, file, field, full, sizeof full))
+            return false;
+        if (eddy_load_obj(full, &m, err, sizeof err) != 0)
+            return scene_fail(c, "scene.mesh", field, "%s", err);
+        if (m.vertex_count > limit ||
+            (uint64_t)m.vertex_count * (HOST_BYTES_PER_PARTICLE + 12) + (uint64_t)m.triangle_count * 12 > c->host_budget) {
+            eddy_free_mesh(&m);
+            return scene_fail(c, "scene.too_large", field, "%u vertices: over the device's buffer limit or the scene "
+                              "loader's host budget of %" PRIu64 " bytes", m.vertex_count, c->host_budget);
+        }
+        double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+        for (uint32_t i = 0; i < m.vertex_count; i++)
+            for (int a = 0; a < 3; a++) {
+                lo[a] = fmin(lo[a], m.vertices[3 * i + a]);
+                hi[a] = fmax(hi[a], m.vertices[3 * i + a]);
+            }
+        double mid[3], q[4];
+        for (int a = 0; a < 3; a++) {
+            mid[a] = -0.5 * (lo[a] + hi[a]);
+            if (!has_center)
+                center[a] = -mid[a];
+        }
+        rotation_quaternion(rot, q);
+        eddy_mesh_transform(&m, 1, NULL, mid);
+        eddy_mesh_transform(&m, scale, q, center);
+    }
+    /* Masses, and the refusals a sheet needs: no NaN, no triangle of zero
+     * area or naming a vertex twice. */
+    float *mass = calloc(m.vertex_count ? m.vertex_count : 1, sizeof(float));
+    uint32_t unreferenced = 0;
+    bool ok = mass != NULL;
+    for (uint32_t i = 0; ok && i < m.vertex_count; i++)
+        if (!isfinite(m.vertices[3 * i]) || !isfinite(m.vertices[3 * i + 1]) || !isfinite(m.vertices[3 * i + 2])) {
+            snprintf(field, sizeof field, "%s.%s", path, grid ? "grid" : "file");
+            ok = scene_fail(c, "scene.mesh", field, "vertex %u is not finite after the transform", i + 1);
+        }
+    for (uint32_t t3 = 0; ok && t3 < m.triangle_count; t3++) {
+        const uint32_t *v = m.indices + 3 * (size_t)t3;
+        const float *a = m.vertices + 3 * (size_t)v[0], *b = m.vertices + 3 * (size_t)v[1], *d = m.vertices + 3 * (size_t)v[2];
+        double u[3], w[3];
+        for (int k = 0; k < 3; k++) {
+            u[k] = (double)b[k] - a[k];
+            w[k] = (double)d[k] - a[k];
+        }
+        double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2], cz = u[0] * w[1] - u[1] * w[0];
+        double area = 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
+        if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2] || !(area > 0)) {
+            snprintf(field, sizeof field, "%s.%s", path, grid ? "grid" : "file");
+            ok = scene_fail(c, "scene.mesh", field, "triangle %u (vertices %u, %u, %u) has zero area: expected a "
+                            "proper triangle", t3 + 1, v[0] + 1, v[1] + 1, v[2] + 1);
+            break;
+        }
+        for (int k = 0; k < 3; k++)
+            mass[v[k]] += (float)(density * area / 3);
+    }
+    for (uint32_t i = 0; ok && i < m.vertex_count; i++)
+        unreferenced += mass[i] == 0;
+    if (ok && unreferenced)
+        eddy_log(c->e, EDDY_LOG_WARN, "scene.mesh_unreferenced", "%s: %s: %u of %u vertices belong to no triangle: "
+                 "they get no mass and stay where they are", c->file, path, unreferenced, m.vertex_count);
+    if (ok && (!(h->triangles = malloc(12 * (size_t)m.triangle_count)) || !host_reserve(c, path, h, m.vertex_count)))
+        ok = c->failed ? false : scene_fail(c, "memory.host", path, "out of host memory");
+    for (uint32_t i = 0; ok && i < m.vertex_count; i++) {
+        double x[3] = { m.vertices[3 * i], m.vertices[3 * i + 1], m.vertices[3 * i + 2] };
+        host_push(h, x, radius, vel, mass[i], 0);
+    }
+    if (ok) {
+        memcpy(h->triangles, m.indices, 12 * (size_t)m.triangle_count);
+        h->triangle_count = m.triangle_count;
+    }
+    free(mass);
+    eddy_free_mesh(&m);
+    return ok;
 }
 
 bool scene_parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, uint64_t limit,
@@ -464,6 +646,16 @@ bool scene_parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, ui
         if (!parse_tetmesh(c, tm, tp, limit, radius, vel, h))
             return false;
     }
+    const cJSON *cl = cJSON_GetObjectItemCaseSensitive(js, "cloth");
+    if (cl) {
+        char tp[128];
+        snprintf(tp, sizeof tp, "%s.cloth", path);
+        if (fills || tm || cJSON_GetObjectItemCaseSensitive(js, "points") || bodies)
+            return scene_fail(c, "scene.field", tp, "a set with a \"cloth\" has no \"fill\", \"tetmesh\", "
+                              "\"points\" or \"bodies\": its particles are the sheet's vertices");
+        if (!parse_cloth(c, cl, tp, limit, radius, vel, h))
+            return false;
+    }
     const cJSON *points = cJSON_GetObjectItemCaseSensitive(js, "points");
     if (points) {
         char pp[128];
@@ -490,7 +682,7 @@ bool scene_parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, ui
     }
     if (h->count == 0)
         return scene_fail(c, "scene.field", path, "the set has no particles: give \"fill\" (with \"spacing\"), "
-                             "\"points\" or \"tetmesh\"");
+                             "\"points\", \"tetmesh\" or \"cloth\"");
     /* "pinned": particle indices the deformable modules hold still. */
     const cJSON *pinned = cJSON_GetObjectItemCaseSensitive(js, "pinned");
     if (pinned) {

@@ -113,6 +113,9 @@ typedef struct host_particles {
      * set), the vertex scalar, and the "pinned" flags (NULL: none). */
     uint32_t *tets, *surface;
     uint32_t tet_count, surface_count;
+    /* A "cloth" set: its triangles. */
+    uint32_t *triangles;
+    uint32_t triangle_count;
     float *scalar;
     uint32_t *pinned;
 } host_particles;

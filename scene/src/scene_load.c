@@ -350,6 +350,12 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             eddy_buffer sb = r == EDDY_OK ? eddy_particles_add_buffer(e, p, "scalar", 4) : (eddy_buffer){ 0 };
             r = !sb.id ? EDDY_ERROR_OUT_OF_MEMORY : eddy_buffer_upload(e, sb, 0, h.count * 4, h.scalar);
         }
+        if (r == EDDY_OK && h.triangles &&
+            !eddy_particles_add_elements(e, p, &(eddy_elements_desc){ .name = "triangles", .kind = EDDY_TRIANGLES,
+                                                                      .count = h.triangle_count,
+                                                                      .indices = h.triangles })
+                 .buffer.id)
+            r = EDDY_ERROR_OUT_OF_MEMORY;
         if (r == EDDY_OK && h.pinned) {
             eddy_buffer pb = eddy_particles_add_buffer(e, p, "pinned", 4);
             r = !pb.id ? EDDY_ERROR_OUT_OF_MEMORY : eddy_buffer_upload(e, pb, 0, h.count * 4, h.pinned);

@@ -331,6 +331,15 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
                 .span = (float)(s->color_range[1] - s->color_range[0]),
                 .value = (float)(s->set_count > 1 ? (double)i / (s->set_count - 1) : 0.5),
             };
+            /* A deformable body (a tetmesh's "surface", a cloth's
+             * "triangles") is drawn as its surface, not as spheres. */
+            eddy_elements el = eddy_particles_elements(e, ss->handle, "surface");
+            if (el.kind != EDDY_TRIANGLES || !el.buffer.id)
+                el = eddy_particles_elements(e, ss->handle, "triangles");
+            if (el.kind == EDDY_TRIANGLES && el.buffer.id) {
+                rsets[i].triangles = el.buffer;
+                rsets[i].triangle_count = el.count;
+            }
         }
         if (res == EDDY_OK && !unstable && !s->no_output && s->vtk) {
             char file[EDDY_NAME_MAX + 32], path[EDDY_OUT_DIR_MAX + 160], err[1024];

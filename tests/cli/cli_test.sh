@@ -321,12 +321,31 @@ deform_pin_none)
     expect_bad "$scenes/deform_pin_none.json" -- "[system.invalid]" "pin_min/pin_max" "holds none";;
 deform_stiffness)
     expect_bad "$scenes/deform_stiffness.json" -- "[scene.field]" "systems[0].params.stiffness: 0";;
+deform_cloth_grid)
+    expect_bad "$scenes/deform_cloth_grid.json" -- "[scene.field]" "particle_sets[0].cloth.grid.resolution" "[1, 65535]";;
+deform_cloth_both)
+    expect_bad "$scenes/deform_cloth_both.json" -- "[scene.field]" "particle_sets[0].cloth" "exactly one of";;
+deform_cloth_degenerate)
+    expect_bad "$scenes/deform_cloth_degenerate.json" -- "[scene.mesh]" "particle_sets[0].cloth.file" "triangle 3" "zero area";;
+deform_handle_none)
+    expect_bad "$scenes/deform_handle_none.json" -- "[system.invalid]" "handle_min/handle_max" "holds none";;
 deform_run)
-    # The pinned bar: frames, and the solver's statistics in stats.jsonl.
+    # The pinned bar: frames, the deformed tets and their surface, and the
+    # solver's statistics in stats.jsonl.
     "$eddy" run "$root/scenes/deform_bar.json" --steps 20 --out "$out" >"$tmp/outlog" 2>"$tmp/err" \
         || fail "exit status $?"
     grep -q "validation message" "$tmp/err" && fail "validation messages"
     [ -s "$out/bar.pvd" ] && [ -s "$out/bar_000000.vtp" ] || fail "no frames"
+    [ -s "$out/bar_body.pvd" ] && [ -s "$out/bar_body_000000.vtu" ] || fail "no .vtu frames"
+    [ -s "$out/bar_surface.pvd" ] && [ -s "$out/bar_surface_000000.ply" ] && [ -s "$out/bar_surface_000000.vtp" ] \
+        || fail "no surface frames"
+    grep -q 'NumberOfCells="84"' "$out/bar_body_000000.vtu" || fail "the .vtu does not hold bar_80's 84 tets"
+    # The other deformable scenes load and step (their physics: test_deform).
+    for sc in deform_bar_5k deform_bunny_drop deform_core_shell deform_cloth_sphere deform_handle_drag; do
+        "$eddy" run "$root/scenes/$sc.json" --steps 2 --no-output --quiet >"$tmp/outlog" 2>"$tmp/err" \
+            || fail "$sc: exit status $?: $(cat "$tmp/err")"
+        grep -q "validation message" "$tmp/err" && fail "$sc: validation messages"
+    done
     grep -q '"cg_status":1' "$out/stats.jsonl" || fail "no converged solve in stats.jsonl"
     grep -q '"inverted_tets":0' "$out/stats.jsonl" || fail "no inverted_tets statistic"
     echo "ok ($case)";;

@@ -5,7 +5,7 @@
  *   cg_dense   the C conjugate gradients against Gaussian elimination of the
  *              same system (bar_80, pinned end): relative 1e-5
  *   cpu        one GPU step against the C step on bar_80 and bar_5k for each
- *              integrator (positions within 1e-5 of the bar's length), the
+ *              integrator (with air drag) (positions within 1e-5 of the bar's length), the
  *              GPU solve against the C solve (1e-4 relative), bitwise reruns
  *   stability  implicit Euler at ks = 30,000 and 300,000 N/m, h = 0.01 s: the
  *              energy never grows over 10 s; the explicit integrators blow up
@@ -14,12 +14,25 @@
  *              pinned bar's sag converges as h shrinks
  *   momentum   a free spinning body: linear and angular momentum per integrator
  *   materials  a bar of a soft and a stiff half (stiffness from the vertex
- *              scalar): the stiff half strains at most a tenth of the soft */
+ *              scalar): the stiff half strains at most a tenth of the soft
+ *   cloth      a grid cloth pinned at two corners swings onto a sphere: the
+ *              corners stay bitwise put, no vertex and no triangle enters
+ *              the sphere, the sheet comes to rest on it; its springs
+ *              (stretch, shear, bending) counted against the grid's
+ *   handle     bar_80 held by a handle at one end: at rest the force on the
+ *              handle is the bar's weight (1%) and equals the C sum of the
+ *              handle vertices' forces; dragged 0.5 m, the handle follows
+ *              its input exactly and the bar follows it
+ *   output     bar_80's frames: the .vtu read back with the tet mesh loader
+ *              equals the device's vertices and the tets bitwise; the
+ *              surface .ply and both .pvd series are there */
 #include "../gpu/gpu_test.h"
 #include "deform/deform.h"
+#include "eddy/eddy_scene.h"
 #include "eddy/eddy_tetmesh.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *root;
@@ -150,7 +163,7 @@ static void model_init(model *md, const body *b, double dt, const float lo[3], c
                        double ks, double kd, const bool *pinned, double tol, uint32_t iterations)
 {
     memset(md, 0, sizeof *md);
-    REQUIRE(eddy_deform_topology_build(b->n, b->idx, b->tets, 4, &md->t) == 0);
+    REQUIRE(eddy_deform_topology_build(b->n, b->idx, b->tets, 4, NULL, &md->t) == 0);
     md->edge_param = malloc(16 * (size_t)md->t.edge_count);
     md->flags = malloc(4 * (size_t)b->n);
     REQUIRE(md->edge_param && md->flags);
@@ -382,11 +395,12 @@ static void cpu_case(eddy_engine *e, const char *mesh, uint32_t integrator)
     bool *pin = pins_at_x0(&b);
     double dt = integrator == EDDY_DEFORM_IMPLICIT ? 0.01 : 2e-4;
     setting s[] = { { "integrator", { integrator } }, { "tolerance", { 1e-6 } }, { "max_iterations", { 200 } },
-                    { "pin_plane_normal", { 1, 0, 0 } } };
+                    { "pin_plane_normal", { 1, 0, 0 } }, { "drag", { 0.5 } } };
     upload_body(e, &b);
-    sim sm = sim_create(e, b.set, dt, big_lo, big_hi, s, 4);
+    sim sm = sim_create(e, b.set, dt, big_lo, big_hi, s, 5);
     model md;
     model_init(&md, &b, dt, big_lo, big_hi, integrator, 30000, 1, pin, 1e-6, 200);
+    md.p.solver[2] = 0.5f; /* the drag (the C step reads md.p) */
     float *prev = calloc(4 * b.n, sizeof(float)), *gpos = malloc(16ull * b.n), *gvel = malloc(16ull * b.n);
     float *v0 = malloc(16ull * b.n);
     REQUIRE(prev && gpos && gvel && v0);
@@ -722,7 +736,7 @@ static void part_materials(eddy_engine *e)
     CHECK(eddy_graph_run(e, sm.g, 300) == EDDY_OK);
     download(e, &b, p, NULL);
     eddy_deform_topology t;
-    REQUIRE(eddy_deform_topology_build(b.n, b.idx, b.tets, 4, &t) == 0);
+    REQUIRE(eddy_deform_topology_build(b.n, b.idx, b.tets, 4, NULL, &t) == 0);
     double soft = 0, stiff = 0;
     int ns = 0, nt = 0;
     for (uint32_t k = 0; k < t.edge_count; k++) {
@@ -752,6 +766,288 @@ static void part_materials(eddy_engine *e)
     free_body(e, &b);
 }
 
+/* ------------------------------------------------------------------ cloth */
+
+/* The distance from p to triangle (a, b, c) (Ericson, Real-Time Collision
+ * Detection 5.1.5), in double. */
+static double point_triangle(const double p[3], const double a[3], const double b[3], const double c[3])
+{
+    double ab[3], ac[3], ap[3], q[3];
+    for (int k = 0; k < 3; k++)
+        ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k];
+#define DOT(u, v) ((u)[0] * (v)[0] + (u)[1] * (v)[1] + (u)[2] * (v)[2])
+    double d1 = DOT(ab, ap), d2 = DOT(ac, ap);
+    double bp[3], cp[3];
+    for (int k = 0; k < 3; k++)
+        bp[k] = p[k] - b[k], cp[k] = p[k] - c[k];
+    double d3 = DOT(ab, bp), d4 = DOT(ac, bp), d5 = DOT(ab, cp), d6 = DOT(ac, cp);
+    double va = d3 * d6 - d5 * d4, vb = d5 * d2 - d1 * d6, vc = d1 * d4 - d3 * d2;
+#undef DOT
+    if (d1 <= 0 && d2 <= 0)
+        memcpy(q, a, sizeof q);
+    else if (d3 >= 0 && d4 <= d3)
+        memcpy(q, b, sizeof q);
+    else if (d6 >= 0 && d5 <= d6)
+        memcpy(q, c, sizeof q);
+    else if (vc <= 0 && d1 >= 0 && d3 <= 0)
+        for (int k = 0; k < 3; k++)
+            q[k] = a[k] + d1 / (d1 - d3) * ab[k];
+    else if (vb <= 0 && d2 >= 0 && d6 <= 0)
+        for (int k = 0; k < 3; k++)
+            q[k] = a[k] + d2 / (d2 - d6) * ac[k];
+    else if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0)
+        for (int k = 0; k < 3; k++)
+            q[k] = b[k] + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c[k] - b[k]);
+    else {
+        double den = 1 / (va + vb + vc), v = vb * den, w = vc * den;
+        for (int k = 0; k < 3; k++)
+            q[k] = a[k] + v * ab[k] + w * ac[k];
+    }
+    double d = 0;
+    for (int k = 0; k < 3; k++)
+        d += (p[k] - q[k]) * (p[k] - q[k]);
+    return sqrt(d);
+}
+
+static void part_cloth(eddy_engine *e)
+{
+    enum { Q = 16, NV = (Q + 1) * (Q + 1) };
+    const double R = 0.25, c[3] = { 0, 0.9, -0.33 }, r = 0.01;
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"name\": \"cloth\", \"dt\": 0.005, \"duration\": 3, \"box\": {\"min\": [-1.5, 0, -1.5], "
+             "\"max\": [1.5, 2, 1.5]},"
+             " \"solids\": [{\"type\": \"sphere\", \"center\": [%g, %g, %g], \"radius\": %g}],"
+             " \"particle_sets\": [{\"name\": \"cloth\", \"radius\": %g, \"cloth\": {\"grid\": {\"size\": [1, 1], "
+             "\"resolution\": [%d, %d]}, \"center\": [0, 1.5, 0], \"density\": 0.2}, \"pinned\": [0, %d]}],"
+             " \"systems\": [{\"name\": \"cloth\", \"module\": \"deform\", \"set\": \"cloth\", \"params\": "
+             "{\"stiffness\": 1000, \"damping\": 0.2, \"drag\": 1, \"bending\": 0.05, \"max_iterations\": 150}}]}",
+             c[0], c[1], c[2], R, r, Q, Q, Q);
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "cloth-test", .json = json, .no_output = true });
+    REQUIRE(sc != NULL);
+    eddy_particles set = eddy_find_particles(e, "cloth");
+    eddy_elements tri = eddy_particles_elements(e, set, "triangles");
+    REQUIRE(set.id && tri.buffer.id && tri.count == 2 * Q * Q && eddy_particles_count(e, set) == NV);
+    uint32_t *idx = malloc(12ull * tri.count);
+    float *p0 = malloc(16ull * NV), *p = malloc(16ull * NV), *v = malloc(16ull * NV), *m = malloc(4ull * NV);
+    REQUIRE(idx && p0 && p && v && m);
+    CHECK(eddy_buffer_download(e, tri.buffer, 0, 12ull * tri.count, idx) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "position"), 0, 16ull * NV, p0) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "mass"), 0, 4ull * NV, m) == EDDY_OK);
+
+    /* The springs: 2 Q (Q + 1) stretch on the grid's edges and Q^2 on its
+     * diagonals, Q^2 shear (the other diagonals, length sqrt 2 a), and
+     * across the other interior edges of the alternating triangulation
+     * bending springs two vertices apart along a row or a column (length
+     * 2 a), through every vertex whose quads meet at their diagonals: Q^2
+     * of them for even Q. */
+    eddy_deform_topology t;
+    REQUIRE(eddy_deform_topology_build(NV, idx, tri.count, 3, p0, &t) == 0);
+    uint32_t kinds[3] = { 0 }, wrong = 0;
+    const double a = 1.0 / Q, want_len[3] = { 0, sqrt(2) * a, 2 * a };
+    for (uint32_t k = 0; k < t.edge_count; k++) {
+        uint32_t i = t.edges[2 * k], j = t.edges[2 * k + 1], kd = t.kind[k];
+        kinds[kd]++;
+        double l = 0;
+        for (int x = 0; x < 3; x++)
+            l += ((double)p0[4 * j + x] - p0[4 * i + x]) * ((double)p0[4 * j + x] - p0[4 * i + x]);
+        wrong += kd > 0 && fabs(sqrt(l) - want_len[kd]) > 1e-6;
+    }
+    CHECKF(kinds[0] == 2 * Q * (Q + 1) + Q * Q && kinds[1] == Q * Q && kinds[2] == Q * Q && !wrong,
+           "cloth springs: %u stretch, %u shear, %u bending (%u of the wrong length); expected %d, %d, %d",
+           kinds[0], kinds[1], kinds[2], wrong, 2 * Q * (Q + 1) + Q * Q, Q * Q, Q * Q);
+    eddy_deform_topology_free(&t);
+    double mtot = 0;
+    for (uint32_t i = 0; i < NV; i++)
+        mtot += m[i];
+    CHECKF(fabs(mtot - 0.2) < 1e-6, "cloth mass %g kg, expected 0.2 (1 m^2 at 0.2 kg/m^2)", mtot);
+
+    /* 3 s, checking every 0.05 s that nothing is inside the sphere. */
+    double worst = INFINITY, closest = INFINITY;
+    for (int f = 0; f < 60; f++) {
+        CHECK(eddy_scene_step(sc, 10) == EDDY_OK);
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "position"), 0, 16ull * NV, p) == EDDY_OK);
+        for (uint32_t k = 0; k < tri.count; k++) {
+            double x[3][3];
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++)
+                    x[a][b] = p[4 * idx[3 * k + a] + b];
+            worst = fmin(worst, point_triangle(c, x[0], x[1], x[2]));
+        }
+        for (uint32_t i = 0; i < NV; i++) {
+            double d = sqrt(((double)p[4 * i] - c[0]) * (p[4 * i] - c[0]) + ((double)p[4 * i + 1] - c[1]) *
+                            (p[4 * i + 1] - c[1]) + ((double)p[4 * i + 2] - c[2]) * (p[4 * i + 2] - c[2]));
+            if (f == 59)
+                closest = fmin(closest, d);
+        }
+    }
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "velocity"), 0, 16ull * NV, v) == EDDY_OK);
+    bool put = !memcmp(p + 0, p0 + 0, 16) && !memcmp(p + 4 * Q, p0 + 4 * Q, 16);
+    CHECKF(put, "pinned corners moved: (%g %g %g) -> (%g %g %g), (%g %g %g) -> (%g %g %g)", p0[0], p0[1], p0[2], p[0],
+           p[1], p[2], p0[4 * Q], p0[4 * Q + 1], p0[4 * Q + 2], p[4 * Q], p[4 * Q + 1], p[4 * Q + 2]);
+    CHECKF(worst >= R, "a triangle of the cloth came %g m from the sphere's centre, inside its radius %g m", worst, R);
+    CHECKF(closest <= R + 2 * r, "the cloth does not rest on the sphere: its nearest vertex is %g m from the centre "
+           "(radius %g m, vertex radius %g m)", closest, R, r);
+    double vmax = 0;
+    for (uint32_t i = 0; i < NV; i++)
+        vmax = fmax(vmax, sqrt((double)v[4 * i] * v[4 * i] + (double)v[4 * i + 1] * v[4 * i + 1] +
+                               (double)v[4 * i + 2] * v[4 * i + 2]));
+    CHECKF(vmax < 0.1, "the cloth is not at rest after 3 s: a vertex moves at %g m/s", vmax);
+    printf("cloth: %dx%d grid on a sphere of radius %g m: nearest triangle %.4f m from the centre (over 3 s), "
+           "nearest vertex at rest %.4f m, fastest vertex %.3g m/s; pinned corners bitwise put\n", Q, Q, R, worst,
+           closest, vmax);
+    free(idx), free(p0), free(p), free(v), free(m);
+    eddy_destroy_scene(sc);
+}
+
+/* ------------------------------------------------------------------ handle */
+
+static void part_handle(eddy_engine *e)
+{
+    /* bar_80 at 100 kg/m^3 held by the vertices of its x = 0 end. */
+    body b = load_body(e, "bar", "bar_80", 100, 0.02);
+    upload_body(e, &b);
+    double mtot = 0;
+    for (uint32_t i = 0; i < b.n; i++)
+        mtot += b.mass[i];
+    setting s[] = { { "damping", { 5000 } }, { "handle_min", { -1, -1, -1 } }, { "handle_max", { 1e-6, 2, 2 } } };
+    sim sm = sim_create(e, b.set, 0.01, big_lo, big_hi, s, 3);
+    CHECK(eddy_graph_run(e, sm.g, 600) == EDDY_OK);
+    /* The last step from a known state: its force against the C sum. */
+    float *p = malloc(16ull * b.n), *v = malloc(16ull * b.n), *prev = calloc(4ull * b.n, sizeof(float));
+    REQUIRE(p && v && prev);
+    download(e, &b, p, v);
+    CHECK(eddy_graph_run(e, sm.g, 1) == EDDY_OK);
+    double out[6];
+    CHECK(sm.m->read_outputs(sm.state, out) == EDDY_OK);
+    bool *held = pins_at_x0(&b);
+    model md;
+    model_init(&md, &b, 0.01, big_lo, big_hi, EDDY_DEFORM_EULER, 30000, 5000, held, 1e-5, 100);
+    for (uint32_t i = 0; i < b.n; i++)
+        if (held[i])
+            md.flags[i] = EDDY_DEFORM_HANDLE;
+    eddy_deform_cpu_step(&md.c, p, v, b.mass, prev);
+    double want[3] = { 0, 0, 0 };
+    for (uint32_t i = 0; i < b.n; i++)
+        for (int a = 0; held[i] && a < 3; a++)
+            want[a] += md.c.force[4 * i + a];
+    double err = 0;
+    for (int a = 0; a < 3; a++)
+        err = fmax(err, fabs(out[3 + a] - want[a]));
+    double weight = mtot * 9.81;
+    CHECKF(err <= 1e-4 * weight, "handle force (%g %g %g) N, the C sum (%g %g %g) N", out[3], out[4], out[5],
+           want[0], want[1], want[2]);
+    CHECKF(fabs(out[4] + weight) <= 0.01 * weight && fabs(out[3]) <= 0.01 * weight && fabs(out[5]) <= 0.01 * weight,
+           "a bar hanging from its handle at rest: force on the handle (%g %g %g) N, expected its weight (0 %g 0)",
+           out[3], out[4], out[5], -weight);
+    printf("handle: bar_80 (%.3f kg) at rest on its handle: force (%.4g %.4g %.4g) N, weight %.4g N (%.3f%%); "
+           "C sum differs by %.2g N\n", mtot, out[3], out[4], out[5], weight, 100 * fabs(out[4] + weight) / weight, err);
+
+    /* Dragged 0.5 m along +z over 1 s, then held 3 s: the handle is where it
+     * was sent, the bar's centre of mass followed. */
+    double c0[3];
+    CHECK(sm.m->get_input(sm.state, 0, c0) == EDDY_OK);
+    double com0[3] = { 0 }, com1[3] = { 0 };
+    for (uint32_t i = 0; i < b.n; i++)
+        for (int a = 0; a < 3; a++)
+            com0[a] += b.mass[i] * (double)p[4 * i + a] / mtot;
+    for (int k = 0; k < 400; k++) {
+        double t0 = k < 100 ? k / 100.0 : 1, t1 = k < 100 ? (k + 1) / 100.0 : 1;
+        double from[3] = { c0[0], c0[1], c0[2] + 0.5 * t0 }, to[3] = { c0[0], c0[1], c0[2] + 0.5 * t1 };
+        CHECK(sm.m->set_input(sm.state, 0, from, to) == EDDY_OK);
+        CHECK(eddy_graph_run(e, sm.g, 1) == EDDY_OK);
+    }
+    CHECK(sm.m->read_outputs(sm.state, out) == EDDY_OK);
+    download(e, &b, p, NULL);
+    for (uint32_t i = 0; i < b.n; i++)
+        for (int a = 0; a < 3; a++)
+            com1[a] += b.mass[i] * (double)p[4 * i + a] / mtot;
+    CHECKF(fabs(out[0] - c0[0]) < 1e-6 && fabs(out[1] - c0[1]) < 1e-6 && fabs(out[2] - c0[2] - 0.5) < 1e-6,
+           "the handle's centre is (%g %g %g), sent to (%g %g %g)", out[0], out[1], out[2], c0[0], c0[1], c0[2] + 0.5);
+    double held_err = 0;
+    for (uint32_t i = 0; i < b.n; i++)
+        if (held[i])
+            held_err = fmax(held_err, fabs(p[4 * i + 2] - b.pos[4 * i + 2] - 0.5));
+    CHECKF(held_err < 1e-5, "a handle vertex is %g m from where the handle took it", held_err);
+    CHECKF(fabs(com1[2] - com0[2] - 0.5) < 0.01 && fabs(com1[0] - com0[0]) < 0.01,
+           "the bar's centre of mass moved (%g %g %g) m with the handle moved (0 0 0.5)", com1[0] - com0[0],
+           com1[1] - com0[1], com1[2] - com0[2]);
+    printf("handle: dragged 0.5 m along z: centre of mass moved (%.4f %.4f %.4f) m, handle vertices within %.2g m\n",
+           com1[0] - com0[0], com1[1] - com0[1], com1[2] - com0[2], held_err);
+    free(held);
+    free(p), free(v), free(prev);
+    model_free(&md);
+    sim_destroy(e, &sm);
+    free_body(e, &b);
+}
+
+/* ------------------------------------------------------------------ output */
+
+static void part_output(eddy_engine *e)
+{
+    char dir[] = "/tmp/eddy-deform-XXXXXX", json[2048], path[1200], err[1024];
+    REQUIRE(mkdtemp(dir) != NULL);
+    snprintf(json, sizeof json,
+             "{\"name\": \"bar\", \"dt\": 0.01, \"duration\": 0.1, \"box\": {\"min\": [-1, -5, -3], "
+             "\"max\": [6, 2, 3]}, \"particle_sets\": [{\"name\": \"bar\", \"radius\": 0.02, \"tetmesh\": "
+             "{\"file\": \"%s/data/tets/bar_80.node\", \"density\": 100}}], \"systems\": [{\"name\": \"beam\", "
+             "\"module\": \"deform\", \"set\": \"bar\", \"params\": {\"pin_plane_normal\": [1, 0, 0]}}],"
+             " \"output\": {\"frame_interval\": 0.05}}", root);
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "output-test", .json = json, .out_dir = dir });
+    REQUIRE(sc != NULL);
+    CHECK(eddy_scene_run(sc, 0, false) == EDDY_OK);
+    eddy_particles set = eddy_find_particles(e, "bar");
+    uint32_t n = eddy_particles_count(e, set);
+    eddy_elements tets = eddy_particles_elements(e, set, "tets");
+    eddy_elements surf = eddy_particles_elements(e, set, "surface");
+    float *p = malloc(16ull * n);
+    uint32_t *idx = malloc(16ull * tets.count);
+    REQUIRE(p && idx);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "position"), 0, 16ull * n, p) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, tets.buffer, 0, 16ull * tets.count, idx) == EDDY_OK);
+    CHECK(eddy_scene_finish_output(sc) == EDDY_OK);
+    snprintf(path, sizeof path, "%s/beam_body_000002.vtu", dir);
+    eddy_tetmesh m;
+    int rc = eddy_load_tetmesh(path, NULL, &m, err, sizeof err);
+    CHECKF(rc == 0, "reading back %s: %s", path, err);
+    if (rc == 0) {
+        bool same = m.vertex_count == n && m.tet_count == tets.count && !memcmp(m.tets, idx, 16ull * tets.count);
+        for (uint32_t i = 0; same && i < n; i++)
+            same = !memcmp(m.vertices + 3 * (size_t)i, p + 4 * (size_t)i, 12);
+        CHECKF(same, "%s: %u vertices and %u tets read back, not the device's %u and %u (or not bitwise)", path,
+               m.vertex_count, m.tet_count, n, tets.count);
+        eddy_free_tetmesh(&m);
+    }
+    const char *files[] = { "beam_body.pvd", "beam_surface.pvd", "beam_surface_000002.ply", "beam_surface_000002.vtp",
+                            "beam_body_000000.vtu", "bar.pvd" };
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+        FILE *f = fopen(path, "rb");
+        CHECKF(f != NULL, "the run did not write %s", files[k]);
+        if (f) {
+            char text[4096] = "";
+            size_t got = fread(text, 1, sizeof text - 1, f);
+            text[got] = 0;
+            fclose(f);
+            if (!strcmp(files[k], "beam_body.pvd"))
+                CHECKF(strstr(text, "beam_body_000002.vtu") && strstr(text, "timestep=\"0.10000000000000001\"") ,
+                       "beam_body.pvd does not list frame 2 at t = 0.1 s:\n%s", text);
+            if (!strcmp(files[k], "beam_surface_000002.ply")) {
+                const char *fc = strstr(text, "element face ");
+                unsigned faces = fc ? (unsigned)strtoul(fc + 13, NULL, 10) : 0;
+                CHECKF(faces == surf.count, "beam_surface_000002.ply has %u faces, the boundary %u", faces, surf.count);
+            }
+        }
+    }
+    printf("output: bar_80 frames read back bitwise (%u vertices, %u tets); surface .ply/.vtp and .pvd series "
+           "written\n", n, tets.count);
+    free(p), free(idx);
+    eddy_destroy_scene(sc);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(int argc, char **argv)
 {
     REQUIRE(argc == 3);
@@ -774,6 +1070,12 @@ int main(int argc, char **argv)
         part_momentum(e);
     else if (!strcmp(part, "materials"))
         part_materials(e);
+    else if (!strcmp(part, "cloth"))
+        part_cloth(e);
+    else if (!strcmp(part, "handle"))
+        part_handle(e);
+    else if (!strcmp(part, "output"))
+        part_output(e);
     else
         REQUIRE(!"unknown part");
     test_finish(e);

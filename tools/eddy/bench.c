@@ -630,7 +630,7 @@ static int bench_deform(bench_ctx *c, const char *name, uint32_t n, bool explici
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "velocity"), 0, 16ull * count, vel) != EDDY_OK ||
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "mass"), 0, 4ull * count, mass) != EDDY_OK ||
         eddy_buffer_download(e, el.buffer, 0, 16ull * el.count, tets) != EDDY_OK ||
-        eddy_deform_topology_build(count, tets, el.count, 4, &t) != 0 || !(ep = malloc(16ull * t.edge_count)))
+        eddy_deform_topology_build(count, tets, el.count, 4, NULL, &t) != 0 || !(ep = malloc(16ull * t.edge_count)))
         goto done;
     double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     for (uint32_t i = 0; i < count; i++)

@@ -103,7 +103,8 @@
  *   output.folder_in_use   E  the output folder holds files that are not an earlier eddy
  *                             run's: give a new or empty folder
  *   output.finished        E  a frame after eddy_scene_finish_output
- *   render.invalid         E  image size, field of view or camera out of their rules
+ *   render.invalid         E  image size, field of view or camera out of their rules, or a set's
+ *                             triangle buffer shorter than its triangle count
  *   haptic.invalid         E  eddy_haptic_desc out of its rules
  *   haptic.thread          E  the haptic thread could not be started
  * The `eddy` tool's own

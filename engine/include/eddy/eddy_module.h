@@ -156,6 +156,23 @@ typedef struct eddy_frame_ctx {
 eddy_result eddy_write_mesh(eddy_engine *e, const char *dir, const char *name,
                             const float *triangles, uint32_t triangle_count, double time);
 
+/* A mesh of cells over the vertices of a particle set, deformed: written to
+ * "<dir>/<name>.vtu" (VTK XML UnstructuredGrid, raw appended data, for
+ * ParaView) through a temporary file, with the vertices' velocity, speed
+ * and (when given) scalar as point data. cells: cell_kind indices each
+ * (2 lines, 3 triangles, 4 tetrahedra), all < point_count. */
+typedef struct eddy_cells_desc {
+    double time;              /* s, stored as the TimeValue field */
+    uint32_t point_count;
+    const float *position;    /* vec4 per vertex (xyz m, w ignored) */
+    const float *velocity;    /* vec4 per vertex (m/s) */
+    const float *scalar;      /* one per vertex, or NULL */
+    uint32_t cell_kind;       /* 2, 3 or 4 */
+    uint32_t cell_count;
+    const uint32_t *cells;
+} eddy_cells_desc;
+eddy_result eddy_write_cells(eddy_engine *e, const char *dir, const char *name, const eddy_cells_desc *desc);
+
 /* Welds a triangle soup into indexed form: *vertices (3 floats each) and
  * *indices (3 per triangle) are malloc'd; equal positions (bitwise) become one
  * vertex, in order of first appearance. Returns the vertex count, or -1. */

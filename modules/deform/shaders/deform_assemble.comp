@@ -51,6 +51,9 @@ void main()
         }
         Sym3 J, C;
         f += contact_force(x, v, position[i].w, J, C);
+        // Air drag: -drag m v, its -df/dv = drag m I.
+        f -= P.solver.z * m * v;
+        C.d.xyz += vec3(P.solver.z * m);
         kv -= sym_mul(J, v);
         Sym3 A;
         A.d = m + o.d + h * C.d + h * h * J.d;

@@ -7,7 +7,8 @@
 //           v = v + h a (the predicted velocity the second force evaluation's
 //           damping sees)
 //   stage 5 second half: v = v_pred + h (a_new - a) / 2  (= v + h (a + a_new) / 2)
-// Pinned vertices hold still. After each position update the box and the
+// Pinned vertices hold still; handle vertices move on by h v (once, in the
+// first stage of a substep). After each position update the box and the
 // solids push x out (solids.glsl).
 #extension GL_GOOGLE_include_directive : require
 #include "deform.glsl"
@@ -29,6 +30,11 @@ void main()
     uint i = gl_GlobalInvocationID.x;
     if (i >= D_COUNT)
         return;
+    if ((flags[i] & EDDY_DEFORM_HANDLE) != 0u) {
+        if (pc.stage != 5u)
+            position[i].xyz += D_H * velocity[i].xyz;
+        return;
+    }
     if ((flags[i] & EDDY_DEFORM_FREE) == 0u) {
         velocity[i] = vec4(0.0);
         return;

@@ -1,6 +1,8 @@
 #version 450
-// deform.forces (explicit integrators), one thread per vertex: gravity,
-// its springs' forces in CSR order and the contact forces.
+// deform.forces, one thread per vertex: gravity, its springs' forces in CSR
+// order and the contact forces (the explicit integrators' force; with a
+// handle also the implicit one's, for the force on the handle: the handle
+// vertices' forces again in `hforce`, zero elsewhere).
 #extension GL_GOOGLE_include_directive : require
 #include "deform.glsl"
 
@@ -13,6 +15,8 @@ layout(std430, binding = 5) readonly buffer Adj { uvec2 adj[]; };
 layout(std430, binding = 6) readonly buffer EdgeForce { vec4 edge_force[]; };
 layout(std430, binding = 7) readonly buffer Solids { EddySolid solids[]; };
 layout(std430, binding = 8) writeonly buffer Force { vec4 force[]; };
+layout(std430, binding = 9) readonly buffer Flags { uint flags[]; };
+layout(std430, binding = 10) writeonly buffer HForce { vec4 hforce[]; };
 #include "deform_contact.glsl"
 
 void main()
@@ -28,5 +32,7 @@ void main()
     }
     Sym3 J, C;
     f += contact_force(position[i].xyz, velocity[i].xyz, position[i].w, J, C);
+    f -= P.solver.z * mass[i] * velocity[i].xyz; // air drag
     force[i] = vec4(f, 0.0);
+    hforce[i] = (flags[i] & EDDY_DEFORM_HANDLE) != 0u ? vec4(f, 0.0) : vec4(0.0);
 }

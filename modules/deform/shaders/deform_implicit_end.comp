@@ -1,6 +1,6 @@
 #version 450
 // deform.implicit_end, one thread per vertex: v += dv, x += h v (pinned
-// vertices hold still), then the box and the solids push x out as the
+// vertices hold still, handle vertices move on by h v), then the box and the solids push x out as the
 // fluids' particles are pushed (solids.glsl): the contact forces of the
 // step keep the body out, this clamp only catches what they left inside.
 #extension GL_GOOGLE_include_directive : require
@@ -19,6 +19,10 @@ void main()
     uint i = gl_GlobalInvocationID.x;
     if (i >= D_COUNT)
         return;
+    if ((flags[i] & EDDY_DEFORM_HANDLE) != 0u) {
+        position[i].xyz += D_H * velocity[i].xyz;
+        return;
+    }
     if ((flags[i] & EDDY_DEFORM_FREE) == 0u) {
         velocity[i] = vec4(0.0);
         return;

@@ -67,7 +67,7 @@ eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps);
 /* Writes one output frame of the current state (VTK, stats) when outputs are
  * on. The first frame prepares the output folder: it is created when missing;
  * an existing one must be empty or hold an earlier eddy run (its marker file
- * .eddy_output), whose .vtp .pvd .png .ply .csv .jsonl and .tmp files are
+ * .eddy_output), whose .vtp .vtu .pvd .png .ply .csv .jsonl and .tmp files are
  * removed first, so the folder only ever holds one run. Frames (.vtp, .png,
  * surface meshes) and the .pvd series are written whole to NAME.tmp and
  * renamed; stats.jsonl and ports_<system>.csv grow as NAME.tmp and are renamed
