@@ -817,7 +817,16 @@ static const bench_case cases[] = {
     { "deform.bar_5k", bench_deform, 1275, false },
     { "deform.bunny_5k", bench_deform, 1028, false },
     { "deform.bar_5k_explicit", bench_deform, 1275, true },
+    { "deform.bar_25k", bench_deform, 5010, false },
+    { "deform.bunny_25k", bench_deform, 5364, false },
+    { "deform.teapot_25k", bench_deform, 5163, false },
+    { "deform.bunny_150k", bench_deform, 29598, false },
+    { "deform.bar_80_explicit", bench_deform, 38, true },
     { "deform.bunny_5k_explicit", bench_deform, 1028, true },
+    { "deform.bar_25k_explicit", bench_deform, 5010, true },
+    { "deform.bunny_25k_explicit", bench_deform, 5364, true },
+    { "deform.teapot_25k_explicit", bench_deform, 5163, true },
+    { "deform.bunny_150k_explicit", bench_deform, 29598, true },
     { "haptic.1k", bench_haptic, 1000, false }, /* n: the rate (Hz); --iterations: seconds */
 };
 
