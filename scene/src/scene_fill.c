@@ -95,6 +95,24 @@ static bool mesh_path(parse_ctx *c, const char *file, const char *field, char *f
     return true;
 }
 
+/* mid = minus the middle of the bounding box of n xyz vertices (the move
+ * that centres them); centre, when given, gets the middle itself (a
+ * mesh's default placement: where it is). */
+static void box_middle(const float *v, uint32_t n, double mid[3], double centre[3])
+{
+    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (uint32_t i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fmin(lo[a], v[3 * i + a]);
+            hi[a] = fmax(hi[a], v[3 * i + a]);
+        }
+    for (int a = 0; a < 3; a++) {
+        mid[a] = -0.5 * (lo[a] + hi[a]);
+        if (centre)
+            centre[a] = -mid[a];
+    }
+}
+
 /* "rotation": [axis x, axis y, axis z, angle in degrees] of obj into rot
  * (left as it is when absent). */
 static bool parse_rotation(parse_ctx *c, const cJSON *obj, const char *path, double rot[4])
@@ -199,13 +217,8 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
             return false;
         if (eddy_load_obj(full, &m, err, sizeof err) != 0)
             return scene_fail(c, "scene.mesh", field, "%s", err);
-        double blo[3] = { INFINITY, INFINITY, INFINITY }, bhi[3] = { -INFINITY, -INFINITY, -INFINITY };
-        for (uint32_t i = 0; i < m.vertex_count; i++)
-            for (int a = 0; a < 3; a++) {
-                blo[a] = fmin(blo[a], m.vertices[3 * i + a]);
-                bhi[a] = fmax(bhi[a], m.vertices[3 * i + a]);
-            }
-        double mid[3] = { -0.5 * (blo[0] + bhi[0]), -0.5 * (blo[1] + bhi[1]), -0.5 * (blo[2] + bhi[2]) };
+        double mid[3];
+        box_middle(m.vertices, m.vertex_count, mid, NULL);
         eddy_mesh_transform(&m, 1, NULL, mid);
         double q[4];
         rotation_quaternion(rot, q);
@@ -371,18 +384,8 @@ static bool parse_tetmesh(parse_ctx *c, const cJSON *t, const char *path, uint64
     if (m.unreferenced)
         eddy_log(c->e, EDDY_LOG_WARN, "scene.mesh_unreferenced", "%s: %s: %u of %u vertices belong to no tet: they get "
                  "no mass and stay where they are", c->file, full, m.unreferenced, m.vertex_count);
-    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-    for (uint32_t i = 0; i < m.vertex_count; i++)
-        for (int a = 0; a < 3; a++) {
-            lo[a] = fmin(lo[a], m.vertices[3 * i + a]);
-            hi[a] = fmax(hi[a], m.vertices[3 * i + a]);
-        }
     double mid[3], q[4];
-    for (int a = 0; a < 3; a++) {
-        mid[a] = -0.5 * (lo[a] + hi[a]);
-        if (!has_center)
-            center[a] = -mid[a];
-    }
+    box_middle(m.vertices, m.vertex_count, mid, has_center ? NULL : center);
     rotation_quaternion(rot, q);
     eddy_tetmesh_transform(&m, 1, NULL, mid);
     eddy_tetmesh_transform(&m, scale, q, center);
@@ -518,18 +521,8 @@ static bool parse_cloth(parse_ctx *c, const cJSON *t, const char *path, uint64_t
             return scene_fail(c, "scene.too_large", field, "%u vertices: over the device's buffer limit or the scene "
                               "loader's host budget of %" PRIu64 " bytes", m.vertex_count, c->host_budget);
         }
-        double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-        for (uint32_t i = 0; i < m.vertex_count; i++)
-            for (int a = 0; a < 3; a++) {
-                lo[a] = fmin(lo[a], m.vertices[3 * i + a]);
-                hi[a] = fmax(hi[a], m.vertices[3 * i + a]);
-            }
         double mid[3], q[4];
-        for (int a = 0; a < 3; a++) {
-            mid[a] = -0.5 * (lo[a] + hi[a]);
-            if (!has_center)
-                center[a] = -mid[a];
-        }
+        box_middle(m.vertices, m.vertex_count, mid, has_center ? NULL : center);
         rotation_quaternion(rot, q);
         eddy_mesh_transform(&m, 1, NULL, mid);
         eddy_mesh_transform(&m, scale, q, center);
