@@ -826,7 +826,6 @@ static const bench_case cases[] = {
     { "deform.bar_25k_explicit", bench_deform, 5010, true },
     { "deform.bunny_25k_explicit", bench_deform, 5364, true },
     { "deform.teapot_25k_explicit", bench_deform, 5163, true },
-    { "deform.bunny_150k_explicit", bench_deform, 29598, true },
     { "haptic.1k", bench_haptic, 1000, false }, /* n: the rate (Hz); --iterations: seconds */
 };
 
