@@ -485,8 +485,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             if (!d->force.id)
                 r = EDDY_ERROR_OUT_OF_MEMORY;
         }
-        if (!d->hforce.id && d->force.id) { /* the forces pass writes it (zeros without a handle) */
-            d->hforce = scratch(d, "handle.vertex_force", 16 * n, NULL);
+        if (!d->hforce.id && d->force.id) { /* bound, not written, without a handle */
+            d->hforce = scratch(d, "handle.vertex_force", 16, NULL);
             if (!d->hforce.id)
                 r = EDDY_ERROR_OUT_OF_MEMORY;
         }
@@ -551,8 +551,12 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             continue;
         char label[192];
         snprintf(label, sizeof label, "deform.%s", ks_[i].what);
+        /* The forces pass writes the handle vertices' forces only when
+         * there is a handle (constant 1). */
         d->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = label, .spirv = ks_[i].spv,
-                                                             .spirv_size = ks_[i].size });
+                                                             .spirv_size = ks_[i].size,
+                                                             .specialization = { { 1, d->handle_count > 0 } },
+                                                             .specialization_count = i == K_FORCES });
         if (!d->k[i].id)
             return EDDY_ERROR_VULKAN;
     }

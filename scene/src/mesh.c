@@ -1,5 +1,6 @@
 /* Meshes and the voxeliser (eddy_mesh.h). */
 #include "eddy/eddy_mesh.h"
+#include "mesh_err.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,22 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static int failf(char *err, size_t n, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static int failf(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 void eddy_free_mesh(eddy_mesh *m)
 {

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #endif
 #include "eddy/eddy_tetmesh.h"
+#include "mesh_err.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,22 +35,6 @@
 /* A .vtu tag's attributes, and how deep its elements nest. */
 #define XML_MAX_ATTRS 32
 #define XML_MAX_DEPTH 64
-
-static int failf(char *err, size_t n, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static int failf(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* count * elem bytes, or NULL when that overflows or memory is out. */
 static void *alloc_array(uint64_t count, size_t elem)

@@ -323,6 +323,10 @@ deform_stiffness)
     expect_bad "$scenes/deform_stiffness.json" -- "[scene.field]" "systems[0].params.stiffness: 0";;
 deform_cloth_grid)
     expect_bad "$scenes/deform_cloth_grid.json" -- "[scene.field]" "particle_sets[0].cloth.grid.resolution" "[1, 65535]";;
+deform_cloth_huge)
+    # 4.3e9 vertices: refused from the counts, before anything is allocated.
+    expect_bad "$scenes/deform_cloth_huge.json" -- "[scene.too_large]" "particle_sets[0].cloth.grid.resolution" \
+        "4294967296 vertices";;
 deform_cloth_both)
     expect_bad "$scenes/deform_cloth_both.json" -- "[scene.field]" "particle_sets[0].cloth" "exactly one of";;
 deform_cloth_degenerate)

@@ -16,7 +16,8 @@ layout(std430, binding = 6) readonly buffer EdgeForce { vec4 edge_force[]; };
 layout(std430, binding = 7) readonly buffer Solids { EddySolid solids[]; };
 layout(std430, binding = 8) writeonly buffer Force { vec4 force[]; };
 layout(std430, binding = 9) readonly buffer Flags { uint flags[]; };
-layout(std430, binding = 10) writeonly buffer HForce { vec4 hforce[]; };
+layout(std430, binding = 10) writeonly buffer HForce { vec4 hforce[]; }; // one vec4 without a handle
+layout(constant_id = 1) const bool HANDLE = false;
 #include "deform_contact.glsl"
 
 void main()
@@ -34,5 +35,6 @@ void main()
     f += contact_force(position[i].xyz, velocity[i].xyz, position[i].w, J, C);
     f -= P.solver.z * mass[i] * velocity[i].xyz; // air drag
     force[i] = vec4(f, 0.0);
-    hforce[i] = (flags[i] & EDDY_DEFORM_HANDLE) != 0u ? vec4(f, 0.0) : vec4(0.0);
+    if (HANDLE)
+        hforce[i] = (flags[i] & EDDY_DEFORM_HANDLE) != 0u ? vec4(f, 0.0) : vec4(0.0);
 }
