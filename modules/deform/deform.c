@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "eddy/eddy_prims.h"
+#include "rigid/rigid.h"
 
 static const uint32_t springs_spv[] =
 #include "deform_springs.spv.inc"
@@ -182,6 +183,11 @@ typedef struct deform {
     double handle_centre[3];             /* m: where the handle starts */
     eddy_buffer handle, offset, hforce, hsum;
     eddy_reduce *reduce;
+    /* forces from other systems (a fluid, a rigid set): the set's
+     * rigid.external slices, summed when there are several */
+    eddy_kernel external_kernel;
+    eddy_buffer external_sum, external_none, inverse_mass;
+    eddy_buffer external; /* bound: a slice, the sum, or external_none */
     struct eddy_deform_handle handle_host; /* after the last step (a staged read) */
     bool handle_read;
 } deform;
@@ -204,9 +210,10 @@ static void destroy(void *state)
     eddy_buffer *b[] = { &d->params, &d->solids, &d->flags, &d->rows, &d->adj, &d->edge_buf, &d->edge_param_buf,
                          &d->edge_force, &d->edge_block, &d->diag, &d->cg_x, &d->cg_r, &d->cg_z, &d->cg_p,
                          &d->cg_q, &d->partials, &d->cg, &d->args, &d->force, &d->prev, &d->handle,
-                         &d->offset, &d->hforce, &d->hsum };
+                         &d->offset, &d->hforce, &d->hsum, &d->external_sum, &d->external_none };
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
         eddy_destroy_buffer(d->e, *b[i]);
+    eddy_destroy_kernel(d->e, d->external_kernel);
     eddy_destroy_reduce(d->e, d->reduce);
     eddy_deform_topology_free(&d->topo);
     free(d->edge_param);
@@ -512,6 +519,24 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             !d->edge_param_buf.id || !d->edge_force.id || !d->edge_block.id)
             r = EDDY_ERROR_OUT_OF_MEMORY;
     }
+    /* A fluid with the set in its boundary slot (modules/couple) weighs each
+     * vertex's inverse mass in its projection: 1/m for a free vertex, 0 for
+     * a pinned or handle vertex (it does not yield). The buffer is the
+     * fluid's when the fluid was created first. */
+    if (r == EDDY_OK) {
+        d->inverse_mass = eddy_particles_buffer(e, d->set, "rigid.inverse_mass");
+        if (!d->inverse_mass.id)
+            d->inverse_mass = eddy_particles_add_buffer(e, d->set, "rigid.inverse_mass", 4);
+        float *inv = malloc(4 * n + 4);
+        for (uint32_t i = 0; inv && i < d->n; i++)
+            inv[i] = (flags[i] & EDDY_DEFORM_FREE) ? 1.0f / mass[i] : 0.0f;
+        if (!inv || !d->inverse_mass.id || eddy_buffer_upload(e, d->inverse_mass, 0, 4 * n, inv) != EDDY_OK)
+            r = EDDY_ERROR_OUT_OF_MEMORY;
+        free(inv);
+        d->external_none = scratch(d, "external.none", 16, NULL);
+        if (!d->external_none.id)
+            r = EDDY_ERROR_OUT_OF_MEMORY;
+    }
     free(pos);
     free(vel);
     free(mass);
@@ -601,7 +626,7 @@ static int forces_pass(deform *d, eddy_graph g)
                 B({ d->position, EDDY_READ }, { d->velocity, EDDY_READ }, { d->mass, EDDY_READ },
                   { d->rows, EDDY_READ }, { d->adj, EDDY_READ }, { d->edge_force, EDDY_READ },
                   { d->solids, EDDY_READ }, { d->force, EDDY_WRITE }, { d->flags, EDDY_READ },
-                  { d->hforce, EDDY_WRITE }),
+                  { d->hforce, EDDY_WRITE }, { d->external, EDDY_READ }),
                 NULL, 0);
 }
 
@@ -655,6 +680,17 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (d->n == 0)
         return EDDY_OK;
     uint32_t integrator = d->p.counts[3];
+    /* The other systems' forces on the vertices (found now: every system
+     * is created), held over the substep. */
+    eddy_result rx = eddy_rigid_record_external(e, g, d->set, d->n, d->name, &d->external_kernel, &d->external_sum,
+                                                &d->external);
+    if (rx != EDDY_OK)
+        return rx;
+    d->p.misc[3] = d->external.id != 0;
+    if (!d->external.id)
+        d->external = d->external_none;
+    if (eddy_buffer_upload(e, d->params, 0, sizeof d->p, &d->p) != EDDY_OK)
+        return EDDY_ERROR_VULKAN;
     int rc;
     if (integrator != EDDY_DEFORM_IMPLICIT) {
         if (integrator == EDDY_DEFORM_VELOCITY_VERLET) {
@@ -681,7 +717,8 @@ static eddy_result declare_step(void *state, eddy_graph g)
                     { d->flags, EDDY_READ }, { d->rows, EDDY_READ }, { d->adj, EDDY_READ },
                     { d->edge_force, EDDY_READ }, { d->edge_block, EDDY_READ },
                     { d->solids, EDDY_READ }, { d->diag, EDDY_WRITE }, { d->cg_r, EDDY_WRITE },
-                    { d->cg_z, EDDY_WRITE }, { d->cg_p, EDDY_WRITE }, { d->partials, EDDY_WRITE }),
+                    { d->cg_z, EDDY_WRITE }, { d->cg_p, EDDY_WRITE }, { d->partials, EDDY_WRITE },
+                    { d->external, EDDY_READ }),
                   NULL, 0);
     if (rc >= 0)
         rc = pass(d, g, "cg_begin", d->k[K_CG_BEGIN], 0, 1, false, false,

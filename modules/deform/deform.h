@@ -43,6 +43,8 @@ typedef struct eddy_deform_cpu {
     const float *edge_param;  /* 4 per edge: rest length (m), ks (N/m), kd (N s/m), 0 */
     const uint32_t *flags;    /* per vertex, EDDY_DEFORM_FREE */
     const eddy_solid *solids; /* p->counts[2] of them */
+    const float *external;    /* 4 per vertex: other systems' forces (N, the rigid.external slices'
+                                 sum), or NULL; set after init */
     /* scratch (eddy_deform_cpu_init allocates, eddy_deform_cpu_free frees) */
     float *edge_force;        /* 8 per edge: force on the first vertex, strain; K_ij (v_j - v_i), 0 */
     float *edge_block;        /* 8 per edge: O = h D + h^2 K_ij as (xx, yy, zz, -, xy, xz, yz, -) */

@@ -383,6 +383,8 @@ static void gather(const eddy_deform_cpu *c, uint32_t i, const float *pos, const
         f[a] += fc[a];
         f[a] -= drag * mass[i] * vel[4 * i + a];
         C->d[a] += drag * mass[i];
+        if (c->external)
+            f[a] += c->external[4 * i + a];
     }
 }
 

@@ -37,7 +37,8 @@ struct eddy_deform_params {
                                    position clamp, z air drag (1/s), w unused */
     EDDY_U4 counts EDDY_ARR4;   /* x vertices, y edges, z solids, w integrator */
     EDDY_U4 misc EDDY_ARR4;     /* x CG iterations at most, y flags, z reduction groups
-                                   (ceil(vertices / 256)), w unused */
+                                   (ceil(vertices / 256)), w 1 when other systems put forces
+                                   on the set (its rigid.external slices) */
 };
 
 /* The handle on the GPU: the host writes from/to/clock before a step

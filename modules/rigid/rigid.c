@@ -279,31 +279,35 @@ static eddy_kernel kernel_once(rigid *s, int i, const uint32_t *spv, size_t size
     return s->k[i];
 }
 
-/* The forces other systems put on the set this substep: none (a zero
- * handle), one slice as it is, or the slices' sum in slice order. */
-static eddy_result record_external(rigid *s, eddy_graph g, eddy_buffer *external)
+eddy_result eddy_rigid_record_external(eddy_engine *e, eddy_graph g, eddy_particles set, uint32_t n,
+                                       const char *system, eddy_kernel *kernel, eddy_buffer *sum,
+                                       eddy_buffer *external)
 {
-    eddy_engine *e = s->e;
     uint32_t count = 0;
-    while (count < EDDY_RIGID_EXTERNAL_MAX && eddy_rigid_external(e, s->set, count).id)
+    while (count < EDDY_RIGID_EXTERNAL_MAX && eddy_rigid_external(e, set, count).id)
         count++;
-    *external = count ? eddy_rigid_external(e, s->set, 0) : (eddy_buffer){ 0 };
+    *external = count ? eddy_rigid_external(e, set, 0) : (eddy_buffer){ 0 };
     if (count < 2)
         return EDDY_OK;
-    if (!s->external_sum.id)
-        s->external_sum = scratch(s, "external_sum", 16ull * s->n, NULL);
-    eddy_kernel k = kernel_once(s, K_EXTERNAL_SUM, external_sum_spv, sizeof external_sum_spv, "rigid.external_sum");
-    if (!s->external_sum.id || !k.id)
+    char label[160];
+    if (!sum->id) {
+        snprintf(label, sizeof label, "%s.external_sum", system);
+        *sum = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * (n ? n : 1), .label = label });
+    }
+    if (!kernel->id)
+        *kernel = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "rigid.external_sum", .spirv = external_sum_spv,
+                                                             .spirv_size = sizeof external_sum_spv });
+    if (!sum->id || !kernel->id)
         return EDDY_ERROR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t push[2] = { s->n, i == 0 };
+        uint32_t push[2] = { n, i == 0 };
         int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
-            .label = "rigid.external_sum", .kernel = k, .threads = s->n, .push = push, .push_size = sizeof push,
-            .bindings = { { s->external_sum, EDDY_READ_WRITE }, { eddy_rigid_external(e, s->set, i), EDDY_READ } } });
+            .label = "rigid.external_sum", .kernel = *kernel, .threads = n, .push = push, .push_size = sizeof push,
+            .bindings = { { *sum, EDDY_READ_WRITE }, { eddy_rigid_external(e, set, i), EDDY_READ } } });
         if (rc < 0)
             return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    *external = s->external_sum;
+    *external = *sum;
     return EDDY_OK;
 }
 
@@ -314,7 +318,8 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (s->n == 0)
         return EDDY_OK;
     eddy_buffer external;
-    eddy_result rx = record_external(s, g, &external);
+    eddy_result rx = eddy_rigid_record_external(e, g, s->set, s->n, s->name, &s->k[K_EXTERNAL_SUM],
+                                                &s->external_sum, &external);
     if (rx != EDDY_OK)
         return rx;
     eddy_kernel contact = external.id ? kernel_once(s, K_CONTACT_COUPLED, contact_coupled_spv, sizeof contact_coupled_spv,

@@ -47,6 +47,14 @@ void eddy_rigid_fluid_inverse_mass(uint32_t n, const float *pos, const float *ma
 eddy_buffer eddy_rigid_claim_external(eddy_engine *e, eddy_particles set, const char *system);
 /* Slice k of the set, or a zero handle. */
 eddy_buffer eddy_rigid_external(eddy_engine *e, eddy_particles set, uint32_t k);
+/* For a system that takes the slices (rigid, deform), when it declares its
+ * step: *external is what to bind: a zero handle without slices, slice 0
+ * alone, or with two or more their sum in slice order, recorded into *sum
+ * (16 n bytes) by *kernel; both made here on first use (labelled after
+ * `system`) and owned by the caller, who destroys them. */
+eddy_result eddy_rigid_record_external(eddy_engine *e, eddy_graph g, eddy_particles set, uint32_t n,
+                                       const char *system, eddy_kernel *kernel, eddy_buffer *sum,
+                                       eddy_buffer *external);
 
 /* Friction's contact memory per particle (as on the GPU). */
 #define EDDY_RIGID_SLOTS 16u

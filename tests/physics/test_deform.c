@@ -983,6 +983,111 @@ static void part_handle(eddy_engine *e)
 
 /* ------------------------------------------------------------------ output */
 
+/* ---------------------------------------------------------------- couplings */
+
+/* The water's level away from a body centred at c (x, z): per column of
+ * the spacing d farther than `clear` from it, the top particle's centre
+ * plus d / 2 (a column holds particles at d / 2, 3 d / 2, ...). */
+static double water_level(eddy_engine *e, double d, double W, const double c[3], double clear)
+{
+    enum { M = 64 };
+    const int N = (int)lround(W / d);
+    REQUIRE(N <= M);
+    eddy_particles w = eddy_find_particles(e, "water");
+    uint32_t n = eddy_particles_count(e, w);
+    float *x = malloc(16ull * n);
+    REQUIRE(x != NULL);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, w, "position"), 0, 16ull * n, x) == EDDY_OK);
+    static double top[M][M];
+    memset(top, 0, sizeof top);
+    for (uint32_t i = 0; i < n; i++) {
+        int a = (int)(x[4 * i] / d), b = (int)(x[4 * i + 2] / d);
+        if (a >= 0 && a < N && b >= 0 && b < N)
+            top[a][b] = fmax(top[a][b], x[4 * i + 1]);
+    }
+    double sum = 0;
+    int count = 0;
+    for (int a = 0; a < N; a++)
+        for (int b = 0; b < N; b++)
+            if (hypot((a + 0.5) * d - c[0], (b + 0.5) * d - c[2]) > clear)
+                sum += top[a][b], count++;
+    free(x);
+    REQUIRE(count > 0);
+    return sum / count + d / 2;
+}
+
+/* The centre of mass and mean velocity of a set. */
+static void set_centre(eddy_engine *e, eddy_particles set, double c[3], double v[3])
+{
+    uint32_t n = eddy_particles_count(e, set);
+    float *x = malloc(16ull * n), *u = malloc(16ull * n), *m = malloc(4ull * n);
+    REQUIRE(x && u && m);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "position"), 0, 16ull * n, x) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "velocity"), 0, 16ull * n, u) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "mass"), 0, 4ull * n, m) == EDDY_OK);
+    double M = 0;
+    for (int a = 0; a < 3; a++)
+        c[a] = v[a] = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        M += m[i];
+        for (int a = 0; a < 3; a++) {
+            c[a] += (double)m[i] * x[4 * i + a];
+            v[a] += (double)m[i] * u[4 * i + a];
+        }
+    }
+    for (int a = 0; a < 3; a++)
+        c[a] /= M, v[a] /= M;
+    free(x), free(u), free(m);
+}
+
+/* A soft ball (sphere_5k, radius 5 cm, 500 kg/m^3; its vertices the
+ * boundary particles of a PBF tank's water, modules/couple) let go with its
+ * bottom just above the water floats half under: a sphere of half the
+ * water's density floats with its centre at the water line (Archimedes),
+ * within one particle spacing. The water's pressure squeezes it (its
+ * largest strain is reported). Without the coupling it falls to the
+ * floor. */
+static void part_float_ball(eddy_engine *e)
+{
+    const double d = 0.0125, W = 0.25, R = 0.05, depth = 0.125, dt = 0.004;
+    const double c0[3] = { W / 2, depth + R + 0.005, W / 2 };
+    char json[4096];
+    snprintf(json, sizeof json,
+             "{\"dt\": %g, \"substeps\": 2, \"duration\": 10, \"box\": {\"min\": [0, 0, 0], \"max\": [%g, 0.4, %g]},"
+             " \"particle_sets\": [{\"name\": \"water\", \"spacing\": %g, \"fill\": {\"shape\": \"box\","
+             " \"min\": [0, 0, 0], \"max\": [%g, %g, %g]}},"
+             " {\"name\": \"ball\", \"radius\": 0.0038, \"tetmesh\": {\"file\": \"%s/data/tets/sphere_5k.node\","
+             " \"scale\": %g, \"center\": [%g, %g, %g], \"density\": 500}}],"
+             " \"systems\": [{\"name\": \"fluid\", \"module\": \"pbf\", \"sets\": {\"fluid\": \"water\", "
+             "\"boundary\": \"ball\"}, \"params\": {\"h\": %g}},"
+             " {\"name\": \"body\", \"module\": \"deform\", \"set\": \"ball\", \"params\": {\"integrator\": 0,"
+             " \"stiffness\": 200, \"damping\": 0.02}}]}",
+             dt, W, W, d, W, depth, W, root, R, c0[0], c0[1], c0[2], 2 * d);
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "float-ball", .json = json, .no_output = true });
+    REQUIRE(sc != NULL);
+    eddy_particles ball = eddy_find_particles(e, "ball");
+    const uint32_t steps = 300, mean = 50;
+    double c[3], v[3], y = 0, vmax = 0, lowest = c0[1];
+    for (uint32_t step = 0; step < steps; step++) {
+        CHECK(eddy_scene_step(sc, 1) == EDDY_OK);
+        set_centre(e, ball, c, v);
+        lowest = fmin(lowest, c[1]);
+        if (step + mean >= steps) {
+            y += c[1] / mean;
+            vmax = fmax(vmax, fabs(v[1]));
+        }
+    }
+    double level = water_level(e, d, W, c, R + 2 * d);
+    printf("float_ball: a 500 kg/m^3 soft ball (radius %g m, %u vertices) let go at %.3f m: lowest %.4f m; after "
+           "%.1f s its centre at %.4f m (mean of the last %.2f s), water level %.4f m: %+.4f m from Archimedes' "
+           "(tolerance one spacing, %g m); vertical speed at most %.4f m/s\n",
+           R, eddy_particles_count(e, ball), c0[1], lowest, steps * dt, y, mean * dt, level, y - level, d, vmax);
+    CHECKF(fabs(y - level) <= d, "the 500 kg/m^3 ball's centre is %.4f m from the water line (Archimedes: at it; "
+           "tolerance %g m)", y - level, d);
+    CHECKF(vmax < 0.05, "the floating ball still moves at %g m/s (tolerance of the rigid floating tests, 0.05)", vmax);
+    eddy_destroy_scene(sc);
+}
+
 static void part_output(eddy_engine *e)
 {
     char dir[] = "/tmp/eddy-deform-XXXXXX", json[2048], path[1200], err[1024];
@@ -1072,6 +1177,8 @@ int main(int argc, char **argv)
         part_materials(e);
     else if (!strcmp(part, "cloth"))
         part_cloth(e);
+    else if (!strcmp(part, "float_ball"))
+        part_float_ball(e);
     else if (!strcmp(part, "handle"))
         part_handle(e);
     else if (!strcmp(part, "output"))

@@ -25,6 +25,7 @@ layout(std430, binding = 11) writeonly buffer R { vec4 cg_r[]; };
 layout(std430, binding = 12) writeonly buffer Z { vec4 cg_z[]; };
 layout(std430, binding = 13) writeonly buffer Pdir { vec4 cg_p[]; };
 layout(std430, binding = 14) writeonly buffer Partials { vec4 partials[]; }; // one per workgroup
+layout(std430, binding = 15) readonly buffer External { vec4 ext_force[]; }; // other systems' forces (P.misc.w)
 
 #include "deform_contact.glsl"
 
@@ -54,6 +55,10 @@ void main()
         // Air drag: -drag m v, its -df/dv = drag m I.
         f -= P.solver.z * m * v;
         C.d.xyz += vec3(P.solver.z * m);
+        // Other systems' forces (a fluid's pressure, contacts with rigid
+        // sets): held over the step, no Jacobian.
+        if (P.misc.w != 0u)
+            f += ext_force[i].xyz;
         kv -= sym_mul(J, v);
         Sym3 A;
         A.d = m + o.d + h * C.d + h * h * J.d;

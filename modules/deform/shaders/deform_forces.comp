@@ -17,6 +17,7 @@ layout(std430, binding = 7) readonly buffer Solids { EddySolid solids[]; };
 layout(std430, binding = 8) writeonly buffer Force { vec4 force[]; };
 layout(std430, binding = 9) readonly buffer Flags { uint flags[]; };
 layout(std430, binding = 10) writeonly buffer HForce { vec4 hforce[]; }; // one vec4 without a handle
+layout(std430, binding = 11) readonly buffer External { vec4 ext_force[]; }; // other systems' forces (P.misc.w)
 layout(constant_id = 1) const bool HANDLE = false;
 #include "deform_contact.glsl"
 
@@ -34,6 +35,8 @@ void main()
     Sym3 J, C;
     f += contact_force(position[i].xyz, velocity[i].xyz, position[i].w, J, C);
     f -= P.solver.z * mass[i] * velocity[i].xyz; // air drag
+    if (P.misc.w != 0u)
+        f += ext_force[i].xyz;
     force[i] = vec4(f, 0.0);
     if (HANDLE)
         hforce[i] = (flags[i] & EDDY_DEFORM_HANDLE) != 0u ? vec4(f, 0.0) : vec4(0.0);
