@@ -22,7 +22,16 @@ static const uint32_t sph_spv[] =
 static const uint32_t end_spv[] =
 #include "couple_end.spv.inc"
     ;
-enum { K_BEGIN, K_PBF, K_SPH, K_END, K_COUNT };
+static const uint32_t sheet_begin_spv[] =
+#include "couple_sheet_begin.spv.inc"
+    ;
+static const uint32_t sheet_spv[] =
+#include "couple_sheet.spv.inc"
+    ;
+static const uint32_t sheet_force_spv[] =
+#include "couple_sheet_force.spv.inc"
+    ;
+enum { K_BEGIN, K_PBF, K_SPH, K_END, K_SHEET_BEGIN, K_SHEET, K_SHEET_FORCE, K_COUNT };
 
 /* One boundary set: its particles at [offset, offset + count) of the
  * combined arrays. */
@@ -42,6 +51,12 @@ struct eddy_couple {
     /* Combined order: volume, predicted, inverse mass, the force scattered
      * back (several sets only); sorted order: the rest. */
     eddy_buffer params, volume, predicted, weight, unsorted_force, sorted, sorted_w, force;
+    /* Sheets (the sets' "triangles"): x at the substep's start (combined),
+     * the triangles (a, b, c combined, thickness bits), their centroids and
+     * grid, the sorted triangles, and per fluid particle its contact. */
+    uint32_t fluid_count;
+    eddy_grid *tgrid;
+    eddy_buffer start, tris, centroid, stris, contact_v, contact;
 };
 
 void eddy_couple_destroy(eddy_engine *e, eddy_couple *c)
@@ -49,10 +64,12 @@ void eddy_couple_destroy(eddy_engine *e, eddy_couple *c)
     if (!c)
         return;
     eddy_destroy_grid(e, c->grid);
+    eddy_destroy_grid(e, c->tgrid);
     for (int i = 0; i < K_COUNT; i++)
         eddy_destroy_kernel(e, c->k[i]);
     eddy_buffer own[] = { c->params, c->volume, c->predicted, c->weight, c->unsorted_force,
-                          c->sorted, c->sorted_w, c->force };
+                          c->sorted, c->sorted_w, c->force, c->start, c->tris, c->centroid, c->stris,
+                          c->contact_v, c->contact };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(e, own[i]);
     free(c);
@@ -96,6 +113,98 @@ static bool add_set(eddy_engine *e, eddy_couple *c, couple_set *cs, float *vol)
         }
     }
     free(x);
+    return ok;
+}
+
+/* The boundary sets' "triangles" (a cloth) as sheets the fluid does not
+ * pass (pbf): combined indices, each triangle's thickness (its vertices'
+ * mean radius, from their volumes (2 r)^3) in w; the reach of the searches
+ * from the longest edge. */
+static bool add_sheets(eddy_engine *e, eddy_couple *c, const eddy_couple_desc *d)
+{
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < c->set_count; k++) {
+        eddy_elements el = eddy_particles_elements(e, c->sets[k].set, "triangles");
+        if (el.buffer.id && el.kind == EDDY_TRIANGLES)
+            total += el.count;
+    }
+    if (!total)
+        return true;
+    if (!d->sheets) {
+        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': a boundary set has triangles (a cloth) and this "
+                 "fluid does not keep its particles off them; expected a pbf fluid", c->name);
+        return false;
+    }
+    if (total > UINT32_MAX / 16 || !d->fluid_count) {
+        eddy_log(e, EDDY_LOG_ERROR, "system.too_large", "system '%s': %llu sheet triangles; expected at most %u",
+                 c->name, (unsigned long long)total, UINT32_MAX / 16);
+        return false;
+    }
+    uint32_t T = (uint32_t)total, *tris = malloc(16ull * T), *idx = NULL;
+    float *x = malloc(16ull * c->nb + 16), *vol = malloc(4ull * c->nb + 4);
+    bool ok = tris && x && vol &&
+              eddy_buffer_download(e, c->volume, 0, 4ull * c->nb, vol) == EDDY_OK;
+    uint32_t t = 0;
+    double longest = 0, thickest = 0;
+    for (uint32_t k = 0; ok && k < c->set_count; k++) {
+        const couple_set *cs = &c->sets[k];
+        eddy_elements el = eddy_particles_elements(e, cs->set, "triangles");
+        if (!el.buffer.id || el.kind != EDDY_TRIANGLES || !el.count)
+            continue;
+        free(idx);
+        idx = malloc(12ull * el.count);
+        ok = idx && eddy_buffer_download(e, el.buffer, 0, 12ull * el.count, idx) == EDDY_OK &&
+             eddy_buffer_download(e, cs->position, 0, 16ull * cs->count, x + 4ull * cs->offset) == EDDY_OK;
+        for (uint32_t j = 0; ok && j < el.count; j++, t++) {
+            double r = 0;
+            for (int a = 0; a < 3; a++) {
+                uint32_t v = cs->offset + idx[3 * j + a], w = cs->offset + idx[3 * j + (a + 1) % 3];
+                tris[4 * t + a] = v;
+                r += 0.5 * cbrt(vol[v]) / 3;
+                double l2 = 0;
+                for (int b = 0; b < 3; b++)
+                    l2 += ((double)x[4 * w + b] - x[4 * v + b]) * ((double)x[4 * w + b] - x[4 * v + b]);
+                longest = fmax(longest, sqrt(l2));
+            }
+            float tau = (float)r;
+            memcpy(&tris[4 * t + 3], &tau, 4);
+            thickest = fmax(thickest, r);
+        }
+    }
+    /* A particle over a triangle is within the longest edge plus tau of its
+     * centroid; a vertex finds the particles in contact with its triangles
+     * within that plus the cell the iterations may have moved them. The
+     * cloth may stretch: half as much again. */
+    double cell = 1.0 / c->p.grid[3], reach = 1.5 * longest + thickest;
+    uint32_t D = (uint32_t)ceil(reach / cell);
+    if (ok && D > 3) {
+        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': a sheet triangle's edge is %g m long, more than "
+                 "twice the fluid's cell (%g m): expected a finer cloth (its vertices are the fluid's boundary "
+                 "particles and would let it through)", c->name, longest, cell);
+        ok = false;
+    }
+    if (ok) {
+        c->p.counts[1] = T;
+        c->p.counts[2] = D ? D : 1;
+        c->p.counts[3] = (D ? D : 1) + 1;
+        c->fluid_count = d->fluid_count;
+        c->tris = scratch(e, c, "sheet.triangles", 16ull * T, tris);
+        c->centroid = scratch(e, c, "sheet.centroid", 16ull * T, NULL);
+        c->stris = scratch(e, c, "sheet.sorted_triangles", 16ull * T, NULL);
+        c->contact_v = scratch(e, c, "sheet.contact_vertices", 16ull * d->fluid_count, NULL);
+        c->contact = scratch(e, c, "sheet.contact", 32ull * d->fluid_count, NULL);
+        char gl[160];
+        snprintf(gl, sizeof gl, "%s.couple.sheet_grid", c->name);
+        c->tgrid = eddy_create_grid(e, &(eddy_grid_desc){
+            .label = gl, .origin = { d->origin[0], d->origin[1], d->origin[2] }, .cell = d->cell,
+            .dims = { (uint32_t)d->dims[0], (uint32_t)d->dims[1], (uint32_t)d->dims[2] }, .max_count = T });
+        ok = c->tris.id && c->centroid.id && c->stris.id && c->contact_v.id && c->contact.id && c->tgrid &&
+             eddy_buffer_upload(e, c->params, 0, sizeof c->p, &c->p) == EDDY_OK;
+    }
+    free(tris);
+    free(idx);
+    free(x);
+    free(vol);
     return ok;
 }
 
@@ -164,12 +273,19 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
             .max_count = c->nb ? c->nb : 1 });
         ok = c->grid != NULL;
     }
+    if (ok) {
+        c->start = scratch(e, c, "start", 16ull * c->nb, NULL);
+        ok = c->start.id && add_sheets(e, c, d);
+    }
     const struct { const uint32_t *spv; size_t size; const char *label; } ks[K_COUNT] = {
         { begin_spv, sizeof begin_spv, "couple.begin" }, { pbf_spv, sizeof pbf_spv, "couple.pbf" },
         { sph_spv, sizeof sph_spv, "couple.sph" }, { end_spv, sizeof end_spv, "couple.end" },
+        { sheet_begin_spv, sizeof sheet_begin_spv, "couple.sheet_begin" },
+        { sheet_spv, sizeof sheet_spv, "couple.sheet" },
+        { sheet_force_spv, sizeof sheet_force_spv, "couple.sheet_force" },
     };
     for (int i = 0; ok && i < K_COUNT; i++) {
-        if (i == K_END && c->set_count == 1)
+        if ((i == K_END && c->set_count == 1) || (i >= K_SHEET_BEGIN && !c->p.counts[1]))
             continue;
         c->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
         ok = c->k[i].id != 0;
@@ -216,7 +332,8 @@ eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph 
             .label = "couple.begin", .kernel = c->k[K_BEGIN],
             .bindings = { { c->params, EDDY_READ }, { cs->position, EDDY_READ }, { cs->velocity, EDDY_READ },
                           { cs->inverse_mass, EDDY_READ }, { c->volume, EDDY_READ },
-                          { c->predicted, EDDY_WRITE }, { c->weight, EDDY_WRITE }, { c->force, EDDY_WRITE } } });
+                          { c->predicted, EDDY_WRITE }, { c->weight, EDDY_WRITE }, { c->force, EDDY_WRITE },
+                          { c->start, EDDY_WRITE } } });
         if (r != EDDY_OK)
             return r;
     }
@@ -227,7 +344,41 @@ eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph 
         r = eddy_grid_record_gather(e, c->grid, g, c->predicted, c->sorted, 4, c->nb);
     if (r == EDDY_OK)
         r = eddy_grid_record_gather(e, c->grid, g, c->weight, c->sorted_w, 1, c->nb);
+    uint32_t T = c->p.counts[1];
+    if (r != EDDY_OK || !T)
+        return r;
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "couple.sheet_begin", .kernel = c->k[K_SHEET_BEGIN], .threads = T,
+        .bindings = { { c->params, EDDY_READ }, { c->tris, EDDY_READ }, { c->predicted, EDDY_READ },
+                      { c->centroid, EDDY_WRITE } } });
+    r = rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : eddy_grid_record_build(e, c->tgrid, g, c->centroid, T);
+    if (r == EDDY_OK)
+        r = eddy_grid_record_gather(e, c->tgrid, g, c->tris, c->stris, 4, T);
     return r;
+}
+
+eddy_result eddy_couple_record_sheet(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer sp,
+                                     eddy_buffer sold, eddy_buffer smass, eddy_buffer cell_start,
+                                     eddy_buffer cell_end)
+{
+    if (!c->p.counts[1] || !c->fluid_count)
+        return EDDY_OK;
+    eddy_grid_buffers tg = eddy_grid_get_buffers(c->tgrid), bg = eddy_grid_get_buffers(c->grid);
+    uint32_t push = c->fluid_count;
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "couple.sheet", .kernel = c->k[K_SHEET], .threads = c->fluid_count, .push = &push,
+        .push_size = sizeof push,
+        .bindings = { { c->params, EDDY_READ }, { sp, EDDY_READ_WRITE }, { sold, EDDY_READ }, { smass, EDDY_READ },
+                      { c->stris, EDDY_READ }, { tg.cell_start, EDDY_READ }, { tg.cell_end, EDDY_READ },
+                      { c->start, EDDY_READ }, { c->predicted, EDDY_READ }, { c->contact_v, EDDY_WRITE },
+                      { c->contact, EDDY_WRITE }, { c->weight, EDDY_READ } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "couple.sheet_force", .kernel = c->k[K_SHEET_FORCE], .threads = c->nb,
+            .bindings = { { c->params, EDDY_READ }, { c->sorted, EDDY_READ }, { bg.sorted_index, EDDY_READ },
+                          { cell_start, EDDY_READ }, { cell_end, EDDY_READ }, { c->contact_v, EDDY_READ },
+                          { c->contact, EDDY_READ }, { c->force, EDDY_READ_WRITE } } });
+    return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
 }
 
 int eddy_couple_record_pbf(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer sp,

@@ -48,6 +48,10 @@ typedef struct eddy_couple_desc {
                                  (sph: explicit forces); false: at its end, x + dt v (pbf) */
     float stiffness;          /* sph: gas constant k of p = k (rho - rho0) (m^2/s^2) */
     float rest_density;       /* sph: rho0 (kg/m^3) */
+    bool sheets;              /* the fluid records eddy_couple_record_sheet (pbf): boundary
+                                 sets with "triangles" (a cloth) are sheets it does not pass;
+                                 false: such a set is refused */
+    uint32_t fluid_count;     /* the fluid's particles (sheets) */
 } eddy_couple_desc;
 
 /* The weight of a body's inverse mass in the fluid's projection: the fluid
@@ -89,6 +93,16 @@ int eddy_couple_record_pbf(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_bu
  * svr (sorted velocity, density) and the fluid grid's cell tables. */
 int eddy_couple_record_sph(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer spm,
                            eddy_buffer svr, eddy_buffer cell_start, eddy_buffer cell_end);
+/* pbf, once per substep after the solver iterations (before the velocity
+ * pass): keeps every fluid particle off the sheets (the boundary sets'
+ * "triangles", at least their thickness away on the side it came from,
+ * couple_sheet.comp) and gives the triangles' vertices the opposite of the
+ * impulses. sp (sorted predicted positions, vec4; corrected in place), sold
+ * (sorted positions at the substep's start), smass, the fluid grid's cell
+ * tables. Nothing without sheets. */
+eddy_result eddy_couple_record_sheet(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer sp,
+                                     eddy_buffer sold, eddy_buffer smass, eddy_buffer cell_start,
+                                     eddy_buffer cell_end);
 eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g);
 
 /* The volume a boundary particle stands for: (2 r)^3 for a particle of

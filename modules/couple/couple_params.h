@@ -11,7 +11,9 @@ struct eddy_couple_params {
                                 bodies' inverse mass in the fluid's projection (1, pbf),
                                 w lead (s): boundary particles sit at x + lead v */
     EDDY_V4 fluid EDDY_ARR4; /* sph: x gas constant k (m^2/s^2), y rest density rho0 (kg/m^3); zw unused */
-    EDDY_U4 counts EDDY_ARR4; /* x boundary particles, all sets; yzw unused */
+    EDDY_U4 counts EDDY_ARR4; /* x boundary particles, all sets; y sheet triangles, all sets;
+                                 z cells a fluid particle looks for triangles around its own,
+                                 w cells a sheet vertex looks for fluid contacts around its own */
 };
 
 #undef EDDY_ARR4

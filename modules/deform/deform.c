@@ -401,17 +401,24 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         r = fail(d, EDDY_ERROR_INVALID_ARGUMENT, msg);
     }
 
-    /* The explicit integrators' largest stable substep: h <= 2 / omega with
-     * omega^2 <= 4 sum(k) / m over each vertex's springs (Gershgorin); none
-     * for implicit Euler. */
+    /* The explicit integrators' largest stable substep, with the springs'
+     * damping: for x'' = -w^2 x - g x' symplectic Euler is stable while
+     * h^2 w^2 + 2 h g <= 4, so h <= (sqrt(g^2 + 4 w^2) - g) / w^2 (2 / w
+     * undamped), with w^2 <= 4 sum(k) / m and g <= (2 sum(kd) + drag m) / m
+     * over each vertex's springs (Gershgorin); none for implicit Euler. */
     d->dt_stable = INFINITY;
     if (r == EDDY_OK && v[P_INTEGRATOR].v[0] != EDDY_DEFORM_IMPLICIT)
         for (uint32_t i = 0; i < d->n; i++) {
-            double k = 0;
-            for (uint32_t a = d->topo.rows[i]; a < d->topo.rows[i + 1]; a++)
-                k += d->edge_param[4 * (d->topo.adj[2 * a + 1] & 0x7fffffffu) + 1];
-            if (k > 0 && mass[i] > 0)
-                d->dt_stable = fmin(d->dt_stable, sqrt(mass[i] / k));
+            double k = 0, kd = 0;
+            for (uint32_t a = d->topo.rows[i]; a < d->topo.rows[i + 1]; a++) {
+                const float *ep = d->edge_param + 4 * (d->topo.adj[2 * a + 1] & 0x7fffffffu);
+                k += ep[1];
+                kd += ep[2];
+            }
+            if (!(k > 0) || !(mass[i] > 0))
+                continue;
+            double w2 = 4 * k / mass[i], g = 2 * kd / mass[i] + v[P_DRAG].v[0];
+            d->dt_stable = fmin(d->dt_stable, (sqrt(g * g + 4 * w2) - g) / w2);
         }
 
     /* The parameter block. */

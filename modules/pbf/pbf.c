@@ -209,7 +209,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             .system = ctx->name, .boundary = ctx->slots[1].sets, .boundary_count = ctx->slots[1].count,
             .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
             .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
-            .iterations = s->iterations });
+            .iterations = s->iterations, .sheets = true, .fluid_count = s->n });
         if (!s->couple)
             return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -343,6 +343,10 @@ static eddy_result declare_step(void *state, eddy_graph g)
     /* The solver iterations: one recorded range, replayed. */
     if (rc >= 0 && s->iterations > 1)
         rc = eddy_graph_repeat(e, g, (uint32_t)first, coupled ? 4 : 3, s->iterations) == EDDY_OK ? 0 : -1;
+    /* Off the coupled sheets (a cloth's triangles), before the velocities. */
+    if (rc >= 0 && coupled)
+        rc = eddy_couple_record_sheet(e, s->couple, g, s->sp, s->sold, s->smass, gb.cell_start, gb.cell_end) ==
+                     EDDY_OK ? 0 : -1;
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.velocity", .kernel = s->k[K_VELOCITY], .threads = s->n,

@@ -345,7 +345,7 @@ deform_run)
         || fail "no surface frames"
     grep -q 'NumberOfCells="84"' "$out/bar_body_000000.vtu" || fail "the .vtu does not hold bar_80's 84 tets"
     # The other deformable scenes load and step (their physics: test_deform).
-    for sc in deform_bar_5k deform_bunny_drop deform_core_shell deform_cloth_sphere deform_handle_drag deform_ball_tank; do
+    for sc in deform_bar_5k deform_bunny_drop deform_core_shell deform_cloth_sphere deform_handle_drag deform_ball_tank deform_cloth_water; do
         "$eddy" run "$root/scenes/$sc.json" --steps 2 --no-output --quiet >"$tmp/outlog" 2>"$tmp/err" \
             || fail "$sc: exit status $?: $(cat "$tmp/err")"
         grep -q "validation message" "$tmp/err" && fail "$sc: validation messages"

@@ -1088,6 +1088,91 @@ static void part_float_ball(eddy_engine *e)
     eddy_destroy_scene(sc);
 }
 
+/* The height of a sheet (nearly a height field over x-z) at (x, z): the
+ * highest of its triangles over that point, by barycentric interpolation;
+ * false when no triangle is over it. */
+static bool sheet_height(const float *v, const uint32_t *tri, uint32_t count, double x, double z, double *y)
+{
+    bool found = false;
+    for (uint32_t t = 0; t < count; t++) {
+        const float *a = v + 4 * tri[3 * t], *b = v + 4 * tri[3 * t + 1], *c = v + 4 * tri[3 * t + 2];
+        double d = (b[2] - c[2]) * (a[0] - c[0]) + (c[0] - b[0]) * (a[2] - c[2]);
+        if (fabs(d) < 1e-12)
+            continue;
+        double l0 = ((b[2] - c[2]) * (x - c[0]) + (c[0] - b[0]) * (z - c[2])) / d;
+        double l1 = ((c[2] - a[2]) * (x - c[0]) + (a[0] - c[0]) * (z - c[2])) / d, l2 = 1 - l0 - l1;
+        if (l0 < 0 || l1 < 0 || l2 < 0)
+            continue;
+        double h = l0 * a[1] + l1 * b[1] + l2 * c[1];
+        *y = found ? fmax(*y, h) : h;
+        found = true;
+    }
+    return found;
+}
+
+/* Water on a sheet (issue 16, item 8): a block of 256 PBF particles (0.5
+ * kg) falls 5 cm onto a 0.25 m cloth (5 kg/m^2) pinned at its corners (the
+ * fluid's boundary set: its vertices in the density sums, its triangles a
+ * sheet the particles are kept off, modules/couple). The sheet catches the
+ * water: after 1 s at least 85% of it is over the sheet. Every step the
+ * crossings are counted (a particle that moves from above the sheet to
+ * under it, or back, while over it both times) and reported: 40 today
+ * (the sheet's own step moves it by up to its thickness more than the
+ * fluid predicted; issue 16). */
+static void part_cloth_water(eddy_engine *e)
+{
+    char json[4096];
+    snprintf(json, sizeof json,
+             "{\"dt\": 0.004, \"substeps\": 2, \"duration\": 10, \"box\": {\"min\": [0, 0, 0], \"max\": [0.3, 0.5, 0.3]},"
+             " \"particle_sets\": [{\"name\": \"water\", \"spacing\": 0.0125, \"fill\": {\"shape\": \"box\","
+             " \"min\": [0.1, 0.3, 0.1], \"max\": [0.2, 0.35, 0.2]}},"
+             " {\"name\": \"sheet\", \"radius\": 0.005, \"cloth\": {\"grid\": {\"size\": [0.25, 0.25], \"resolution\":"
+             " [24, 24]}, \"center\": [0.15, 0.25, 0.15], \"density\": 5}, \"pinned\": [0, 24, 600, 624]}],"
+             " \"systems\": [{\"name\": \"fluid\", \"module\": \"pbf\", \"sets\": {\"fluid\": \"water\", \"boundary\":"
+             " \"sheet\"}, \"params\": {\"h\": 0.025}}, {\"name\": \"sheet\", \"module\": \"deform\", \"set\": \"sheet\","
+             " \"params\": {\"integrator\": 0, \"stiffness\": 500, \"damping\": 1, \"drag\": 2}}]}");
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "cloth-water", .json = json, .no_output = true });
+    REQUIRE(sc != NULL);
+    eddy_particles w = eddy_find_particles(e, "water"), sh = eddy_find_particles(e, "sheet");
+    uint32_t nw = eddy_particles_count(e, w), ns = eddy_particles_count(e, sh);
+    eddy_elements tri = eddy_particles_elements(e, sh, "triangles");
+    float *x = malloc(16ull * nw), *v = malloc(16ull * ns);
+    uint32_t *idx = malloc(12ull * tri.count);
+    int *side = calloc(nw, sizeof(int));
+    REQUIRE(x && v && idx && side);
+    CHECK(eddy_buffer_download(e, tri.buffer, 0, 12ull * tri.count, idx) == EDDY_OK);
+    uint32_t crossed = 0, over = 0, first = 0, down = 0;
+    const uint32_t steps = 250;
+    for (uint32_t step = 0; step <= steps; step++) {
+        if (step)
+            CHECK(eddy_scene_step(sc, 1) == EDDY_OK);
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, w, "position"), 0, 16ull * nw, x) == EDDY_OK);
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, sh, "position"), 0, 16ull * ns, v) == EDDY_OK);
+        over = 0;
+        for (uint32_t i = 0; i < nw; i++) {
+            double y;
+            int now = sheet_height(v, idx, tri.count, x[4 * i], x[4 * i + 2], &y) ? (x[4 * i + 1] > y ? 1 : -1) : 0;
+            if (now && side[i] && now != side[i]) {
+                if (!crossed++)
+                    first = step;
+                down += now < 0;
+            }
+            over += now == 1;
+            side[i] = now;
+        }
+    }
+    printf("cloth_water: %u particles on a %u-vertex sheet: %u crossings (%u downwards) in %u steps (first at step "
+           "%u); %u particles over the sheet at the end\n", nw, ns, crossed, down, steps, first, over);
+    /* What holds today: the sheet catches the water (without the sheet
+     * pass, the vertices alone, every particle fell through: 474
+     * crossings, none left over it). What does not yet: no crossing at all
+     * (the crossings are reported; issue 16). */
+    CHECKF(over >= 0.85 * nw, "only %u of %u particles are over the sheet after 1 s (it should catch the water)",
+           over, nw);
+    free(x), free(v), free(idx), free(side);
+    eddy_destroy_scene(sc);
+}
+
 static void part_output(eddy_engine *e)
 {
     char dir[] = "/tmp/eddy-deform-XXXXXX", json[2048], path[1200], err[1024];
@@ -1179,6 +1264,8 @@ int main(int argc, char **argv)
         part_cloth(e);
     else if (!strcmp(part, "float_ball"))
         part_float_ball(e);
+    else if (!strcmp(part, "cloth_water"))
+        part_cloth_water(e);
     else if (!strcmp(part, "handle"))
         part_handle(e);
     else if (!strcmp(part, "output"))

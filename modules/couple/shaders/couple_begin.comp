@@ -5,7 +5,7 @@
 // its volume V in w, and its share of its body's inverse mass, written at
 // the set's offset in the fluid's combined boundary arrays; and the force
 // sum of couple.pbf / couple.sph cleared over the same range (its order
-// does not matter here).
+// does not matter here); and where it is now, for the sheets (couple.sheet).
 #extension GL_GOOGLE_include_directive : require
 #include "../couple_params.h"
 
@@ -22,6 +22,7 @@ layout(std430, binding = 4) readonly buffer Volume { float volume[]; };   // com
 layout(std430, binding = 5) writeonly buffer Predicted { vec4 predicted[]; };
 layout(std430, binding = 6) writeonly buffer Weight { float weight[]; };
 layout(std430, binding = 7) writeonly buffer Force { vec4 force[]; };
+layout(std430, binding = 8) writeonly buffer StartPos { vec4 start[]; }; // x at the substep's start (sheets)
 
 void main()
 {
@@ -32,4 +33,5 @@ void main()
     predicted[j] = vec4(position[i].xyz + CP.misc.w * velocity[i].xyz, volume[j]);
     weight[j] = inverse_mass[i];
     force[j] = vec4(0.0);
+    start[j] = vec4(position[i].xyz, 0.0);
 }

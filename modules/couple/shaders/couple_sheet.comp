@@ -1,0 +1,110 @@
+#version 450
+// Coupling with sheets, once per substep after the PBF solver iterations
+// (one thread a fluid particle, sorted order): no fluid particle passes
+// through a triangle (as a position-based contact: the particle takes its
+// share of the correction by the inverse masses). The side a particle is on is the side of its
+// position at the substep's start against the triangle where it was then
+// (couple.begin's `start`); where the particle ends, against the triangle
+// where it will be (x + dt v), it must be on that side and at least the
+// sheet's thickness tau away, or else, if it lies over the triangle, it is
+// moved along the normal towards tau on its side, by its share; the sheet
+// moves the rest when it takes the reaction. The triangles within reach
+// are taken in a fixed order (cells, then cell order) and each correction
+// counts for the next. The move dx is an impulse m dx / dt on the particle
+// (pbf.velocity makes v from the positions); the particle's contact (the
+// triangle that moved it most, its barycentric weights, dx and m) is
+// kept for couple.sheet_force, which gives the triangle's vertices the
+// opposite. (No C twin yet: issue 16.)
+#extension GL_GOOGLE_include_directive : require
+#include "../couple_params.h"
+#include "grid.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(push_constant) uniform Count { uint count; } S; // fluid particles
+layout(std430, binding = 0) readonly buffer Params { eddy_couple_params CP; };
+layout(std430, binding = 1) buffer Pos { vec4 sp[]; };
+layout(std430, binding = 2) readonly buffer Old { vec4 sold[]; };
+layout(std430, binding = 3) readonly buffer Mass { float smass[]; };
+layout(std430, binding = 4) readonly buffer Tris { uvec4 stri[]; }; // sorted by centroid cell
+layout(std430, binding = 5) readonly buffer TStart { uint tcell_start[]; };
+layout(std430, binding = 6) readonly buffer TEnd { uint tcell_end[]; };
+layout(std430, binding = 7) readonly buffer Start { vec4 start[]; };         // combined
+layout(std430, binding = 8) readonly buffer Predicted { vec4 predicted[]; }; // combined
+layout(std430, binding = 9) writeonly buffer ContactV { uvec4 contact_v[]; };
+layout(std430, binding = 10) writeonly buffer Contact { vec4 contact[]; }; // 2 per particle
+layout(std430, binding = 11) readonly buffer Weight { float weight[]; };      // combined: 1/m (0 pinned)
+
+// Barycentric weights of p (in the triangle's plane) in a, b, c.
+vec3 barycentric(vec3 p, vec3 a, vec3 b, vec3 c)
+{
+    vec3 v0 = b - a, v1 = c - a, v2 = p - a;
+    float d00 = dot(v0, v0), d01 = dot(v0, v1), d11 = dot(v1, v1), d20 = dot(v2, v0), d21 = dot(v2, v1);
+    float den = d00 * d11 - d01 * d01;
+    float v = (d11 * d20 - d01 * d21) / den, w = (d00 * d21 - d01 * d20) / den;
+    return vec3(1.0 - v - w, v, w);
+}
+
+void main()
+{
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= S.count)
+        return;
+    vec3 x = sp[i].xyz, x0 = sold[i].xyz, moved = vec3(0.0), bw = vec3(0.0);
+    uvec4 best = uvec4(0u);
+    float most = -1.0;
+    int D = int(CP.counts.z);
+    ivec3 dims = CP.dims.xyz;
+    ivec3 c = eddy_grid_cell(x, CP.grid.xyz, CP.grid.w, dims);
+    for (int dz = -D; dz <= D; dz++)
+    for (int dy = -D; dy <= D; dy++)
+    for (int dx = -D; dx <= D; dx++) {
+        ivec3 q = c + ivec3(dx, dy, dz);
+        if (any(lessThan(q, ivec3(0))) || any(greaterThanEqual(q, dims)))
+            continue;
+        uint cell = eddy_grid_linear(q, dims);
+        uint s = tcell_start[cell];
+        if (s == EDDY_GRID_EMPTY)
+            continue;
+        uint e = tcell_end[cell];
+        for (uint k = s; k < e; k++) {
+            uvec4 t = stri[k];
+            float tau = uintBitsToFloat(t.w);
+            vec3 a0 = start[t.x].xyz, b0 = start[t.y].xyz, c0 = start[t.z].xyz;
+            vec3 a1 = predicted[t.x].xyz, b1 = predicted[t.y].xyz, c1 = predicted[t.z].xyz;
+            vec3 n0 = cross(b0 - a0, c0 - a0), n1 = cross(b1 - a1, c1 - a1);
+            float l0 = length(n0), l1 = length(n1);
+            if (!(l0 > 0.0) || !(l1 > 0.0))
+                continue;
+            n0 /= l0;
+            n1 /= l1;
+            float side = dot(x0 - a0, n0) >= 0.0 ? 1.0 : -1.0, s1 = dot(x - a1, n1);
+            if (side * s1 >= tau)
+                continue;
+            vec3 w = barycentric(x - s1 * n1, a1, b1, c1);
+            if (min(w.x, min(w.y, w.z)) < -1e-4)
+                continue;
+            // The particle's share of the correction, against the
+            // triangle's inverse mass at the contact point (sum w_k^2 / m_k):
+            // what moves the two towards each other also moves them apart
+            // (a light sheet is not thrown by a heavy particle).
+            vec3 wc = clamp(w, 0.0, 1.0);
+            float wt = dot(wc * wc, vec3(weight[t.x], weight[t.y], weight[t.z])), wp = 1.0 / smass[i];
+            // At least back to the triangle's plane: the side must hold
+            // whatever the sheet does.
+            float move = max((wp / (wp + wt)) * (tau - side * s1), -side * s1 * (1.0 + 1e-3));
+            vec3 d = (side * move) * n1;
+            x += d;
+            moved += d;
+            float ld = length(d);
+            if (ld > most) {
+                most = ld;
+                best = uvec4(t.xyz, 1u);
+                bw = w;
+            }
+        }
+    }
+    sp[i].xyz = x;
+    contact_v[i] = best;
+    contact[2u * i] = vec4(moved, 0.0);
+    contact[2u * i + 1u] = vec4(bw, smass[i]);
+}
