@@ -118,9 +118,9 @@ static bool add_set(eddy_engine *e, eddy_couple *c, couple_set *cs, float *vol)
 
 /* The boundary sets' "triangles" (a cloth) as sheets the fluid does not
  * pass (pbf): combined indices, each triangle's thickness (its vertices'
- * mean radius, from their volumes (2 r)^3) in w; the reach of the searches
+ * mean radius, from their volumes vol = (2 r)^3, combined order) in w; the reach of the searches
  * from the longest edge. */
-static bool add_sheets(eddy_engine *e, eddy_couple *c, const eddy_couple_desc *d)
+static bool add_sheets(eddy_engine *e, eddy_couple *c, const eddy_couple_desc *d, const float *vol)
 {
     uint64_t total = 0;
     for (uint32_t k = 0; k < c->set_count; k++) {
@@ -141,9 +141,8 @@ static bool add_sheets(eddy_engine *e, eddy_couple *c, const eddy_couple_desc *d
         return false;
     }
     uint32_t T = (uint32_t)total, *tris = malloc(16ull * T), *idx = NULL;
-    float *x = malloc(16ull * c->nb + 16), *vol = malloc(4ull * c->nb + 4);
-    bool ok = tris && x && vol &&
-              eddy_buffer_download(e, c->volume, 0, 4ull * c->nb, vol) == EDDY_OK;
+    float *x = malloc(16ull * c->nb + 16);
+    bool ok = tris && x;
     uint32_t t = 0;
     double longest = 0, thickest = 0;
     for (uint32_t k = 0; ok && k < c->set_count; k++) {
@@ -204,7 +203,6 @@ static bool add_sheets(eddy_engine *e, eddy_couple *c, const eddy_couple_desc *d
     free(tris);
     free(idx);
     free(x);
-    free(vol);
     return ok;
 }
 
@@ -263,6 +261,10 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         ok = c->params.id && c->volume.id && c->predicted.id && c->weight.id && c->sorted.id && c->sorted_w.id &&
              c->force.id && (c->set_count == 1 || c->unsorted_force.id);
     }
+    if (ok) {
+        c->start = scratch(e, c, "start", 16ull * c->nb, NULL);
+        ok = c->start.id && add_sheets(e, c, d, vol);
+    }
     free(vol);
     if (ok) {
         char gl[160];
@@ -272,10 +274,6 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
             .dims = { (uint32_t)d->dims[0], (uint32_t)d->dims[1], (uint32_t)d->dims[2] },
             .max_count = c->nb ? c->nb : 1 });
         ok = c->grid != NULL;
-    }
-    if (ok) {
-        c->start = scratch(e, c, "start", 16ull * c->nb, NULL);
-        ok = c->start.id && add_sheets(e, c, d);
     }
     const struct { const uint32_t *spv; size_t size; const char *label; } ks[K_COUNT] = {
         { begin_spv, sizeof begin_spv, "couple.begin" }, { pbf_spv, sizeof pbf_spv, "couple.pbf" },

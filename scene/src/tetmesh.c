@@ -15,6 +15,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "eddy/eddy_mesh.h"
 #include "eddy/eddy_tetmesh.h"
 #include "mesh_err.h"
 
@@ -2053,20 +2054,9 @@ int eddy_load_tetmesh(const char *path, const eddy_tetmesh_desc *desc, eddy_tetm
 
 void eddy_tetmesh_transform(eddy_tetmesh *m, double scale, const double q[4], const double t[3])
 {
-    double R[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
-    if (q) {
-        double w = q[0], x = q[1], y = q[2], z = q[3];
-        double R2[9] = { 1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-                         2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                         2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y) };
-        memcpy(R, R2, sizeof R);
-    }
-    for (uint32_t i = 0; i < m->vertex_count; i++) {
-        float *v = m->vertices + 3 * (size_t)i;
-        double p[3] = { v[0], v[1], v[2] };
-        for (int a = 0; a < 3; a++)
-            v[a] = (float)(scale * (R[3 * a] * p[0] + R[3 * a + 1] * p[1] + R[3 * a + 2] * p[2]) + (t ? t[a] : 0));
-    }
+    /* The same placement as a surface mesh's: the vertices seen as one. */
+    eddy_mesh view = { .vertices = m->vertices, .vertex_count = m->vertex_count };
+    eddy_mesh_transform(&view, scale, q, t);
 }
 
 double eddy_tet_volume(const eddy_tetmesh *m, uint32_t t)
