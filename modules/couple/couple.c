@@ -31,13 +31,20 @@ static const uint32_t sheet_spv[] =
 static const uint32_t sheet_force_spv[] =
 #include "couple_sheet_force.spv.inc"
     ;
-enum { K_BEGIN, K_PBF, K_SPH, K_END, K_SHEET_BEGIN, K_SHEET, K_SHEET_FORCE, K_COUNT };
+static const uint32_t sheet_apply_spv[] =
+#include "couple_sheet_apply.spv.inc"
+    ;
+enum { K_BEGIN, K_PBF, K_SPH, K_END, K_SHEET_BEGIN, K_SHEET, K_SHEET_FORCE, K_SHEET_APPLY, K_COUNT };
 
 /* One boundary set: its particles at [offset, offset + count) of the
- * combined arrays. */
+ * combined arrays; lead (s): where couple.begin puts them, x + lead v; a
+ * sheet (a set with triangles) takes the fluid's force as an impulse on its
+ * velocity (couple.sheet_apply), the others in their slice `external`. */
 typedef struct couple_set {
     eddy_particles set;
     uint32_t offset, count;
+    float lead;
+    bool sheet;
     eddy_buffer position, velocity, inverse_mass, external;
 } couple_set;
 
@@ -51,7 +58,8 @@ struct eddy_couple {
     /* Combined order: volume, predicted, inverse mass, the force scattered
      * back (several sets only); sorted order: the rest. */
     eddy_buffer params, volume, predicted, weight, unsorted_force, sorted, sorted_w, force;
-    /* Sheets (the sets' "triangles"): x at the substep's start (combined),
+    /* Sheets (the sets' "triangles"): x where the fluid last left them
+ * (combined; couple.sheet_apply),
      * the triangles (a, b, c combined, thickness bits), their centroids and
      * grid, the sorted triangles, and per fluid particle its contact. */
     uint32_t fluid_count;
@@ -100,9 +108,10 @@ static bool add_set(eddy_engine *e, eddy_couple *c, couple_set *cs, float *vol)
             eddy_buffer_fill(e, cs->inverse_mass, 0, 4ull * eddy_particles_capacity(e, set), 0) != EDDY_OK)
             return false;
     }
-    cs->external = eddy_rigid_claim_external(e, set, c->name);
+    if (!cs->sheet)
+        cs->external = eddy_rigid_claim_external(e, set, c->name);
     float *x = malloc(16ull * cs->count);
-    bool ok = x && cs->position.id && cs->velocity.id && cs->external.id &&
+    bool ok = x && cs->position.id && cs->velocity.id && (cs->sheet || cs->external.id) &&
               eddy_buffer_download(e, cs->position, 0, 16ull * cs->count, x) == EDDY_OK;
     for (uint32_t i = 0; ok && i < cs->count; i++) {
         vol[cs->offset + i] = eddy_couple_volume(x[4 * i + 3]);
@@ -141,7 +150,7 @@ static bool add_sheets(eddy_engine *e, eddy_couple *c, const eddy_couple_desc *d
         return false;
     }
     uint32_t T = (uint32_t)total, *tris = malloc(16ull * T), *idx = NULL;
-    float *x = malloc(16ull * c->nb + 16);
+    float *x = calloc(c->nb + 1ull, 16);
     bool ok = tris && x;
     uint32_t t = 0;
     double longest = 0, thickest = 0;
@@ -192,12 +201,14 @@ static bool add_sheets(eddy_engine *e, eddy_couple *c, const eddy_couple_desc *d
         c->stris = scratch(e, c, "sheet.sorted_triangles", 16ull * T, NULL);
         c->contact_v = scratch(e, c, "sheet.contact_vertices", 16ull * d->fluid_count, NULL);
         c->contact = scratch(e, c, "sheet.contact", 32ull * d->fluid_count, NULL);
+        c->start = scratch(e, c, "sheet.start", 16ull * c->nb, x);
         char gl[160];
         snprintf(gl, sizeof gl, "%s.couple.sheet_grid", c->name);
         c->tgrid = eddy_create_grid(e, &(eddy_grid_desc){
             .label = gl, .origin = { d->origin[0], d->origin[1], d->origin[2] }, .cell = d->cell,
             .dims = { (uint32_t)d->dims[0], (uint32_t)d->dims[1], (uint32_t)d->dims[2] }, .max_count = T });
-        ok = c->tris.id && c->centroid.id && c->stris.id && c->contact_v.id && c->contact.id && c->tgrid &&
+        ok = c->tris.id && c->centroid.id && c->stris.id && c->contact_v.id && c->contact.id && c->start.id &&
+             c->tgrid &&
              eddy_buffer_upload(e, c->params, 0, sizeof c->p, &c->p) == EDDY_OK;
     }
     free(tris);
@@ -218,14 +229,28 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         return NULL;
     snprintf(c->name, sizeof c->name, "%s", d->system ? d->system : "fluid");
     uint64_t nb = 0;
+    bool ok = true;
     for (uint32_t k = 0; k < d->boundary_count; k++) {
+        eddy_elements el = eddy_particles_elements(e, d->boundary[k], "triangles");
+        bool before = d->moved_before >> k & 1u;
         c->sets[k] = (couple_set){ .set = d->boundary[k], .offset = (uint32_t)nb,
-                                   .count = eddy_particles_count(e, d->boundary[k]) };
+                                   .count = eddy_particles_count(e, d->boundary[k]),
+                                   .lead = before || d->at_start ? 0.0f : (float)d->dt,
+                                   .sheet = d->sheets && el.buffer.id && el.kind == EDDY_TRIANGLES && el.count };
         nb += c->sets[k].count;
+        /* The fluid keeps its particles off the sheet where the sheet ends
+         * the substep: only known once the sheet's own system has stepped. */
+        if (c->sets[k].sheet && (d->moved_after >> k & 1u)) {
+            eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': the cloth '%s' in its boundary slot is moved "
+                     "by a system listed after it; expected that system before '%s' in \"systems\" (a sheet steps "
+                     "first, then the fluid is kept off where it ends the substep)", c->name,
+                     eddy_particles_name(e, d->boundary[k]), c->name);
+            ok = false;
+        }
     }
     c->set_count = d->boundary_count;
-    bool ok = nb <= UINT32_MAX / 16;
-    if (!ok)
+    ok = ok && nb <= UINT32_MAX / 16;
+    if (nb > UINT32_MAX / 16)
         eddy_log(e, EDDY_LOG_ERROR, "system.too_large", "system '%s': %llu boundary particles; expected at most %u",
                  c->name, (unsigned long long)nb, UINT32_MAX / 16);
     c->nb = ok ? (uint32_t)nb : 0;
@@ -256,15 +281,12 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         c->sorted = scratch(e, c, "sorted", 16 * n, NULL);
         c->sorted_w = scratch(e, c, "sorted.inverse_mass", 4 * n, NULL);
         c->force = scratch(e, c, "sorted.force", 16 * n, NULL);
-        if (c->set_count > 1)
+        if (c->set_count > 1 || c->sets[0].sheet)
             c->unsorted_force = scratch(e, c, "force", 16 * n, NULL);
         ok = c->params.id && c->volume.id && c->predicted.id && c->weight.id && c->sorted.id && c->sorted_w.id &&
              c->force.id && (c->set_count == 1 || c->unsorted_force.id);
     }
-    if (ok) {
-        c->start = scratch(e, c, "start", 16ull * c->nb, NULL);
-        ok = c->start.id && add_sheets(e, c, d, vol);
-    }
+    ok = ok && add_sheets(e, c, d, vol);
     free(vol);
     if (ok) {
         char gl[160];
@@ -281,9 +303,10 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         { sheet_begin_spv, sizeof sheet_begin_spv, "couple.sheet_begin" },
         { sheet_spv, sizeof sheet_spv, "couple.sheet" },
         { sheet_force_spv, sizeof sheet_force_spv, "couple.sheet_force" },
+        { sheet_apply_spv, sizeof sheet_apply_spv, "couple.sheet_apply" },
     };
     for (int i = 0; ok && i < K_COUNT; i++) {
-        if ((i == K_END && c->set_count == 1) || (i >= K_SHEET_BEGIN && !c->p.counts[1]))
+        if ((i == K_END && !c->unsorted_force.id) || (i >= K_SHEET_BEGIN && !c->p.counts[1]))
             continue;
         c->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
         ok = c->k[i].id != 0;
@@ -309,16 +332,18 @@ eddy_couple_bindings eddy_couple_get_bindings(const eddy_couple *c)
     return (eddy_couple_bindings){ c->params, c->sorted, gb.cell_start, gb.cell_end, c->sorted_w };
 }
 
-/* A pass over one set's particles: its slice (offset, count) as the push
- * constants couple.begin and couple.end read; nothing for an empty set. */
-static eddy_result set_pass(eddy_engine *e, eddy_graph g, const couple_set *cs, eddy_pass_desc desc)
+/* A pass over one set's particles: its slice (offset, count) and, for
+ * couple.begin (lead), its lead as the push constants; nothing for an
+ * empty set. */
+static eddy_result set_pass(eddy_engine *e, eddy_graph g, const couple_set *cs, bool lead, eddy_pass_desc desc)
 {
     if (!cs->count)
         return EDDY_OK;
-    uint32_t push[2] = { cs->offset, cs->count };
+    uint32_t push[3] = { cs->offset, cs->count, 0 };
+    memcpy(&push[2], &cs->lead, 4);
     desc.threads = cs->count;
     desc.push = push;
-    desc.push_size = sizeof push;
+    desc.push_size = lead ? 12 : 8;
     return eddy_graph_add_pass(e, g, &desc) < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
 }
 
@@ -326,12 +351,11 @@ eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph 
 {
     for (uint32_t k = 0; k < c->set_count; k++) {
         const couple_set *cs = &c->sets[k];
-        eddy_result r = set_pass(e, g, cs, (eddy_pass_desc){
+        eddy_result r = set_pass(e, g, cs, true, (eddy_pass_desc){
             .label = "couple.begin", .kernel = c->k[K_BEGIN],
             .bindings = { { c->params, EDDY_READ }, { cs->position, EDDY_READ }, { cs->velocity, EDDY_READ },
                           { cs->inverse_mass, EDDY_READ }, { c->volume, EDDY_READ },
-                          { c->predicted, EDDY_WRITE }, { c->weight, EDDY_WRITE }, { c->force, EDDY_WRITE },
-                          { c->start, EDDY_WRITE } } });
+                          { c->predicted, EDDY_WRITE }, { c->weight, EDDY_WRITE }, { c->force, EDDY_WRITE } } });
         if (r != EDDY_OK)
             return r;
     }
@@ -406,13 +430,22 @@ eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
         return EDDY_OK;
     /* Sorted order back to the sets' (w is 0: couple.pbf writes xyz only);
      * one set's straight into its slice. */
-    if (c->set_count == 1)
+    if (!c->unsorted_force.id)
         return eddy_grid_record_scatter(e, c->grid, g, c->force, c->sets[0].external, 4, c->nb);
     eddy_result r = eddy_grid_record_scatter(e, c->grid, g, c->force, c->unsorted_force, 4, c->nb);
-    for (uint32_t k = 0; r == EDDY_OK && k < c->set_count; k++)
-        r = set_pass(e, g, &c->sets[k], (eddy_pass_desc){
-            .label = "couple.end", .kernel = c->k[K_END],
-            .bindings = { { c->unsorted_force, EDDY_READ }, { c->sets[k].external, EDDY_WRITE } } });
+    for (uint32_t k = 0; r == EDDY_OK && k < c->set_count; k++) {
+        const couple_set *cs = &c->sets[k];
+        if (cs->sheet)
+            r = set_pass(e, g, cs, false, (eddy_pass_desc){
+                .label = "couple.sheet_apply", .kernel = c->k[K_SHEET_APPLY],
+                .bindings = { { c->params, EDDY_READ }, { c->unsorted_force, EDDY_READ },
+                              { cs->inverse_mass, EDDY_READ }, { cs->position, EDDY_READ },
+                              { cs->velocity, EDDY_READ_WRITE }, { c->start, EDDY_WRITE } } });
+        else
+            r = set_pass(e, g, cs, false, (eddy_pass_desc){
+                .label = "couple.end", .kernel = c->k[K_END],
+                .bindings = { { c->unsorted_force, EDDY_READ }, { cs->external, EDDY_WRITE } } });
+    }
     return r;
 }
 

@@ -52,6 +52,10 @@ typedef struct eddy_couple_desc {
                                  sets with "triangles" (a cloth) are sheets it does not pass;
                                  false: such a set is refused */
     uint32_t fluid_count;     /* the fluid's particles (sheets) */
+    uint32_t moved_before;    /* bit k: boundary set k's own system steps before the fluid in
+                                 each substep (lead 0: it is where the substep ends); a sheet
+                                 must be (or be moved by none) */
+    uint32_t moved_after;     /* bit k: ... after the fluid (ctx.moved_after) */
 } eddy_couple_desc;
 
 /* The weight of a body's inverse mass in the fluid's projection: the fluid

@@ -209,7 +209,9 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             .system = ctx->name, .boundary = ctx->slots[1].sets, .boundary_count = ctx->slots[1].count,
             .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
             .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
-            .iterations = s->iterations, .sheets = true, .fluid_count = s->n });
+            .iterations = s->iterations, .sheets = true, .fluid_count = s->n,
+            .moved_before = EDDY_SYSTEM_CTX_HAS(ctx, moved_before) ? ctx->moved_before[1] : 0,
+            .moved_after = EDDY_SYSTEM_CTX_HAS(ctx, moved_after) ? ctx->moved_after[1] : 0 });
         if (!s->couple)
             return EDDY_ERROR_INVALID_ARGUMENT;
     }

@@ -42,8 +42,28 @@ static bool parse_rate(parse_ctx *c, const cJSON *js, const char *path, uint32_t
     return true;
 }
 
+/* Systems in one scene (each is recorded into every substep). */
+#define EDDY_SCENE_MAX_SYSTEMS 64
+
 /* The one slot of a module that declares none. */
 static const eddy_slot_info default_slot = { "set", "the particle set the system runs on", 1, 1 };
+
+/* The set a system entry runs on (its first slot's first set), resolved
+ * without messages (bind_slots reports what is wrong); none if unresolved. */
+static eddy_particles first_set(eddy_engine *e, const cJSON *js)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(js, "module");
+    const eddy_module_desc *md = cJSON_IsString(m) ? eddy_find_module(e, m->valuestring) : NULL;
+    const cJSON *one = cJSON_GetObjectItemCaseSensitive(js, "set"), *many = cJSON_GetObjectItemCaseSensitive(js, "sets");
+    if (!md)
+        return (eddy_particles){ 0 };
+    if (cJSON_IsObject(many)) {
+        one = cJSON_GetObjectItemCaseSensitive(many, md->slot_count ? md->slots[0].name : default_slot.name);
+        if (cJSON_IsArray(one))
+            one = one->child;
+    }
+    return cJSON_IsString(one) ? eddy_find_particles(e, one->valuestring) : (eddy_particles){ 0 };
+}
 
 /* Binds the scene's sets to the module's slots: "set" (the first slot) or
  * "sets" ({"slot": "set" or ["set", ...]}), each set at most once per
@@ -371,9 +391,17 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         return scene_fail(c, "scene.field", "systems", "expected a non-empty array of systems, got %s",
                           scene_json_type(systems));
     int sys_n = cJSON_GetArraySize(systems);
+    if (sys_n > EDDY_SCENE_MAX_SYSTEMS)
+        return scene_fail(c, "scene.field", "systems", "%d systems; expected at most %d", sys_n,
+                          EDDY_SCENE_MAX_SYSTEMS);
     s->systems = calloc((size_t)sys_n, sizeof *s->systems);
     if (!s->systems)
         return scene_fail(c, "memory.host", NULL, "out of host memory");
+    /* Each system's own set, for who moves whose sets (ctx.moved_*). */
+    eddy_particles owner[EDDY_SCENE_MAX_SYSTEMS] = { { 0 } };
+    index = 0;
+    for (const cJSON *js = systems->child; js; js = js->next, index++)
+        owner[index] = cJSON_IsObject(js) ? first_set(e, js) : (eddy_particles){ 0 };
     s->graph = eddy_create_graph(e, &(eddy_graph_desc){
         .label = "step", .times = s->substeps, .timestamps = desc->profile });
     if (!s->graph.id)
@@ -459,6 +487,15 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             /* "stable": created at the scene's substep, then set to its own. */
             .adaptive = s->adaptive || rate == 0,
         };
+        for (uint32_t k = 0; k < ctx.slot_count; k++)
+            for (uint32_t j = 0; j < bound[k].count; j++)
+                for (int o = 0; o < sys_n; o++)
+                    if (o != index && owner[o].id == bound[k].sets[j].id) {
+                        if (o < index)
+                            ctx.moved_before[k] |= 1u << j;
+                        else
+                            ctx.moved_after[k] |= 1u << j;
+                    }
         memcpy(ctx.box_min, s->box_min, sizeof ctx.box_min);
         memcpy(ctx.box_max, s->box_max, sizeof ctx.box_max);
         if (m->create(&ctx, &sys->state) != EDDY_OK)

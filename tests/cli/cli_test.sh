@@ -333,6 +333,9 @@ deform_cloth_degenerate)
     expect_bad "$scenes/deform_cloth_degenerate.json" -- "[scene.mesh]" "particle_sets[0].cloth.file" "triangle 3" "zero area";;
 deform_handle_none)
     expect_bad "$scenes/deform_handle_none.json" -- "[system.invalid]" "handle_min/handle_max" "holds none";;
+deform_cloth_order)
+    expect_bad "$scenes/deform_cloth_order.json" -- "[system.invalid]" "system 'fluid'" "the cloth 'sheet'" \
+        "listed after it" "before 'fluid'";;
 deform_run)
     # The pinned bar: frames, the deformed tets and their surface, and the
     # solver's statistics in stats.jsonl.

@@ -32,6 +32,7 @@
 
 #include "eddy.h"
 #include "eddy_solids.h"
+#include <stddef.h>
 
 
 #ifdef __cplusplus
@@ -140,7 +141,19 @@ typedef struct eddy_system_ctx {
     uint32_t solid_count;
     bool adaptive;                 /* the scene adapts substeps to stable_dt (below):
                                       a dt above the system's bound is not an error */
+    /* Who moves the sets in the slots, per slot (bit j: the slot's set j):
+     * the set is the first set of a system that steps before this one in
+     * every substep (listed earlier in the scene: at this system's turn the
+     * set is where the substep ends), or of one that steps after it. A set
+     * in neither mask is moved by no system. Read only when ctx->size
+     * covers them (EDDY_SYSTEM_CTX_HAS). */
+    uint32_t moved_before[EDDY_MAX_SLOTS], moved_after[EDDY_MAX_SLOTS];
 } eddy_system_ctx;
+
+/* Whether a module compiled against this header may read ctx->field (the
+ * scene that made ctx knew of it). */
+#define EDDY_SYSTEM_CTX_HAS(ctx, field) \
+    ((ctx)->size >= offsetof(eddy_system_ctx, field) + sizeof((ctx)->field))
 
 /* A frame being written: where, which, when. */
 typedef struct eddy_frame_ctx {

@@ -2,19 +2,23 @@
 // Coupling with sheets, once per substep after the PBF solver iterations
 // (one thread a fluid particle, sorted order): no fluid particle passes
 // through a triangle (as a position-based contact: the particle takes its
-// share of the correction by the inverse masses). The side a particle is on is the side of its
-// position at the substep's start against the triangle where it was then
-// (couple.begin's `start`); where the particle ends, against the triangle
-// where it will be (x + dt v), it must be on that side and at least the
-// sheet's thickness tau away, or else, if it lies over the triangle, it is
-// moved along the normal towards tau on its side, by its share; the sheet
-// moves the rest when it takes the reaction. The triangles within reach
-// are taken in a fixed order (cells, then cell order) and each correction
-// counts for the next. The move dx is an impulse m dx / dt on the particle
-// (pbf.velocity makes v from the positions); the particle's contact (the
-// triangle that moved it most, its barycentric weights, dx and m) is
-// kept for couple.sheet_force, which gives the triangle's vertices the
-// opposite. (No C twin yet: issue 16.)
+// share of the correction by the inverse masses). The sheet's own system
+// has stepped already this substep (couple.c refuses the other order), so
+// the triangles are where they end it. The side a particle is on is the
+// side of its position at the substep's start against the triangle where
+// the fluid last left it (couple.sheet_apply's `start`); where the particle
+// ends, against the triangle where it ends the substep, it must be on that
+// side and at least the sheet's thickness tau away, or else, if it lies
+// over the triangle, it is moved along the normal towards tau on its side,
+// by its share, and always at least back to the plane: the side holds
+// whatever the sheet does next. The sheet moves the rest in its next step,
+// from the impulse it takes now. The triangles within reach are taken in a
+// fixed order (cells, then cell order) and each correction counts for the
+// next. The move dx is an impulse m dx / dt on the particle (pbf.velocity
+// makes v from the positions); the particle's contact (the triangle that
+// moved it most, its barycentric weights, dx and m) is kept for
+// couple.sheet_force, which gives the triangle's vertices the opposite.
+// (No C twin yet: issue 16.)
 #extension GL_GOOGLE_include_directive : require
 #include "../couple_params.h"
 #include "grid.glsl"
@@ -28,8 +32,8 @@ layout(std430, binding = 3) readonly buffer Mass { float smass[]; };
 layout(std430, binding = 4) readonly buffer Tris { uvec4 stri[]; }; // sorted by centroid cell
 layout(std430, binding = 5) readonly buffer TStart { uint tcell_start[]; };
 layout(std430, binding = 6) readonly buffer TEnd { uint tcell_end[]; };
-layout(std430, binding = 7) readonly buffer Start { vec4 start[]; };         // combined
-layout(std430, binding = 8) readonly buffer Predicted { vec4 predicted[]; }; // combined
+layout(std430, binding = 7) readonly buffer Start { vec4 start[]; };         // combined: where the fluid left them
+layout(std430, binding = 8) readonly buffer Predicted { vec4 predicted[]; }; // combined: where they end the substep
 layout(std430, binding = 9) writeonly buffer ContactV { uvec4 contact_v[]; };
 layout(std430, binding = 10) writeonly buffer Contact { vec4 contact[]; }; // 2 per particle
 layout(std430, binding = 11) readonly buffer Weight { float weight[]; };      // combined: 1/m (0 pinned)
