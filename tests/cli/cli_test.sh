@@ -333,6 +333,13 @@ deform_cloth_degenerate)
     expect_bad "$scenes/deform_cloth_degenerate.json" -- "[scene.mesh]" "particle_sets[0].cloth.file" "triangle 3" "zero area";;
 deform_handle_none)
     expect_bad "$scenes/deform_handle_none.json" -- "[system.invalid]" "handle_min/handle_max" "holds none";;
+contact_order)
+    expect_bad "$scenes/contact_order.json" -- "[system.invalid]" "system 'touch'" "set 'sheet' is moved by a system listed before" \
+        "expected this system first";;
+contact_dt)
+    expect_bad "$scenes/contact_dt.json" -- "[system.unstable]" "system 'touch'" "the substep is 0.0015 s" "stable";;
+contact_both)
+    expect_bad "$scenes/contact_both.json" -- "[scene.field]" "systems[0].sets.b" "set 'cube' is bound twice";;
 deform_cloth_order)
     expect_bad "$scenes/deform_cloth_order.json" -- "[system.invalid]" "system 'fluid'" "the cloth 'sheet'" \
         "listed after it" "before 'fluid'";;
@@ -348,7 +355,8 @@ deform_run)
         || fail "no surface frames"
     grep -q 'NumberOfCells="84"' "$out/bar_body_000000.vtu" || fail "the .vtu does not hold bar_80's 84 tets"
     # The other deformable scenes load and step (their physics: test_deform).
-    for sc in deform_bar_5k deform_bunny_drop deform_core_shell deform_cloth_sphere deform_handle_drag deform_ball_tank deform_cloth_water; do
+    for sc in deform_bar_5k deform_bunny_drop deform_core_shell deform_cloth_sphere deform_handle_drag deform_ball_tank deform_cloth_water \
+              deform_rigid_trampoline; do
         "$eddy" run "$root/scenes/$sc.json" --steps 2 --no-output --quiet >"$tmp/outlog" 2>"$tmp/err" \
             || fail "$sc: exit status $?: $(cat "$tmp/err")"
         grep -q "validation message" "$tmp/err" && fail "$sc: validation messages"

@@ -27,7 +27,9 @@
  *              equals the device's vertices and the tets bitwise; the
  *              surface .ply and both .pvd series are there */
 #include "../gpu/gpu_test.h"
+#include "contact/contact.h"
 #include "deform/deform.h"
+#include "rigid/rigid.h"
 #include "eddy/eddy_scene.h"
 #include "eddy/eddy_tetmesh.h"
 
@@ -1110,6 +1112,42 @@ static bool sheet_height(const float *v, const uint32_t *tri, uint32_t count, do
     return found;
 }
 
+/* The pull of a sheet's springs on its pinned vertices (N, down: positive),
+ * from the positions v, the springs' rest lengths and stiffness ks
+ * (bending ks_bend): the statics of the spring network at the pins. */
+static double pin_pull(const float *v, const eddy_deform_topology *t, const double *rest, const uint32_t *pin,
+                       int pins, double ks, double ks_bend)
+{
+    double fy = 0;
+    for (uint32_t k = 0; k < t->edge_count; k++) {
+        uint32_t i = t->edges[2 * k], j = t->edges[2 * k + 1];
+        bool pi = false, pj = false;
+        for (int q = 0; q < pins; q++)
+            pi |= i == pin[q], pj |= j == pin[q];
+        if (pi == pj)
+            continue;
+        uint32_t pv = pi ? i : j, o = pi ? j : i;
+        double d[3] = { (double)v[4 * o] - v[4 * pv], (double)v[4 * o + 1] - v[4 * pv + 1],
+                        (double)v[4 * o + 2] - v[4 * pv + 2] };
+        double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        fy += (t->kind[k] == EDDY_DEFORM_BEND ? ks_bend : ks) * (l - rest[k]) * d[1] / l;
+    }
+    return -fy;
+}
+
+/* The rest lengths of a topology's springs at positions v (as loaded). */
+static double *rest_lengths(const float *v, const eddy_deform_topology *t)
+{
+    double *rest = malloc(8ull * t->edge_count + 8);
+    REQUIRE(rest != NULL);
+    for (uint32_t k = 0; k < t->edge_count; k++) {
+        const float *a = v + 4 * t->edges[2 * k], *b = v + 4 * t->edges[2 * k + 1];
+        rest[k] = sqrt(((double)b[0] - a[0]) * (b[0] - a[0]) + ((double)b[1] - a[1]) * (b[1] - a[1]) +
+                       ((double)b[2] - a[2]) * (b[2] - a[2]));
+    }
+    return rest;
+}
+
 /* Water on a sheet (issue 16, item 8): a block of 256 PBF particles (0.5
  * kg) falls 5 cm onto a 0.25 m cloth (5 kg/m^2, ks 500 N/m) pinned at its
  * corners (the fluid's boundary set: its vertices in the density sums, its
@@ -1149,13 +1187,7 @@ static void part_cloth_water(eddy_engine *e)
      * bending 0.1 ks; rest lengths as loaded). */
     eddy_deform_topology t;
     REQUIRE(eddy_deform_topology_build(ns, idx, tri.count, 3, v, &t) == 0);
-    double *rest = malloc(8ull * t.edge_count);
-    REQUIRE(rest != NULL);
-    for (uint32_t k = 0; k < t.edge_count; k++) {
-        const float *a = v + 4 * t.edges[2 * k], *b = v + 4 * t.edges[2 * k + 1];
-        rest[k] = sqrt(((double)b[0] - a[0]) * (b[0] - a[0]) + ((double)b[1] - a[1]) * (b[1] - a[1]) +
-                       ((double)b[2] - a[2]) * (b[2] - a[2]));
-    }
+    double *rest = rest_lengths(v, &t);
     const uint32_t pin[4] = { 0, 24, 600, 624 };
     float corner[4][3];
     for (int q = 0; q < 4; q++)
@@ -1193,23 +1225,10 @@ static void part_cloth_water(eddy_engine *e)
                 moved[a] = fmax(moved[a], fabs(v[4 * pin[q] + a] - corner[q][a]));
         if (step + mean <= steps)
             continue;
-        /* The springs' pull on the pinned corners (down: negative y). */
-        double fy = 0, low = INFINITY;
-        for (uint32_t k = 0; k < t.edge_count; k++) {
-            uint32_t i = t.edges[2 * k], j = t.edges[2 * k + 1];
-            bool pi = i == 0 || i == 24 || i == 600 || i == 624, pj = j == 0 || j == 24 || j == 600 || j == 624;
-            if (pi == pj)
-                continue;
-            uint32_t pv = pi ? i : j, o = pi ? j : i;
-            double d[3] = { (double)v[4 * o] - v[4 * pv], (double)v[4 * o + 1] - v[4 * pv + 1],
-                            (double)v[4 * o + 2] - v[4 * pv + 2] };
-            double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-            double ks = 500.0 * (t.kind[k] == EDDY_DEFORM_BEND ? 0.1 : 1.0);
-            fy += ks * (l - rest[k]) * d[1] / l;
-        }
+        double low = INFINITY;
         for (uint32_t i = 0; i < ns; i++)
             low = fmin(low, v[4 * i + 1]);
-        pull += -fy / mean;
+        pull += pin_pull(v, &t, rest, pin, 4, 500, 50) / mean;
         sag += (0.25 - low) / mean;
         averaged++;
     }
@@ -1229,6 +1248,151 @@ static void part_cloth_water(eddy_engine *e)
     REQUIRE(averaged == mean);
     eddy_deform_topology_free(&t);
     free(rest), free(x), free(v), free(ms), free(mw), free(idx), free(side);
+    eddy_destroy_scene(sc);
+}
+
+/* A rigid cube on a trampoline (issue 16, item 8: deformable <-> rigid
+ * contacts both ways, modules/contact): a 4 cm cube of 1000 kg/m^3 (a
+ * rigid body of 64 particles) dropped 1 cm onto a 0.2 m cloth (4 kg/m^2)
+ * pinned at its corners. The sheet holds it: no particle of the cube ever
+ * gets below the sheet under it, and the cube comes to rest on it (its
+ * speed over the last 0.18 s); at rest the springs pull the corners down
+ * with the weight of the free sheet and the cube (the statics of the
+ * spring network, mean of the last 0.18 s), within 5%: the cube's weight
+ * reached the sheet, and the sheet's push held the cube. */
+static const char *const pinned = ", \"pinned\": [0, 24, 600, 624]";
+static const char *trampoline_json =
+    "{\"dt\": %g, \"substeps\": %d, \"duration\": 10, \"box\": {\"min\": [0, 0, 0], \"max\": [0.3, 0.4, 0.3]},"
+    " \"particle_sets\": [{\"name\": \"sheet\", \"radius\": 0.006, \"cloth\": {\"grid\": {\"size\": [0.2, 0.2],"
+    " \"resolution\": [24, 24]}, \"center\": [0.15, 0.2, 0.15], \"density\": 4}%s},"
+    " {\"name\": \"cube\", \"spacing\": 0.01, \"mass\": 0.001, \"bodies\": true, \"velocity\": %s, \"fill\":"
+    " {\"shape\": \"box\", \"min\": [0.13, %g, 0.13], \"max\": [0.17, %g, 0.17]}}],"
+    " \"systems\": [{\"name\": \"touch\", \"module\": \"contact\", \"sets\": {\"a\": \"sheet\", \"b\": \"cube\"},"
+    " \"params\": {\"stiffness\": 15, \"damping\": 0.06, \"shear\": 0.03}},"
+    " {\"name\": \"sheet\", \"module\": \"deform\", \"set\": \"sheet\", \"params\": {\"integrator\": 0, \"stiffness\":"
+    " 200, \"damping\": 2, \"drag\": %g%s}},"
+    " {\"name\": \"cube\", \"module\": \"rigid\", \"set\": \"cube\", \"params\": {\"stiffness\": 15, \"damping\": 0.06,"
+    " \"shear\": 0.03%s}}]}";
+
+static void part_trampoline(eddy_engine *e)
+{
+    char json[4096];
+    snprintf(json, sizeof json, trampoline_json, 0.003, 10, pinned, "[0, 0, 0]", 0.206, 0.246, 30.0,
+             ", \"max_iterations\": 40", "");
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "trampoline", .json = json, .no_output = true });
+    REQUIRE(sc != NULL);
+    eddy_particles sh = eddy_find_particles(e, "sheet"), cube = eddy_find_particles(e, "cube");
+    uint32_t ns = eddy_particles_count(e, sh), nc = eddy_particles_count(e, cube);
+    eddy_elements tri = eddy_particles_elements(e, sh, "triangles");
+    float *v = malloc(16ull * ns), *ms = malloc(4ull * ns), *x = malloc(16ull * nc), *mc = malloc(4ull * nc);
+    uint32_t *idx = malloc(12ull * tri.count);
+    REQUIRE(v && ms && x && mc && idx);
+    CHECK(eddy_buffer_download(e, tri.buffer, 0, 12ull * tri.count, idx) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, sh, "position"), 0, 16ull * ns, v) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, sh, "mass"), 0, 4ull * ns, ms) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, cube, "mass"), 0, 4ull * nc, mc) == EDDY_OK);
+    eddy_deform_topology t;
+    REQUIRE(eddy_deform_topology_build(ns, idx, tri.count, 3, v, &t) == 0);
+    double *rest = rest_lengths(v, &t);
+    const uint32_t pin[4] = { 0, 24, 600, 624 };
+    double M_free = 0, M_cube = 0;
+    for (uint32_t i = 0; i < ns; i++)
+        M_free += ms[i];
+    for (int q = 0; q < 4; q++)
+        M_free -= ms[pin[q]];
+    for (uint32_t i = 0; i < nc; i++)
+        M_cube += mc[i];
+    const uint32_t steps = 200, mean = 50;
+    double pull = 0, below = INFINITY, vmax = 0, sag = 0, c[3], u[3];
+    for (uint32_t step = 1; step <= steps; step++) {
+        CHECK(eddy_scene_step(sc, 1) == EDDY_OK);
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, sh, "position"), 0, 16ull * ns, v) == EDDY_OK);
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, cube, "position"), 0, 16ull * nc, x) == EDDY_OK);
+        /* How far each cube particle is above the sheet under it. */
+        for (uint32_t i = 0; i < nc; i++) {
+            double y;
+            if (sheet_height(v, idx, tri.count, x[4 * i], x[4 * i + 2], &y))
+                below = fmin(below, x[4 * i + 1] - y);
+        }
+        if (step + mean <= steps)
+            continue;
+        set_centre(e, cube, c, u);
+        vmax = fmax(vmax, sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]));
+        pull += pin_pull(v, &t, rest, pin, 4, 200, 20) / mean;
+        double low = INFINITY;
+        for (uint32_t i = 0; i < ns; i++)
+            low = fmin(low, v[4 * i + 1]);
+        sag += (0.2 - low) / mean;
+    }
+    const double g = 9.81, want = (M_free + M_cube) * g;
+    printf("trampoline: a %.4f kg rigid cube (%u particles) dropped on a %u-vertex sheet: its particles at least "
+           "%.4f m above the sheet under them; at rest (mean of the last %.2f s) speed at most %.4f m/s, the sheet "
+           "sags %.4f m and its springs pull the corners down with %.4f N, the weight of the free sheet (%.4f kg) "
+           "and the cube %.4f N: %+.2f%% (tolerance 5%%)\n", M_cube, nc, ns, below, mean * 0.003, vmax, sag, pull,
+           M_free, want, 100 * (pull / want - 1));
+    CHECKF(below > 0, "a particle of the cube got %g m below the sheet", -below);
+    CHECKF(vmax < 0.05, "the cube still moves at %g m/s on the sheet (tolerance of the rigid floating tests, "
+           "0.05)", vmax);
+    CHECKF(fabs(pull / want - 1) <= 0.05, "the sheet's springs pull its corners with %g N; the weight they carry "
+           "is %g N (tolerance 5%%)", pull, want);
+    eddy_deform_topology_free(&t);
+    free(rest), free(v), free(ms), free(x), free(mc), free(idx);
+    eddy_destroy_scene(sc);
+}
+
+/* The contact forces of modules/contact against their C twin
+ * (eddy_contact_force_cpu): the trampoline's cube moving at (0.2, -0.5,
+ * 0.1) m/s and already touching the sheet; after one substep each side's
+ * slice holds the force from the state before it: both within 1e-5 of the
+ * largest force, and they sum to zero (pair by pair opposite). */
+static void part_contact_cpu(eddy_engine *e)
+{
+    char json[4096];
+    snprintf(json, sizeof json, trampoline_json, 0.0003, 1, pinned, "[0.2, -0.5, 0.1]", 0.2035, 0.2435, 10.0, "",
+             "");
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "contact-cpu", .json = json, .no_output = true });
+    REQUIRE(sc != NULL);
+    eddy_particles set[2] = { eddy_find_particles(e, "sheet"), eddy_find_particles(e, "cube") };
+    uint32_t n[2];
+    float *x[2], *v[2], *gpu[2], *cpu[2];
+    for (int k = 0; k < 2; k++) {
+        n[k] = eddy_particles_count(e, set[k]);
+        x[k] = malloc(16ull * n[k]), v[k] = malloc(16ull * n[k]);
+        gpu[k] = malloc(16ull * n[k]), cpu[k] = malloc(16ull * n[k]);
+        REQUIRE(x[k] && v[k] && gpu[k] && cpu[k]);
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set[k], "position"), 0, 16ull * n[k], x[k]) == EDDY_OK);
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set[k], "velocity"), 0, 16ull * n[k], v[k]) == EDDY_OK);
+    }
+    CHECK(eddy_scene_step(sc, 1) == EDDY_OK);
+    struct eddy_contact_params p = { .coeffs = { 15, 0.06f, 0.03f, 0 } };
+    double worst = 0, largest = 0, sum[3] = { 0 }, total = 0;
+    uint32_t touching = 0;
+    for (int k = 0; k < 2; k++) {
+        eddy_buffer slice = eddy_rigid_external(e, set[k], 0);
+        REQUIRE(slice.id != 0);
+        CHECK(eddy_buffer_download(e, slice, 0, 16ull * n[k], gpu[k]) == EDDY_OK);
+        eddy_contact_force_cpu(&p, n[k], x[k], v[k], n[1 - k], x[1 - k], v[1 - k], cpu[k]);
+        for (uint32_t i = 0; i < n[k]; i++) {
+            double f2 = 0;
+            for (int a = 0; a < 3; a++) {
+                worst = fmax(worst, fabs((double)gpu[k][4 * i + a] - cpu[k][4 * i + a]));
+                f2 += (double)cpu[k][4 * i + a] * cpu[k][4 * i + a];
+                sum[a] += gpu[k][4 * i + a];
+                total += fabs(gpu[k][4 * i + a]);
+            }
+            largest = fmax(largest, sqrt(f2));
+            touching += k == 0 && f2 > 0;
+        }
+    }
+    double net = sqrt(sum[0] * sum[0] + sum[1] * sum[1] + sum[2] * sum[2]);
+    printf("contact_cpu: %u sheet vertices touch the %u-particle cube: GPU against C within %.3g N (largest force "
+           "%.4f N; tolerance 1e-5 of it); the forces on both sides sum to %.3g N (of %.4f N in all)\n", touching,
+           n[1], worst, largest, net, total);
+    CHECKF(touching >= 16, "only %u sheet vertices touch the cube", touching);
+    CHECKF(worst <= 1e-5 * largest, "GPU contact forces differ from C by %g N (largest %g N)", worst, largest);
+    CHECKF(net <= 1e-6 * total, "the contact forces sum to %g N; expected 0 (of %g N)", net, total);
+    for (int k = 0; k < 2; k++)
+        free(x[k]), free(v[k]), free(gpu[k]), free(cpu[k]);
     eddy_destroy_scene(sc);
 }
 
@@ -1291,6 +1455,42 @@ static void part_cloth_water_momentum(eddy_engine *e)
            pw[1], ps0[1], ps[1], worst, worst / p0);
     CHECKF(ps[1] < -0.1 * p0, "the sheet took %g kg m/s of the water's %g", ps[1], -p0);
     CHECKF(worst <= 1e-4 * p0, "cloth plus water momentum changed by %g kg m/s (%g of %g; tolerance 1e-4)", worst,
+           worst / p0, p0);
+    eddy_destroy_scene(sc);
+}
+
+/* The trampoline's cube at 1 m/s into its sheet, unpinned, without gravity
+ * (modules/contact both ways): the sheet takes momentum from the cube, and
+ * the sum is kept within the rigid-fluid coupling tests' 1e-4 of the
+ * start. */
+static void part_contact_momentum(eddy_engine *e)
+{
+    char json[4096];
+    snprintf(json, sizeof json, trampoline_json, 0.003, 10, "", "[0, -1, 0]", 0.212, 0.252, 0.0,
+             ", \"gravity\": [0, 0, 0], \"tolerance\": 1e-7, \"max_iterations\": 300", ", \"gravity\": [0, 0, 0]");
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "contact-momentum", .json = json,
+                                                           .no_output = true });
+    REQUIRE(sc != NULL);
+    eddy_particles sh = eddy_find_particles(e, "sheet"), cube = eddy_find_particles(e, "cube");
+    double pc0[3], ps0[3], pc[3], ps[3], worst = 0;
+    set_momentum(e, cube, pc0);
+    set_momentum(e, sh, ps0);
+    const uint32_t steps = 40;
+    for (uint32_t step = 0; step < steps; step++) {
+        CHECK(eddy_scene_step(sc, 1) == EDDY_OK);
+        set_momentum(e, cube, pc);
+        set_momentum(e, sh, ps);
+        double d = 0;
+        for (int a = 0; a < 3; a++)
+            d += (pc[a] + ps[a] - pc0[a] - ps0[a]) * (pc[a] + ps[a] - pc0[a] - ps0[a]);
+        worst = fmax(worst, sqrt(d));
+    }
+    double p0 = sqrt(pc0[0] * pc0[0] + pc0[1] * pc0[1] + pc0[2] * pc0[2]);
+    printf("contact_momentum: a rigid cube at 1 m/s into a free sheet, no gravity, %u steps: cube %.5f -> %.5f kg "
+           "m/s, sheet %.5f -> %.5f kg m/s (y); largest change of the sum %.3g kg m/s (%.2g of the start; "
+           "tolerance 1e-4)\n", steps, pc0[1], pc[1], ps0[1], ps[1], worst, worst / p0);
+    CHECKF(ps[1] < -0.1 * p0, "the sheet took %g kg m/s of the cube's %g", ps[1], -p0);
+    CHECKF(worst <= 1e-4 * p0, "cube plus sheet momentum changed by %g kg m/s (%g of %g; tolerance 1e-4)", worst,
            worst / p0, p0);
     eddy_destroy_scene(sc);
 }
@@ -1390,6 +1590,12 @@ int main(int argc, char **argv)
         part_cloth_water(e);
     else if (!strcmp(part, "cloth_water_momentum"))
         part_cloth_water_momentum(e);
+    else if (!strcmp(part, "trampoline"))
+        part_trampoline(e);
+    else if (!strcmp(part, "contact_cpu"))
+        part_contact_cpu(e);
+    else if (!strcmp(part, "contact_momentum"))
+        part_contact_momentum(e);
     else if (!strcmp(part, "handle"))
         part_handle(e);
     else if (!strcmp(part, "output"))
