@@ -4,6 +4,7 @@
 #include "eddy/eddy_prims.h"
 #include "sph_kernels.h"
 #include "rigid/rigid.h"
+#include "common/cpu_grid.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -523,4 +524,120 @@ void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
         c[i] = mass[i] * (k * (density[i] - rho0)) / density[i];
     gather_cpu(p->misc[0], nb, boundary, nf, x, c, 1.0, force);
     free(c);
+}
+
+static float dot3f(const float *a, const float *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* Barycentric weights of p (in the triangle's plane) in a, b, c, as
+ * couple_sheet.comp computes them. */
+static void barycentric_cpu(const float p[3], const float a[3], const float b[3], const float c[3], float w[3])
+{
+    float v0[3], v1[3], v2[3];
+    for (int k = 0; k < 3; k++)
+        v0[k] = b[k] - a[k], v1[k] = c[k] - a[k], v2[k] = p[k] - a[k];
+    float d00 = dot3f(v0, v0), d01 = dot3f(v0, v1), d11 = dot3f(v1, v1), d20 = dot3f(v2, v0), d21 = dot3f(v2, v1);
+    float den = d00 * d11 - d01 * d01;
+    float v = (d11 * d20 - d01 * d21) / den, u = (d00 * d21 - d01 * d20) / den;
+    w[0] = 1.0f - v - u, w[1] = v, w[2] = u;
+}
+
+static void normal_cpu(const float *a, const float *b, const float *c, float n[3], float *len)
+{
+    float e1[3] = { b[0] - a[0], b[1] - a[1], b[2] - a[2] }, e2[3] = { c[0] - a[0], c[1] - a[1], c[2] - a[2] };
+    n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    *len = sqrtf(dot3f(n, n));
+}
+
+void eddy_couple_sheet_cpu(const struct eddy_couple_params *p, const eddy_couple_sheets_cpu *s,
+                           const float *predicted, uint32_t nf, float *x, const float *x0, const float *mass,
+                           float *force)
+{
+    /* The triangles binned by centroid (where they end the substep) into
+     * the fluid's grid, in index order within a cell: the GPU's stable
+     * sort. */
+    uint32_t T = s->count;
+    float *centre = malloc(16ull * T + 16);
+    eddy_cpu_grid g = { { p->grid[0], p->grid[1], p->grid[2] }, p->grid[3],
+                        { p->dims[0], p->dims[1], p->dims[2] }, 0, NULL, NULL, NULL };
+    if (!centre)
+        return;
+    for (uint32_t t = 0; t < T; t++) {
+        const uint32_t *v = s->tris + 4 * t;
+        for (int a = 0; a < 3; a++)
+            centre[4 * t + a] = (predicted[4 * v[0] + a] + predicted[4 * v[1] + a] + predicted[4 * v[2] + a]) / 3.0f;
+        centre[4 * t + 3] = 0;
+    }
+    if (!eddy_cpu_grid_build(&g, centre, T)) {
+        free(centre);
+        eddy_cpu_grid_free(&g);
+        return;
+    }
+    int D = p->counts[2] ? (int)p->counts[2] : (int)fmax(g.dims[0], fmax(g.dims[1], g.dims[2]));
+    float dt = p->misc[1];
+    for (uint32_t i = 0; i < nf; i++) {
+        float *xi = x + 4 * i, moved[3] = { 0, 0, 0 }, bw[3] = { 0, 0, 0 }, most = -1.0f;
+        const uint32_t *best = NULL;
+        int c[3];
+        eddy_cpu_grid_cell(&g, xi, c);
+        for (int dz = -D; dz <= D; dz++)
+            for (int dy = -D; dy <= D; dy++)
+                for (int dx = -D; dx <= D; dx++) {
+                    int q[3] = { c[0] + dx, c[1] + dy, c[2] + dz };
+                    if (q[0] < 0 || q[1] < 0 || q[2] < 0 || q[0] >= g.dims[0] || q[1] >= g.dims[1] ||
+                        q[2] >= g.dims[2])
+                        continue;
+                    uint32_t cell = (uint32_t)q[0] + (uint32_t)g.dims[0] * ((uint32_t)q[1] + (uint32_t)g.dims[1] *
+                                                                                             (uint32_t)q[2]);
+                    for (uint32_t k = g.start[cell]; k < g.start[cell + 1]; k++) {
+                        const uint32_t *t = s->tris + 4 * g.order[k];
+                        float tau, n0[3], n1[3], l0, l1;
+                        memcpy(&tau, &t[3], 4);
+                        const float *a0 = s->start + 4 * t[0], *b0 = s->start + 4 * t[1], *c0 = s->start + 4 * t[2];
+                        const float *a1 = predicted + 4 * t[0], *b1 = predicted + 4 * t[1],
+                                    *c1 = predicted + 4 * t[2];
+                        normal_cpu(a0, b0, c0, n0, &l0);
+                        normal_cpu(a1, b1, c1, n1, &l1);
+                        if (!(l0 > 0) || !(l1 > 0))
+                            continue;
+                        for (int a = 0; a < 3; a++)
+                            n0[a] /= l0, n1[a] /= l1;
+                        const float *p0 = x0 + 4 * i;
+                        float r0[3] = { p0[0] - a0[0], p0[1] - a0[1], p0[2] - a0[2] };
+                        float r1[3] = { xi[0] - a1[0], xi[1] - a1[1], xi[2] - a1[2] };
+                        float side = dot3f(r0, n0) >= 0 ? 1.0f : -1.0f, s1 = dot3f(r1, n1);
+                        if (side * s1 >= tau)
+                            continue;
+                        float foot[3] = { xi[0] - s1 * n1[0], xi[1] - s1 * n1[1], xi[2] - s1 * n1[2] }, w[3];
+                        barycentric_cpu(foot, a1, b1, c1, w);
+                        if (fminf(w[0], fminf(w[1], w[2])) < -1e-4f)
+                            continue;
+                        float wt = 0, wp = 1.0f / mass[i];
+                        for (int a = 0; a < 3; a++) {
+                            float wc = fminf(fmaxf(w[a], 0.0f), 1.0f);
+                            wt += wc * wc * s->weight[t[a]];
+                        }
+                        float move = fmaxf((wp / (wp + wt)) * (tau - side * s1), -side * s1 * (1.0f + 1e-3f));
+                        float d[3] = { side * move * n1[0], side * move * n1[1], side * move * n1[2] };
+                        for (int a = 0; a < 3; a++)
+                            xi[a] += d[a], moved[a] += d[a];
+                        float ld = sqrtf(dot3f(d, d));
+                        if (ld > most) {
+                            most = ld;
+                            best = t;
+                            memcpy(bw, w, sizeof bw);
+                        }
+                    }
+                }
+        /* couple.sheet_force: the opposite impulse, by barycentric weight. */
+        for (int k = 0; best && k < 3; k++)
+            for (int a = 0; a < 3; a++)
+                force[4 * best[k] + a] -= bw[k] * mass[i] * moved[a] / (dt * dt);
+    }
+    eddy_cpu_grid_free(&g);
+    free(centre);
 }

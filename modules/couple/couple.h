@@ -129,6 +129,30 @@ void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
 void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
                          uint32_t nf, const float *x, const float *mass, const float *density,
                          float *force);
+/* A fluid's sheets for the C twin of the sheet passes: count triangles
+ * (uvec4 each: the combined indices a, b, c and the thickness tau's float
+ * bits, as couple.c builds them), the vertices where the fluid last left
+ * them (start: vec4 per boundary particle, combined order) and the
+ * vertices' inverse masses (weight: float per boundary particle, 1/kg). */
+typedef struct eddy_couple_sheets_cpu {
+    uint32_t count;
+    const uint32_t *tris;
+    const float *start;
+    const float *weight;
+} eddy_couple_sheets_cpu;
+/* The CPU twin of eddy_couple_record_sheet (couple.sheet, then
+ * couple.sheet_force): nf fluid particles at x (vec4, the positions after
+ * the solver iterations; corrected in place), x0 (vec4, at the substep's
+ * start), mass; predicted the boundary particles where they end the
+ * substep (vec4, combined: the triangles' corners); force (vec4 per
+ * boundary particle) accumulates each vertex's share of the opposite
+ * impulses, -w m dx / dt^2. The triangles are taken in the GPU's order
+ * (binned by centroid into p's grid, cells around the particle's own
+ * within p->counts[2], or, when it is 0, all cells: the same result, as no
+ * triangle further away can hold the particle). dt is p->misc[1]. */
+void eddy_couple_sheet_cpu(const struct eddy_couple_params *p, const eddy_couple_sheets_cpu *s,
+                           const float *predicted, uint32_t nf, float *x, const float *x0, const float *mass,
+                           float *force);
 /* The boundary sums at x (couple_boundary.glsl): *w = sum V W_poly6,
  * g = sum V grad W_spiky and, when gw and inverse_mass (nb floats, the
  * boundary's order) are given, gw = sum sqrt(weight inverse_mass) V grad W_spiky

@@ -25,16 +25,20 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
                        float *density, struct eddy_pbf_tool *tool);
 
 struct eddy_couple_params;
+struct eddy_couple_sheets_cpu;
 /* The same with boundary particles (modules/couple): nb of them, boundary
  * vec4 each (xyz at the substep's end, w volume V in m^3),
  * boundary_inverse_mass (nb floats, 1/kg, NULL: all fixed) each one's share
  * of its body's inverse mass; force (vec4 per boundary particle, out) the
- * force the fluid put on each (N). cp gives h and dt. */
+ * force the fluid put on each (N). cp gives h and dt. sheets (or NULL): the
+ * boundary's triangles the fluid is kept off after the solver iterations
+ * (eddy_couple_sheet_cpu, with cp's grid: the fluid's), their reaction
+ * added to force. */
 void eddy_pbf_step_coupled_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids,
                                uint32_t iterations, uint32_t n, float *pos, float *vel,
                                const float *mass, float *density, struct eddy_pbf_tool *tool,
                                const struct eddy_couple_params *cp, uint32_t nb,
                                const float *boundary, const float *boundary_inverse_mass,
-                               float *force);
+                               float *force, const struct eddy_couple_sheets_cpu *sheets);
 
 #endif

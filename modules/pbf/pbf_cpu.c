@@ -32,14 +32,16 @@ void eddy_pbf_step_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids
                        uint32_t iterations, uint32_t n, float *pos, float *vel, const float *mass,
                        float *density, struct eddy_pbf_tool *tool)
 {
-    eddy_pbf_step_coupled_cpu(p, solids, iterations, n, pos, vel, mass, density, tool, NULL, 0, NULL, NULL, NULL);
+    eddy_pbf_step_coupled_cpu(p, solids, iterations, n, pos, vel, mass, density, tool, NULL, 0, NULL, NULL, NULL,
+                              NULL);
 }
 
 void eddy_pbf_step_coupled_cpu(const struct eddy_pbf_params *p, const eddy_solid *solids,
                                uint32_t iterations, uint32_t n, float *pos, float *vel,
                                const float *mass, float *density, struct eddy_pbf_tool *tool,
                                const struct eddy_couple_params *cp, uint32_t nb,
-                               const float *boundary, const float *boundary_inverse_mass, float *force)
+                               const float *boundary, const float *boundary_inverse_mass, float *force,
+                               const struct eddy_couple_sheets_cpu *sheets)
 {
     if (!cp)
         nb = 0;
@@ -178,6 +180,9 @@ void eddy_pbf_step_coupled_cpu(const struct eddy_pbf_params *p, const eddy_solid
             clamp_box(p, xi);
         }
     }
+    /* Off the sheets, before the velocities (pbf.c). */
+    if (nb && sheets && sheets->count)
+        eddy_couple_sheet_cpu(cp, sheets, boundary, n, x, pos, mass, force);
     /* Velocities from positions, then XSPH with the new velocities. */
     float *v = malloc(12ull * n + 12);
     if (v) {

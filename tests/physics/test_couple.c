@@ -6,6 +6,9 @@
  *    only predicts where it will be), 700 + 162 particles, 15 steps from the
  *    GPU's state each: fluid positions within 1e-5 of the box size and the
  *    force on every boundary particle within 1e-3 of the largest;
+ *  - the same with a sheet (a cloth's triangles the fluid is kept off):
+ *    eddy_couple_sheet_cpu in the C step, fluid positions and the
+ *    vertices' impulses;
  *  - momentum: a cube thrown at 1 m/s through a ball of water, no gravity,
  *    far from the walls: fluid plus body momentum conserved within 1e-4 of
  *    the initial momentum over 0.2 s, and the body handed at least 10% of
@@ -115,11 +118,112 @@ static void against_cpu(eddy_engine *e)
     }
     double dev[3] = { 0, 0, 0 };
     for (int step = 0; step < 15; step++) {
-        eddy_pbf_step_coupled_cpu(&prm, NULL, 4, n, pos, vel, mass, rho, NULL, &cp, nb, boundary, binv, force);
+        eddy_pbf_step_coupled_cpu(&prm, NULL, 4, n, pos, vel, mass, rho, NULL, &cp, nb, boundary, binv, force, NULL);
         step_against(e, s, w, b, pos, vel, force, dev);
     }
     report_against("pbf, GPU vs CPU, 700 fluid + 162 boundary particles, 15 steps from the same state", dev);
     free(pos), free(vel), free(mass), free(bpos), free(bvel), free(rho), free(boundary), free(force), free(binv);
+    eddy_destroy_scene(s);
+}
+
+/* pbf with a sheet (a cloth's triangles in the boundary slot, no system
+ * moving it, held at rest; half its vertices yield like 1/m, half are
+ * fixed) against the C step with eddy_couple_sheet_cpu: 128 particles at
+ * 1 m/s falling onto a 0.2 m sheet of 289 vertices, 12 substeps of 2 ms
+ * from the GPU's state each: fluid positions within 1e-5 of the box, and each vertex's impulse
+ * (its velocity change, dt F / m, the fluid's force applied by
+ * couple.sheet_apply) within 1e-3 of the largest. */
+static void against_cpu_sheet(eddy_engine *e)
+{
+    const double dt = 0.002, h = 0.025;
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{ \"dt\": %g, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [0.3, 0.3, 0.3] },"
+             "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.0125, \"velocity\": [0, -1, 0],"
+             "      \"fill\": { \"shape\": \"box\", \"min\": [0.1, 0.11, 0.1], \"max\": [0.2, 0.135, 0.2] } },"
+             "    { \"name\": \"sheet\", \"radius\": 0.005, \"cloth\": { \"grid\": { \"size\": [0.2, 0.2],"
+             "      \"resolution\": [16, 16] }, \"center\": [0.15, 0.1, 0.15], \"density\": 2 } } ],"
+             "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"sets\": { \"fluid\": \"water\","
+             " \"boundary\": \"sheet\" }, \"params\": { \"h\": %g } } ] }", dt, h);
+    eddy_scene *s = load(e, json);
+    eddy_particles w = eddy_find_particles(e, "water"), b = eddy_find_particles(e, "sheet");
+    uint32_t n = eddy_particles_count(e, w), nb = eddy_particles_count(e, b);
+    eddy_elements tri = eddy_particles_elements(e, b, "triangles");
+    float *pos = download(e, w, "position", 4), *vel = download(e, w, "velocity", 4), *mass = download(e, w, "mass", 1);
+    float *bpos = download(e, b, "position", 4), *bvel = download(e, b, "velocity", 4), *bm = download(e, b, "mass", 1);
+    float *rho = malloc(4ull * n), *boundary = malloc(16ull * nb), *force = malloc(16ull * nb);
+    float *binv = malloc(4ull * nb);
+    uint32_t *idx = malloc(12ull * tri.count), *tris = malloc(16ull * tri.count);
+    REQUIRE(rho && boundary && force && binv && idx && tris);
+    for (uint32_t i = 0; i < nb; i++)
+        binv[i] = i % 2 ? 1.0f / bm[i] : 0.0f;
+    CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, b, "rigid.inverse_mass"), 0, 4ull * nb, binv) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, tri.buffer, 0, 12ull * tri.count, idx) == EDDY_OK);
+    /* The triangles as couple.c makes them: tau the corners' mean radius. */
+    for (uint32_t t = 0; t < tri.count; t++) {
+        double r = 0;
+        for (int a = 0; a < 3; a++) {
+            tris[4 * t + a] = idx[3 * t + a];
+            r += 0.5 * cbrt(eddy_couple_volume(bpos[4 * idx[3 * t + a] + 3])) / 3;
+        }
+        float tau = (float)r;
+        memcpy(&tris[4 * t + 3], &tau, 4);
+    }
+    const eddy_module_desc *md = eddy_pbf_module();
+    eddy_param_value values[32];
+    for (uint32_t i = 0; i < md->param_count; i++) {
+        memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
+        if (!strcmp(md->params[i].name, "h"))
+            values[i].v[0] = h;
+    }
+    struct eddy_pbf_params prm;
+    const float lo[3] = { 0, 0, 0 }, hi[3] = { 0.3f, 0.3f, 0.3f };
+    eddy_pbf_params_from_values(&prm, values, lo, hi, dt, n, 0);
+    uint32_t iterations = eddy_pbf_iterations(values);
+    struct eddy_couple_params cp = { .misc = { (float)h, (float)dt, eddy_couple_mass_weight(iterations) } };
+    for (int a = 0; a < 3; a++)
+        cp.grid[a] = prm.grid[a], cp.dims[a] = prm.dims[a];
+    cp.grid[3] = prm.grid[3];
+    const eddy_couple_sheets_cpu sheets = { tri.count, tris, bpos, binv };
+    double dev[3] = { 0, 0, 0 }, kick = 0, largest = 0;
+    uint32_t touched = 0;
+    for (int step = 0; step < 12; step++) {
+        /* No system moves the sheet: each substep starts it at rest, so its
+         * velocity after the substep is that substep's impulse alone. */
+        memset(bvel, 0, 16ull * nb);
+        CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, b, "velocity"), 0, 16ull * nb, bvel) == EDDY_OK);
+        for (uint32_t i = 0; i < nb; i++) {
+            for (int a = 0; a < 3; a++)
+                boundary[4 * i + a] = bpos[4 * i + a] + (float)dt * bvel[4 * i + a];
+            boundary[4 * i + 3] = eddy_couple_volume(bpos[4 * i + 3]);
+        }
+        eddy_pbf_step_coupled_cpu(&prm, NULL, iterations, n, pos, vel, mass, rho, NULL, &cp, nb, boundary, binv,
+                                  force, &sheets);
+        CHECK(eddy_scene_step(s, 1) == EDDY_OK);
+        float *gpos = download(e, w, "position", 4), *gvel = download(e, w, "velocity", 4);
+        float *gb = download(e, b, "velocity", 4);
+        for (uint32_t i = 0; i < 4 * n; i++) {
+            dev[0] = fmax(dev[0], fabs((double)gpos[i] - pos[i]));
+        }
+        for (uint32_t i = 0; i < nb; i++)
+            for (int a = 0; a < 3; a++) {
+                double want = dt * force[4 * i + a] * binv[i], got = (double)gb[4 * i + a] - bvel[4 * i + a];
+                kick = fmax(kick, fabs(got - want));
+                largest = fmax(largest, fabs(want));
+                touched += a == 1 && want != 0;
+            }
+        memcpy(pos, gpos, 16ull * n);
+        memcpy(vel, gvel, 16ull * n);
+        free(gpos), free(gvel), free(gb);
+    }
+    printf("pbf with a sheet, GPU vs CPU, %u fluid particles on a %u-vertex sheet, 12 substeps from the same state: "
+           "positions within %.3g m, the vertices' impulses (velocity changes) within %.3g m/s of %.3g m/s (%u "
+           "vertex-steps pushed)\n", n, nb, dev[0], kick, largest, touched);
+    CHECKF(touched >= 50, "the sheet was pushed only %u times", touched);
+    CHECKF(dev[0] <= 1e-5 * 0.3, "largest position difference %g m in one step (tolerance %g)", dev[0], 3e-6);
+    CHECKF(kick <= 1e-3 * largest, "largest vertex velocity change difference %g m/s (largest %g)", kick, largest);
+    free(pos), free(vel), free(mass), free(bpos), free(bvel), free(bm), free(rho), free(boundary), free(force);
+    free(binv), free(idx), free(tris);
     eddy_destroy_scene(s);
 }
 
@@ -647,6 +751,8 @@ int main(int argc, char **argv)
         against_cpu(e);
         against_cpu_sph(e);
     }
+    if (test_part(argc, argv, 1, "sheet_cpu"))
+        against_cpu_sheet(e);
     if (test_part(argc, argv, 1, "momentum")) {
         conservation(e, "pbf", "", 0.002, 2, 100);
         conservation(e, "sph", ", \"stiffness\": 400, \"viscosity\": 10, \"surface_tension\": 0", 0.0005, 1, 400);

@@ -18,7 +18,7 @@
 // makes v from the positions); the particle's contact (the triangle that
 // moved it most, its barycentric weights, dx and m) is kept for
 // couple.sheet_force, which gives the triangle's vertices the opposite.
-// (No C twin yet: issue 16.)
+// C twin: eddy_couple_sheet_cpu (couple.h).
 #extension GL_GOOGLE_include_directive : require
 #include "../couple_params.h"
 #include "grid.glsl"

@@ -6,7 +6,7 @@
 // force couple.pbf gathered (exact momentum exchange, pair by pair). A
 // gather over the fluid's cells within reach (the cells of the fluid's
 // predicted positions; the iterations moved particles up to a cell), in a
-// fixed order. (No C twin yet: issue 16.)
+// fixed order. C twin: eddy_couple_sheet_cpu (couple.h).
 #extension GL_GOOGLE_include_directive : require
 #include "../couple_params.h"
 #include "grid.glsl"
