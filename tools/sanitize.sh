@@ -28,7 +28,8 @@ ninja -C build-san >/dev/null || { ninja -C build-san | tail -30; echo "0 passed
 # layer's own leaks carry no eddy frame, so run.sh ignores them.
 gpu_sample=(roundtrip roundtrip_staging graph memory prims prims_no_subgroup grid render adopt module_load
             lifetime buffers images pipeline_cache
-            ballistic sph_surface pbf_haptic sph_cpu pbf_cpu pbf_tool_cpu couple_cpu rigid_cpu)
+            ballistic sph_surface pbf_haptic sph_cpu pbf_cpu pbf_tool_cpu couple_cpu couple_sheet_cpu rigid_cpu
+            deform_contact_cpu)
 cli=$(meson test -C build-san --list 2>/dev/null | sed -n 's/^eddy:cli \/ //p' \
       | grep -vx -e cli_pbf_tool_experiment -e cli_bench)
 # shellcheck disable=SC2086

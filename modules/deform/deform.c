@@ -176,6 +176,11 @@ typedef struct deform {
     eddy_kernel k[K_COUNT];
     eddy_buffer position, velocity, mass;
     eddy_buffer params, solids, flags, rows, adj, edge_buf, edge_param_buf, edge_force, edge_block;
+    /* The matrix's off-diagonal blocks in sliced ELLPACK order (slices of 8
+     * rows, each padded to its longest, column-major inside the slice):
+     * where each slice starts, the column (neighbour) of each entry, each
+     * spring's two entries, and O per entry (padding: zero blocks). */
+    eddy_buffer sell_start, sell_col, edge_slots, adj_block;
     eddy_buffer diag, cg_x, cg_r, cg_z, cg_p, cg_q, partials, cg, args, force, prev;
     /* the handle (handle_count > 0) */
     uint32_t handle_count, substeps;
@@ -208,7 +213,8 @@ static void destroy(void *state)
     for (int i = 0; i < K_COUNT; i++)
         eddy_destroy_kernel(d->e, d->k[i]);
     eddy_buffer *b[] = { &d->params, &d->solids, &d->flags, &d->rows, &d->adj, &d->edge_buf, &d->edge_param_buf,
-                         &d->edge_force, &d->edge_block, &d->diag, &d->cg_x, &d->cg_r, &d->cg_z, &d->cg_p,
+                         &d->edge_force, &d->edge_block, &d->sell_start, &d->sell_col, &d->edge_slots,
+                         &d->adj_block, &d->diag, &d->cg_x, &d->cg_r, &d->cg_z, &d->cg_p,
                          &d->cg_q, &d->partials, &d->cg, &d->args, &d->force, &d->prev, &d->handle,
                          &d->offset, &d->hforce, &d->hsum, &d->external_sum, &d->external_none };
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
@@ -479,6 +485,44 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         d->edge_param_buf = scratch(d, "edge_param", 16 * E, d->edge_param);
         d->edge_force = scratch(d, "edge_force", 32 * E, NULL);
         d->edge_block = scratch(d, "edge_block", 32 * E, NULL);
+        /* Sliced ELLPACK (8 rows a slice, lavapipe's SIMD width): the rows
+         * of a slice run the same number of entries, and its 8 lanes read
+         * consecutive entries. Row i's entry j is at start[i / 8] +
+         * 8 j + i % 8, in the CSR order of the row (the same sums). */
+        uint64_t S = (n + EDDY_DEFORM_SLICE - 1) / EDDY_DEFORM_SLICE, total = 0;
+        uint32_t *start = malloc(4 * (S + 1)), *slots = calloc(2 * E + 2, 4), *col = NULL;
+        for (uint64_t s = 0; start && s < S; s++) {
+            uint32_t w = 0;
+            for (uint64_t i = s * EDDY_DEFORM_SLICE; i < n && i < (s + 1) * EDDY_DEFORM_SLICE; i++)
+                w = d->topo.rows[i + 1] - d->topo.rows[i] > w ? d->topo.rows[i + 1] - d->topo.rows[i] : w;
+            start[s] = (uint32_t)total;
+            total += (uint64_t)w * EDDY_DEFORM_SLICE;
+        }
+        if (start)
+            start[S] = (uint32_t)total;
+        if (total > UINT32_MAX / 32)
+            start = (free(start), NULL);
+        if (start && slots && (col = malloc(4 * total + 4))) {
+            for (uint64_t s = 0; s < S; s++)
+                for (uint64_t q = start[s]; q < start[s + 1]; q++) {
+                    uint64_t row = s * EDDY_DEFORM_SLICE + (q - start[s]) % EDDY_DEFORM_SLICE;
+                    col[q] = row < n ? (uint32_t)row : 0; /* padding: a zero block */
+                }
+            for (uint32_t i = 0; i < n; i++)
+                for (uint32_t k = d->topo.rows[i]; k < d->topo.rows[i + 1]; k++) {
+                    uint32_t q = start[i / EDDY_DEFORM_SLICE] + EDDY_DEFORM_SLICE * (k - d->topo.rows[i]) +
+                                 i % EDDY_DEFORM_SLICE;
+                    col[q] = d->topo.adj[2 * k];
+                    slots[2 * (d->topo.adj[2 * k + 1] & 0x7fffffffu) + (d->topo.adj[2 * k + 1] >> 31)] = q;
+                }
+            d->sell_start = scratch(d, "sell.start", 4 * (S + 1), start);
+            d->sell_col = scratch(d, "sell.column", 4 * total, col);
+            d->edge_slots = scratch(d, "sell.edge_slots", 8 * E, slots);
+            d->adj_block = scratch(d, "sell.block", 32 * total, NULL);
+            if (d->adj_block.id && eddy_buffer_fill(e, d->adj_block, 0, 32 * total, 0) != EDDY_OK)
+                d->adj_block = (eddy_buffer){ 0 };
+        }
+        free(start), free(slots), free(col);
         if (d->handle_count) {
             struct eddy_deform_handle h0 = { .clock = { d->substeps, d->substeps } };
             for (int a = 0; a < 3; a++)
@@ -523,7 +567,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
                 r = EDDY_ERROR_OUT_OF_MEMORY;
         }
         if (!d->params.id || !d->solids.id || !d->flags.id || !d->rows.id || !d->adj.id || !d->edge_buf.id ||
-            !d->edge_param_buf.id || !d->edge_force.id || !d->edge_block.id)
+            !d->edge_param_buf.id || !d->edge_force.id || !d->edge_block.id || !d->sell_start.id ||
+            !d->sell_col.id || !d->edge_slots.id || !d->adj_block.id)
             r = EDDY_ERROR_OUT_OF_MEMORY;
     }
     /* A fluid with the set in its boundary slot (modules/couple) weighs each
@@ -623,7 +668,8 @@ static int springs_pass(deform *d, eddy_graph g)
         return 0;
     return pass(d, g, "springs", d->k[K_SPRINGS], d->edges, 0, false, false,
                 B({ d->position, EDDY_READ }, { d->velocity, EDDY_READ }, { d->edge_buf, EDDY_READ },
-                  { d->edge_param_buf, EDDY_READ }, { d->edge_force, EDDY_WRITE }, { d->edge_block, EDDY_WRITE }),
+                  { d->edge_param_buf, EDDY_READ }, { d->edge_force, EDDY_WRITE }, { d->edge_block, EDDY_WRITE },
+                  { d->edge_slots, EDDY_READ }, { d->adj_block, EDDY_WRITE }),
                 NULL, 0);
 }
 
@@ -733,8 +779,8 @@ static eddy_result declare_step(void *state, eddy_graph g)
     int first = rc >= 0 ? (int)eddy_graph_pass_count(e, g) : -1;
     if (rc >= 0)
         rc = pass(d, g, "cg_matvec", d->k[K_CG_MATVEC], 0, 0, false, true,
-                  B({ d->flags, EDDY_READ }, { d->rows, EDDY_READ }, { d->adj, EDDY_READ },
-                    { d->edge_block, EDDY_READ }, { d->diag, EDDY_READ },
+                  B({ d->flags, EDDY_READ }, { d->sell_start, EDDY_READ }, { d->sell_col, EDDY_READ },
+                    { d->adj_block, EDDY_READ }, { d->diag, EDDY_READ },
                     { d->cg_p, EDDY_READ }, { d->cg_q, EDDY_WRITE }, { d->partials, EDDY_WRITE }),
                   NULL, 0);
     if (rc >= 0)

@@ -28,6 +28,7 @@
 
 /* Threads of the solver's reduction workgroups (reduce.glsl's tree). */
 #define EDDY_DEFORM_GROUP 256u
+#define EDDY_DEFORM_SLICE 8u    /* rows a slice of the sliced ELLPACK matrix (deform.c) */
 
 struct eddy_deform_params {
     EDDY_V4 gravity EDDY_ARR4;  /* xyz (m/s^2), w substep h (s) */

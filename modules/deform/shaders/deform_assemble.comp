@@ -8,7 +8,7 @@
 // workgroup's part of r.z and b.b. Pinned rows are filtered out (b = 0).
 #extension GL_GOOGLE_include_directive : require
 #include "deform.glsl"
-#include "reduce.glsl"
+#include "deform_cg.glsl"
 
 layout(local_size_x = 256) in;
 layout(std430, binding = 1) readonly buffer Position { vec4 position[]; };
@@ -84,7 +84,7 @@ void main()
         cg_p[i] = vec4(z, 0.0);
         dots = vec4(dot(b, z), dot(b, b), 0.0, 0.0);
     }
-    vec4 s = eddy_workgroup_reduce(EDDY_REDUCE_SUM, dots);
+    vec4 s = deform_workgroup_sum(dots);
     if (gl_LocalInvocationIndex == 0u)
         partials[gl_WorkGroupID.x] = s;
 }

@@ -5,7 +5,6 @@
 #extension GL_GOOGLE_include_directive : require
 #include "deform.glsl"
 #include "deform_cg.glsl"
-#include "reduce.glsl"
 
 layout(local_size_x = 256) in;
 layout(std430, binding = 1) readonly buffer Partials { vec4 partials[]; };

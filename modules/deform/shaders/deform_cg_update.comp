@@ -4,7 +4,6 @@
 #extension GL_GOOGLE_include_directive : require
 #include "deform.glsl"
 #include "deform_cg.glsl"
-#include "reduce.glsl"
 
 layout(local_size_x = 256) in;
 layout(std430, binding = 1) readonly buffer Cg { CgState cg; };
@@ -14,7 +13,7 @@ layout(std430, binding = 4) readonly buffer Q { vec4 cg_q[]; };
 layout(std430, binding = 5) buffer X { vec4 cg_x[]; };
 layout(std430, binding = 6) buffer R { vec4 cg_r[]; };
 layout(std430, binding = 7) writeonly buffer Z { vec4 cg_z[]; };
-layout(std430, binding = 8) writeonly buffer Partials { vec4 partials[]; };
+layout(std430, binding = 8) writeonly buffer Partials { vec4 partials[]; }; // one per workgroup
 
 void main()
 {
@@ -32,7 +31,7 @@ void main()
         cg_z[i] = vec4(z, 0.0);
         dots = vec4(dot(r, z), dot(r, r), 0.0, 0.0);
     }
-    vec4 s = eddy_workgroup_reduce(EDDY_REDUCE_SUM, dots);
+    vec4 s = deform_workgroup_sum(dots);
     if (gl_LocalInvocationIndex == 0u)
         partials[gl_WorkGroupID.x] = s;
 }

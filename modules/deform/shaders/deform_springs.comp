@@ -18,6 +18,10 @@ layout(std430, binding = 4) readonly buffer EdgeParam { vec4 edge_param[]; }; //
 layout(std430, binding = 5) writeonly buffer EdgeForce { vec4 edge_force[]; }; // 2 per spring:
     // force on i (xyz), strain (w); K_ij (v_j - v_i)
 layout(std430, binding = 6) writeonly buffer EdgeBlock { vec4 edge_block[]; }; // O: 2 vec4
+// O again at the spring's two entries of the sliced ELLPACK order
+// deform.cg_matvec reads (deform.c).
+layout(std430, binding = 7) readonly buffer EdgeSlots { uvec2 edge_slots[]; };
+layout(std430, binding = 8) writeonly buffer AdjBlock { vec4 adj_block[]; };
 
 void main()
 {
@@ -46,4 +50,9 @@ void main()
     edge_force[2u * k + 1u] = vec4(sym_mul(K, dv), 0.0);
     edge_block[2u * k] = O.d;
     edge_block[2u * k + 1u] = O.o;
+    uvec2 s = edge_slots[k];
+    adj_block[2u * s.x] = O.d;
+    adj_block[2u * s.x + 1u] = O.o;
+    adj_block[2u * s.y] = O.d;
+    adj_block[2u * s.y + 1u] = O.o;
 }
