@@ -17,7 +17,7 @@ static const uint32_t force_spv[] =
 #include "contact_force.spv.inc"
     ;
 static const uint32_t end_spv[] =
-#include "contact_end.spv.inc"
+#include "set_slice.spv.inc"
     ;
 
 enum { P_STIFFNESS, P_DAMPING, P_SHEAR, P_COUNT };

@@ -5,6 +5,7 @@
 #include "sph_kernels.h"
 #include "rigid/rigid.h"
 #include "common/cpu_grid.h"
+#include "common/cpu_solids.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@ static const uint32_t sph_spv[] =
 #include "couple_sph.spv.inc"
     ;
 static const uint32_t end_spv[] =
-#include "couple_end.spv.inc"
+#include "set_slice.spv.inc"
     ;
 static const uint32_t sheet_begin_spv[] =
 #include "couple_sheet_begin.spv.inc"
@@ -57,12 +58,12 @@ struct eddy_couple {
     eddy_grid *grid;
     eddy_kernel k[K_COUNT];
     /* Combined order: volume, predicted, inverse mass, the force scattered
-     * back (several sets only); sorted order: the rest. */
+     * back (several sets, or a sheet); sorted order: the rest. */
     eddy_buffer params, volume, predicted, weight, unsorted_force, sorted, sorted_w, force;
     /* Sheets (the sets' "triangles"): x where the fluid last left them
- * (combined; couple.sheet_apply),
-     * the triangles (a, b, c combined, thickness bits), their centroids and
-     * grid, the sorted triangles, and per fluid particle its contact. */
+     * (combined; couple.sheet_apply), the triangles (a, b, c combined,
+     * thickness bits), their centroids and grid, the sorted triangles, and
+     * per fluid particle its contact. */
     uint32_t fluid_count;
     eddy_grid *tgrid;
     eddy_buffer start, tris, centroid, stris, contact_v, contact;
@@ -282,10 +283,12 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         c->sorted = scratch(e, c, "sorted", 16 * n, NULL);
         c->sorted_w = scratch(e, c, "sorted.inverse_mass", 4 * n, NULL);
         c->force = scratch(e, c, "sorted.force", 16 * n, NULL);
-        if (c->set_count > 1 || c->sets[0].sheet)
+        /* One plain set takes the scatter into its slice directly. */
+        bool combined = c->set_count > 1 || c->sets[0].sheet;
+        if (combined)
             c->unsorted_force = scratch(e, c, "force", 16 * n, NULL);
         ok = c->params.id && c->volume.id && c->predicted.id && c->weight.id && c->sorted.id && c->sorted_w.id &&
-             c->force.id && (c->set_count == 1 || c->unsorted_force.id);
+             c->force.id && (!combined || c->unsorted_force.id);
     }
     ok = ok && add_sheets(e, c, d, vol);
     free(vol);
@@ -526,11 +529,6 @@ void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
     free(c);
 }
 
-static float dot3f(const float *a, const float *b)
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 /* Barycentric weights of p (in the triangle's plane) in a, b, c, as
  * couple_sheet.comp computes them. */
 static void barycentric_cpu(const float p[3], const float a[3], const float b[3], const float c[3], float w[3])
@@ -538,7 +536,7 @@ static void barycentric_cpu(const float p[3], const float a[3], const float b[3]
     float v0[3], v1[3], v2[3];
     for (int k = 0; k < 3; k++)
         v0[k] = b[k] - a[k], v1[k] = c[k] - a[k], v2[k] = p[k] - a[k];
-    float d00 = dot3f(v0, v0), d01 = dot3f(v0, v1), d11 = dot3f(v1, v1), d20 = dot3f(v2, v0), d21 = dot3f(v2, v1);
+    float d00 = eddy_cpu_dot3(v0, v0), d01 = eddy_cpu_dot3(v0, v1), d11 = eddy_cpu_dot3(v1, v1), d20 = eddy_cpu_dot3(v2, v0), d21 = eddy_cpu_dot3(v2, v1);
     float den = d00 * d11 - d01 * d01;
     float v = (d11 * d20 - d01 * d21) / den, u = (d00 * d21 - d01 * d20) / den;
     w[0] = 1.0f - v - u, w[1] = v, w[2] = u;
@@ -550,7 +548,7 @@ static void normal_cpu(const float *a, const float *b, const float *c, float n[3
     n[0] = e1[1] * e2[2] - e1[2] * e2[1];
     n[1] = e1[2] * e2[0] - e1[0] * e2[2];
     n[2] = e1[0] * e2[1] - e1[1] * e2[0];
-    *len = sqrtf(dot3f(n, n));
+    *len = sqrtf(eddy_cpu_dot3(n, n));
 }
 
 void eddy_couple_sheet_cpu(const struct eddy_couple_params *p, const eddy_couple_sheets_cpu *s,
@@ -609,7 +607,7 @@ void eddy_couple_sheet_cpu(const struct eddy_couple_params *p, const eddy_couple
                         const float *p0 = x0 + 4 * i;
                         float r0[3] = { p0[0] - a0[0], p0[1] - a0[1], p0[2] - a0[2] };
                         float r1[3] = { xi[0] - a1[0], xi[1] - a1[1], xi[2] - a1[2] };
-                        float side = dot3f(r0, n0) >= 0 ? 1.0f : -1.0f, s1 = dot3f(r1, n1);
+                        float side = eddy_cpu_dot3(r0, n0) >= 0 ? 1.0f : -1.0f, s1 = eddy_cpu_dot3(r1, n1);
                         if (side * s1 >= tau)
                             continue;
                         float foot[3] = { xi[0] - s1 * n1[0], xi[1] - s1 * n1[1], xi[2] - s1 * n1[2] }, w[3];
@@ -625,7 +623,7 @@ void eddy_couple_sheet_cpu(const struct eddy_couple_params *p, const eddy_couple
                         float d[3] = { side * move * n1[0], side * move * n1[1], side * move * n1[2] };
                         for (int a = 0; a < 3; a++)
                             xi[a] += d[a], moved[a] += d[a];
-                        float ld = sqrtf(dot3f(d, d));
+                        float ld = sqrtf(eddy_cpu_dot3(d, d));
                         if (ld > most) {
                             most = ld;
                             best = t;

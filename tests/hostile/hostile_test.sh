@@ -114,6 +114,9 @@ system_name_long)
     refuse run system_name_long.json -- "[scene.name]" "systems[0].name:" "63";;
 system_name_twice)
     refuse run system_name_twice.json -- "[scene.name]" "systems[1].name:" "'ballistic'";;
+# A scene's systems are bounded (each is recorded into every substep).
+too_many_systems)
+    refuse run too_many_systems.json -- "[scene.field]" "too_many_systems.json: systems" "65 systems; expected at most 64";;
 out_too_long)
     refuse run stats_escape.json --out "$(printf 'o%.0s' $(seq 2100))" -- "[output.write]" "2100" "2047";;
 # 6. Voxeliser memory: refused before the work by the volume estimate, and

@@ -1412,6 +1412,27 @@ static void set_momentum(eddy_engine *e, eddy_particles set, double p[3])
         p[a] = M * v[a];
 }
 
+/* Steps a scene `steps` times and returns the largest change (kg m/s) of
+ * the summed momentum of sets a and b; their momenta at the start and at
+ * the end into a0, b0, a1, b1. */
+static double momentum_drift(eddy_engine *e, eddy_scene *sc, uint32_t steps, eddy_particles a, eddy_particles b,
+                             double a0[3], double b0[3], double a1[3], double b1[3])
+{
+    double worst = 0;
+    set_momentum(e, a, a0);
+    set_momentum(e, b, b0);
+    for (uint32_t step = 0; step < steps; step++) {
+        CHECK(eddy_scene_step(sc, 1) == EDDY_OK);
+        set_momentum(e, a, a1);
+        set_momentum(e, b, b1);
+        double d = 0;
+        for (int k = 0; k < 3; k++)
+            d += (a1[k] + b1[k] - a0[k] - b0[k]) * (a1[k] + b1[k] - a0[k] - b0[k]);
+        worst = fmax(worst, sqrt(d));
+    }
+    return worst;
+}
+
 /* Cloth and water in a closed box without gravity (issue 16, item 8): a
  * ball of 123 PBF particles at 1 m/s hits a free sheet (16 x 16 quads, 2
  * kg/m^2, implicit); the sheet takes momentum from the water and the sum
@@ -1435,19 +1456,9 @@ static void part_cloth_water_momentum(eddy_engine *e)
                                                            .no_output = true });
     REQUIRE(sc != NULL);
     eddy_particles w = eddy_find_particles(e, "water"), sh = eddy_find_particles(e, "sheet");
-    double pw0[3], ps0[3], pw[3], ps[3], worst = 0;
-    set_momentum(e, w, pw0);
-    set_momentum(e, sh, ps0);
+    double pw0[3], ps0[3], pw[3], ps[3];
     const uint32_t steps = 50;
-    for (uint32_t step = 0; step < steps; step++) {
-        CHECK(eddy_scene_step(sc, 1) == EDDY_OK);
-        set_momentum(e, w, pw);
-        set_momentum(e, sh, ps);
-        double d = 0;
-        for (int a = 0; a < 3; a++)
-            d += (pw[a] + ps[a] - pw0[a] - ps0[a]) * (pw[a] + ps[a] - pw0[a] - ps0[a]);
-        worst = fmax(worst, sqrt(d));
-    }
+    double worst = momentum_drift(e, sc, steps, w, sh, pw0, ps0, pw, ps);
     double p0 = sqrt(pw0[0] * pw0[0] + pw0[1] * pw0[1] + pw0[2] * pw0[2]);
     printf("cloth_water_momentum: %u particles at 1 m/s into a free %u-vertex sheet, no gravity, %u steps: water "
            "%.5f -> %.5f kg m/s, sheet %.5f -> %.5f kg m/s (y); largest change of the sum %.3g kg m/s (%.2g of "
@@ -1472,19 +1483,9 @@ static void part_contact_momentum(eddy_engine *e)
                                                            .no_output = true });
     REQUIRE(sc != NULL);
     eddy_particles sh = eddy_find_particles(e, "sheet"), cube = eddy_find_particles(e, "cube");
-    double pc0[3], ps0[3], pc[3], ps[3], worst = 0;
-    set_momentum(e, cube, pc0);
-    set_momentum(e, sh, ps0);
+    double pc0[3], ps0[3], pc[3], ps[3];
     const uint32_t steps = 40;
-    for (uint32_t step = 0; step < steps; step++) {
-        CHECK(eddy_scene_step(sc, 1) == EDDY_OK);
-        set_momentum(e, cube, pc);
-        set_momentum(e, sh, ps);
-        double d = 0;
-        for (int a = 0; a < 3; a++)
-            d += (pc[a] + ps[a] - pc0[a] - ps0[a]) * (pc[a] + ps[a] - pc0[a] - ps0[a]);
-        worst = fmax(worst, sqrt(d));
-    }
+    double worst = momentum_drift(e, sc, steps, cube, sh, pc0, ps0, pc, ps);
     double p0 = sqrt(pc0[0] * pc0[0] + pc0[1] * pc0[1] + pc0[2] * pc0[2]);
     printf("contact_momentum: a rigid cube at 1 m/s into a free sheet, no gravity, %u steps: cube %.5f -> %.5f kg "
            "m/s, sheet %.5f -> %.5f kg m/s (y); largest change of the sum %.3g kg m/s (%.2g of the start; "
