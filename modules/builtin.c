@@ -10,12 +10,13 @@
 #include "pbf/pbf.h"
 #include "rigid/rigid.h"
 #include "sph/sph.h"
+#include "volume/volume.h"
 
 eddy_result eddy_register_builtin_modules(eddy_engine *e)
 {
     const eddy_module_desc *list[] = { eddy_ballistic_module(), eddy_sph_module(), eddy_pbf_module(),
                                        eddy_rigid_module(), eddy_deform_module(),
-                                       eddy_contact_module() };
+                                       eddy_contact_module(), eddy_volume_module() };
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
         eddy_result r = eddy_register_module(e, list[i]);
         if (r != EDDY_OK)

@@ -13,6 +13,7 @@ static eddy_result check_and_add(eddy_engine *e, eddy_module_desc *m, void *libr
 static const size_t desc_size_of_minor[EDDY_MODULE_ABI_MINOR + 1] = {
     [0] = offsetof(eddy_module_desc, inputs),
     [1] = sizeof(eddy_module_desc),
+    [2] = sizeof(eddy_module_desc), /* 4.2 appended to eddy_system_ctx only */
 };
 
 static eddy_result add_module(eddy_engine *e, const eddy_module_desc *given, void *library,
@@ -57,6 +58,23 @@ static eddy_result check_and_add(eddy_engine *e, eddy_module_desc *m, void *libr
         eddy_log(e, EDDY_LOG_ERROR, "module.invalid", "module %s: the descriptor lacks a name, create, destroy, "
                  "declare_step or its params", from);
         return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    /* A list's def is its shape, which sizes what the scene parser accepts
+     * and allocates: a bad one is the module's bug, refused here rather than
+     * met as an odd message in some scene. */
+    for (uint32_t i = 0; i < m->param_count; i++) {
+        const eddy_param_info *pi = &m->params[i];
+        if (pi->type != EDDY_PARAM_LIST)
+            continue;
+        double group = pi->def[0], most = pi->def[1];
+        if (!(group >= 1 && group <= EDDY_PARAM_LIST_MAX_GROUP && group == (double)(uint32_t)group &&
+              most >= 1 && most <= EDDY_PARAM_LIST_MAX_ENTRIES && most == (double)(uint32_t)most)) {
+            eddy_log(e, EDDY_LOG_ERROR, "module.invalid", "module %s: list parameter '%s' needs def[0], the "
+                     "numbers an entry, a whole number in 1..%d, and def[1], the most entries, a whole number "
+                     "in 1..%d; it has def[0] = %g, def[1] = %g", from, pi->name ? pi->name : "?",
+                     EDDY_PARAM_LIST_MAX_GROUP, EDDY_PARAM_LIST_MAX_ENTRIES, group, most);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
     }
     bool ports_ok = (!m->input_count || (m->inputs && m->set_input && m->get_input)) &&
                     (!m->output_count || (m->outputs && m->read_outputs)) && m->input_count <= EDDY_MAX_PORTS &&

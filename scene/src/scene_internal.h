@@ -180,8 +180,15 @@ bool scene_parse_inputs(parse_ctx *c, const cJSON *jin, const char *path, scene_
 eddy_result scene_activate_ports(eddy_scene *s, scene_system *sys);
 /* The ports the scene logs: 1 (float) or 3 numbers per input and output. */
 uint32_t scene_port_width(const eddy_port_info *p);
+/* A system's "params" (jp, NULL when absent) against what module m
+ * declares: values[i] and lists[i] for each of its params, defaults filled
+ * in. A list param's numbers are malloc'd into lists[i] (count 0 and NULL
+ * for every other param and an absent list); the caller frees them with
+ * scene_free_param_lists once create returns. On failure nothing is left
+ * allocated. */
 bool scene_parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *jp,
-                        const char *path, eddy_param_value *values);
+                        const char *path, eddy_param_value *values, eddy_param_list *lists);
+void scene_free_param_lists(eddy_param_list *lists, uint32_t count);
 bool scene_parse_solid(parse_ctx *c, const cJSON *j, const char *path, eddy_solid *out);
 bool scene_parse_images(parse_ctx *c, eddy_scene *s, const cJSON *j, eddy_render_desc *rd);
 

@@ -155,6 +155,44 @@ static bool bind_slots(parse_ctx *c, const cJSON *js, const char *path, const ed
     }
     return true;
 }
+
+/* A system entry's checks between its params and its creation: its name
+ * (unique in the scene; use is the name it gets, given_name whether the
+ * entry gave it) and its own substeps (*rate, 0 for "stable"). Apart so that
+ * the caller has one way out to free the params' lists. */
+static bool check_system(parse_ctx *c, const eddy_scene *s, const cJSON *js, const char *path,
+                         const eddy_module_desc *m, const char *use, bool given_name, const eddy_slot_sets *bound,
+                         uint32_t *rate)
+{
+    char field[128];
+    snprintf(field, sizeof field, "%s.name", path);
+    if (!given_name && !scene_check_name(c, field, use, EDDY_NAME_MAX))
+        return false;
+    for (uint32_t i = 0; i < s->system_count; i++)
+        if (!strcmp(s->systems[i].name, use))
+            return scene_fail(c, "scene.name", field, "a system named '%s' exists already; expected a \"name\" of its own",
+                              use);
+    if (!parse_rate(c, js, path, rate))
+        return false;
+    snprintf(field, sizeof field, "%s.substeps", path);
+    if (*rate != 1 && s->adaptive)
+        return scene_fail(c, "scene.field", field, "a system's own substeps and the scene's \"adaptive\" "
+                          "cannot be combined yet; expected one of them");
+    if (*rate == 0 && (!m->stable_dt || !m->set_dt))
+        return scene_fail(c, "scene.field", field, "module '%s' does not report a stable step (no stable_dt): "
+                          "expected a number of substeps", m->name);
+    /* A system's sets beyond its first slot are other systems' (a
+     * fluid's boundary): what it writes on them each of its substeps
+     * would reach them only from its last one. */
+    for (uint32_t k = 1; *rate != 1 && k < (m->slot_count ? m->slot_count : 1); k++)
+        if (bound[k].count)
+            return scene_fail(c, "scene.field", field, "a system with its own substeps cannot take sets in "
+                              "its slot '%s' yet (what it puts on them would hold for its last substep "
+                              "only); expected 1 substep, or give the other system the substeps",
+                              m->slots[k].name);
+    return true;
+}
+
 static const char *const box_keys[] = { "min", "max", NULL };
 static const char *const output_keys[] = { "frame_interval", "vtk", "stats", "images", NULL };
 
@@ -433,42 +471,24 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             !scene_get_name(c, js, "name", path, false, EDDY_NAME_MAX, &sname))
             return false;
         eddy_param_value values[64];
+        eddy_param_list lists[64];
         if (m->param_count > 64) {
             snprintf(field, sizeof field, "%s.module", path);
             return scene_fail(c, "scene.field", field, "module '%s' declares more than 64 parameters", m->name);
         }
+        /* From here to create, every way out frees the lists' numbers. */
         snprintf(field, sizeof field, "%s.params", path);
-        if (!scene_parse_params(c, m, cJSON_GetObjectItemCaseSensitive(js, "params"), field, values))
+        if (!scene_parse_params(c, m, cJSON_GetObjectItemCaseSensitive(js, "params"), field, values, lists))
             return false;
         /* A system's name is part of its files' names (tool_<name>.csv,
          * <name>_surface_*.ply): one name, one system. */
         const char *use = sname ? sname : mname;
-        snprintf(field, sizeof field, "%s.name", path);
-        if (!sname && !scene_check_name(c, field, use, EDDY_NAME_MAX))
+        uint32_t rate = 1;
+        if (!check_system(c, s, js, path, m, use, sname != NULL, bound, &rate)) {
+            scene_free_param_lists(lists, m->param_count);
             return false;
-        for (uint32_t i = 0; i < s->system_count; i++)
-            if (!strcmp(s->systems[i].name, use))
-                return scene_fail(c, "scene.name", field, "a system named '%s' exists already; expected a \"name\" of its own",
-                                  use);
-        uint32_t rate;
-        if (!parse_rate(c, js, path, &rate))
-            return false;
+        }
         snprintf(field, sizeof field, "%s.substeps", path);
-        if (rate != 1 && s->adaptive)
-            return scene_fail(c, "scene.field", field, "a system's own substeps and the scene's \"adaptive\" "
-                              "cannot be combined yet; expected one of them");
-        if (rate == 0 && (!m->stable_dt || !m->set_dt))
-            return scene_fail(c, "scene.field", field, "module '%s' does not report a stable step (no stable_dt): "
-                              "expected a number of substeps", m->name);
-        /* A system's sets beyond its first slot are other systems' (a
-         * fluid's boundary): what it writes on them each of its substeps
-         * would reach them only from its last one. */
-        for (uint32_t k = 1; rate != 1 && k < (m->slot_count ? m->slot_count : 1); k++)
-            if (bound[k].count)
-                return scene_fail(c, "scene.field", field, "a system with its own substeps cannot take sets in "
-                                  "its slot '%s' yet (what it puts on them would hold for its last substep "
-                                  "only); expected 1 substep, or give the other system the substeps",
-                                  m->slots[k].name);
         scene_system *sys = &s->systems[s->system_count++];
         sys->module = m;
         snprintf(sys->name, sizeof sys->name, "%s", use);
@@ -480,6 +500,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             .slots = bound,
             .slot_count = m->slot_count ? m->slot_count : 1,
             .params = values,
+            .lists = lists,
             .dt = s->dt / s->substeps / (rate ? rate : 1),
             .substeps = s->substeps * (rate ? rate : 1),
             .solids = s->solids,
@@ -498,7 +519,9 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
                     }
         memcpy(ctx.box_min, s->box_min, sizeof ctx.box_min);
         memcpy(ctx.box_max, s->box_max, sizeof ctx.box_max);
-        if (m->create(&ctx, &sys->state) != EDDY_OK)
+        eddy_result made = m->create(&ctx, &sys->state);
+        scene_free_param_lists(lists, m->param_count);
+        if (made != EDDY_OK)
             return scene_fail(c, "scene.system", path, "module '%s' could not create the system (see above)", m->name);
         if (rate == 0) {
             double sub = s->dt / s->substeps, stable = m->stable_dt(sys->state);

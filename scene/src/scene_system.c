@@ -130,11 +130,79 @@ bool scene_parse_inputs(parse_ctx *c, const cJSON *jin, const char *path, scene_
     return true;
 }
 
-bool scene_parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *jp,
-                        const char *path, eddy_param_value *values)
+void scene_free_param_lists(eddy_param_list *lists, uint32_t count)
 {
-    for (uint32_t i = 0; i < m->param_count; i++)
-        memcpy(values[i].v, m->params[i].def, sizeof values[i].v);
+    for (uint32_t i = 0; i < count; i++) {
+        /* The scene made these numbers; they are const only to the module. */
+        free((void *)lists[i].values);
+        lists[i] = (eddy_param_list){ 0 };
+    }
+}
+
+/* An EDDY_PARAM_LIST value: 1..most entries of `group` numbers each, every
+ * number finite and in [min, max]. The numbers go to the heap: a list may
+ * hold up to EDDY_PARAM_LIST_MAX_ENTRIES x EDDY_PARAM_LIST_MAX_GROUP of them,
+ * far more than belongs on the stack. */
+static bool parse_list(parse_ctx *c, const eddy_param_info *info, const cJSON *j, const char *path,
+                       eddy_param_list *out)
+{
+    uint32_t group = (uint32_t)info->def[0], most = (uint32_t)info->def[1];
+    bool unit = info->unit && strcmp(info->unit, "1");
+    /* Every refusal shows the whole shape: a list is easy to get slightly
+     * wrong, and the fix is to see what was wanted. */
+    char shape[224];
+    snprintf(shape, sizeof shape, "an array of entries (%u number%s each), at most %u, every number in "
+             "[%g, %g]%s%s", group, group == 1 ? "" : "s", most, info->min, info->max, unit ? " " : "",
+             unit ? info->unit : "");
+    if (!cJSON_IsArray(j))
+        return scene_fail(c, "scene.field", path, "expected %s; got %s", shape, scene_json_type(j));
+    int n = cJSON_GetArraySize(j);
+    if (n == 0)
+        return scene_fail(c, "scene.field", path, "expected %s; got an empty array (leave the parameter out "
+                          "for the module's default)", shape);
+    if ((uint32_t)n > most)
+        return scene_fail(c, "scene.field", path, "expected %s; got %d entries", shape, n);
+    double *values = malloc((size_t)n * group * sizeof *values);
+    if (!values)
+        return scene_fail(c, "memory.host", NULL, "out of host memory");
+    char field[560];
+    int k = 0;
+    for (const cJSON *entry = j->child; entry; entry = entry->next, k++) {
+        snprintf(field, sizeof field, "%s[%d]", path, k);
+        int size = cJSON_IsArray(entry) ? cJSON_GetArraySize(entry) : -1;
+        if (size != (int)group) {
+            char got[64];
+            if (size >= 0)
+                snprintf(got, sizeof got, "an array of %d number%s", size, size == 1 ? "" : "s");
+            else
+                snprintf(got, sizeof got, "%s", scene_json_type(entry));
+            free(values);
+            return scene_fail(c, "scene.field", field, "expected an entry of %u number%s, got %s; the list: %s",
+                              group, group == 1 ? "" : "s", got, shape);
+        }
+        int e = 0;
+        for (const cJSON *x = entry->child; x; x = x->next, e++) {
+            bool number = cJSON_IsNumber(x), finite = number && isfinite(x->valuedouble);
+            if (!finite || x->valuedouble < info->min || x->valuedouble > info->max) {
+                char got[64];
+                if (!number)
+                    snprintf(got, sizeof got, "%s", scene_json_type(x));
+                else
+                    snprintf(got, sizeof got, "%g%s", x->valuedouble, finite ? ", out of range" : "");
+                free(values);
+                return scene_fail(c, "scene.field", field, "element %d: expected a finite number in [%g, %g]%s%s; "
+                                  "got %s", e, info->min, info->max, unit ? " " : "", unit ? info->unit : "", got);
+            }
+            values[(size_t)k * group + (size_t)e] = x->valuedouble;
+        }
+    }
+    *out = (eddy_param_list){ .values = values, .count = (uint32_t)n };
+    return true;
+}
+
+static bool parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *jp, const char *path,
+                         eddy_param_value *values, eddy_param_list *lists)
+{
     if (!jp)
         return true;
     if (!cJSON_IsObject(jp))
@@ -159,6 +227,12 @@ bool scene_parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *jp
         }
         double *v = values[index].v;
         switch (info->type) {
+        case EDDY_PARAM_LIST:
+            /* A key given twice is refused before this, but never leak. */
+            scene_free_param_lists(&lists[index], 1);
+            if (!parse_list(c, info, it, field, &lists[index]))
+                return false;
+            break;
         case EDDY_PARAM_VEC3:
             if (!scene_get_vec3(c, it, field, info->min, info->max, v))
                 return false;
@@ -188,6 +262,19 @@ bool scene_parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *jp
         }
     }
     return true;
+}
+
+bool scene_parse_params(parse_ctx *c, const eddy_module_desc *m, const cJSON *jp,
+                        const char *path, eddy_param_value *values, eddy_param_list *lists)
+{
+    for (uint32_t i = 0; i < m->param_count; i++) {
+        memcpy(values[i].v, m->params[i].def, sizeof values[i].v);
+        lists[i] = (eddy_param_list){ 0 };
+    }
+    if (parse_params(c, m, jp, path, values, lists))
+        return true;
+    scene_free_param_lists(lists, m->param_count);
+    return false;
 }
 
 /* ------------------------------------------------------------------ solids */

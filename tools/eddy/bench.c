@@ -9,6 +9,8 @@
 #include "pbf/pbf.h"
 #include "rigid/rigid.h"
 #include "deform/deform.h"
+#include "volume/volume.h"
+#include "eddy/eddy_tetmesh.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -686,6 +688,96 @@ done:
     return rc;
 }
 
+/* The volume renderer on a tet mesh at rest, 512 x 512: a frame's passes
+ * (volume.geometry: planes and gradients; volume.keys, the sort,
+ * volume.leaves and volume.level: the BVH; volume.cast: the rays) against
+ * the C twin of the same algorithm (eddy_volume_cast_cpu: geometry, BVH
+ * and rays, single-threaded), images within 1e-3. n: the vertices. */
+static int bench_volume(bench_ctx *c, const char *name, uint32_t n, bool flag)
+{
+    (void)n, (void)flag;
+    eddy_engine *e = c->e;
+    const char *data = getenv("EDDY_DATA") ? getenv("EDDY_DATA") : EDDY_DATA_DIR;
+    char path[4096], err[1024];
+    snprintf(path, sizeof path, "%s/tets/%s.node", data, strchr(name, '.') + 1);
+    eddy_tetmesh m;
+    if (eddy_load_tetmesh(path, NULL, &m, err, sizeof err) != 0) {
+        fprintf(stderr, "eddy error [run.stopped]: %s\n", err);
+        return 1;
+    }
+    uint32_t nv = m.vertex_count, nt = m.tet_count, w = 512, h = 512;
+    float *pos = calloc(4ull * nv, sizeof(float)), *sc = calloc(nv, sizeof(float));
+    float *gpu = malloc(16ull * w * h), *cpu = malloc(16ull * w * h), *table = NULL;
+    uint32_t *neigh = malloc(16ull * nt), *bound = NULL, nb = 0;
+    eddy_particles set = { 0 };
+    eddy_volume *v = NULL;
+    eddy_graph g = { 0 };
+    int rc = 1;
+    result r = { .name = name, .n = w * h, .unit = "pixels" };
+    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    if (!pos || !sc || !gpu || !cpu || !neigh)
+        goto done;
+    for (uint32_t i = 0; i < nv; i++) {
+        for (int a = 0; a < 3; a++) {
+            pos[4 * i + a] = (float)m.vertices[3 * i + a];
+            lo[a] = fminf(lo[a], pos[4 * i + a]), hi[a] = fmaxf(hi[a], pos[4 * i + a]);
+        }
+        sc[i] = m.attribute_count ? (float)m.attributes[(size_t)m.attribute_count * i] : 0.0f;
+    }
+    set = eddy_create_particles(e, &(eddy_particles_desc){ .name = "volume_bench", .count = nv });
+    if (!set.id || eddy_buffer_upload(e, eddy_particles_buffer(e, set, "position"), 0, 16ull * nv, pos) != EDDY_OK ||
+        eddy_buffer_upload(e, eddy_particles_add_buffer(e, set, "scalar", 4), 0, 4ull * nv, sc) != EDDY_OK ||
+        !eddy_particles_add_elements(e, set, &(eddy_elements_desc){ .name = "tets", .kind = EDDY_TETRAHEDRA,
+                                                                    .count = nt, .indices = m.tets }).buffer.id)
+        goto done;
+    static const float tf[] = { 0.0f, 0.1f, 0.2f, 0.9f, 0.05f, 0.5f, 0.2f, 0.9f, 0.3f, 0.3f,
+                                0.8f, 1.0f, 0.5f, 0.1f, 0.5f, 1.0f, 0.9f, 0.1f, 0.1f, 0.8f };
+    float size = fmaxf(hi[0] - lo[0], fmaxf(hi[1] - lo[1], hi[2] - lo[2]));
+    eddy_volume_desc d = { .set = set, .width = w, .height = h, .transfer = tf, .transfer_count = 4,
+                           .camera = { .up = { 0, 1, 0 }, .fov_deg = 40 } };
+    for (int a = 0; a < 3; a++)
+        d.camera.target[a] = 0.5f * (lo[a] + hi[a]);
+    d.camera.eye[0] = d.camera.target[0] + 0.4f * size;
+    d.camera.eye[1] = d.camera.target[1] + 0.3f * size;
+    d.camera.eye[2] = d.camera.target[2] + 1.5f * size;
+    v = eddy_create_volume(e, &d);
+    g = eddy_create_graph(e, &(eddy_graph_desc){ .label = name, .timestamps = true });
+    if (!v || !g.id || eddy_volume_record(e, v, g) != EDDY_OK || time_graph(e, g, c->iterations, &r) != EDDY_OK ||
+        eddy_image_download(e, eddy_volume_color(v), &(eddy_image_region){ 0 }, gpu) != EDDY_OK)
+        goto done;
+    const struct eddy_volume_params *p = eddy_volume_params_of(v);
+    size_t texels = (size_t)p->table[0] * p->table[0] * p->table[1];
+    if (!(table = malloc(16 * texels)) ||
+        eddy_image_download(e, eddy_volume_table(v), &(eddy_image_region){ 0 }, table) != EDDY_OK ||
+        eddy_volume_topology(m.tets, nt, nv, neigh, &bound, &nb, err, sizeof err) != 0)
+        goto done;
+    double t0 = now_ms();
+    for (uint32_t k = 0; k < c->iterations; k++)
+        eddy_volume_cast_cpu(p, pos, sc, m.tets, neigh, bound, tf, table, cpu, NULL);
+    r.cpu_ms = now_ms() - t0;
+    double worst = 0;
+    uint32_t hit = 0;
+    for (size_t i = 0; i < 4ull * w * h; i++) {
+        worst = fmax(worst, fabs((double)gpu[i] - cpu[i]));
+        hit += i % 4 == 3 && gpu[i] > 0;
+    }
+    r.match = worst <= 1e-3;
+    fprintf(stderr, "eddy bench %s: %u tets, %u boundary faces, %u of %u pixels hit, %.1f frames/s (GPU time), "
+            "%.1f frames/s (C); largest channel difference %.2e\n", name, nt, nb, hit, w * h,
+            1e3 * r.iterations / r.gpu_ms, 1e3 * c->iterations / r.cpu_ms, worst);
+    print_result(eddy_engine_device(e), &r);
+    rc = r.match ? 0 : 1;
+done:
+    if (g.id)
+        eddy_destroy_graph(e, g);
+    eddy_destroy_volume(e, v);
+    if (set.id)
+        eddy_destroy_particles(e, set);
+    eddy_free_tetmesh(&m);
+    free(pos), free(sc), free(gpu), free(cpu), free(table), free(neigh), free(bound);
+    return rc;
+}
+
 /* The haptic loop (eddy_haptic_run, as `eddy haptic` runs it): the force
  * thread at 1 kHz on a PBF tank of about 1,500 particles (the scene of
  * tests/physics/test_pbf_haptic.c), the tool driven down into the water and
@@ -826,6 +918,9 @@ static const bench_case cases[] = {
     { "deform.bar_25k_explicit", bench_deform, 5010, true },
     { "deform.bunny_25k_explicit", bench_deform, 5364, true },
     { "deform.teapot_25k_explicit", bench_deform, 5163, true },
+    { "volume.bunny_5k", bench_volume, 1028, false },
+    { "volume.bunny_25k", bench_volume, 5364, false },
+    { "volume.bunny_150k", bench_volume, 29598, false },
     { "haptic.1k", bench_haptic, 1000, false }, /* n: the rate (Hz); --iterations: seconds */
 };
 
@@ -853,7 +948,7 @@ int eddy_bench_main(eddy_engine *e, int argc, char **argv, uint32_t iterations)
         fprintf(stderr, "eddy error [cli.usage]: bench: no case matches; cases:");
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             fprintf(stderr, " %s", cases[i].name);
-        fprintf(stderr, " (or a group: scan, sort, grid, density, sph, pbf, rigid, granular, deform, haptic)\n");
+        fprintf(stderr, " (or a group: scan, sort, grid, density, sph, pbf, rigid, granular, deform, volume, haptic)\n");
         return 2;
     }
     return failed ? 1 : 0;

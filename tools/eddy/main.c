@@ -213,13 +213,18 @@ static eddy_engine *make_engine(const options *o)
     return e;
 }
 
-static const char *param_type(eddy_param_type t)
+/* A list's type carries its shape ("list of 5": entries of 5 numbers), which
+ * is what a scene author has to match; hence a buffer, not a name. */
+static const char *param_type(const eddy_param_info *p, char *buf, size_t cap)
 {
-    switch (t) {
+    switch (p->type) {
     case EDDY_PARAM_FLOAT: return "float";
     case EDDY_PARAM_INT: return "int";
     case EDDY_PARAM_BOOL: return "bool";
     case EDDY_PARAM_VEC3: return "vec3";
+    case EDDY_PARAM_LIST:
+        snprintf(buf, cap, "list of %u", (uint32_t)p->def[0]);
+        return buf;
     }
     return "?";
 }
@@ -245,15 +250,17 @@ static int cmd_modules(const options *o)
         }
         for (uint32_t k = 0; k < m->param_count; k++) {
             const eddy_param_info *p = &m->params[k];
-            char def[96];
-            if (p->type == EDDY_PARAM_VEC3)
+            char def[96], type[32];
+            if (p->type == EDDY_PARAM_LIST)
+                snprintf(def, sizeof def, "none"); /* the module's own, in its doc */
+            else if (p->type == EDDY_PARAM_VEC3)
                 snprintf(def, sizeof def, "[%g, %g, %g]", p->def[0], p->def[1], p->def[2]);
             else if (p->type == EDDY_PARAM_BOOL)
                 snprintf(def, sizeof def, "%s", p->def[0] ? "true" : "false");
             else
                 snprintf(def, sizeof def, "%g", p->def[0]);
             printf("  %-16s %-5s %-8s default %-18s range [%g, %g]  %s\n", p->name,
-                   param_type(p->type), p->unit ? p->unit : "", def, p->min, p->max,
+                   param_type(p, type, sizeof type), p->unit ? p->unit : "", def, p->min, p->max,
                    p->doc ? p->doc : "");
         }
         if (m->shared_buffer_count) {

@@ -44,9 +44,10 @@ extern "C" {
  * minor when fields are appended (see above). History:
  *   3    (eddy 0.1) one u32 abi_version; refused by 4.x as major 3
  *   4.0  abi_major/abi_minor/struct_size, eddy_system_ctx.size, slots
- *   4.1  ports appended: inputs, outputs, set_input, get_input, read_outputs */
+ *   4.1  ports appended: inputs, outputs, set_input, get_input, read_outputs
+ *   4.2  EDDY_PARAM_LIST and eddy_system_ctx.lists */
 #define EDDY_MODULE_ABI_MAJOR 4
-#define EDDY_MODULE_ABI_MINOR 1
+#define EDDY_MODULE_ABI_MINOR 2
 /* Fills the version fields of an eddy_module_desc initializer:
  *     static const eddy_module_desc desc = { EDDY_MODULE_DESC_VERSION, .name = ... }; */
 #define EDDY_MODULE_DESC_VERSION                                                          \
@@ -66,13 +67,29 @@ typedef enum eddy_param_type {
     EDDY_PARAM_INT = 2,   /* one integer (stored in value[0]) */
     EDDY_PARAM_BOOL = 3,  /* true/false (value[0] is 0 or 1) */
     EDDY_PARAM_VEC3 = 4,  /* three numbers; the range applies to each */
+    /* A list of entries, each a fixed group of numbers (a transfer function's
+     * [[s, r, g, b, a], ...]). Its def is not a default but the list's shape:
+     * group = (uint32_t)def[0] numbers an entry (1..16) and at most
+     * (uint32_t)def[1] entries (1..65536), whole numbers, checked at
+     * registration. The scene value is a JSON array of 1..def[1] entries, each
+     * an array of exactly group numbers, every number finite and in
+     * [min, max]. Absent from the scene, the list has zero entries and the
+     * module applies its own default (its doc says which); `eddy modules`
+     * shows the type as "list of <group>", the default as "none". The entries
+     * reach create in ctx->lists[i]; ctx->params[i] holds def, unused. */
+    EDDY_PARAM_LIST = 5,
 } eddy_param_type;
+
+/* The bounds of a list's shape (EDDY_PARAM_LIST's def[0] and def[1]): at most
+ * 8 MiB of numbers a list, whatever a scene file holds. */
+#define EDDY_PARAM_LIST_MAX_GROUP 16
+#define EDDY_PARAM_LIST_MAX_ENTRIES 65536
 
 typedef struct eddy_param_info {
     const char *name;      /* key in the scene file's "params" object */
     eddy_param_type type;
     const char *unit;      /* SI unit ("m/s^2", "1" for none) */
-    double def[3];         /* default (def[0] for scalars) */
+    double def[3];         /* default (def[0] for scalars); a list's shape (EDDY_PARAM_LIST) */
     double min, max;       /* inclusive range checked on load */
     const char *doc;       /* one line for `eddy modules` and the README */
 } eddy_param_info;
@@ -80,6 +97,13 @@ typedef struct eddy_param_info {
 typedef struct eddy_param_value {
     double v[3];
 } eddy_param_value;
+
+/* The entries of an EDDY_PARAM_LIST param as the scene gave them. */
+typedef struct eddy_param_list {
+    const double *values; /* count x group numbers, entry-major (entry k is values[k * group ..]);
+                             NULL when count is 0 */
+    uint32_t count;       /* entries: 0 when the scene leaves the list out */
+} eddy_param_list;
 
 /* A slot: a named place for particle sets in a system. A scene binds sets to
  * a system's slots by name ("sets": {"fluid": "water", "boundary": ["cube"]}),
@@ -148,6 +172,13 @@ typedef struct eddy_system_ctx {
      * in neither mask is moved by no system. Read only when ctx->size
      * covers them (EDDY_SYSTEM_CTX_HAS). */
     uint32_t moved_before[EDDY_MAX_SLOTS], moved_after[EDDY_MAX_SLOTS];
+    /* ---- ABI 4.2 */
+    /* One per descriptor param, in order: a list param's entries (count 0
+     * when the scene leaves it out, and for every other type). The numbers
+     * belong to the scene and are freed when create returns: copy what the
+     * system keeps. Valid during create only. Read only when
+     * EDDY_SYSTEM_CTX_HAS(ctx, lists). */
+    const eddy_param_list *lists;
 } eddy_system_ctx;
 
 /* Whether a module compiled against this header may read ctx->field (the
@@ -191,6 +222,12 @@ eddy_result eddy_write_cells(eddy_engine *e, const char *dir, const char *name, 
  * vertex, in order of first appearance. Returns the vertex count, or -1. */
 int64_t eddy_weld_triangles(const float *triangles, uint32_t triangle_count, float **vertices,
                             uint32_t **indices);
+
+/* Writes rgba (width x height x 4 bytes, rows top to bottom, straight
+ * alpha) as an 8-bit RGBA PNG to path through a temporary file (a frame of
+ * a module's own renderer). */
+eddy_result eddy_write_png(eddy_engine *e, const char *path, const uint8_t *rgba, uint32_t width,
+                           uint32_t height);
 
 /* A ParaView collection (.pvd) of files over time: written whole to
  * "<path>.tmp" and renamed to path. 0, or -1 with a message in err. */

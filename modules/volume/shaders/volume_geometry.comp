@@ -1,0 +1,47 @@
+#version 450
+// volume.geometry, one thread per tet: the outward unit normal of each face
+// with n . x on it (face i opposite vertex i, turned away from vertex i so
+// an inverted tet still has outward normals), and the scalar's gradient g
+// with g-hat = s_0 - g . v_0 (PHYSICS.md, seed 003 eq. 12 and 14). A flat
+// tet gets g = 0 and the mean scalar.
+#extension GL_GOOGLE_include_directive : require
+#include "volume.glsl"
+
+layout(local_size_x = 64) in;
+layout(std430, binding = 1) readonly buffer Pos { vec4 position[]; };
+layout(std430, binding = 2) readonly buffer Scalar { float scalar[]; };
+layout(std430, binding = 3) readonly buffer Tets { uint tets[]; };
+layout(std430, binding = 4) writeonly buffer Planes { vec4 planes[]; };
+layout(std430, binding = 5) writeonly buffer Grad { vec4 gradient[]; };
+
+void main()
+{
+    uint t = gl_GlobalInvocationID.x;
+    if (t >= P.counts.x)
+        return;
+    vec3 v[4];
+    float s[4];
+    for (uint i = 0u; i < 4u; i++) {
+        uint k = tets[4u * t + i];
+        v[i] = position[k].xyz;
+        s[i] = scalar[k];
+    }
+    vec3 g = vec3(0.0);
+    bool flat_ = false;
+    for (uint i = 0u; i < 4u; i++) {
+        vec3 a = v[FACE_VERTEX[i].x], b = v[FACE_VERTEX[i].y], c = v[FACE_VERTEX[i].z];
+        vec3 n = cross(b - a, c - a), to = v[i] - a;
+        if (dot(n, to) > 0.0)
+            n = -n;
+        float len = sqrt(dot(n, n));
+        n *= len > 0.0 ? 1.0 / len : 0.0;
+        planes[4u * t + i] = vec4(n, dot(n, a));
+        float h = dot(n, to);
+        if (!(h < 0.0))
+            flat_ = true;
+        else
+            g += s[i] / h * n;
+    }
+    gradient[t] = flat_ ? vec4(0.0, 0.0, 0.0, 0.25 * (s[0] + s[1] + s[2] + s[3]))
+                        : vec4(g, s[0] - dot(g, v[0]));
+}

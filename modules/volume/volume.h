@@ -1,0 +1,151 @@
+/* volume: single-pass ray casting of (deforming) tetrahedral meshes with a
+ * pre-integrated transfer function (seed 003 section 5, after Weiler et
+ * al.). See README.md for the passes and the parameters.
+ *
+ * A renderer (eddy_volume) draws one view of one particle set that has a
+ * "tets" element set (EDDY_TETRAHEDRA) from the device buffers every frame:
+ * its "position" buffer (vec4, m) and a per-vertex scalar (float). The
+ * module "volume" wraps one renderer as a scene system that writes PNG
+ * frames; a host uses the C API below and draws from the images. */
+#ifndef EDDY_VOLUME_H
+#define EDDY_VOLUME_H
+
+#include "eddy/eddy_module.h"
+#include "volume_params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+const eddy_module_desc *eddy_volume_module(void);
+
+typedef struct eddy_volume eddy_volume;
+
+/* A view: the particle renderer's conventions (scene "output.images"). */
+typedef struct eddy_volume_camera {
+    float eye[3];    /* m */
+    float target[3]; /* m; not equal to eye */
+    float up[3];     /* need not be orthogonal to the view, not parallel to it */
+    float fov_deg;   /* vertical field of view, (0, 179) degrees */
+} eddy_volume_camera;
+
+typedef struct eddy_volume_desc {
+    const char *label;          /* names the renderer's buffers and passes; default "volume" */
+    eddy_particles set;         /* required: has "position" and a "tets" element set */
+    const char *scalar;         /* the set's per-vertex float buffer drawn; default "scalar" */
+    uint32_t width, height;     /* px, required, each 1..16384, width x height x 16 bytes within
+                                   the device's storage buffer and image limits */
+    eddy_volume_camera camera;  /* required (checked as documented there) */
+    /* The transfer function: points (s, r, g, b, a) by ascending s (equal s
+     * make a step): colour r, g, b in [0, 1] and opacity a in [0, 1], the
+     * fraction of light a slab `opacity_unit` thick absorbs (as VTK's scalar
+     * opacity unit distance), each linear in s between points and constant
+     * beyond the ends. Copied. 1..EDDY_VOLUME_MAX_TF points. */
+    const float *transfer;
+    uint32_t transfer_count;
+    float scalar_min, scalar_max; /* the table's scalar range (scalars beyond are clamped);
+                                     both 0: the transfer function's first and last s
+                                     (a single point: s - 1 .. s + 1) */
+    float opacity_unit;         /* m; 0 = the mean tet edge length at creation */
+    float max_segment;          /* m, the table's longest segment (longer ones are cut in
+                                   pieces); 0 = twice the longest tet edge at creation */
+    uint32_t table_scalars;     /* texels per scalar axis of the table; 0 = 256 (2..1024) */
+    uint32_t table_lengths;     /* texels along the length axis; 0 = 32 (2..1024) */
+    float cutoff;               /* opacity at which a ray stops; 0 = 0.999 (0..1] */
+    uint32_t max_steps;         /* tets a ray crosses at most (a guard); 0 = 4096 + 16 x the
+                                   cube root of the tet count... see README; at least 1 */
+    bool point_sampling;        /* a segment takes the transfer function at its middle
+                                   scalar instead of the table (for comparison) */
+    float bounds_min[3], bounds_max[3]; /* m: the box the Morton codes quantise (only the
+                                   BVH's quality depends on it); all zero = the rest
+                                   mesh's bounding box grown by half its size a side */
+    /* Optional: the host's images drawn into (eddy_image adopted from the
+     * host, width x height, created with EDDY_IMAGE_STORAGE): colour
+     * EDDY_FORMAT_RGBA32F, RGBA16F or RGBA8 (premultiplied colour and
+     * opacity), depth EDDY_FORMAT_R32F (m along the view ray to the first
+     * hit, +inf where the ray misses). Zero handles: the renderer makes its
+     * own RGBA32F and R32F images. */
+    eddy_image color_image, depth_image;
+} eddy_volume_desc;
+
+/* Builds the neighbour table and boundary faces on the CPU (a face shared
+ * by three tets, an inverted or flat tet, an empty mesh are refused with a
+ * message naming the tet), the transfer function's table on the GPU (run
+ * once here), the buffers and kernels. NULL after a message. */
+eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *desc);
+/* Deferred like buffers (the GPU may still draw). */
+void eddy_destroy_volume(eddy_engine *e, eddy_volume *v);
+/* A new view for the next frames (uploaded now; checked as at creation). */
+eddy_result eddy_volume_set_camera(eddy_engine *e, eddy_volume *v, const eddy_volume_camera *camera);
+/* Adds a frame's passes to g: volume.geometry (planes and gradients),
+ * volume.keys, the sort, volume.leaves and volume.level (the BVH), and
+ * volume.cast into the images. A host records them after its step. */
+eddy_result eddy_volume_record(eddy_engine *e, eddy_volume *v, eddy_graph g);
+/* Runs the renderer's own graph of those passes and waits for it. */
+eddy_result eddy_volume_render(eddy_engine *e, eddy_volume *v);
+eddy_image eddy_volume_color(const eddy_volume *v);
+eddy_image eddy_volume_depth(const eddy_volume *v);
+/* The table (RGBA32F, table_scalars^2 x table_lengths texels, front scalar
+ * fastest, then back scalar, then length): per (s_f, s_b, d) the colour
+ * over the opacity (rgb: C / alpha, the limit for d -> 0 in layer 0) and
+ * the optical depth T (alpha = 1 - exp(-T)), both smooth in d where
+ * alpha is not: T is linear in d, so sampling between layers is exact for
+ * the opacity. Texel k along the length axis is d = k max_segment /
+ * (lengths - 1). */
+eddy_image eddy_volume_table(const eddy_volume *v);
+/* Downloads the last frame: rgba (width x height x 4 floats, rows top to
+ * bottom) and/or depth (width x height floats); either may be NULL. Only
+ * for the renderer's own RGBA32F/R32F images (a host's image: the host
+ * reads it). */
+eddy_result eddy_volume_read(eddy_engine *e, eddy_volume *v, float *rgba, float *depth);
+/* Statistics of the last frame's rays (downloaded): rays that stopped at the
+ * step guard or stalled on zero-length segments. */
+eddy_result eddy_volume_read_guards(eddy_engine *e, eddy_volume *v, uint32_t *max_steps_hit,
+                                    uint32_t *stalled);
+/* The parameter block as uploaded (for the C twins in the tests). */
+const struct eddy_volume_params *eddy_volume_params_of(const eddy_volume *v);
+
+/* ---------------------------------------------------------- C references */
+
+/* The neighbour table (4 per tet: the tet across face i, opposite vertex
+ * i, as tet << 2 | its face, or EDDY_VOLUME_BOUNDARY) and the boundary
+ * faces (tet << 2 | face, ascending; *boundary malloc'd). 0, or -1 with a
+ * message in err (a face of three tets, an index out of range). */
+int eddy_volume_topology(const uint32_t *tets, uint32_t tet_count, uint32_t vertex_count,
+                         uint32_t *neighbours, uint32_t **boundary, uint32_t *boundary_count,
+                         char *err, size_t err_cap);
+/* volume.geometry's twin: per tet 4 planes (vec4: outward unit normal of
+ * face i, n . x on the face) and the gradient (vec4: g, g-hat). */
+void eddy_volume_geometry_cpu(const float *position, const float *scalar, const uint32_t *tets,
+                              uint32_t tet_count, float *planes, float *gradient);
+/* The transfer function at s: colour and extinction (1/m). */
+void eddy_volume_tf_cpu(const float *transfer, uint32_t count, float opacity_unit, float s,
+                        float color[3], float *extinction);
+/* Brute force: a segment whose scalar goes linearly from sf to sb over d
+ * metres, by `steps` midpoint slabs each absorbing exactly (double):
+ * premultiplied colour and opacity. */
+void eddy_volume_segment_cpu(const float *transfer, uint32_t count, float opacity_unit, double sf,
+                             double sb, double d, uint32_t steps, double out[4]);
+/* volume.preint's twin: the whole table (layout of eddy_volume_table). */
+void eddy_volume_preintegrate_cpu(const struct eddy_volume_params *p, const float *transfer,
+                                  float *table);
+/* The frame's twin: geometry, the BVH and the rays, as the passes do them
+ * (the table sampled trilinearly as the sampler does). rgba and depth as
+ * eddy_volume_read. */
+void eddy_volume_cast_cpu(const struct eddy_volume_params *p, const float *position,
+                          const float *scalar, const uint32_t *tets, const uint32_t *neighbours,
+                          const uint32_t *boundary, const float *transfer, const float *table,
+                          float *rgba, float *depth);
+/* The reference ray integral (no traversal, no table): every tet cut by
+ * every ray on its own, the pieces in order along the ray, each integrated
+ * through the transfer function with `steps` slabs; no early stop. A ray
+ * in a face's plane counts as moved off it by a fixed infinitesimal offset
+ * (so one of the tets around an edge it runs along claims it). */
+void eddy_volume_reference_cpu(const struct eddy_volume_params *p, const float *position,
+                               const float *scalar, const uint32_t *tets, const float *transfer,
+                               uint32_t steps, float *rgba, float *depth);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,724 @@
+/* The volume module's C references: the neighbour table (used by the
+ * renderer too), and the twins of the passes (geometry, the table, the BVH
+ * and the rays) written as the shaders are, plus a ray integral that needs
+ * no traversal at all (every tet cut on its own) for the tests. */
+#include "volume.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Face i of a tet is opposite vertex i: its other three vertices. */
+static const int face_vertex[4][3] = { { 1, 2, 3 }, { 0, 2, 3 }, { 0, 1, 3 }, { 0, 1, 2 } };
+
+typedef struct face_key {
+    uint32_t v[3];
+    uint32_t id; /* tet << 2 | face */
+} face_key;
+
+static int cmp_face(const void *a, const void *b)
+{
+    const face_key *x = a, *y = b;
+    for (int k = 0; k < 3; k++)
+        if (x->v[k] != y->v[k])
+            return x->v[k] < y->v[k] ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int eddy_volume_topology(const uint32_t *tets, uint32_t tet_count, uint32_t vertex_count,
+                         uint32_t *neighbours, uint32_t **boundary, uint32_t *boundary_count,
+                         char *err, size_t err_cap)
+{
+    *boundary = NULL;
+    *boundary_count = 0;
+    if (tet_count == 0 || tet_count > (UINT32_MAX >> 2)) {
+        snprintf(err, err_cap, "%u tets: expected 1 to %u", tet_count, UINT32_MAX >> 2);
+        return -1;
+    }
+    face_key *f = malloc(sizeof *f * 4 * (size_t)tet_count);
+    if (!f) {
+        snprintf(err, err_cap, "out of host memory for %u tets' faces", tet_count);
+        return -1;
+    }
+    for (uint32_t t = 0; t < tet_count; t++)
+        for (uint32_t i = 0; i < 4; i++) {
+            face_key *k = &f[4 * (size_t)t + i];
+            for (int a = 0; a < 3; a++) {
+                k->v[a] = tets[4 * (size_t)t + face_vertex[i][a]];
+                if (k->v[a] >= vertex_count) {
+                    snprintf(err, err_cap, "tet %u names vertex %u of %u", t, k->v[a], vertex_count);
+                    free(f);
+                    return -1;
+                }
+            }
+            /* sorted, so a face's two sides compare equal */
+            for (int a = 0; a < 2; a++)
+                for (int b = 0; b < 2 - a; b++)
+                    if (k->v[b] > k->v[b + 1]) {
+                        uint32_t s = k->v[b];
+                        k->v[b] = k->v[b + 1];
+                        k->v[b + 1] = s;
+                    }
+            k->id = t << 2 | i;
+        }
+    qsort(f, 4 * (size_t)tet_count, sizeof *f, cmp_face);
+    uint32_t nb = 0;
+    for (size_t k = 0; k < 4 * (size_t)tet_count;) {
+        size_t e = k + 1;
+        while (e < 4 * (size_t)tet_count && !memcmp(f[e].v, f[k].v, sizeof f[k].v))
+            e++;
+        if (e - k > 2) {
+            snprintf(err, err_cap, "the face (%u, %u, %u) belongs to %zu tets (tets %u, %u, %u, ...): a tet "
+                     "mesh has at most two a face", f[k].v[0], f[k].v[1], f[k].v[2], e - k, f[k].id >> 2,
+                     f[k + 1].id >> 2, f[k + 2].id >> 2);
+            free(f);
+            return -1;
+        }
+        if (e - k == 2) {
+            if (f[k].id >> 2 == f[k + 1].id >> 2) {
+                snprintf(err, err_cap, "tet %u names a vertex twice", f[k].id >> 2);
+                free(f);
+                return -1;
+            }
+            neighbours[f[k].id] = f[k + 1].id;
+            neighbours[f[k + 1].id] = f[k].id;
+        } else {
+            neighbours[f[k].id] = EDDY_VOLUME_BOUNDARY;
+            nb++;
+        }
+        k = e;
+    }
+    free(f);
+    uint32_t *b = malloc(sizeof *b * (nb ? nb : 1));
+    if (!b) {
+        snprintf(err, err_cap, "out of host memory for %u boundary faces", nb);
+        return -1;
+    }
+    uint32_t n = 0;
+    for (uint32_t id = 0; id < 4 * tet_count; id++)
+        if (neighbours[id] == EDDY_VOLUME_BOUNDARY)
+            b[n++] = id;
+    *boundary = b;
+    *boundary_count = nb;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ vectors */
+
+static float dot3(const float *a, const float *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void sub3(const float *a, const float *b, float *out)
+{
+    for (int k = 0; k < 3; k++)
+        out[k] = a[k] - b[k];
+}
+
+static void cross3(const float *a, const float *b, float *out)
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static float clampf(float x, float lo, float hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* ------------------------------------------------------------------ geometry */
+
+void eddy_volume_geometry_cpu(const float *position, const float *scalar, const uint32_t *tets,
+                              uint32_t tet_count, float *planes, float *gradient)
+{
+    for (uint32_t t = 0; t < tet_count; t++) {
+        const float *v[4];
+        float s[4];
+        for (int i = 0; i < 4; i++) {
+            v[i] = position + 4 * (size_t)tets[4 * (size_t)t + i];
+            s[i] = scalar ? scalar[tets[4 * (size_t)t + i]] : 0.0f;
+        }
+        float g[3] = { 0, 0, 0 };
+        bool flat = false;
+        for (int i = 0; i < 4; i++) {
+            const float *a = v[face_vertex[i][0]], *b = v[face_vertex[i][1]], *c = v[face_vertex[i][2]];
+            float e1[3], e2[3], n[3], to[3];
+            sub3(b, a, e1);
+            sub3(c, a, e2);
+            cross3(e1, e2, n);
+            sub3(v[i], a, to);
+            if (dot3(n, to) > 0.0f)
+                for (int k = 0; k < 3; k++)
+                    n[k] = -n[k];
+            float len = sqrtf(dot3(n, n));
+            float inv = len > 0.0f ? 1.0f / len : 0.0f;
+            for (int k = 0; k < 3; k++)
+                n[k] *= inv;
+            float *pl = planes + 16 * (size_t)t + 4 * i;
+            pl[0] = n[0], pl[1] = n[1], pl[2] = n[2];
+            pl[3] = dot3(n, a);
+            float h = dot3(n, to); /* minus the height over face i: < 0 */
+            if (!(h < 0.0f))
+                flat = true;
+            else
+                for (int k = 0; k < 3; k++)
+                    g[k] += s[i] / h * n[k];
+        }
+        float *gr = gradient + 4 * (size_t)t;
+        if (flat) {
+            gr[0] = gr[1] = gr[2] = 0.0f;
+            gr[3] = 0.25f * (s[0] + s[1] + s[2] + s[3]);
+        } else {
+            gr[0] = g[0], gr[1] = g[1], gr[2] = g[2];
+            gr[3] = s[0] - dot3(g, v[0]);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ transfer */
+
+void eddy_volume_tf_cpu(const float *tf, uint32_t n, float unit, float s, float color[3], float *extinction)
+{
+    float a;
+    if (n == 1 || !(s > tf[0])) {
+        for (int k = 0; k < 3; k++)
+            color[k] = tf[1 + k];
+        a = tf[4];
+    } else if (!(s < tf[5 * (n - 1)])) {
+        for (int k = 0; k < 3; k++)
+            color[k] = tf[5 * (n - 1) + 1 + k];
+        a = tf[5 * (n - 1) + 4];
+    } else {
+        uint32_t k = 0;
+        while (k + 2 < n && !(s < tf[5 * (k + 1)]))
+            k++;
+        const float *p = tf + 5 * k, *q = p + 5;
+        float w = (s - p[0]) / (q[0] - p[0]);
+        for (int c = 0; c < 3; c++)
+            color[c] = p[1 + c] + w * (q[1 + c] - p[1 + c]);
+        a = p[4] + w * (q[4] - p[4]);
+    }
+    a = clampf(a, 0.0f, 1.0f - 1e-6f);
+    *extinction = -logf(1.0f - a) / unit;
+}
+
+void eddy_volume_segment_cpu(const float *tf, uint32_t n, float unit, double sf, double sb, double d,
+                             uint32_t steps, double out[4])
+{
+    double c[3] = { 0, 0, 0 }, trans = 1, h = d / steps;
+    for (uint32_t j = 0; j < steps; j++) {
+        float col[3], tau;
+        eddy_volume_tf_cpu(tf, n, unit, (float)(sf + (sb - sf) * (j + 0.5) / steps), col, &tau);
+        double a = -expm1(-(double)tau * h);
+        for (int k = 0; k < 3; k++)
+            c[k] += trans * col[k] * a;
+        trans *= 1 - a;
+    }
+    for (int k = 0; k < 3; k++)
+        out[k] = c[k];
+    out[3] = 1 - trans;
+}
+
+/* The table's layers 0 and 1 take this many slabs; every longer layer is
+ * two shorter ones in a row (shaders/volume_preint.comp). */
+#define PREINT_SLABS 16u
+
+static float axis_scalar(const struct eddy_volume_params *p, uint32_t i)
+{
+    return p->range[0] + (p->range[1] - p->range[0]) * (float)i / (float)(p->table[0] - 1u);
+}
+
+/* A texel from colour sums: (C / alpha, optical depth), where cs is the
+ * premultiplied colour, depth the optical depth and (ct, tt) the sums of
+ * colour x extinction and of extinction, whose ratio is the limit of
+ * C / alpha as the segment shrinks. */
+static void texel(const float cs[3], float depth, const float ct[3], float tt, const float mean[3], float out[4])
+{
+    float alpha = 1.0f - expf(-depth);
+    for (int k = 0; k < 3; k++)
+        out[k] = alpha > 1e-6f ? cs[k] / alpha : tt > 0.0f ? ct[k] / tt : mean[k];
+    out[3] = depth;
+}
+
+void eddy_volume_preintegrate_cpu(const struct eddy_volume_params *p, const float *tf, float *table)
+{
+    uint32_t ns = p->table[0], nd = p->table[1], npts = p->counts[3];
+    float unit = p->range[3];
+#define TEX(i, j, k) (table + 4 * (((size_t)(k) * ns + (j)) * ns + (i)))
+    float dd = p->range[2] / (float)(nd - 1u);
+    for (uint32_t k = 0; k < 2u; k++)
+        for (uint32_t j = 0; j < ns; j++)
+            for (uint32_t i = 0; i < ns; i++) {
+                float sf = axis_scalar(p, i), sb = axis_scalar(p, j), h = (float)k * dd / (float)PREINT_SLABS;
+                float c[3] = { 0, 0, 0 }, ct[3] = { 0, 0, 0 }, mean[3] = { 0, 0, 0 }, tt = 0.0f, depth = 0.0f;
+                for (uint32_t q = 0; q < PREINT_SLABS; q++) {
+                    float col[3], tau;
+                    eddy_volume_tf_cpu(tf, npts, unit, sf + (sb - sf) * ((float)q + 0.5f) / (float)PREINT_SLABS,
+                                       col, &tau);
+                    float a = 1.0f - expf(-tau * h), trans = expf(-depth);
+                    for (int m = 0; m < 3; m++) {
+                        c[m] += trans * col[m] * a;
+                        ct[m] += col[m] * tau;
+                        mean[m] += col[m] * (1.0f / (float)PREINT_SLABS);
+                    }
+                    tt += tau;
+                    depth += tau * h;
+                }
+                texel(c, depth, ct, tt, mean, TEX(i, j, k));
+            }
+    for (uint32_t k = 2; k < nd; k++) {
+        uint32_t ka = k / 2u, kb = k - ka;
+        for (uint32_t j = 0; j < ns; j++)
+            for (uint32_t i = 0; i < ns; i++) {
+                /* the front ka layers and the back kb: the scalar where they meet */
+                float x = (float)i + ((float)j - (float)i) * (float)ka / (float)k;
+                uint32_t m = (uint32_t)clampf(floorf(x), 0.0f, (float)(ns - 2u));
+                float w = x - (float)m;
+                float f[4], b[4];
+                for (int c = 0; c < 4; c++) {
+                    f[c] = TEX(i, m, ka)[c] + w * (TEX(i, m + 1u, ka)[c] - TEX(i, m, ka)[c]);
+                    b[c] = TEX(m, j, kb)[c] + w * (TEX(m + 1u, j, kb)[c] - TEX(m, j, kb)[c]);
+                }
+                float af = 1.0f - expf(-f[3]), ab = 1.0f - expf(-b[3]), cs[3], ct[3];
+                for (int c = 0; c < 3; c++) {
+                    cs[c] = f[c] * af + (1.0f - af) * b[c] * ab;
+                    ct[c] = f[c] * f[3] + b[c] * b[3];
+                }
+                float mean[3] = { 0.5f * (f[0] + b[0]), 0.5f * (f[1] + b[1]), 0.5f * (f[2] + b[2]) };
+                texel(cs, f[3] + b[3], ct, f[3] + b[3], mean, TEX(i, j, k));
+            }
+    }
+#undef TEX
+}
+
+/* ------------------------------------------------------------------ rays */
+
+/* The view ray through pixel centre (px, py), as shaders/render.glsl. */
+static void view_ray(const struct eddy_volume_params *p, float px, float py, float *dir)
+{
+    float x = (((px + 0.5f) / p->right[3]) * 2.0f - 1.0f) * p->eye[3] * p->forward[3];
+    float y = (1.0f - ((py + 0.5f) / p->up[3]) * 2.0f) * p->eye[3];
+    for (int k = 0; k < 3; k++)
+        dir[k] = p->forward[k] + x * p->right[k] + y * p->up[k];
+    float l = sqrtf(dot3(dir, dir));
+    for (int k = 0; k < 3; k++)
+        dir[k] /= l;
+}
+
+static uint32_t spread10(uint32_t x)
+{
+    x &= 0x3ffu;
+    x = (x | (x << 16)) & 0x030000ffu;
+    x = (x | (x << 8)) & 0x0300f00fu;
+    x = (x | (x << 4)) & 0x030c30c3u;
+    x = (x | (x << 2)) & 0x09249249u;
+    return x;
+}
+
+typedef struct bvh {
+    uint32_t leaves, depth; /* leaves = 1 << depth */
+    uint32_t *face;         /* per leaf: the boundary face (sorted by Morton code) */
+    float *box;             /* per node (1 .. 2 leaves - 1): min vec4, max vec4 */
+} bvh;
+
+typedef struct keyed {
+    uint32_t key, value;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->value < y->value ? -1 : x->value > y->value;
+}
+
+static void face_corners(const float *position, const uint32_t *tets, uint32_t id, const float *c[3])
+{
+    for (int a = 0; a < 3; a++)
+        c[a] = position + 4 * (size_t)tets[4 * (size_t)(id >> 2) + face_vertex[id & 3u][a]];
+}
+
+/* volume.keys, the sort, volume.leaves and volume.level. */
+static bool build_bvh(const struct eddy_volume_params *p, const float *position, const uint32_t *tets,
+                      const uint32_t *boundary, bvh *out)
+{
+    uint32_t n = p->counts[1], leaves = p->counts[2];
+    keyed *k = malloc(sizeof *k * n);
+    out->leaves = leaves;
+    out->depth = 0;
+    while ((1u << out->depth) < leaves)
+        out->depth++;
+    out->face = malloc(4 * (size_t)leaves);
+    out->box = malloc(32 * 2 * (size_t)leaves);
+    if (!k || !out->face || !out->box) {
+        free(k);
+        return false;
+    }
+    for (uint32_t b = 0; b < n; b++) {
+        const float *c[3];
+        face_corners(position, tets, boundary[b], c);
+        uint32_t code = 0;
+        for (int a = 0; a < 3; a++) {
+            float mid = (c[0][a] + c[1][a] + c[2][a]) * (1.0f / 3.0f);
+            float u = clampf((mid - p->bounds_min[a]) / (p->bounds_max[a] - p->bounds_min[a]), 0.0f, 1.0f);
+            code |= spread10((uint32_t)(u * 1023.0f)) << (2 - a);
+        }
+        k[b] = (keyed){ code, b };
+    }
+    qsort(k, n, sizeof *k, cmp_keyed);
+    for (uint32_t j = 0; j < leaves; j++) {
+        float *bx = out->box + 8 * (size_t)(leaves + j);
+        out->face[j] = j < n ? k[j].value : EDDY_VOLUME_NONE;
+        for (int a = 0; a < 4; a++)
+            bx[a] = FLT_MAX, bx[4 + a] = -FLT_MAX;
+        if (j >= n)
+            continue;
+        const float *c[3];
+        face_corners(position, tets, boundary[k[j].value], c);
+        for (int v = 0; v < 3; v++)
+            for (int a = 0; a < 3; a++) {
+                bx[a] = c[v][a] < bx[a] ? c[v][a] : bx[a];
+                bx[4 + a] = c[v][a] > bx[4 + a] ? c[v][a] : bx[4 + a];
+            }
+        /* grown a little, so a ray grazing the face is not lost to the
+         * slab test's rounding */
+        for (int a = 0; a < 3; a++) {
+            float pad = 1e-5f * (bx[4 + a] - bx[a]) + 1e-6f * fmaxf(fabsf(bx[a]), fabsf(bx[4 + a])) + 1e-30f;
+            bx[a] -= pad;
+            bx[4 + a] += pad;
+        }
+    }
+    for (uint32_t m = leaves / 2u; m >= 1u; m /= 2u)
+        for (uint32_t node = m; node < 2u * m; node++) {
+            float *bx = out->box + 8 * (size_t)node;
+            const float *l = out->box + 16 * (size_t)node, *r = l + 8;
+            for (int a = 0; a < 4; a++) {
+                bx[a] = l[a] < r[a] ? l[a] : r[a];
+                bx[4 + a] = l[4 + a] > r[4 + a] ? l[4 + a] : r[4 + a];
+            }
+        }
+    free(k);
+    return true;
+}
+
+/* Whether node's leftmost leaf holds a face (the padding's subtrees hold none). */
+static bool node_used(const bvh *h, uint32_t node, uint32_t faces)
+{
+    uint32_t level = 31u - (uint32_t)__builtin_clz(node);
+    return (node << (h->depth - level)) - h->leaves < faces;
+}
+
+/* The ray's interval in a box: [tn, tf] (volume.glsl box_hit). */
+static bool box_hit(const float *eye, const float *inv, const float *bx, float tmin, float tmax)
+{
+    float tn = -FLT_MAX, tf = FLT_MAX;
+    for (int a = 0; a < 3; a++) {
+        float t0 = (bx[a] - eye[a]) * inv[a], t1 = (bx[4 + a] - eye[a]) * inv[a];
+        float lo = t0 < t1 ? t0 : t1, hi = t0 < t1 ? t1 : t0;
+        tn = lo > tn ? lo : tn;
+        tf = hi < tf ? hi : tf;
+    }
+    return tn <= tf && tf >= tmin && tn <= tmax;
+}
+
+/* The watertight ray-triangle test of Woop, Benthin and Wald (2013): the
+ * corners in a frame sheared so the ray is the z axis, three edge
+ * functions that two triangles sharing an edge compute from the same two
+ * corners (exactly opposite), edges and corners inside, so a ray through
+ * a shared edge or vertex never slips between the triangles. Any sign of
+ * t. (volume_cast.comp tri_hit) */
+static bool tri_hit(const float *dir, const float *eye, const float *c[3], float *t)
+{
+    int kz = fabsf(dir[0]) > fabsf(dir[1]) ? (fabsf(dir[0]) > fabsf(dir[2]) ? 0 : 2)
+                                           : (fabsf(dir[1]) > fabsf(dir[2]) ? 1 : 2);
+    int kx = (kz + 1) % 3, ky = (kx + 1) % 3;
+    if (dir[kz] < 0.0f) {
+        int s = kx;
+        kx = ky;
+        ky = s;
+    }
+    float sx = dir[kx] / dir[kz], sy = dir[ky] / dir[kz], sz = 1.0f / dir[kz];
+    float px[3], py[3], pz[3];
+    for (int v = 0; v < 3; v++) {
+        float a[3];
+        sub3(c[v], eye, a);
+        px[v] = a[kx] - sx * a[kz];
+        py[v] = a[ky] - sy * a[kz];
+        pz[v] = sz * a[kz];
+    }
+    float u = px[2] * py[1] - py[2] * px[1];
+    float v = px[0] * py[2] - py[0] * px[2];
+    float w = px[1] * py[0] - py[1] * px[0];
+    if ((u < 0.0f || v < 0.0f || w < 0.0f) && (u > 0.0f || v > 0.0f || w > 0.0f))
+        return false;
+    float det = u + v + w;
+    if (det == 0.0f)
+        return false;
+    *t = (u * pz[0] + v * pz[1] + w * pz[2]) / det;
+    return *t == *t;
+}
+
+/* The first boundary face the ray enters after (tmin, lo): the smallest
+ * (t, face) with t > tmin, or t == tmin and face >= lo, over the faces
+ * that face the ray (their outward normal against it). */
+static uint32_t enter(const struct eddy_volume_params *p, const bvh *h, const float *position,
+                      const uint32_t *tets, const uint32_t *boundary, const float *planes, const float *eye,
+                      const float *dir, float tmin, uint32_t lo, float *t_out)
+{
+    float inv[3];
+    for (int a = 0; a < 3; a++)
+        inv[a] = 1.0f / (fabsf(dir[a]) > 1e-20f ? dir[a] : (dir[a] >= 0.0f ? 1e-20f : -1e-20f));
+    uint32_t stack[EDDY_VOLUME_STACK], sp = 0, best = EDDY_VOLUME_NONE;
+    float best_t = FLT_MAX;
+    stack[sp++] = 1u;
+    while (sp) {
+        uint32_t node = stack[--sp];
+        if (node >= h->leaves) {
+            uint32_t f = h->face[node - h->leaves], id = boundary[f];
+            const float *pl = planes + 16 * (size_t)(id >> 2) + 4 * (id & 3u);
+            const float *c[3];
+            float t;
+            face_corners(position, tets, id, c);
+            if (dot3(dir, pl) < 0.0f && tri_hit(dir, eye, c, &t) && (t > tmin || (t == tmin && f >= lo)) &&
+                (t < best_t || (t == best_t && f < best))) {
+                best_t = t;
+                best = f;
+            }
+            continue;
+        }
+        /* the right child under the left: the left is searched first */
+        for (uint32_t c = 2u * node + 2u; c-- > 2u * node;)
+            if (node_used(h, c, p->counts[1]) && box_hit(eye, inv, h->box + 8 * (size_t)c, tmin, best_t))
+                stack[sp++] = c;
+    }
+    *t_out = best_t;
+    return best;
+}
+
+/* The table sampled as a linear-filtered, clamped, normalised sampler does. */
+static void sample_table(const struct eddy_volume_params *p, const float *table, float u, float v, float w,
+                         float out[4])
+{
+    uint32_t n[3] = { p->table[0], p->table[0], p->table[1] };
+    float x[3] = { u, v, w };
+    int i0[3], i1[3];
+    float f[3];
+    for (int a = 0; a < 3; a++) {
+        float c = x[a] * (float)n[a] - 0.5f, fl = floorf(c);
+        f[a] = c - fl;
+        int lo = (int)fl;
+        i0[a] = lo < 0 ? 0 : lo > (int)n[a] - 1 ? (int)n[a] - 1 : lo;
+        i1[a] = lo + 1 < 0 ? 0 : lo + 1 > (int)n[a] - 1 ? (int)n[a] - 1 : lo + 1;
+    }
+    for (int c = 0; c < 4; c++)
+        out[c] = 0.0f;
+    for (int corner = 0; corner < 8; corner++) {
+        int ix = corner & 1 ? i1[0] : i0[0], iy = corner & 2 ? i1[1] : i0[1], iz = corner & 4 ? i1[2] : i0[2];
+        float wt = (corner & 1 ? f[0] : 1.0f - f[0]) * (corner & 2 ? f[1] : 1.0f - f[1]) *
+                   (corner & 4 ? f[2] : 1.0f - f[2]);
+        const float *tx = table + 4 * (((size_t)iz * n[0] + (size_t)iy) * n[0] + (size_t)ix);
+        for (int c = 0; c < 4; c++)
+            out[c] += wt * tx[c];
+    }
+}
+
+/* One piece of a segment: premultiplied colour and opacity (volume.glsl
+ * segment_piece). */
+static void piece(const struct eddy_volume_params *p, const float *tf, const float *table, float sf, float sb,
+                  float d, float out[4])
+{
+    if (sf == sb || (p->table[3] & EDDY_VOLUME_POINT_SAMPLING)) {
+        float col[3], tau;
+        eddy_volume_tf_cpu(tf, p->counts[3], p->range[3], 0.5f * (sf + sb), col, &tau);
+        float a = 1.0f - expf(-tau * d);
+        out[0] = col[0] * a, out[1] = col[1] * a, out[2] = col[2] * a, out[3] = a;
+        return;
+    }
+    float span = p->range[1] - p->range[0], ns = (float)p->table[0], nd = (float)p->table[1];
+    float u = (0.5f + clampf((sf - p->range[0]) / span, 0.0f, 1.0f) * (ns - 1.0f)) / ns;
+    float v = (0.5f + clampf((sb - p->range[0]) / span, 0.0f, 1.0f) * (ns - 1.0f)) / ns;
+    float w = (0.5f + clampf(d / p->range[2], 0.0f, 1.0f) * (nd - 1.0f)) / nd;
+    sample_table(p, table, u, v, w, out);
+    float a = 1.0f - expf(-out[3]);
+    out[0] *= a, out[1] *= a, out[2] *= a, out[3] = a;
+}
+
+/* Front to back: the segment (sf .. sb over d) cut into pieces no longer
+ * than the table's longest. */
+static void composite(const struct eddy_volume_params *p, const float *tf, const float *table, float sf, float sb,
+                      float d, float acc[4])
+{
+    float pieces = d > p->range[2] ? ceilf(d / p->range[2]) : 1.0f;
+    pieces = pieces < 1024.0f ? pieces : 1024.0f;
+    for (float q = 0.0f; q < pieces; q += 1.0f) {
+        float s0 = sf + (sb - sf) * (q / pieces), s1 = sf + (sb - sf) * ((q + 1.0f) / pieces), c[4];
+        piece(p, tf, table, s0, s1, d / pieces, c);
+        float keep = 1.0f - acc[3];
+        for (int k = 0; k < 4; k++)
+            acc[k] += keep * c[k];
+    }
+}
+
+void eddy_volume_cast_cpu(const struct eddy_volume_params *p, const float *position, const float *scalar,
+                          const uint32_t *tets, const uint32_t *neighbours, const uint32_t *boundary,
+                          const float *tf, const float *table, float *rgba, float *depth)
+{
+    uint32_t w = (uint32_t)p->right[3], hgt = (uint32_t)p->up[3], nt = p->counts[0];
+    float *planes = malloc(64 * (size_t)nt), *grad = malloc(16 * (size_t)nt);
+    bvh h = { 0 };
+    if (!planes || !grad || !build_bvh(p, position, tets, boundary, &h)) {
+        free(planes), free(grad), free(h.face), free(h.box);
+        for (size_t k = 0; k < 4 * (size_t)w * hgt; k++)
+            rgba[k] = NAN;
+        return;
+    }
+    eddy_volume_geometry_cpu(position, scalar, tets, nt, planes, grad);
+    for (uint32_t py = 0; py < hgt; py++)
+        for (uint32_t px = 0; px < w; px++) {
+            float dir[3], acc[4] = { 0, 0, 0, 0 }, first = INFINITY, t;
+            const float *eye = p->eye;
+            view_ray(p, (float)px, (float)py, dir);
+            uint32_t steps = 0, stall = 0, f = enter(p, &h, position, tets, boundary, planes, eye, dir, 0.0f,
+                                                    EDDY_VOLUME_NONE, &t);
+            bool done = false;
+            while (f != EDDY_VOLUME_NONE && !done) {
+                first = first < t ? first : t;
+                uint32_t id = boundary[f], tet = id >> 2, fin = id & 3u;
+                float tc = t, tx = t;
+                for (;;) {
+                    if (++steps > p->table[2]) {
+                        done = true;
+                        break;
+                    }
+                    const float *pl = planes + 16 * (size_t)tet;
+                    float best = FLT_MAX;
+                    uint32_t ex = 4;
+                    for (uint32_t i = 0; i < 4; i++) {
+                        float dn = dot3(dir, pl + 4 * i);
+                        if (i == fin || !(dn > 0.0f))
+                            continue;
+                        float lam = (pl[4 * i + 3] - dot3(pl + 4 * i, eye)) / dn;
+                        if (lam < best)
+                            best = lam, ex = i;
+                    }
+                    tx = ex < 4 && best > tc ? best : tc;
+                    const float *g = grad + 4 * (size_t)tet;
+                    float xf[3], xb[3];
+                    for (int a = 0; a < 3; a++)
+                        xf[a] = eye[a] + tc * dir[a], xb[a] = eye[a] + tx * dir[a];
+                    float sf = dot3(g, xf) + g[3], sb = dot3(g, xb) + g[3];
+                    if (tx > tc) {
+                        composite(p, tf, table, sf, sb, tx - tc, acc);
+                        stall = 0;
+                    } else if (++stall > EDDY_VOLUME_STALL) {
+                        done = true;
+                        break;
+                    }
+                    if (acc[3] >= p->bounds_min[3]) {
+                        done = true;
+                        break;
+                    }
+                    uint32_t nb = ex < 4 ? neighbours[4 * (size_t)tet + ex] : EDDY_VOLUME_BOUNDARY;
+                    if (nb == EDDY_VOLUME_BOUNDARY)
+                        break;
+                    tet = nb >> 2;
+                    fin = nb & 3u;
+                    tc = tx;
+                }
+                if (!done)
+                    f = enter(p, &h, position, tets, boundary, planes, eye, dir, tx, tx == t ? f + 1u : 0u, &t);
+            }
+            float *o = rgba + 4 * ((size_t)py * w + px);
+            for (int k = 0; k < 4; k++)
+                o[k] = acc[k];
+            if (depth)
+                depth[(size_t)py * w + px] = first;
+        }
+    free(planes), free(grad), free(h.face), free(h.box);
+}
+
+/* ------------------------------------------------------------------ reference */
+
+typedef struct cut {
+    float t0, t1, s0, s1;
+} cut;
+
+static int cmp_cut(const void *a, const void *b)
+{
+    const cut *x = a, *y = b;
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+void eddy_volume_reference_cpu(const struct eddy_volume_params *p, const float *position, const float *scalar,
+                               const uint32_t *tets, const float *tf, uint32_t steps, float *rgba, float *depth)
+{
+    uint32_t w = (uint32_t)p->right[3], hgt = (uint32_t)p->up[3], nt = p->counts[0];
+    float *planes = malloc(64 * (size_t)nt), *grad = malloc(16 * (size_t)nt);
+    cut *cuts = malloc(sizeof *cuts * nt);
+    if (!planes || !grad || !cuts) {
+        free(planes), free(grad), free(cuts);
+        for (size_t k = 0; k < 4 * (size_t)w * hgt; k++)
+            rgba[k] = NAN;
+        return;
+    }
+    eddy_volume_geometry_cpu(position, scalar, tets, nt, planes, grad);
+    for (uint32_t py = 0; py < hgt; py++)
+        for (uint32_t px = 0; px < w; px++) {
+            float dir[3];
+            const float *eye = p->eye;
+            view_ray(p, (float)px, (float)py, dir);
+            uint32_t n = 0;
+            for (uint32_t t = 0; t < nt; t++) {
+                double t0 = 0, t1 = INFINITY;
+                bool miss = false;
+                for (int i = 0; i < 4 && !miss; i++) {
+                    const float *pl = planes + 16 * (size_t)t + 4 * i;
+                    double dn = (double)dir[0] * pl[0] + (double)dir[1] * pl[1] + (double)dir[2] * pl[2];
+                    double out = (double)eye[0] * pl[0] + (double)eye[1] * pl[1] + (double)eye[2] * pl[2] - pl[3];
+                    if (dn == 0) {
+                        /* a ray in the face's plane (along edges of a
+                         * structured mesh): the ray moved by an
+                         * infinitesimal generic offset decides, so exactly
+                         * one of the tets around it claims it */
+                        miss = out > 0 || (out == 0 && 0.577 * pl[0] + 0.331 * pl[1] + 0.749 * pl[2] >= 0);
+                        continue;
+                    }
+                    double lam = -out / dn;
+                    if (dn > 0)
+                        t1 = lam < t1 ? lam : t1;
+                    else
+                        t0 = lam > t0 ? lam : t0;
+                }
+                if (miss || !(t1 > t0))
+                    continue;
+                const float *g = grad + 4 * (size_t)t;
+                double s0 = g[3], s1 = g[3];
+                for (int a = 0; a < 3; a++) {
+                    s0 += (double)g[a] * (eye[a] + t0 * dir[a]);
+                    s1 += (double)g[a] * (eye[a] + t1 * dir[a]);
+                }
+                cuts[n++] = (cut){ (float)t0, (float)t1, (float)s0, (float)s1 };
+            }
+            qsort(cuts, n, sizeof *cuts, cmp_cut);
+            double acc[4] = { 0, 0, 0, 0 };
+            for (uint32_t k = 0; k < n; k++) {
+                double c[4];
+                eddy_volume_segment_cpu(tf, p->counts[3], p->range[3], cuts[k].s0, cuts[k].s1,
+                                        (double)cuts[k].t1 - cuts[k].t0, steps, c);
+                double keep = 1 - acc[3];
+                for (int q = 0; q < 4; q++)
+                    acc[q] += keep * c[q];
+            }
+            float *o = rgba + 4 * ((size_t)py * w + px);
+            for (int q = 0; q < 4; q++)
+                o[q] = (float)acc[q];
+            if (depth)
+                depth[(size_t)py * w + px] = n ? cuts[0].t0 : INFINITY;
+        }
+    free(planes), free(grad), free(cuts);
+}

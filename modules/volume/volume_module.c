@@ -1,0 +1,245 @@
+/* The module "volume": one eddy_volume renderer as a scene system. It adds
+ * no pass to the step; at every output frame it draws the set as it is
+ * then and writes "<system>_<frame>.png" (the premultiplied image over the
+ * background). Several systems on one set give several views. */
+#include "volume.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    P_WIDTH,
+    P_HEIGHT,
+    P_EYE,
+    P_TARGET,
+    P_UP,
+    P_FOV,
+    P_TRANSFER,
+    P_SCALAR_RANGE,
+    P_OPACITY_UNIT,
+    P_MAX_SEGMENT,
+    P_TABLE_SCALARS,
+    P_TABLE_LENGTHS,
+    P_CUTOFF,
+    P_POINT_SAMPLING,
+    P_BACKGROUND,
+    P_COUNT
+};
+
+static const eddy_param_info params[P_COUNT] = {
+    [P_WIDTH] = { "width", EDDY_PARAM_INT, "px", { 640 }, 1, 16384, "image width" },
+    [P_HEIGHT] = { "height", EDDY_PARAM_INT, "px", { 480 }, 1, 16384, "image height" },
+    [P_EYE] = { "eye", EDDY_PARAM_VEC3, "m", { 0, 0, 0 }, -1e30, 1e30,
+                "camera position; eye = target (the default): the set's bounding box seen from the front, a "
+                "little from above and the right, as output.images does with the box" },
+    [P_TARGET] = { "target", EDDY_PARAM_VEC3, "m", { 0, 0, 0 }, -1e30, 1e30, "the point the camera looks at" },
+    [P_UP] = { "up", EDDY_PARAM_VEC3, "1", { 0, 1, 0 }, -1e30, 1e30, "camera up (not parallel to the view)" },
+    [P_FOV] = { "fov", EDDY_PARAM_FLOAT, "deg", { 40 }, 1, 170, "vertical field of view" },
+    [P_TRANSFER] = { "transfer_function", EDDY_PARAM_LIST, "1", { 5, EDDY_VOLUME_MAX_TF }, -1e30, 1e30,
+                     "points [s, r, g, b, a] by ascending scalar s: colour and opacity (a: the fraction a slab "
+                     "opacity_unit thick absorbs), linear between points; none: from transparent blue at the "
+                     "scalar's lowest to half-opaque orange at its highest" },
+    [P_SCALAR_RANGE] = { "scalar_range", EDDY_PARAM_VEC3, "1", { 0, 0, 0 }, -1e30, 1e30,
+                         "[low, high, -]: the pre-integration table's scalar range; [0, 0]: the transfer "
+                         "function's first and last points" },
+    [P_OPACITY_UNIT] = { "opacity_unit", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 1e9,
+                         "the slab thickness opacities refer to; 0: the mean tet edge length at creation" },
+    [P_MAX_SEGMENT] = { "max_segment", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 1e9,
+                        "the table's longest segment (longer ones are cut); 0: twice the longest tet edge" },
+    [P_TABLE_SCALARS] = { "table_scalars", EDDY_PARAM_INT, "1", { 256 }, 2, 1024,
+                          "table texels along each scalar axis" },
+    [P_TABLE_LENGTHS] = { "table_lengths", EDDY_PARAM_INT, "1", { 32 }, 2, 1024, "table texels along the length axis" },
+    [P_CUTOFF] = { "cutoff", EDDY_PARAM_FLOAT, "1", { 0.999 }, 1e-6, 1, "opacity at which a ray stops" },
+    [P_POINT_SAMPLING] = { "point_sampling", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1,
+                           "take the transfer function at each segment's middle instead of the table" },
+    [P_BACKGROUND] = { "background", EDDY_PARAM_VEC3, "1", { 1, 1, 1 }, 0, 1,
+                       "the PNG's background colour behind the volume" },
+};
+
+static const char *const shared[] = { "position", "scalar" };
+
+typedef struct vsys {
+    eddy_engine *e;
+    char name[128];
+    eddy_volume *v;
+    uint32_t width, height;
+    float background[3];
+    uint32_t guard_steps, guard_stalled; /* the last frame's */
+} vsys;
+
+static void destroy(void *state)
+{
+    vsys *s = state;
+    if (!s)
+        return;
+    eddy_destroy_volume(s->e, s->v);
+    free(s);
+}
+
+static eddy_result create(const eddy_system_ctx *ctx, void **state)
+{
+    eddy_engine *e = ctx->engine;
+    const eddy_param_value *pv = ctx->params;
+    vsys *s = calloc(1, sizeof *s);
+    if (!s)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    *state = s;
+    s->e = e;
+    snprintf(s->name, sizeof s->name, "%s", ctx->name);
+    s->width = (uint32_t)pv[P_WIDTH].v[0];
+    s->height = (uint32_t)pv[P_HEIGHT].v[0];
+    for (int k = 0; k < 3; k++)
+        s->background[k] = (float)pv[P_BACKGROUND].v[k];
+    /* The rest state's box and scalar range, for the defaults. */
+    eddy_particles set = ctx->particles;
+    uint32_t n = eddy_particles_count(e, set);
+    eddy_buffer pb = eddy_particles_buffer(e, set, "position"), sb = eddy_particles_buffer(e, set, "scalar");
+    if (!sb.id) {
+        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': set '%s' has no \"scalar\" buffer (a "
+                 "\"tetmesh\" fill has one)", ctx->name, eddy_particles_name(e, set));
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    float *pos = malloc(16 * (size_t)(n ? n : 1)), *sc = malloc(4 * (size_t)(n ? n : 1));
+    eddy_result res = pos && sc ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    if (res == EDDY_OK && n)
+        res = eddy_buffer_download(e, pb, 0, 16ull * n, pos);
+    if (res == EDDY_OK && n)
+        res = eddy_buffer_download(e, sb, 0, 4ull * n, sc);
+    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    float smin = INFINITY, smax = -INFINITY;
+    for (uint32_t i = 0; res == EDDY_OK && i < n; i++) {
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fminf(lo[k], pos[4 * (size_t)i + k]);
+            hi[k] = fmaxf(hi[k], pos[4 * (size_t)i + k]);
+        }
+        smin = fminf(smin, sc[i]);
+        smax = fmaxf(smax, sc[i]);
+    }
+    free(pos);
+    free(sc);
+    if (res != EDDY_OK)
+        return res;
+    eddy_volume_camera cam = { .fov_deg = (float)pv[P_FOV].v[0] };
+    bool same = true;
+    for (int k = 0; k < 3; k++) {
+        cam.eye[k] = (float)pv[P_EYE].v[k];
+        cam.target[k] = (float)pv[P_TARGET].v[k];
+        cam.up[k] = (float)pv[P_UP].v[k];
+        same = same && cam.eye[k] == cam.target[k];
+    }
+    if (same && n) {
+        /* the bounding box from (0.35, 0.45, 1), far enough to hold it */
+        static const float dir[3] = { 0.35f, 0.45f, 1.0f };
+        float diag = 0, dl = sqrtf(0.35f * 0.35f + 0.45f * 0.45f + 1.0f);
+        for (int k = 0; k < 3; k++)
+            diag += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+        float dist = 0.5f * sqrtf(diag) / tanf(cam.fov_deg * 0.5f * 3.14159265f / 180.0f) * 1.15f;
+        for (int k = 0; k < 3; k++) {
+            cam.target[k] = 0.5f * (lo[k] + hi[k]);
+            cam.eye[k] = cam.target[k] + dist * dir[k] / dl;
+        }
+    }
+    float tf[5 * EDDY_VOLUME_MAX_TF];
+    uint32_t tn = 0;
+    const eddy_param_list *list = EDDY_SYSTEM_CTX_HAS(ctx, lists) && ctx->lists ? &ctx->lists[P_TRANSFER] : NULL;
+    if (list && list->count) {
+        tn = list->count;
+        for (uint32_t k = 0; k < 5 * tn; k++)
+            tf[k] = (float)list->values[k];
+    } else {
+        if (!(smax > smin))
+            smin -= 0.5f, smax += 0.5f;
+        const float def[10] = { smin, 0.2f, 0.35f, 0.9f, 0.0f, smax, 1.0f, 0.6f, 0.15f, 0.5f };
+        memcpy(tf, def, sizeof def);
+        tn = 2;
+    }
+    s->v = eddy_create_volume(e, &(eddy_volume_desc){
+        .label = s->name,
+        .set = set,
+        .width = s->width,
+        .height = s->height,
+        .camera = cam,
+        .transfer = tf,
+        .transfer_count = tn,
+        .scalar_min = (float)pv[P_SCALAR_RANGE].v[0],
+        .scalar_max = (float)pv[P_SCALAR_RANGE].v[1],
+        .opacity_unit = (float)pv[P_OPACITY_UNIT].v[0],
+        .max_segment = (float)pv[P_MAX_SEGMENT].v[0],
+        .table_scalars = (uint32_t)pv[P_TABLE_SCALARS].v[0],
+        .table_lengths = (uint32_t)pv[P_TABLE_LENGTHS].v[0],
+        .cutoff = (float)pv[P_CUTOFF].v[0],
+        .point_sampling = pv[P_POINT_SAMPLING].v[0] != 0,
+    });
+    return s->v ? EDDY_OK : EDDY_ERROR_INVALID_ARGUMENT;
+}
+
+static eddy_result declare_step(void *state, eddy_graph step)
+{
+    (void)state, (void)step;
+    return EDDY_OK; /* drawing is per frame (write_frame), not per step */
+}
+
+static void stats(void *state, eddy_stats *st)
+{
+    const vsys *s = state;
+    eddy_stats_add(st, "rays_at_step_guard", s->guard_steps);
+    eddy_stats_add(st, "rays_stalled", s->guard_stalled);
+}
+
+static uint8_t to8(float x)
+{
+    x = x < 0 ? 0 : x > 1 ? 1 : x;
+    return (uint8_t)(x * 255.0f + 0.5f);
+}
+
+static eddy_result write_frame(void *state, const eddy_frame_ctx *f)
+{
+    vsys *s = state;
+    size_t px = (size_t)s->width * s->height;
+    float *img = malloc(16 * px);
+    uint8_t *rgba = malloc(4 * px);
+    eddy_result res = img && rgba ? eddy_volume_render(s->e, s->v) : EDDY_ERROR_OUT_OF_MEMORY;
+    if (res == EDDY_OK)
+        res = eddy_volume_read(s->e, s->v, img, NULL);
+    if (res == EDDY_OK)
+        res = eddy_volume_read_guards(s->e, s->v, &s->guard_steps, &s->guard_stalled);
+    for (size_t i = 0; res == EDDY_OK && i < px; i++) {
+        const float *c = img + 4 * i;
+        for (int k = 0; k < 3; k++)
+            rgba[4 * i + k] = to8(c[k] + (1.0f - c[3]) * s->background[k]);
+        rgba[4 * i + 3] = 255;
+    }
+    char path[4200];
+    if (res == EDDY_OK) {
+        int w = snprintf(path, sizeof path, "%s/%s_%06u.png", f->out_dir, s->name, f->frame);
+        res = w > 0 && (size_t)w < sizeof path ? eddy_write_png(s->e, path, rgba, s->width, s->height)
+                                               : EDDY_ERROR_IO;
+    }
+    free(img);
+    free(rgba);
+    return res;
+}
+
+static const eddy_module_desc desc = {
+    EDDY_MODULE_DESC_VERSION,
+    .name = "volume",
+    .version = "0.1",
+    .summary = "ray casting of a (deforming) tet mesh's scalar with a pre-integrated transfer function "
+               "(Tejada & Ertl 2005 section 5, Weiler et al. 2003)",
+    .params = params,
+    .param_count = P_COUNT,
+    .shared_buffers = shared,
+    .shared_buffer_count = sizeof shared / sizeof shared[0],
+    .create = create,
+    .destroy = destroy,
+    .declare_step = declare_step,
+    .stats = stats,
+    .write_frame = write_frame,
+};
+
+const eddy_module_desc *eddy_volume_module(void)
+{
+    return &desc;
+}
