@@ -280,6 +280,21 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
              d->table_scalars, d->table_lengths);
         return NULL;
     }
+    const struct { eddy_image im; VkFormat format; const char *what; } host[2] = {
+        { d->color_image, VK_FORMAT_R32G32B32A32_SFLOAT, "colour image (RGBA32F)" },
+        { d->depth_image, VK_FORMAT_R32_SFLOAT, "depth image (R32F)" },
+    };
+    for (int k = 0; k < 2; k++) {
+        eddy_vk_image vi;
+        if (!host[k].im.id)
+            continue;
+        if (eddy_image_vk(e, host[k].im, &vi) != EDDY_OK || vi.format != host[k].format ||
+            vi.extent.width != d->width || vi.extent.height != d->height || vi.extent.depth != 1) {
+            fail(e, label, "the host's %s must be %u x %u px in that format, with storage use", host[k].what,
+                 d->width, d->height);
+            return NULL;
+        }
+    }
     eddy_volume *v = calloc(1, sizeof *v);
     if (!v) {
         eddy_log(e, EDDY_LOG_ERROR, "memory.host", "%s: out of host memory", label);

@@ -59,12 +59,12 @@ typedef struct eddy_volume_desc {
     float bounds_min[3], bounds_max[3]; /* m: the box the Morton codes quantise (only the
                                    BVH's quality depends on it); all zero = the rest
                                    mesh's bounding box grown by half its size a side */
-    /* Optional: the host's images drawn into (eddy_image adopted from the
-     * host, width x height, created with EDDY_IMAGE_STORAGE): colour
-     * EDDY_FORMAT_RGBA32F, RGBA16F or RGBA8 (premultiplied colour and
-     * opacity), depth EDDY_FORMAT_R32F (m along the view ray to the first
-     * hit, +inf where the ray misses). Zero handles: the renderer makes its
-     * own RGBA32F and R32F images. */
+    /* Optional: the host's images drawn into (an eddy_image, adopted from
+     * the host or made with eddy_create_image, width x height, with
+     * EDDY_IMAGE_STORAGE): colour EDDY_FORMAT_RGBA32F (premultiplied colour
+     * and opacity), depth EDDY_FORMAT_R32F (m along the view ray to the
+     * first hit, +inf where the ray misses); another format or size is
+     * refused. Zero handles: the renderer makes its own. */
     eddy_image color_image, depth_image;
 } eddy_volume_desc;
 
