@@ -13,6 +13,7 @@
 // function; the others get the camera.
 #ifndef EDDY_RENDER_GLSL
 #define EDDY_RENDER_GLSL
+#include "view.glsl"
 
 #ifdef EDDY_RENDER_GATHER
 
@@ -70,9 +71,7 @@ vec3 eddy_project(vec3 p)
 // The view ray through pixel centre (px, py).
 vec3 eddy_ray(float px, float py)
 {
-    float x = ((px + 0.5) / cam.right.w * 2.0 - 1.0) * cam.eye.w * cam.forward.w;
-    float y = (1.0 - (py + 0.5) / cam.up.w * 2.0) * cam.eye.w;
-    return normalize(cam.forward.xyz + x * cam.right.xyz + y * cam.up.xyz);
+    return eddy_view_ray(cam.eye, cam.forward, cam.right, cam.up, px, py);
 }
 
 // Distance along ray dir from the eye to the sphere (c, r); < 0 if missed.

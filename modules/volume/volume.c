@@ -265,7 +265,7 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
         fail(e, label, "set '%s' has no buffer '%s' for the scalar", set_name, sname);
         return NULL;
     }
-    if (check_tf(e, label, d->transfer, d->transfer_count) != EDDY_OK)
+    if (d->transfer && check_tf(e, label, d->transfer, d->transfer_count) != EDDY_OK)
         return NULL;
     if (!(d->cutoff >= 0 && d->cutoff <= 1) || !(d->opacity_unit >= 0 && isfinite(d->opacity_unit)) ||
         !(d->max_segment >= 0 && isfinite(d->max_segment)) || !isfinite(d->scalar_min) ||
@@ -312,9 +312,7 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
     struct eddy_volume_params *p = &v->p;
     rest r = { 0 };
     uint32_t *neigh = NULL, *bound = NULL;
-    eddy_result res = put_camera(e, label, &d->camera, d->width, d->height, p);
-    if (res == EDDY_OK)
-        res = load_rest(e, v, &r);
+    eddy_result res = load_rest(e, v, &r);
     char err[512];
     neigh = res == EDDY_OK ? malloc(16 * (size_t)v->tet_count) : NULL;
     if (res == EDDY_OK && !neigh)
@@ -353,9 +351,41 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
     for (uint32_t i = 0; i < v->vertex_count && res == EDDY_OK; i++)
         if (!isfinite(r.scalar[i]))
             res = fail(e, label, "set '%s': the scalar of vertex %u is not finite", set_name, i);
+    /* The defaults from the rest state: the camera framing the mesh, the
+     * transfer function over its scalar's range. */
+    eddy_volume_camera cam = d->camera;
+    float def_tf[10];
+    const float *tf = d->transfer;
+    uint32_t n = d->transfer_count;
+    if (res == EDDY_OK && !memcmp(cam.eye, cam.target, sizeof cam.eye)) {
+        static const float dir[3] = { 0.35f, 0.45f, 1.0f };
+        float fov = cam.fov_deg > 0 ? cam.fov_deg : 40.0f;
+        double diag = 0, dl = sqrt(0.35 * 0.35 + 0.45 * 0.45 + 1.0);
+        for (int k = 0; k < 3; k++)
+            diag += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+        double dist = 0.5 * sqrt(diag) / tan(fov * 0.5 * 3.14159265358979 / 180.0) * 1.15;
+        bool up = cam.up[0] || cam.up[1] || cam.up[2];
+        cam = (eddy_volume_camera){ .up = { up ? cam.up[0] : 0, up ? cam.up[1] : 1, up ? cam.up[2] : 0 },
+                                    .fov_deg = fov };
+        for (int k = 0; k < 3; k++) {
+            cam.target[k] = (float)(0.5 * (lo[k] + hi[k]));
+            cam.eye[k] = (float)(cam.target[k] + dist * dir[k] / dl);
+        }
+    }
+    if (res == EDDY_OK)
+        res = put_camera(e, label, &cam, d->width, d->height, p);
+    if (res == EDDY_OK && !tf) {
+        float smin = INFINITY, smax = -INFINITY;
+        for (uint32_t i = 0; i < v->vertex_count; i++)
+            smin = fminf(smin, r.scalar[i]), smax = fmaxf(smax, r.scalar[i]);
+        if (!(smax > smin))
+            smin -= 0.5f, smax += 0.5f;
+        const float def[10] = { smin, 0.2f, 0.35f, 0.9f, 0.0f, smax, 1.0f, 0.6f, 0.15f, 0.5f };
+        memcpy(def_tf, def, sizeof def);
+        tf = def_tf;
+        n = 2;
+    }
     if (res == EDDY_OK) {
-        const float *tf = d->transfer;
-        uint32_t n = d->transfer_count;
         float smin = d->scalar_min, smax = d->scalar_max;
         if (smin == 0 && smax == 0) {
             smin = tf[0];
@@ -391,17 +421,17 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
         p->table[2] = d->max_steps ? d->max_steps : (v->tet_count > UINT32_MAX - 64 ? UINT32_MAX : v->tet_count + 64);
         p->table[3] = d->point_sampling ? EDDY_VOLUME_POINT_SAMPLING : 0;
     }
-    float *tfbuf = res == EDDY_OK ? calloc(8 * (size_t)d->transfer_count, sizeof(float)) : NULL;
+    float *tfbuf = res == EDDY_OK ? calloc(8 * (size_t)n, sizeof(float)) : NULL;
     if (res == EDDY_OK && !tfbuf)
         res = EDDY_ERROR_OUT_OF_MEMORY;
-    for (uint32_t k = 0; res == EDDY_OK && k < d->transfer_count; k++) {
-        tfbuf[8 * k] = d->transfer[5 * k];
-        memcpy(tfbuf + 8 * k + 4, d->transfer + 5 * k + 1, 16);
+    for (uint32_t k = 0; res == EDDY_OK && k < n; k++) {
+        tfbuf[8 * k] = tf[5 * k];
+        memcpy(tfbuf + 8 * k + 4, tf + 5 * k + 1, 16);
     }
     if (res == EDDY_OK) {
         uint64_t nt = v->tet_count, leaves = p->counts[2];
         v->params = buffer(e, v, "params", sizeof *p, p);
-        v->tf = buffer(e, v, "transfer", 32ull * d->transfer_count, tfbuf);
+        v->tf = buffer(e, v, "transfer", 32ull * n, tfbuf);
         v->neighbours = buffer(e, v, "neighbours", 16 * nt, neigh);
         v->boundary = buffer(e, v, "boundary", 4ull * v->boundary_count, bound);
         v->planes = buffer(e, v, "planes", 64 * nt, NULL);

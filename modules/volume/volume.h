@@ -35,12 +35,17 @@ typedef struct eddy_volume_desc {
     const char *scalar;         /* the set's per-vertex float buffer drawn; default "scalar" */
     uint32_t width, height;     /* px, required, each 1..16384, width x height x 16 bytes within
                                    the device's storage buffer and image limits */
-    eddy_volume_camera camera;  /* required (checked as documented there) */
+    eddy_volume_camera camera;  /* checked as documented there; eye equal to target (all
+                                   zero, say): the rest mesh's bounding box seen from
+                                   (0.35, 0.45, 1), far enough to hold it, with this up (+y
+                                   when zero) and fov_deg (40 when 0) */
     /* The transfer function: points (s, r, g, b, a) by ascending s (equal s
      * make a step): colour r, g, b in [0, 1] and opacity a in [0, 1], the
      * fraction of light a slab `opacity_unit` thick absorbs (as VTK's scalar
      * opacity unit distance), each linear in s between points and constant
-     * beyond the ends. Copied. 1..EDDY_VOLUME_MAX_TF points. */
+     * beyond the ends. Copied. 1..EDDY_VOLUME_MAX_TF points. NULL: from
+     * transparent blue at the rest scalar's lowest value to half-opaque
+     * orange at its highest (transfer_count ignored). */
     const float *transfer;
     uint32_t transfer_count;
     float scalar_min, scalar_max; /* the table's scalar range (scalars beyond are clamped);
@@ -107,10 +112,11 @@ const struct eddy_volume_params *eddy_volume_params_of(const eddy_volume *v);
 
 /* ---------------------------------------------------------- C references */
 
-/* The neighbour table (4 per tet: the tet across face i, opposite vertex
- * i, as tet << 2 | its face, or EDDY_VOLUME_BOUNDARY) and the boundary
- * faces (tet << 2 | face, ascending; *boundary malloc'd). 0, or -1 with a
- * message in err (a face of three tets, an index out of range). */
+/* The neighbour table (eddy_tet_neighbours: 4 per tet, the tet across face
+ * i, opposite vertex i, as tet << 2 | its face, or EDDY_VOLUME_BOUNDARY) and
+ * the boundary faces (tet << 2 | face, ascending; *boundary malloc'd). 0,
+ * or -1 with a message in err (a face of three tets, an index out of
+ * range). */
 int eddy_volume_topology(const uint32_t *tets, uint32_t tet_count, uint32_t vertex_count,
                          uint32_t *neighbours, uint32_t **boundary, uint32_t *boundary_count,
                          char *err, size_t err_cap);

@@ -4,6 +4,8 @@
  * no traversal at all (every tet cut on its own) for the tests. */
 #include "volume.h"
 
+#include "eddy/eddy_tetmesh.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,20 +14,6 @@
 
 /* Face i of a tet is opposite vertex i: its other three vertices. */
 static const int face_vertex[4][3] = { { 1, 2, 3 }, { 0, 2, 3 }, { 0, 1, 3 }, { 0, 1, 2 } };
-
-typedef struct face_key {
-    uint32_t v[3];
-    uint32_t id; /* tet << 2 | face */
-} face_key;
-
-static int cmp_face(const void *a, const void *b)
-{
-    const face_key *x = a, *y = b;
-    for (int k = 0; k < 3; k++)
-        if (x->v[k] != y->v[k])
-            return x->v[k] < y->v[k] ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
 
 int eddy_volume_topology(const uint32_t *tets, uint32_t tet_count, uint32_t vertex_count,
                          uint32_t *neighbours, uint32_t **boundary, uint32_t *boundary_count,
@@ -37,71 +25,30 @@ int eddy_volume_topology(const uint32_t *tets, uint32_t tet_count, uint32_t vert
         snprintf(err, err_cap, "%u tets: expected 1 to %u", tet_count, UINT32_MAX >> 2);
         return -1;
     }
-    face_key *f = malloc(sizeof *f * 4 * (size_t)tet_count);
-    if (!f) {
+    for (uint64_t k = 0; k < 4ull * tet_count; k++)
+        if (tets[k] >= vertex_count) {
+            snprintf(err, err_cap, "tet %u names vertex %u of %u", (uint32_t)(k / 4), tets[k], vertex_count);
+            return -1;
+        }
+    int64_t nb = eddy_tet_neighbours(tets, tet_count, neighbours);
+    uint32_t *b = nb >= 0 ? malloc(sizeof *b * (size_t)(nb ? nb : 1)) : NULL;
+    if (!b) {
         snprintf(err, err_cap, "out of host memory for %u tets' faces", tet_count);
         return -1;
     }
-    for (uint32_t t = 0; t < tet_count; t++)
-        for (uint32_t i = 0; i < 4; i++) {
-            face_key *k = &f[4 * (size_t)t + i];
-            for (int a = 0; a < 3; a++) {
-                k->v[a] = tets[4 * (size_t)t + face_vertex[i][a]];
-                if (k->v[a] >= vertex_count) {
-                    snprintf(err, err_cap, "tet %u names vertex %u of %u", t, k->v[a], vertex_count);
-                    free(f);
-                    return -1;
-                }
-            }
-            /* sorted, so a face's two sides compare equal */
-            for (int a = 0; a < 2; a++)
-                for (int b = 0; b < 2 - a; b++)
-                    if (k->v[b] > k->v[b + 1]) {
-                        uint32_t s = k->v[b];
-                        k->v[b] = k->v[b + 1];
-                        k->v[b + 1] = s;
-                    }
-            k->id = t << 2 | i;
-        }
-    qsort(f, 4 * (size_t)tet_count, sizeof *f, cmp_face);
-    uint32_t nb = 0;
-    for (size_t k = 0; k < 4 * (size_t)tet_count;) {
-        size_t e = k + 1;
-        while (e < 4 * (size_t)tet_count && !memcmp(f[e].v, f[k].v, sizeof f[k].v))
-            e++;
-        if (e - k > 2) {
-            snprintf(err, err_cap, "the face (%u, %u, %u) belongs to %zu tets (tets %u, %u, %u, ...): a tet "
-                     "mesh has at most two a face", f[k].v[0], f[k].v[1], f[k].v[2], e - k, f[k].id >> 2,
-                     f[k + 1].id >> 2, f[k + 2].id >> 2);
-            free(f);
+    uint32_t n = 0;
+    for (uint32_t id = 0; id < 4 * tet_count; id++) {
+        if (neighbours[id] == EDDY_TET_SHARED) {
+            snprintf(err, err_cap, "face %u of tet %u belongs to three tets or more: a tet mesh has at most two "
+                     "a face", id & 3u, id >> 2);
+            free(b);
             return -1;
         }
-        if (e - k == 2) {
-            if (f[k].id >> 2 == f[k + 1].id >> 2) {
-                snprintf(err, err_cap, "tet %u names a vertex twice", f[k].id >> 2);
-                free(f);
-                return -1;
-            }
-            neighbours[f[k].id] = f[k + 1].id;
-            neighbours[f[k + 1].id] = f[k].id;
-        } else {
-            neighbours[f[k].id] = EDDY_VOLUME_BOUNDARY;
-            nb++;
-        }
-        k = e;
-    }
-    free(f);
-    uint32_t *b = malloc(sizeof *b * (nb ? nb : 1));
-    if (!b) {
-        snprintf(err, err_cap, "out of host memory for %u boundary faces", nb);
-        return -1;
-    }
-    uint32_t n = 0;
-    for (uint32_t id = 0; id < 4 * tet_count; id++)
-        if (neighbours[id] == EDDY_VOLUME_BOUNDARY)
+        if (neighbours[id] == EDDY_TET_BOUNDARY)
             b[n++] = id;
+    }
     *boundary = b;
-    *boundary_count = nb;
+    *boundary_count = n;
     return 0;
 }
 

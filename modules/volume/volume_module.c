@@ -4,7 +4,6 @@
  * background). Several systems on one set give several views. */
 #include "volume.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,76 +91,26 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->height = (uint32_t)pv[P_HEIGHT].v[0];
     for (int k = 0; k < 3; k++)
         s->background[k] = (float)pv[P_BACKGROUND].v[k];
-    /* The rest state's box and scalar range, for the defaults. */
-    eddy_particles set = ctx->particles;
-    uint32_t n = eddy_particles_count(e, set);
-    eddy_buffer pb = eddy_particles_buffer(e, set, "position"), sb = eddy_particles_buffer(e, set, "scalar");
-    if (!sb.id) {
-        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': set '%s' has no \"scalar\" buffer (a "
-                 "\"tetmesh\" fill has one)", ctx->name, eddy_particles_name(e, set));
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    }
-    float *pos = malloc(16 * (size_t)(n ? n : 1)), *sc = malloc(4 * (size_t)(n ? n : 1));
-    eddy_result res = pos && sc ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
-    if (res == EDDY_OK && n)
-        res = eddy_buffer_download(e, pb, 0, 16ull * n, pos);
-    if (res == EDDY_OK && n)
-        res = eddy_buffer_download(e, sb, 0, 4ull * n, sc);
-    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-    float smin = INFINITY, smax = -INFINITY;
-    for (uint32_t i = 0; res == EDDY_OK && i < n; i++) {
-        for (int k = 0; k < 3; k++) {
-            lo[k] = fminf(lo[k], pos[4 * (size_t)i + k]);
-            hi[k] = fmaxf(hi[k], pos[4 * (size_t)i + k]);
-        }
-        smin = fminf(smin, sc[i]);
-        smax = fmaxf(smax, sc[i]);
-    }
-    free(pos);
-    free(sc);
-    if (res != EDDY_OK)
-        return res;
+    /* eye = target and no transfer function: eddy_create_volume's defaults
+     * from the rest state. */
     eddy_volume_camera cam = { .fov_deg = (float)pv[P_FOV].v[0] };
-    bool same = true;
     for (int k = 0; k < 3; k++) {
         cam.eye[k] = (float)pv[P_EYE].v[k];
         cam.target[k] = (float)pv[P_TARGET].v[k];
         cam.up[k] = (float)pv[P_UP].v[k];
-        same = same && cam.eye[k] == cam.target[k];
-    }
-    if (same && n) {
-        /* the bounding box from (0.35, 0.45, 1), far enough to hold it */
-        static const float dir[3] = { 0.35f, 0.45f, 1.0f };
-        float diag = 0, dl = sqrtf(0.35f * 0.35f + 0.45f * 0.45f + 1.0f);
-        for (int k = 0; k < 3; k++)
-            diag += (hi[k] - lo[k]) * (hi[k] - lo[k]);
-        float dist = 0.5f * sqrtf(diag) / tanf(cam.fov_deg * 0.5f * 3.14159265f / 180.0f) * 1.15f;
-        for (int k = 0; k < 3; k++) {
-            cam.target[k] = 0.5f * (lo[k] + hi[k]);
-            cam.eye[k] = cam.target[k] + dist * dir[k] / dl;
-        }
     }
     float tf[5 * EDDY_VOLUME_MAX_TF];
-    uint32_t tn = 0;
     const eddy_param_list *list = EDDY_SYSTEM_CTX_HAS(ctx, lists) && ctx->lists ? &ctx->lists[P_TRANSFER] : NULL;
-    if (list && list->count) {
-        tn = list->count;
-        for (uint32_t k = 0; k < 5 * tn; k++)
-            tf[k] = (float)list->values[k];
-    } else {
-        if (!(smax > smin))
-            smin -= 0.5f, smax += 0.5f;
-        const float def[10] = { smin, 0.2f, 0.35f, 0.9f, 0.0f, smax, 1.0f, 0.6f, 0.15f, 0.5f };
-        memcpy(tf, def, sizeof def);
-        tn = 2;
-    }
+    uint32_t tn = list ? list->count : 0;
+    for (uint32_t k = 0; k < 5 * tn; k++)
+        tf[k] = (float)list->values[k];
     s->v = eddy_create_volume(e, &(eddy_volume_desc){
         .label = s->name,
-        .set = set,
+        .set = ctx->particles,
         .width = s->width,
         .height = s->height,
         .camera = cam,
-        .transfer = tf,
+        .transfer = tn ? tf : NULL,
         .transfer_count = tn,
         .scalar_min = (float)pv[P_SCALAR_RANGE].v[0],
         .scalar_max = (float)pv[P_SCALAR_RANGE].v[1],

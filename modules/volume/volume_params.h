@@ -10,7 +10,7 @@
                                          instead of the pre-integrated table */
 
 /* neighbours[4 t + i]: the tet across face i of tet t as (tet << 2 | its
- * face), or EDDY_VOLUME_BOUNDARY */
+ * face), or EDDY_VOLUME_BOUNDARY (eddy_tet_neighbours' EDDY_TET_BOUNDARY) */
 #define EDDY_VOLUME_BOUNDARY 0xffffffffu
 #define EDDY_VOLUME_NONE 0xffffffffu
 #define EDDY_VOLUME_STACK 32u       /* the BVH traversal's stack (the tree is complete: 

@@ -2147,8 +2147,7 @@ static const int tet_face[4][3] = { { 1, 2, 3 }, { 0, 3, 2 }, { 0, 1, 3 }, { 0, 
 
 typedef struct face_key {
     uint32_t v[3]; /* sorted */
-    uint32_t t;
-    uint32_t f;
+    uint32_t id;   /* tet << 2 | face */
 } face_key;
 
 static int cmp_face_key(const void *a, const void *b)
@@ -2160,59 +2159,70 @@ static int cmp_face_key(const void *a, const void *b)
     return 0;
 }
 
-int64_t eddy_tetmesh_boundary(const eddy_tetmesh *m, uint32_t **triangles)
+int64_t eddy_tet_neighbours(const uint32_t *tets, uint32_t tet_count, uint32_t *neighbours)
 {
-    *triangles = NULL;
-    uint64_t n = 4ull * m->tet_count;
+    uint64_t n = 4ull * tet_count;
     if (n == 0)
         return 0;
-    face_key *key = alloc_array(n, sizeof *key);
-    uint8_t *once = calloc(m->tet_count, 1); /* per tet: its faces used once (4 bits) */
-    if (!key || !once) {
-        free(key);
-        free(once);
+    if (tet_count > (UINT32_MAX >> 2))
         return -1;
-    }
-    for (uint64_t t = 0; t < m->tet_count; t++)
+    face_key *key = alloc_array(n, sizeof *key);
+    if (!key)
+        return -1;
+    for (uint64_t t = 0; t < tet_count; t++)
         for (int f = 0; f < 4; f++) {
             face_key *k = &key[4 * t + (uint64_t)f];
             for (int i = 0; i < 3; i++)
-                k->v[i] = m->tets[4 * t + (uint64_t)tet_face[f][i]];
+                k->v[i] = tets[4 * t + (uint64_t)tet_face[f][i]];
             /* Sort three. */
             if (k->v[0] > k->v[1]) { uint32_t s = k->v[0]; k->v[0] = k->v[1]; k->v[1] = s; }
             if (k->v[1] > k->v[2]) { uint32_t s = k->v[1]; k->v[1] = k->v[2]; k->v[2] = s; }
             if (k->v[0] > k->v[1]) { uint32_t s = k->v[0]; k->v[0] = k->v[1]; k->v[1] = s; }
-            k->t = (uint32_t)t;
-            k->f = (uint32_t)f;
+            k->id = (uint32_t)(4 * t + (uint64_t)f);
         }
-    /* Grouping only: which face of a group comes first does not matter. */
+    /* Grouping only: a face's two sides pair up whichever comes first. */
     qsort(key, (size_t)n, sizeof *key, cmp_face_key);
-    uint64_t count = 0;
+    int64_t boundary = 0;
     for (uint64_t i = 0; i < n;) {
         uint64_t j = i + 1;
         while (j < n && cmp_face_key(&key[i], &key[j]) == 0)
             j++;
         if (j - i == 1) {
-            once[key[i].t] |= (uint8_t)(1u << key[i].f);
-            count++;
+            neighbours[key[i].id] = EDDY_TET_BOUNDARY;
+            boundary++;
+        } else if (j - i == 2) {
+            neighbours[key[i].id] = key[i + 1].id;
+            neighbours[key[i + 1].id] = key[i].id;
+        } else {
+            for (uint64_t k = i; k < j; k++)
+                neighbours[key[k].id] = EDDY_TET_SHARED;
         }
         i = j;
     }
     free(key);
-    uint32_t *tri = alloc_array(3 * count, sizeof *tri);
+    return boundary;
+}
+
+int64_t eddy_tetmesh_boundary(const eddy_tetmesh *m, uint32_t **triangles)
+{
+    *triangles = NULL;
+    if (m->tet_count == 0)
+        return 0;
+    uint32_t *nb = alloc_array(4ull * m->tet_count, sizeof *nb);
+    int64_t count = nb ? eddy_tet_neighbours(m->tets, m->tet_count, nb) : -1;
+    uint32_t *tri = count >= 0 ? alloc_array(3 * (uint64_t)count, sizeof *tri) : NULL;
     if (!tri) {
-        free(once);
+        free(nb);
         return -1;
     }
     uint64_t o = 0;
-    for (uint64_t t = 0; t < m->tet_count; t++)
-        for (int f = 0; f < 4; f++)
-            if (once[t] >> f & 1) {
-                for (int i = 0; i < 3; i++)
-                    tri[3 * o + (uint64_t)i] = m->tets[4 * t + (uint64_t)tet_face[f][i]];
-                o++;
-            }
-    free(once);
+    for (uint64_t id = 0; id < 4ull * m->tet_count; id++)
+        if (nb[id] == EDDY_TET_BOUNDARY) {
+            for (int i = 0; i < 3; i++)
+                tri[3 * o + (uint64_t)i] = m->tets[4 * (id >> 2) + (uint64_t)tet_face[id & 3][i]];
+            o++;
+        }
+    free(nb);
     *triangles = tri;
-    return (int64_t)count;
+    return count;
 }

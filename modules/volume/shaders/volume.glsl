@@ -4,19 +4,17 @@
 #ifndef VOLUME_GLSL
 #define VOLUME_GLSL
 #include "../volume_params.h"
+#include "view.glsl"
 
 layout(std430, binding = 0) readonly buffer Params { eddy_volume_params P; };
 
 // Face i of a tet is opposite vertex i: its other three vertices.
 const uvec3 FACE_VERTEX[4] = uvec3[4](uvec3(1, 2, 3), uvec3(0, 2, 3), uvec3(0, 1, 3), uvec3(0, 1, 2));
 
-// The view ray through pixel centre (px, py), as render.glsl's eddy_ray.
+// The view ray through pixel centre (px, py): the particle renderer's camera.
 vec3 view_ray(float px, float py)
 {
-    float x = (((px + 0.5) / P.right.w) * 2.0 - 1.0) * P.eye.w * P.forward.w;
-    float y = (1.0 - ((py + 0.5) / P.up.w) * 2.0) * P.eye.w;
-    vec3 d = P.forward.xyz + x * P.right.xyz + y * P.up.xyz;
-    return d / sqrt(dot(d, d));
+    return eddy_view_ray(P.eye, P.forward, P.right, P.up, px, py);
 }
 
 #ifdef VOLUME_TF

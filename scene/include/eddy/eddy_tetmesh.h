@@ -98,7 +98,18 @@ double eddy_tetmesh_masses(const eddy_tetmesh *m, double density, float *mass);
  * out of memory. */
 int64_t eddy_tetmesh_edges(const eddy_tetmesh *m, uint32_t **edges);
 
-/* The boundary: faces used by exactly one tet, 3 indices each, wound
+/* Face neighbours of tets (4 indices each, as eddy_tetmesh.tets): face f
+ * of a tet is the one opposite its vertex f; neighbours[4 t + f] is the tet
+ * across it as (tet << 2 | that tet's face), EDDY_TET_BOUNDARY (no tet:
+ * the face is on the boundary) or EDDY_TET_SHARED (three tets or more have
+ * the face: not a manifold mesh). neighbours holds 4 x tet_count entries;
+ * the indices are not checked. Returns the boundary faces' count, or -1
+ * when out of memory (or over 2^30 tets). */
+#define EDDY_TET_BOUNDARY 0xffffffffu
+#define EDDY_TET_SHARED 0xfffffffeu
+int64_t eddy_tet_neighbours(const uint32_t *tets, uint32_t tet_count, uint32_t *neighbours);
+
+/* The boundary: faces used by exactly one tet (eddy_tet_neighbours), 3 indices each, wound
  * counter-clockwise seen from outside (outward normal (x1-x0) x (x2-x0)),
  * in order of their tets: *triangles is malloc'd. Returns the triangle
  * count, or -1 when out of memory. */
