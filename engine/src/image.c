@@ -24,11 +24,12 @@ static const struct {
     [EDDY_FORMAT_RGBA32F] = { VK_FORMAT_R32G32B32A32_SFLOAT, 16, "rgba32f (VK_FORMAT_R32G32B32A32_SFLOAT)" },
     [EDDY_FORMAT_RGBA16F] = { VK_FORMAT_R16G16B16A16_SFLOAT, 8, "rgba16f (VK_FORMAT_R16G16B16A16_SFLOAT)" },
     [EDDY_FORMAT_RGBA8] = { VK_FORMAT_R8G8B8A8_UNORM, 4, "rgba8 (VK_FORMAT_R8G8B8A8_UNORM)" },
+    [EDDY_FORMAT_R32UI] = { VK_FORMAT_R32_UINT, 4, "r32ui (VK_FORMAT_R32_UINT)" },
 };
 
 static bool format_known(eddy_format f)
 {
-    return (uint32_t)f >= EDDY_FORMAT_R32F && (uint32_t)f <= EDDY_FORMAT_RGBA8;
+    return (uint32_t)f >= EDDY_FORMAT_R32F && (uint32_t)f <= EDDY_FORMAT_R32UI;
 }
 
 uint32_t eddy_format_texel_bytes(eddy_format f)
@@ -130,7 +131,7 @@ eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc)
     const char *label = desc && desc->label && *desc->label ? desc->label : "(unnamed)";
     if (!desc || !format_known(desc->format)) {
         eddy_log(e, EDDY_LOG_ERROR, "image.invalid", "image '%s': format must be one of EDDY_FORMAT_R32F, RG32F, RGBA32F, "
-                 "RGBA16F, RGBA8 (got %d)", label, desc ? (int)desc->format : 0);
+                 "RGBA16F, RGBA8, R32UI (got %d)", label, desc ? (int)desc->format : 0);
         return none;
     }
     uint32_t ext[3] = { desc->width, desc->height ? desc->height : 1, desc->depth ? desc->depth : 1 };

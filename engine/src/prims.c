@@ -158,6 +158,12 @@ eddy_result eddy_fill_record(eddy_engine *e, eddy_graph g, eddy_buffer buf, uint
         return EDDY_ERROR_VULKAN;
     if (count == 0)
         return EDDY_OK;
+    uint64_t words = eddy_buffer_size(e, buf) / 4;
+    if ((uint64_t)offset + count > words) {
+        eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "fill: uints %u .. %llu of a buffer of %llu uints", offset,
+                 (unsigned long long)offset + count - 1, (unsigned long long)words);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
     struct { uint32_t count, offset, value; } push = { count, offset, value };
     return add(e, g, &(eddy_pass_desc){
         .label = "eddy.fill", .kernel = k->fill, .groups = { stride_groups(e, count, 256) },

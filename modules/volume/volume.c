@@ -37,6 +37,12 @@ static const uint32_t level_spv[] =
 static const uint32_t preint_spv[] =
 #include "volume_preint.spv.inc"
     ;
+static const uint32_t cast_point_spv[] =
+#include "volume_cast_point.spv.inc"
+    ;
+static const uint32_t raster_spv[] =
+#include "volume_raster.spv.inc"
+    ;
 static const uint32_t cast_spv[] =
 #include "volume_cast.spv.inc"
     ;
@@ -47,10 +53,11 @@ struct eddy_volume {
     uint32_t width, height, tet_count, vertex_count, boundary_count;
     struct eddy_volume_params p;
     eddy_buffer position, scalar, tets;          /* the set's */
-    eddy_buffer params, tf, neighbours, boundary, planes, gradient, keys, values, leaf_face, nodes, guards;
+    eddy_buffer params, tf, boundary, keys, values, leaf_face, nodes, guards, hits, entries;
     eddy_image table, color, depth;
+    eddy_image neighbours, planes, gradient; /* per tet (EDDY_VOLUME_ROW_SHIFT) */
     bool own_color, own_depth;
-    eddy_kernel k_geometry, k_keys, k_leaves, k_level, k_preint, k_cast;
+    eddy_kernel k_geometry, k_keys, k_leaves, k_level, k_preint, k_raster, k_cast;
     eddy_sort *sort;
     eddy_graph frame; /* eddy_volume_render's graph, recorded on first use */
 };
@@ -135,17 +142,19 @@ static eddy_result check_tf(eddy_engine *e, const char *label, const float *tf, 
 
 static void destroy_parts(eddy_engine *e, eddy_volume *v)
 {
-    eddy_buffer bufs[] = { v->params, v->tf, v->neighbours, v->boundary, v->planes, v->gradient, v->keys,
-                           v->values, v->leaf_face, v->nodes, v->guards };
+    eddy_buffer bufs[] = { v->params, v->tf, v->boundary, v->keys,
+                           v->values, v->leaf_face, v->nodes, v->guards, v->hits, v->entries };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i].id)
             eddy_destroy_buffer(e, bufs[i]);
-    eddy_kernel ks[] = { v->k_geometry, v->k_keys, v->k_leaves, v->k_level, v->k_preint, v->k_cast };
+    eddy_kernel ks[] = { v->k_geometry, v->k_keys, v->k_leaves, v->k_level, v->k_preint, v->k_raster, v->k_cast };
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i].id)
             eddy_destroy_kernel(e, ks[i]);
-    if (v->table.id)
-        eddy_destroy_image(e, v->table);
+    eddy_image ims[] = { v->table, v->neighbours, v->planes, v->gradient };
+    for (size_t i = 0; i < sizeof ims / sizeof ims[0]; i++)
+        if (ims[i].id)
+            eddy_destroy_image(e, ims[i]);
     if (v->own_color && v->color.id)
         eddy_destroy_image(e, v->color);
     if (v->own_depth && v->depth.id)
@@ -203,19 +212,33 @@ static eddy_buffer buffer(eddy_engine *e, const eddy_volume *v, const char *what
                                                       .data_size = data ? size : 0 });
 }
 
+/* A pass binding: a buffer or an image. */
+typedef struct slot {
+    eddy_buffer buffer;
+    eddy_image image;
+    uint32_t access;
+} slot;
+#define BUF(x, a) (slot){ .buffer = (x), .access = (a) }
+#define IMG(x, a) (slot){ .image = (x), .access = (a) }
+
+/* A pass with the parameter block at binding 0 and b at 1, 2, ... */
 static int add(eddy_engine *e, eddy_volume *v, eddy_graph g, const char *what, eddy_kernel k, uint32_t threads,
-               const eddy_binding *b, uint32_t nb, const void *push, uint32_t push_size)
+               const slot *b, uint32_t nb, const void *push, uint32_t push_size)
 {
     char label[128];
     snprintf(label, sizeof label, "%s.%s", v->label, what);
     eddy_pass_desc pd = { .label = label, .kernel = k, .threads = threads, .push = push, .push_size = push_size };
     pd.bindings[0] = (eddy_binding){ v->params, EDDY_READ };
-    for (uint32_t i = 0; i < nb; i++)
-        pd.bindings[i + 1] = b[i];
+    for (uint32_t i = 0; i < nb; i++) {
+        if (b[i].image.id)
+            pd.images[i + 1] = (eddy_image_binding){ b[i].image, b[i].access };
+        else
+            pd.bindings[i + 1] = (eddy_binding){ b[i].buffer, b[i].access };
+    }
     return eddy_graph_add_pass(e, g, &pd);
 }
 
-#define B(...) (const eddy_binding[]){ __VA_ARGS__ }, sizeof((const eddy_binding[]){ __VA_ARGS__ }) / sizeof(eddy_binding)
+#define B(...) (const slot[]){ __VA_ARGS__ }, sizeof((const slot[]){ __VA_ARGS__ }) / sizeof(slot)
 
 /* The table, once: layer k from layers below it (volume_preint.comp). */
 static eddy_result preintegrate(eddy_engine *e, eddy_volume *v)
@@ -274,6 +297,10 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
              "finite");
         return NULL;
     }
+    if (d->entry_slots > 64) {
+        fail(e, label, "entry_slots %u: expected 1 to 64 (0: the default 8)", d->entry_slots);
+        return NULL;
+    }
     if ((d->table_scalars && (d->table_scalars < 2 || d->table_scalars > 1024)) ||
         (d->table_lengths && (d->table_lengths < 2 || d->table_lengths > 1024))) {
         fail(e, label, "table of %u x %u texels: expected 2 to 1024 each (0: the defaults 256 and 32)",
@@ -320,6 +347,10 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
     if (res == EDDY_OK && eddy_volume_topology(r.tets, v->tet_count, v->vertex_count, neigh, &bound,
                                                &v->boundary_count, err, sizeof err) != 0)
         res = fail(e, label, "set '%s': %s", set_name, err);
+    /* volume.raster runs 8 threads a face, the BVH a power of two of leaves */
+    if (res == EDDY_OK && v->boundary_count > (UINT32_MAX >> 4))
+        res = fail(e, label, "set '%s': %u boundary faces: expected at most %u", set_name, v->boundary_count,
+                   UINT32_MAX >> 4);
     /* The rest mesh: no inverted or flat tet; its edges give the defaults. */
     double edge_sum = 0, edge_max = 0, lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     for (uint32_t t = 0; t < v->tet_count && res == EDDY_OK; t++) {
@@ -420,6 +451,10 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
         p->table[1] = d->table_lengths ? d->table_lengths : 32;
         p->table[2] = d->max_steps ? d->max_steps : (v->tet_count > UINT32_MAX - 64 ? UINT32_MAX : v->tet_count + 64);
         p->table[3] = d->point_sampling ? EDDY_VOLUME_POINT_SAMPLING : 0;
+        /* as many as asked that fit one storage buffer (none: every pixel
+         * that meets the mesh searches the BVH) */
+        uint64_t fit = eddy_engine_device(e)->max_storage_buffer_range / (8ull * v->width * v->height);
+        p->lists[0] = (uint32_t)(fit < (d->entry_slots ? d->entry_slots : 8) ? fit : (d->entry_slots ? d->entry_slots : 8));
     }
     float *tfbuf = res == EDDY_OK ? calloc(8 * (size_t)n, sizeof(float)) : NULL;
     if (res == EDDY_OK && !tfbuf)
@@ -429,20 +464,19 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
         memcpy(tfbuf + 8 * k + 4, tf + 5 * k + 1, 16);
     }
     if (res == EDDY_OK) {
-        uint64_t nt = v->tet_count, leaves = p->counts[2];
+        uint64_t leaves = p->counts[2];
         v->params = buffer(e, v, "params", sizeof *p, p);
         v->tf = buffer(e, v, "transfer", 32ull * n, tfbuf);
-        v->neighbours = buffer(e, v, "neighbours", 16 * nt, neigh);
         v->boundary = buffer(e, v, "boundary", 4ull * v->boundary_count, bound);
-        v->planes = buffer(e, v, "planes", 64 * nt, NULL);
-        v->gradient = buffer(e, v, "gradient", 16 * nt, NULL);
         v->keys = buffer(e, v, "keys", 4ull * v->boundary_count, NULL);
         v->values = buffer(e, v, "values", 4ull * v->boundary_count, NULL);
         v->leaf_face = buffer(e, v, "leaf_face", 4 * leaves, NULL);
         v->nodes = buffer(e, v, "nodes", 64 * leaves, NULL);
         v->guards = buffer(e, v, "guards", 16, NULL);
-        if (!v->params.id || !v->tf.id || !v->neighbours.id || !v->boundary.id || !v->planes.id || !v->gradient.id ||
-            !v->keys.id || !v->values.id || !v->leaf_face.id || !v->nodes.id || !v->guards.id)
+        v->hits = buffer(e, v, "hits", 4ull * v->width * v->height, NULL);
+        v->entries = buffer(e, v, "entries", 8ull * p->lists[0] * v->width * v->height, NULL);
+        if (!v->params.id || !v->tf.id || !v->boundary.id || !v->keys.id || !v->values.id || !v->leaf_face.id || !v->nodes.id || !v->guards.id || !v->hits.id ||
+            !v->entries.id)
             res = EDDY_ERROR_OUT_OF_MEMORY;
     }
     if (res == EDDY_OK) {
@@ -468,17 +502,48 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
                        p->table[0], p->table[0], p->table[1], v->width, v->height);
     }
     if (res == EDDY_OK) {
+        /* per tet, in rows of 1 << EDDY_VOLUME_ROW_SHIFT texels */
+        const uint32_t row = 1u << EDDY_VOLUME_ROW_SHIFT;
+        uint32_t rows4 = (uint32_t)((4ull * v->tet_count + row - 1) / row), rows1 = (v->tet_count + row - 1) / row;
+        uint32_t *padded = calloc((size_t)row * rows4, 4);
+        char tl[128];
+        if (padded) {
+            memcpy(padded, neigh, 16 * (size_t)v->tet_count);
+            snprintf(tl, sizeof tl, "%s.neighbours", v->label);
+            v->neighbours = eddy_create_image(e, &(eddy_image_desc){ .dimensions = 2, .width = row, .height = rows4,
+                                                                     .format = EDDY_FORMAT_R32UI,
+                                                                     .usage = EDDY_IMAGE_STORAGE, .label = tl,
+                                                                     .data = padded });
+            snprintf(tl, sizeof tl, "%s.planes", v->label);
+            v->planes = eddy_create_image(e, &(eddy_image_desc){ .dimensions = 2, .width = row, .height = rows4,
+                                                                 .format = EDDY_FORMAT_RGBA32F,
+                                                                 .usage = EDDY_IMAGE_STORAGE, .label = tl });
+            snprintf(tl, sizeof tl, "%s.gradient", v->label);
+            v->gradient = eddy_create_image(e, &(eddy_image_desc){ .dimensions = 2, .width = row, .height = rows1,
+                                                                   .format = EDDY_FORMAT_RGBA32F,
+                                                                   .usage = EDDY_IMAGE_STORAGE, .label = tl });
+        }
+        free(padded);
+        if (!padded)
+            res = EDDY_ERROR_OUT_OF_MEMORY;
+        else if (!v->neighbours.id || !v->planes.id || !v->gradient.id)
+            res = fail(e, label, "the per-tet images (%u x %u texels for %u tets) could not be made (see above)", row,
+                       rows4, v->tet_count);
+    }
+    if (res == EDDY_OK) {
         v->k_geometry = kernel(e, "geometry", geometry_spv, sizeof geometry_spv);
         v->k_keys = kernel(e, "keys", keys_spv, sizeof keys_spv);
         v->k_leaves = kernel(e, "leaves", leaves_spv, sizeof leaves_spv);
         v->k_level = kernel(e, "level", level_spv, sizeof level_spv);
         v->k_preint = kernel(e, "preint", preint_spv, sizeof preint_spv);
-        v->k_cast = kernel(e, "cast", cast_spv, sizeof cast_spv);
+        v->k_raster = kernel(e, "raster", raster_spv, sizeof raster_spv);
+        v->k_cast = d->point_sampling ? kernel(e, "cast", cast_point_spv, sizeof cast_point_spv)
+                                      : kernel(e, "cast", cast_spv, sizeof cast_spv);
         char sl[96];
         snprintf(sl, sizeof sl, "%s.sort", v->label);
         v->sort = eddy_create_sort(e, &(eddy_sort_desc){ .label = sl, .max_count = v->boundary_count });
         if (!v->k_geometry.id || !v->k_keys.id || !v->k_leaves.id || !v->k_level.id || !v->k_preint.id ||
-            !v->k_cast.id || !v->sort)
+            !v->k_raster.id || !v->k_cast.id || !v->sort)
             res = EDDY_ERROR_INVALID_ARGUMENT;
     }
     if (res == EDDY_OK)
@@ -510,39 +575,41 @@ eddy_result eddy_volume_record(eddy_engine *e, eddy_volume *v, eddy_graph g)
     eddy_result res = eddy_fill_record(e, g, v->guards, 0, 4, 0);
     if (res == EDDY_OK &&
         add(e, v, g, "geometry", v->k_geometry, v->tet_count,
-            B({ v->position, EDDY_READ }, { v->scalar, EDDY_READ }, { v->tets, EDDY_READ }, { v->planes, EDDY_WRITE },
-              { v->gradient, EDDY_WRITE }), NULL, 0) < 0)
+            B(BUF(v->position, EDDY_READ), BUF(v->scalar, EDDY_READ), BUF(v->tets, EDDY_READ),
+              IMG(v->planes, EDDY_WRITE), IMG(v->gradient, EDDY_WRITE)), NULL, 0) < 0)
         res = EDDY_ERROR_INVALID_ARGUMENT;
     if (res == EDDY_OK &&
         add(e, v, g, "keys", v->k_keys, v->boundary_count,
-            B({ v->position, EDDY_READ }, { v->tets, EDDY_READ }, { v->boundary, EDDY_READ }, { v->keys, EDDY_WRITE },
-              { v->values, EDDY_WRITE }), NULL, 0) < 0)
+            B(BUF(v->position, EDDY_READ), BUF(v->tets, EDDY_READ), BUF(v->boundary, EDDY_READ),
+              BUF(v->keys, EDDY_WRITE), BUF(v->values, EDDY_WRITE)), NULL, 0) < 0)
         res = EDDY_ERROR_INVALID_ARGUMENT;
     if (res == EDDY_OK)
         res = eddy_sort_record(e, v->sort, g, v->keys, v->values, v->boundary_count, 30);
     if (res == EDDY_OK &&
         add(e, v, g, "leaves", v->k_leaves, v->p.counts[2],
-            B({ v->position, EDDY_READ }, { v->tets, EDDY_READ }, { v->boundary, EDDY_READ },
-              { v->values, EDDY_READ }, { v->leaf_face, EDDY_WRITE }, { v->nodes, EDDY_WRITE }), NULL, 0) < 0)
+            B(BUF(v->position, EDDY_READ), BUF(v->tets, EDDY_READ), BUF(v->boundary, EDDY_READ),
+              BUF(v->values, EDDY_READ), BUF(v->leaf_face, EDDY_WRITE), BUF(v->nodes, EDDY_WRITE)), NULL, 0) < 0)
         res = EDDY_ERROR_INVALID_ARGUMENT;
     for (uint32_t m = v->p.counts[2] / 2; m >= 1 && res == EDDY_OK; m /= 2)
-        if (add(e, v, g, "level", v->k_level, m, B({ v->nodes, EDDY_READ_WRITE }), &m, 4) < 0)
+        if (add(e, v, g, "level", v->k_level, m, B(BUF(v->nodes, EDDY_READ_WRITE)), &m, 4) < 0)
             res = EDDY_ERROR_INVALID_ARGUMENT;
-    if (res == EDDY_OK) {
-        char label[128];
-        snprintf(label, sizeof label, "%s.cast", v->label);
-        eddy_pass_desc pd = { .label = label, .kernel = v->k_cast, .threads = v->width * v->height };
-        eddy_buffer b[] = { v->params, v->position, v->tets, v->neighbours, v->boundary, v->planes, v->gradient,
-                            v->leaf_face, v->nodes, v->tf };
-        for (uint32_t i = 0; i < sizeof b / sizeof b[0]; i++)
-            pd.bindings[i] = (eddy_binding){ b[i], EDDY_READ };
-        pd.bindings[10] = (eddy_binding){ v->guards, EDDY_ATOMIC };
-        pd.images[11] = (eddy_image_binding){ v->table, EDDY_SAMPLE };
-        pd.images[12] = (eddy_image_binding){ v->color, EDDY_WRITE };
-        pd.images[13] = (eddy_image_binding){ v->depth, EDDY_WRITE };
-        if (eddy_graph_add_pass(e, g, &pd) < 0)
-            res = EDDY_ERROR_INVALID_ARGUMENT;
-    }
+    if (res == EDDY_OK)
+        res = eddy_fill_record(e, g, v->hits, 0, v->width * v->height, 0);
+    if (res == EDDY_OK &&
+        add(e, v, g, "raster", v->k_raster, 8 * v->boundary_count,
+            B(BUF(v->position, EDDY_READ), BUF(v->tets, EDDY_READ), BUF(v->boundary, EDDY_READ),
+              IMG(v->planes, EDDY_READ), BUF(v->hits, EDDY_ATOMIC), BUF(v->entries, EDDY_WRITE)), NULL, 0) < 0)
+        res = EDDY_ERROR_INVALID_ARGUMENT;
+    /* 8 x 8 pixel tiles, a thread's 8 neighbours in 4 x 2 blocks (lanes
+     * that cross similar tets) */
+    if (res == EDDY_OK &&
+        add(e, v, g, "cast", v->k_cast, ((v->width + 7) / 8) * ((v->height + 7) / 8) * 64,
+            B(BUF(v->position, EDDY_READ), BUF(v->tets, EDDY_READ), IMG(v->neighbours, EDDY_READ),
+              BUF(v->boundary, EDDY_READ), IMG(v->planes, EDDY_READ), IMG(v->gradient, EDDY_READ),
+              BUF(v->leaf_face, EDDY_READ), BUF(v->nodes, EDDY_READ), BUF(v->tf, EDDY_READ),
+              BUF(v->guards, EDDY_ATOMIC), IMG(v->table, EDDY_SAMPLE), IMG(v->color, EDDY_WRITE),
+              IMG(v->depth, EDDY_WRITE), BUF(v->hits, EDDY_READ), BUF(v->entries, EDDY_READ)), NULL, 0) < 0)
+        res = EDDY_ERROR_INVALID_ARGUMENT;
     return res;
 }
 
@@ -598,7 +665,8 @@ eddy_result eddy_volume_read(eddy_engine *e, eddy_volume *v, float *rgba, float 
     return res;
 }
 
-eddy_result eddy_volume_read_guards(eddy_engine *e, eddy_volume *v, uint32_t *max_steps_hit, uint32_t *stalled)
+eddy_result eddy_volume_read_guards(eddy_engine *e, eddy_volume *v, uint32_t *max_steps_hit, uint32_t *stalled,
+                                    uint32_t *bvh_pixels)
 {
     uint32_t g[4];
     eddy_result res = eddy_buffer_download(e, v->guards, 0, 16, g);
@@ -607,6 +675,8 @@ eddy_result eddy_volume_read_guards(eddy_engine *e, eddy_volume *v, uint32_t *ma
             *max_steps_hit = g[0];
         if (stalled)
             *stalled = g[1];
+        if (bvh_pixels)
+            *bvh_pixels = g[2];
     }
     return res;
 }

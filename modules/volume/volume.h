@@ -57,10 +57,16 @@ typedef struct eddy_volume_desc {
     uint32_t table_scalars;     /* texels per scalar axis of the table; 0 = 256 (2..1024) */
     uint32_t table_lengths;     /* texels along the length axis; 0 = 32 (2..1024) */
     float cutoff;               /* opacity at which a ray stops; 0 = 0.999 (0..1] */
-    uint32_t max_steps;         /* tets a ray crosses at most (a guard); 0 = 4096 + 16 x the
-                                   cube root of the tet count... see README; at least 1 */
+    uint32_t max_steps;         /* tets a ray crosses at most (a guard); 0 = the tet count
+                                   + 64 */
     bool point_sampling;        /* a segment takes the transfer function at its middle
                                    scalar instead of the table (for comparison) */
+    uint32_t entry_slots;       /* boundary faces each pixel's list keeps (volume.raster);
+                                   0 = 8 (1..64); 8 bytes each, per pixel, and at most what
+                                   fits the device's maxStorageBufferRange (none, when one
+                                   does not: every pixel searches the BVH). A pixel whose
+                                   ray enters the mesh through more faces searches the BVH
+                                   instead: the same image, more slowly */
     float bounds_min[3], bounds_max[3]; /* m: the box the Morton codes quantise (only the
                                    BVH's quality depends on it); all zero = the rest
                                    mesh's bounding box grown by half its size a side */
@@ -104,9 +110,11 @@ eddy_image eddy_volume_table(const eddy_volume *v);
  * reads it). */
 eddy_result eddy_volume_read(eddy_engine *e, eddy_volume *v, float *rgba, float *depth);
 /* Statistics of the last frame's rays (downloaded): rays that stopped at the
- * step guard or stalled on zero-length segments. */
+ * step guard or stalled on zero-length segments, and pixels whose list of
+ * entry faces overflowed (entry_slots), so they searched the BVH. Any
+ * pointer may be NULL. */
 eddy_result eddy_volume_read_guards(eddy_engine *e, eddy_volume *v, uint32_t *max_steps_hit,
-                                    uint32_t *stalled);
+                                    uint32_t *stalled, uint32_t *bvh_pixels);
 /* The parameter block as uploaded (for the C twins in the tests). */
 const struct eddy_volume_params *eddy_volume_params_of(const eddy_volume *v);
 
@@ -135,9 +143,10 @@ void eddy_volume_segment_cpu(const float *transfer, uint32_t count, float opacit
 /* volume.preint's twin: the whole table (layout of eddy_volume_table). */
 void eddy_volume_preintegrate_cpu(const struct eddy_volume_params *p, const float *transfer,
                                   float *table);
-/* The frame's twin: geometry, the BVH and the rays, as the passes do them
- * (the table sampled trilinearly as the sampler does). rgba and depth as
- * eddy_volume_read. */
+/* The frame's twin: geometry, the BVH, the lists and the rays, as the
+ * passes do them (the table sampled trilinearly as the sampler does). rgba
+ * and depth as eddy_volume_read. p->lists[0] = 0: no lists, every entry
+ * from the BVH. */
 void eddy_volume_cast_cpu(const struct eddy_volume_params *p, const float *position,
                           const float *scalar, const uint32_t *tets, const uint32_t *neighbours,
                           const uint32_t *boundary, const float *transfer, const float *table,

@@ -411,8 +411,8 @@ static bool tri_hit(const float *dir, const float *eye, const float *c[3], float
 }
 
 /* The first boundary face the ray enters after (tmin, lo): the smallest
- * (t, face) with t > tmin, or t == tmin and face >= lo, over the faces
- * that face the ray (their outward normal against it). */
+ * (t, id) with t > tmin, or t == tmin and id >= lo, over the faces that
+ * face the ray (their outward normal against it); id = tet << 2 | face. */
 static uint32_t enter(const struct eddy_volume_params *p, const bvh *h, const float *position,
                       const uint32_t *tets, const uint32_t *boundary, const float *planes, const float *eye,
                       const float *dir, float tmin, uint32_t lo, float *t_out)
@@ -431,10 +431,10 @@ static uint32_t enter(const struct eddy_volume_params *p, const bvh *h, const fl
             const float *c[3];
             float t;
             face_corners(position, tets, id, c);
-            if (dot3(dir, pl) < 0.0f && tri_hit(dir, eye, c, &t) && (t > tmin || (t == tmin && f >= lo)) &&
-                (t < best_t || (t == best_t && f < best))) {
+            if (dot3(dir, pl) < 0.0f && tri_hit(dir, eye, c, &t) && (t > tmin || (t == tmin && id >= lo)) &&
+                (t < best_t || (t == best_t && id < best))) {
                 best_t = t;
-                best = f;
+                best = id;
             }
             continue;
         }
@@ -442,6 +442,93 @@ static uint32_t enter(const struct eddy_volume_params *p, const bvh *h, const fl
         for (uint32_t c = 2u * node + 2u; c-- > 2u * node;)
             if (node_used(h, c, p->counts[1]) && box_hit(eye, inv, h->box + 8 * (size_t)c, tmin, best_t))
                 stack[sp++] = c;
+    }
+    *t_out = best_t;
+    return best;
+}
+
+/* volume.raster's twin: per pixel the count of boundary faces its ray
+ * enters through (hits) and the first p->lists[0] of them as (t bits, id)
+ * in entries, faces in the boundary's order (the GPU's order differs; the
+ * ray takes the smallest (t, id), which no order changes). */
+static void raster(const struct eddy_volume_params *p, const float *position, const uint32_t *tets,
+                   const uint32_t *boundary, const float *planes, uint32_t *hits, uint32_t *entries)
+{
+    uint32_t w = (uint32_t)p->right[3], hgt = (uint32_t)p->up[3], slots = p->lists[0];
+    float fw = p->right[3], fh = p->up[3];
+    for (uint32_t f = 0; f < p->counts[1]; f++) {
+        uint32_t id = boundary[f];
+        const float *n = planes + 4 * (size_t)id, *c[3];
+        face_corners(position, tets, id, c);
+        float zmax = -INFINITY, zmin = INFINITY, rmax = 0, qlo[2] = { INFINITY, INFINITY },
+              qhi[2] = { -INFINITY, -INFINITY };
+        bool finite = true;
+        for (int k = 0; k < 3; k++) {
+            float r[3];
+            finite = finite && isfinite(c[k][0]) && isfinite(c[k][1]) && isfinite(c[k][2]);
+            sub3(c[k], p->eye, r);
+            float z = dot3(r, p->forward);
+            zmax = fmaxf(zmax, z), zmin = fminf(zmin, z), rmax = fmaxf(rmax, sqrtf(dot3(r, r)));
+            float q[2] = { (dot3(r, p->right) / (z * p->eye[3] * p->forward[3]) + 1.0f) * 0.5f * fw - 0.5f,
+                           (1.0f - dot3(r, p->up) / (z * p->eye[3])) * 0.5f * fh - 0.5f };
+            for (int a = 0; a < 2; a++)
+                qlo[a] = fminf(qlo[a], q[a]), qhi[a] = fmaxf(qhi[a], q[a]);
+        }
+        if (!finite || !(zmax > 0.0f))
+            continue;
+        float side[3];
+        sub3(c[0], p->eye, side);
+        if (dot3(n, side) > 1e-4f * rmax)
+            continue;
+        float lo[2] = { 0, 0 }, hi[2] = { fw - 1.0f, fh - 1.0f };
+        if (zmin > 0.0f) {
+            float pad = 0.01f + 1e-5f * (rmax / zmin) * (fw + fh) / p->eye[3];
+            for (int a = 0; a < 2; a++)
+                qlo[a] = ceilf(qlo[a] - pad), qhi[a] = floorf(qhi[a] + pad);
+            if (!(qhi[0] >= 0.0f && qhi[1] >= 0.0f && qlo[0] <= hi[0] && qlo[1] <= hi[1] && qlo[0] <= qhi[0] &&
+                  qlo[1] <= qhi[1]))
+                continue;
+            for (int a = 0; a < 2; a++) {
+                float top = hi[a];
+                lo[a] = clampf(qlo[a], 0.0f, top);
+                hi[a] = clampf(qhi[a], 0.0f, top);
+            }
+        }
+        for (uint32_t py = (uint32_t)lo[1]; py <= (uint32_t)hi[1]; py++)
+            for (uint32_t px = (uint32_t)lo[0]; px <= (uint32_t)hi[0]; px++) {
+                float dir[3], t;
+                view_ray(p, (float)px, (float)py, dir);
+                if (dot3(dir, n) < 0.0f && tri_hit(dir, p->eye, c, &t) && t > 0.0f) {
+                    size_t pix = (size_t)py * w + px;
+                    uint32_t k = hits[pix]++;
+                    if (k < slots) {
+                        memcpy(entries + 2 * (pix * slots + k), &t, 4);
+                        entries[2 * (pix * slots + k) + 1] = id;
+                    }
+                }
+            }
+        (void)hgt;
+    }
+}
+
+/* The first boundary face after (tmin, lo) from the pixel's list, else the
+ * BVH (volume_cast.glsl enter). */
+static uint32_t enter_pixel(const struct eddy_volume_params *p, const bvh *h, const float *position,
+                            const uint32_t *tets, const uint32_t *boundary, const float *planes, const uint32_t *hits,
+                            const uint32_t *entries, size_t pix, const float *eye, const float *dir, float tmin,
+                            uint32_t lo, float *t_out)
+{
+    uint32_t n = hits[pix], slots = p->lists[0];
+    if (n > slots || slots == 0)
+        return enter(p, h, position, tets, boundary, planes, eye, dir, tmin, lo, t_out);
+    uint32_t best = EDDY_VOLUME_NONE;
+    float best_t = FLT_MAX;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t *e = entries + 2 * (pix * slots + k);
+        float t;
+        memcpy(&t, e, 4);
+        if ((t > tmin || (t == tmin && e[1] >= lo)) && (t < best_t || (t == best_t && e[1] < best)))
+            best_t = t, best = e[1];
     }
     *t_out = best_t;
     return best;
@@ -479,17 +566,17 @@ static void sample_table(const struct eddy_volume_params *p, const float *table,
 static void piece(const struct eddy_volume_params *p, const float *tf, const float *table, float sf, float sb,
                   float d, float out[4])
 {
-    if (sf == sb || (p->table[3] & EDDY_VOLUME_POINT_SAMPLING)) {
+    if (p->table[3] & EDDY_VOLUME_POINT_SAMPLING) {
         float col[3], tau;
         eddy_volume_tf_cpu(tf, p->counts[3], p->range[3], 0.5f * (sf + sb), col, &tau);
         float a = 1.0f - expf(-tau * d);
         out[0] = col[0] * a, out[1] = col[1] * a, out[2] = col[2] * a, out[3] = a;
         return;
     }
-    float span = p->range[1] - p->range[0], ns = (float)p->table[0], nd = (float)p->table[1];
-    float u = (0.5f + clampf((sf - p->range[0]) / span, 0.0f, 1.0f) * (ns - 1.0f)) / ns;
-    float v = (0.5f + clampf((sb - p->range[0]) / span, 0.0f, 1.0f) * (ns - 1.0f)) / ns;
-    float w = (0.5f + clampf(d / p->range[2], 0.0f, 1.0f) * (nd - 1.0f)) / nd;
+    float ns = (float)p->table[0], nd = (float)p->table[1], inv = 1.0f / (p->range[1] - p->range[0]);
+    float u = 0.5f / ns + clampf((sf - p->range[0]) * inv, 0.0f, 1.0f) * ((ns - 1.0f) / ns);
+    float v = 0.5f / ns + clampf((sb - p->range[0]) * inv, 0.0f, 1.0f) * ((ns - 1.0f) / ns);
+    float w = 0.5f / nd + clampf(d * (1.0f / p->range[2]), 0.0f, 1.0f) * ((nd - 1.0f) / nd);
     sample_table(p, table, u, v, w, out);
     float a = 1.0f - expf(-out[3]);
     out[0] *= a, out[1] *= a, out[2] *= a, out[3] = a;
@@ -500,11 +587,12 @@ static void piece(const struct eddy_volume_params *p, const float *tf, const flo
 static void composite(const struct eddy_volume_params *p, const float *tf, const float *table, float sf, float sb,
                       float d, float acc[4])
 {
-    float pieces = d > p->range[2] ? ceilf(d / p->range[2]) : 1.0f;
+    float pieces = d > p->range[2] ? ceilf(d * (1.0f / p->range[2])) : 1.0f;
     pieces = pieces < 1024.0f ? pieces : 1024.0f;
+    float inv = 1.0f / pieces;
     for (float q = 0.0f; q < pieces; q += 1.0f) {
-        float s0 = sf + (sb - sf) * (q / pieces), s1 = sf + (sb - sf) * ((q + 1.0f) / pieces), c[4];
-        piece(p, tf, table, s0, s1, d / pieces, c);
+        float s0 = sf + (sb - sf) * (q * inv), s1 = sf + (sb - sf) * ((q + 1.0f) * inv), c[4];
+        piece(p, tf, table, s0, s1, d * inv, c);
         float keep = 1.0f - acc[3];
         for (int k = 0; k < 4; k++)
             acc[k] += keep * c[k];
@@ -516,26 +604,31 @@ void eddy_volume_cast_cpu(const struct eddy_volume_params *p, const float *posit
                           const float *tf, const float *table, float *rgba, float *depth)
 {
     uint32_t w = (uint32_t)p->right[3], hgt = (uint32_t)p->up[3], nt = p->counts[0];
+    size_t pixels = (size_t)w * hgt;
     float *planes = malloc(64 * (size_t)nt), *grad = malloc(16 * (size_t)nt);
+    uint32_t *hits = calloc(pixels, 4), *entries = malloc(8 * (size_t)p->lists[0] * pixels + 8);
     bvh h = { 0 };
-    if (!planes || !grad || !build_bvh(p, position, tets, boundary, &h)) {
-        free(planes), free(grad), free(h.face), free(h.box);
-        for (size_t k = 0; k < 4 * (size_t)w * hgt; k++)
+    if (!planes || !grad || !hits || !entries || !build_bvh(p, position, tets, boundary, &h)) {
+        free(planes), free(grad), free(hits), free(entries), free(h.face), free(h.box);
+        for (size_t k = 0; k < 4 * pixels; k++)
             rgba[k] = NAN;
         return;
     }
     eddy_volume_geometry_cpu(position, scalar, tets, nt, planes, grad);
+    if (p->lists[0])
+        raster(p, position, tets, boundary, planes, hits, entries);
     for (uint32_t py = 0; py < hgt; py++)
         for (uint32_t px = 0; px < w; px++) {
             float dir[3], acc[4] = { 0, 0, 0, 0 }, first = INFINITY, t;
             const float *eye = p->eye;
             view_ray(p, (float)px, (float)py, dir);
-            uint32_t steps = 0, stall = 0, f = enter(p, &h, position, tets, boundary, planes, eye, dir, 0.0f,
-                                                    EDDY_VOLUME_NONE, &t);
+            size_t pix = (size_t)py * w + px;
+            uint32_t steps = 0, stall = 0, f = enter_pixel(p, &h, position, tets, boundary, planes, hits, entries, pix,
+                                                          eye, dir, 0.0f, EDDY_VOLUME_NONE, &t);
             bool done = false;
             while (f != EDDY_VOLUME_NONE && !done) {
                 first = first < t ? first : t;
-                uint32_t id = boundary[f], tet = id >> 2, fin = id & 3u;
+                uint32_t tet = f >> 2, fin = f & 3u;
                 float tc = t, tx = t;
                 for (;;) {
                     if (++steps > p->table[2]) {
@@ -578,7 +671,8 @@ void eddy_volume_cast_cpu(const struct eddy_volume_params *p, const float *posit
                     tc = tx;
                 }
                 if (!done)
-                    f = enter(p, &h, position, tets, boundary, planes, eye, dir, tx, tx == t ? f + 1u : 0u, &t);
+                    f = enter_pixel(p, &h, position, tets, boundary, planes, hits, entries, pix, eye, dir, tx,
+                                    tx == t ? f + 1u : 0u, &t);
             }
             float *o = rgba + 4 * ((size_t)py * w + px);
             for (int k = 0; k < 4; k++)
@@ -586,7 +680,7 @@ void eddy_volume_cast_cpu(const struct eddy_volume_params *p, const float *posit
             if (depth)
                 depth[(size_t)py * w + px] = first;
         }
-    free(planes), free(grad), free(h.face), free(h.box);
+    free(planes), free(grad), free(hits), free(entries), free(h.face), free(h.box);
 }
 
 /* ------------------------------------------------------------------ reference */

@@ -24,6 +24,7 @@ enum {
     P_CUTOFF,
     P_POINT_SAMPLING,
     P_BACKGROUND,
+    P_ENTRY_SLOTS,
     P_COUNT
 };
 
@@ -55,6 +56,9 @@ static const eddy_param_info params[P_COUNT] = {
                            "take the transfer function at each segment's middle instead of the table" },
     [P_BACKGROUND] = { "background", EDDY_PARAM_VEC3, "1", { 1, 1, 1 }, 0, 1,
                        "the PNG's background colour behind the volume" },
+    [P_ENTRY_SLOTS] = { "entry_slots", EDDY_PARAM_INT, "1", { 8 }, 1, 64,
+                        "boundary faces a pixel's list keeps (8 bytes each a pixel); a pixel whose ray enters "
+                        "the mesh through more searches the BVH instead (same image, slower)" },
 };
 
 static const char *const shared[] = { "position", "scalar" };
@@ -65,7 +69,7 @@ typedef struct vsys {
     eddy_volume *v;
     uint32_t width, height;
     float background[3];
-    uint32_t guard_steps, guard_stalled; /* the last frame's */
+    uint32_t guard_steps, guard_stalled, bvh_pixels; /* the last frame's */
 } vsys;
 
 static void destroy(void *state)
@@ -120,6 +124,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         .table_lengths = (uint32_t)pv[P_TABLE_LENGTHS].v[0],
         .cutoff = (float)pv[P_CUTOFF].v[0],
         .point_sampling = pv[P_POINT_SAMPLING].v[0] != 0,
+        .entry_slots = (uint32_t)pv[P_ENTRY_SLOTS].v[0],
     });
     return s->v ? EDDY_OK : EDDY_ERROR_INVALID_ARGUMENT;
 }
@@ -135,6 +140,7 @@ static void stats(void *state, eddy_stats *st)
     const vsys *s = state;
     eddy_stats_add(st, "rays_at_step_guard", s->guard_steps);
     eddy_stats_add(st, "rays_stalled", s->guard_stalled);
+    eddy_stats_add(st, "pixels_through_bvh", s->bvh_pixels);
 }
 
 static uint8_t to8(float x)
@@ -153,7 +159,7 @@ static eddy_result write_frame(void *state, const eddy_frame_ctx *f)
     if (res == EDDY_OK)
         res = eddy_volume_read(s->e, s->v, img, NULL);
     if (res == EDDY_OK)
-        res = eddy_volume_read_guards(s->e, s->v, &s->guard_steps, &s->guard_stalled);
+        res = eddy_volume_read_guards(s->e, s->v, &s->guard_steps, &s->guard_stalled, &s->bvh_pixels);
     for (size_t i = 0; res == EDDY_OK && i < px; i++) {
         const float *c = img + 4 * i;
         for (int k = 0; k < 3; k++)

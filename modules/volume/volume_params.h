@@ -17,6 +17,8 @@
                                        depth log2(leaves) <= 26) */
 #define EDDY_VOLUME_MAX_TF 64u      /* transfer function points */
 #define EDDY_VOLUME_STALL 64u       /* zero-length segments in a row that end a ray */
+#define EDDY_VOLUME_ROW_SHIFT 12u   /* the per-tet images are 2D, 1 << 12 texels a row: texel
+                                       k at (k & 4095, k >> 12) */
 
 struct eddy_volume_params {
     EDDY_V4 eye EDDY_ARR4;        /* xyz (m), w tan(fov / 2) */
@@ -31,6 +33,7 @@ struct eddy_volume_params {
                                      w transfer function points */
     EDDY_U4 table EDDY_ARR4;      /* x scalar texels a side, y length texels, z steps a ray
                                      at most, w flags */
+    EDDY_U4 lists EDDY_ARR4;      /* x entries a pixel's list keeps (volume.raster), yzw unused */
 };
 
 #undef EDDY_ARR4

@@ -72,7 +72,7 @@ static float h2f(uint16_t h)
 static void fill_texels(eddy_format f, void *data, size_t texels)
 {
     size_t bytes = texels * eddy_format_texel_bytes(f);
-    if (f == EDDY_FORMAT_RGBA8) {
+    if (f == EDDY_FORMAT_RGBA8 || f == EDDY_FORMAT_R32UI) {
         for (size_t i = 0; i < bytes; i++)
             ((uint8_t *)data)[i] = (uint8_t)rnd();
     } else if (f == EDDY_FORMAT_RGBA16F) {
@@ -84,12 +84,12 @@ static void fill_texels(eddy_format f, void *data, size_t texels)
     }
 }
 
-static const char *format_names[] = { "", "r32f", "rg32f", "rgba32f", "rgba16f", "rgba8" };
+static const char *format_names[] = { "", "r32f", "rg32f", "rgba32f", "rgba16f", "rgba8", "r32ui" };
 
 static void round_trips(eddy_engine *e)
 {
     static const uint32_t ext[3][3] = { { 37, 1, 1 }, { 13, 7, 1 }, { 5, 4, 3 } };
-    for (int f = EDDY_FORMAT_R32F; f <= EDDY_FORMAT_RGBA8; f++)
+    for (int f = EDDY_FORMAT_R32F; f <= EDDY_FORMAT_R32UI; f++)
         for (int d = 0; d < 3; d++) {
             size_t texels = (size_t)ext[d][0] * ext[d][1] * ext[d][2];
             size_t bytes = texels * eddy_format_texel_bytes((eddy_format)f);
@@ -546,9 +546,9 @@ static void refusals(eddy_engine *e)
     /* Every format and usage the device lacks is refused naming the format
      * and the feature; the rest are made. */
     static const VkFormat vkf[] = { 0, VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT,
-                                    VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM };
+                                    VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R32_UINT };
     int lacking = 0;
-    for (int f = EDDY_FORMAT_R32F; f <= EDDY_FORMAT_RGBA8; f++) {
+    for (int f = EDDY_FORMAT_R32F; f <= EDDY_FORMAT_R32UI; f++) {
         VkFormatProperties fp;
         vkGetPhysicalDeviceFormatProperties(vk.physical_device, vkf[f], &fp);
         struct {

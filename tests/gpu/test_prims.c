@@ -209,6 +209,32 @@ static void test_reduce(eddy_engine *e, float *x)
     printf("reduce: sum/min/max of float, vec3, vec4 for all lengths, segmented sums, repeatable bitwise\n");
 }
 
+/* eddy_fill_record: the uints [offset, offset + count) and nothing else;
+ * a range past the buffer's end refused. */
+static void test_fill(eddy_engine *e)
+{
+    enum { N = 1000 };
+    uint32_t init[N], out[N];
+    for (uint32_t i = 0; i < N; i++)
+        init[i] = 7u * i + 1u;
+    eddy_buffer b = make(e, "fill.buf", 4 * N, init);
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "fill" });
+    REQUIRE(eddy_fill_record(e, g, b, 123, 700, 0xdeadbeefu) == EDDY_OK);
+    run_graph(e, g);
+    REQUIRE(eddy_buffer_download(e, b, 0, 4 * N, out) == EDDY_OK);
+    uint32_t wrong = 0;
+    for (uint32_t i = 0; i < N; i++)
+        wrong += out[i] != (i >= 123 && i < 823 ? 0xdeadbeefu : init[i]);
+    CHECKF(wrong == 0, "fill: %u uints wrong", wrong);
+    eddy_graph bad = eddy_create_graph(e, &(eddy_graph_desc){ .label = "fill.bad" });
+    CHECK(eddy_fill_record(e, bad, b, 0, N + 1, 0) == EDDY_ERROR_INVALID_ARGUMENT);
+    CHECK(eddy_fill_record(e, bad, b, N - 1, 2, 0) == EDDY_ERROR_INVALID_ARGUMENT);
+    CHECK(eddy_fill_record(e, bad, b, UINT32_MAX, 2, 0) == EDDY_ERROR_INVALID_ARGUMENT);
+    eddy_destroy_graph(e, bad);
+    eddy_destroy_buffer(e, b);
+    printf("fill: a range filled and nothing beside it; ranges past the end refused\n");
+}
+
 int main(void)
 {
     eddy_engine *e = test_engine();
@@ -221,6 +247,7 @@ int main(void)
     test_scan(e, a, b, c);
     test_sort(e, a, b, c, d, t1, t2);
     test_reduce(e, x);
+    test_fill(e);
     free(a), free(b), free(c), free(d), free(t1), free(t2), free(x);
     test_finish(e);
     return test_report("prims");

@@ -9,13 +9,16 @@
  *            (relative 1e-4: float exp and log of two implementations)
  *   twin     bunny_5k: the GPU frame against the C twin of the same passes
  *            (the table sampled as the sampler does: 1e-3), and a rerun
- *            bitwise identical, and drawn into a host's own images: the same bits
+ *            bitwise identical, and drawn into a host's own images: the same
+ *            bits; the twin with its entries all from the BVH: the same bits;
+ *            point sampling (its own kernel) against its twin (1e-4)
  *   cube     a unit cube of 162 tets and sphere_5k against the reference:
  *            mean absolute error below 1/255 a channel, no pixel off by
  *            more than 4/255 away from the silhouette
  *   torus    torus_5k edge-on: the rays that cross the tube twice get both
  *            crossings (reference as above, and more than one crossing's
- *            opacity)
+ *            opacity); with one entry slot a pixel (the BVH where the
+ *            lists overflow) the same bits
  *   axis     an axis-aligned camera on a structured cube: rays exactly
  *            through edges and vertices finish, no black or NaN pixel inside
  *   deformed bunny_5k after 50 steps of the deform module: the frame
@@ -174,7 +177,7 @@ static frame capture(eddy_engine *e, eddy_volume *v, const eddy_volume_desc *d, 
     REQUIRE(eddy_volume_render(e, v) == EDDY_OK);
     REQUIRE(eddy_volume_read(e, v, f.rgba, f.depth) == EDDY_OK);
     uint32_t guard_steps = 1, stalled = 1;
-    REQUIRE(eddy_volume_read_guards(e, v, &guard_steps, &stalled) == EDDY_OK);
+    REQUIRE(eddy_volume_read_guards(e, v, &guard_steps, &stalled, NULL) == EDDY_OK);
     CHECKF(guard_steps == 0 && stalled == 0, "%u rays at the step guard, %u stalled", guard_steps, stalled);
     f.p = *eddy_volume_params_of(v);
     if (steps) {
@@ -412,6 +415,16 @@ static void part_twin(eddy_engine *e)
     CHECKF(!memcmp(a, b, 16 * px), "a second frame of the same state differs");
     REQUIRE(eddy_image_download(e, eddy_volume_table(v), &(eddy_image_region){ 0 }, table) == EDDY_OK);
     eddy_volume_cast_cpu(p, m.pos, m.scalar, m.tets, neigh, bound, tf4, table, c, dc);
+    /* The lists from the projected faces (volume.raster's twin) hold every
+     * entry: the twin without lists (every entry from the BVH) is the same
+     * bits. */
+    struct eddy_volume_params bvh_only = *p;
+    bvh_only.lists[0] = 0;
+    float *cb = malloc(16 * px), *dcb = malloc(4 * px);
+    REQUIRE(cb && dcb);
+    eddy_volume_cast_cpu(&bvh_only, m.pos, m.scalar, m.tets, neigh, bound, tf4, table, cb, dcb);
+    CHECKF(!memcmp(c, cb, 16 * px) && !memcmp(dc, dcb, 4 * px), "the C twin's lists miss entries the BVH finds");
+    free(cb), free(dcb);
     double worst = 0, dworst = 0;
     uint32_t hits = 0, depth_mismatch = 0;
     for (size_t i = 0; i < px; i++) {
@@ -448,6 +461,23 @@ static void part_twin(eddy_engine *e)
     CHECKF(worst < 1e-3, "colour off by %g", worst);
     CHECKF(depth_mismatch <= px / 1000, "%u pixels hit by one of GPU and C only", depth_mismatch);
     CHECKF(hits > px / 10, "only %u pixels hit", hits);
+    /* Point sampling (a kernel of its own) against its twin; it differs from
+     * the pre-integrated frame by the midpoint rule's error. */
+    eddy_volume_desc pdsc = d;
+    pdsc.point_sampling = true;
+    eddy_volume *pv = eddy_create_volume(e, &pdsc);
+    REQUIRE(pv);
+    REQUIRE(eddy_volume_render(e, pv) == EDDY_OK && eddy_volume_read(e, pv, b, NULL) == EDDY_OK);
+    eddy_volume_cast_cpu(eddy_volume_params_of(pv), m.pos, m.scalar, m.tets, neigh, bound, tf4, table, c, NULL);
+    double pworst = 0, pmean = 0;
+    for (size_t i = 0; i < 4 * px; i++) {
+        pworst = fmax(pworst, fabs((double)b[i] - c[i]));
+        pmean += fabs((double)b[i] - a[i]) / (4.0 * px);
+    }
+    printf("twin: point sampling against its C twin %.2e; mean |point - table| %.2e\n", pworst, pmean);
+    CHECKF(pworst < 1e-4, "point sampling off its twin by %g", pworst);
+    CHECKF(pmean > 1e-5 && pmean < 2e-2, "point sampling differs from the table by %g on average", pmean);
+    eddy_destroy_volume(e, pv);
     free(a), free(b), free(c), free(da), free(dc), free(table), free(neigh), free(bound);
     eddy_destroy_volume(e, v);
     mesh_free(e, &m);
@@ -500,6 +530,31 @@ static void part_torus(eddy_engine *e)
     d.camera.up[axis] = 1;
     frame f = render(e, &d, &m, 64);
     compare_reference("torus_5k edge-on", &f);
+    /* The entries from the BVH where a pixel's list overflows: with one
+     * slot, every ray that enters the tube twice searches the BVH, and the
+     * frame is the same bits. */
+    uint32_t through_bvh[2] = { 1, 0 };
+    size_t npx = (size_t)f.w * f.h;
+    float *one = malloc(16 * npx), *one_depth = malloc(4 * npx);
+    REQUIRE(one && one_depth);
+    for (int k = 0; k < 2; k++) {
+        eddy_volume_desc dk = d;
+        dk.entry_slots = k ? 1 : 0;
+        eddy_volume *v = eddy_create_volume(e, &dk);
+        REQUIRE(v);
+        REQUIRE(eddy_volume_render(e, v) == EDDY_OK);
+        REQUIRE(eddy_volume_read_guards(e, v, NULL, NULL, &through_bvh[k]) == EDDY_OK);
+        if (k)
+            REQUIRE(eddy_volume_read(e, v, one, one_depth) == EDDY_OK);
+        eddy_destroy_volume(e, v);
+    }
+    printf("torus: pixels through the BVH: %u with 8 entry slots, %u with 1; frame with 1 slot %s\n", through_bvh[0],
+           through_bvh[1], memcmp(one, f.rgba, 16 * npx) || memcmp(one_depth, f.depth, 4 * npx) ? "differs" : "the same bits");
+    CHECKF(through_bvh[0] == 0, "%u pixels overflowed 8 slots", through_bvh[0]);
+    CHECKF(through_bvh[1] > 100, "only %u pixels overflowed one slot", through_bvh[1]);
+    CHECKF(!memcmp(one, f.rgba, 16 * npx) && !memcmp(one_depth, f.depth, 4 * npx),
+           "the BVH's entries differ from the lists'");
+    free(one), free(one_depth);
     /* The rays that cross the tube twice: the reference on the mesh's
      * far half alone tells how much the second crossing adds. */
     uint32_t twice = 0, short_ = 0;
@@ -688,6 +743,8 @@ static void part_bad(eddy_engine *e)
     refused(e, &x, "an image over the device's limits");
     x = d, x.camera.eye[1] = NAN;
     refused(e, &x, "a NaN camera");
+    x = d, x.entry_slots = 65;
+    refused(e, &x, "65 entry slots");
     /* an inverted tet */
     mesh inv = cube_mesh(NULL, "inverted", 1, 1.0f);
     uint32_t s = inv.tets[4 * 2 + 1];

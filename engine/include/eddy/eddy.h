@@ -304,6 +304,8 @@ typedef enum eddy_format {
     EDDY_FORMAT_RGBA32F = 3, /* VK_FORMAT_R32G32B32A32_SFLOAT, 16 bytes */
     EDDY_FORMAT_RGBA16F = 4, /* VK_FORMAT_R16G16B16A16_SFLOAT, 8 bytes (IEEE half floats) */
     EDDY_FORMAT_RGBA8 = 5,   /* VK_FORMAT_R8G8B8A8_UNORM, 4 bytes */
+    EDDY_FORMAT_R32UI = 6,   /* VK_FORMAT_R32_UINT, 4 bytes (uimage in shaders; never
+                                linear-filtered) */
 } eddy_format;
 
 enum {

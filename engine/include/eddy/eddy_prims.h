@@ -131,7 +131,8 @@ eddy_result eddy_segmented_reduce_record(eddy_engine *e, eddy_graph g, eddy_buff
                                          uint32_t segments, uint32_t elements, eddy_reduce_op op,
                                          eddy_buffer out);
 
-/* A fill pass: count uints of buf from element offset set to value. */
+/* A fill pass: count uints of buf from element offset set to value (refused when
+ * they run past the buffer's end). */
 eddy_result eddy_fill_record(eddy_engine *e, eddy_graph g, eddy_buffer buf, uint32_t offset,
                              uint32_t count, uint32_t value);
 

@@ -6,7 +6,22 @@
 #include "../volume_params.h"
 #include "view.glsl"
 
-layout(std430, binding = 0) readonly buffer Params { eddy_volume_params P; };
+layout(std430, binding = 0) readonly buffer Params { eddy_volume_params P_buffer; };
+#ifdef VOLUME_PRIVATE_PARAMS
+// A private copy that main() fills first: lavapipe loads a buffer's value
+// anew at every use, lane by lane, even a uniform one.
+eddy_volume_params P;
+#else
+#define P P_buffer
+#endif
+
+// Texel k of the per-tet images (planes: 4 t + i, gradient: t, neighbours:
+// 4 t + i). Images, not buffers: lavapipe loads a buffer's values lane by
+// lane but an image's texels for all lanes at once.
+ivec2 texel_of(uint k)
+{
+    return ivec2(k & ((1u << EDDY_VOLUME_ROW_SHIFT) - 1u), k >> EDDY_VOLUME_ROW_SHIFT);
+}
 
 // Face i of a tet is opposite vertex i: its other three vertices.
 const uvec3 FACE_VERTEX[4] = uvec3[4](uvec3(1, 2, 3), uvec3(0, 2, 3), uvec3(0, 1, 3), uvec3(0, 1, 2));
@@ -44,6 +59,54 @@ void tf_eval(float s, out vec3 color, out float tau)
     }
     a = clamp(a, 0.0, 1.0 - 1e-6);
     tau = -log(1.0 - a) / P.range.w;
+}
+#endif
+
+#ifdef VOLUME_FACES
+// The corners of boundary face id (tet << 2 | face): needs the position and
+// tets buffers declared before this header.
+void face_corners(uint id, out vec3 c0, out vec3 c1, out vec3 c2)
+{
+    uint t = id >> 2;
+    uvec3 fv = FACE_VERTEX[id & 3u];
+    c0 = position[tets[4u * t + fv.x]].xyz;
+    c1 = position[tets[4u * t + fv.y]].xyz;
+    c2 = position[tets[4u * t + fv.z]].xyz;
+}
+
+// The watertight ray-triangle test of Woop, Benthin and Wald (2013): the
+// corners in a frame sheared so the ray is the z axis, three edge functions
+// that two triangles sharing an edge compute from the same two corners
+// (exactly opposite: `precise` keeps the compiler from fusing them
+// differently), edges and corners inside, so a ray through a shared edge or
+// vertex never slips between triangles. Any sign of t.
+bool tri_hit(vec3 dir, vec3 eye, vec3 c0, vec3 c1, vec3 c2, out float t)
+{
+    t = 0.0;
+    vec3 ad = abs(dir);
+    uint kz = ad.x > ad.y ? (ad.x > ad.z ? 0u : 2u) : (ad.y > ad.z ? 1u : 2u);
+    uint kx = (kz + 1u) % 3u, ky = (kx + 1u) % 3u;
+    if (dir[kz] < 0.0) {
+        uint s = kx;
+        kx = ky;
+        ky = s;
+    }
+    precise float sx = dir[kx] / dir[kz], sy = dir[ky] / dir[kz], sz = 1.0 / dir[kz];
+    precise vec3 a0 = c0 - eye, a1 = c1 - eye, a2 = c2 - eye;
+    precise vec3 px = vec3(a0[kx] - sx * a0[kz], a1[kx] - sx * a1[kz], a2[kx] - sx * a2[kz]);
+    precise vec3 py = vec3(a0[ky] - sy * a0[kz], a1[ky] - sy * a1[kz], a2[ky] - sy * a2[kz]);
+    precise vec3 pz = sz * vec3(a0[kz], a1[kz], a2[kz]);
+    precise float u = px.z * py.y - py.z * px.y;
+    precise float v = px.x * py.z - py.x * px.z;
+    precise float w = px.y * py.x - py.y * px.x;
+    if ((u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0))
+        return false;
+    precise float det = u + v + w;
+    if (det == 0.0)
+        return false;
+    precise float tt = (u * pz.x + v * pz.y + w * pz.z) / det;
+    t = tt;
+    return t == t;
 }
 #endif
 

@@ -11,8 +11,8 @@ layout(local_size_x = 64) in;
 layout(std430, binding = 1) readonly buffer Pos { vec4 position[]; };
 layout(std430, binding = 2) readonly buffer Scalar { float scalar[]; };
 layout(std430, binding = 3) readonly buffer Tets { uint tets[]; };
-layout(std430, binding = 4) writeonly buffer Planes { vec4 planes[]; };
-layout(std430, binding = 5) writeonly buffer Grad { vec4 gradient[]; };
+layout(binding = 4, rgba32f) uniform writeonly image2D planes;
+layout(binding = 5, rgba32f) uniform writeonly image2D gradient;
 
 void main()
 {
@@ -35,13 +35,13 @@ void main()
             n = -n;
         float len = sqrt(dot(n, n));
         n *= len > 0.0 ? 1.0 / len : 0.0;
-        planes[4u * t + i] = vec4(n, dot(n, a));
+        imageStore(planes, texel_of(4u * t + i), vec4(n, dot(n, a)));
         float h = dot(n, to);
         if (!(h < 0.0))
             flat_ = true;
         else
             g += s[i] / h * n;
     }
-    gradient[t] = flat_ ? vec4(0.0, 0.0, 0.0, 0.25 * (s[0] + s[1] + s[2] + s[3]))
-                        : vec4(g, s[0] - dot(g, v[0]));
+    imageStore(gradient, texel_of(t), flat_ ? vec4(0.0, 0.0, 0.0, 0.25 * (s[0] + s[1] + s[2] + s[3]))
+                                            : vec4(g, s[0] - dot(g, v[0])));
 }
