@@ -4,13 +4,18 @@
 // particle near a wall, edge or corner sees the neighbourhood of a particle
 // inside. Returns sum grad W_spiky (xyz) and sum W_poly6 (w) over the ghosts
 // within h of p; the caller gives each ghost its mass (rho0 s^3) and role.
-// The C twin for the reference steps is modules/common/ghosts.h.
+// eddy_wall_ghosts_lever also sums lever = sum (a . (q - p)) grad W_spiky:
+// a ghost whose pressure is the particle's plus rho0 a . (q - p), fluid at
+// rest under the acceleration a beyond the wall (gravity for fixed walls;
+// Adami, Hu and Adams 2012), pushes with it. The C twin for the reference
+// steps is modules/common/ghosts.h.
 #ifndef EDDY_GHOSTS_GLSL
 #define EDDY_GHOSTS_GLSL
 #include "sph_kernels.h"
 
-vec4 eddy_wall_ghosts(vec3 p, float h, float s, vec3 lo, vec3 hi)
+vec4 eddy_wall_ghosts_lever(vec3 p, float h, float s, vec3 lo, vec3 hi, vec3 a, out vec3 lever)
 {
+    lever = vec3(0.0);
     if (all(greaterThanEqual(p - lo, vec3(h))) && all(greaterThanEqual(hi - p, vec3(h))))
         return vec4(0.0);
     ivec3 k0 = ivec3(floor((p - h - lo) / s - 0.5)), k1 = ivec3(ceil((p + h - lo) / s - 0.5));
@@ -27,9 +32,17 @@ vec4 eddy_wall_ghosts(vec3 p, float h, float s, vec3 lo, vec3 hi)
         if (r2 >= h * h)
             continue;
         w += eddy_w_poly6(r2, h);
-        g += eddy_grad_spiky(r2, h) * r;
+        vec3 gw = eddy_grad_spiky(r2, h) * r;
+        g += gw;
+        lever -= dot(a, r) * gw;
     }
     return vec4(g, w);
+}
+
+vec4 eddy_wall_ghosts(vec3 p, float h, float s, vec3 lo, vec3 hi)
+{
+    vec3 unused;
+    return eddy_wall_ghosts_lever(p, h, s, lo, hi, vec3(0.0), unused);
 }
 
 #endif

@@ -10,6 +10,7 @@
 #define EDDY_KFN
 #else
 #include <math.h>
+#include <stdbool.h>
 #define EDDY_KFN static inline
 #endif
 
@@ -87,6 +88,37 @@ EDDY_KFN float eddy_lap_visc(float r2, float h)
         return 0.0f;
     float h3 = h * h * h;
     return 45.0f / (EDDY_PI_F * h3 * h3) * (h - sqrt(r2));
+}
+
+/* The equation of state p = k (rho - rho0) (Pa for k in m^2/s^2 and rho in
+ * kg/m^3); clamp_negative: no pressure below rest density (a free surface
+ * without the pull that negative pressure gives and that makes particles
+ * clump, the tensile instability). */
+EDDY_KFN float eddy_sph_pressure(float k, float rho, float rho0, bool clamp_negative)
+{
+    float p = k * (rho - rho0);
+    return clamp_negative && p < 0.0f ? 0.0f : p;
+}
+
+/* The SPH pressure force of a pair, as a force density on i (N/m^3) per
+ * unit grad W: f_i = -eddy_sph_pair(...) * grad W(x_i - x_j). symmetric
+ * (the default): rho_i m_j (p_i / rho_i^2 + p_j / rho_j^2), interior limit
+ * -grad p; otherwise Müller et al. 2003: m_j (p_i + p_j) / (2 rho_j),
+ * interior limit -grad p / 2. Both are antisymmetric pair forces once
+ * multiplied by V_i = m_i / rho_i (momentum is conserved). */
+EDDY_KFN float eddy_sph_pair(bool symmetric, float m_j, float rho_i, float p_i, float rho_j, float p_j)
+{
+    return symmetric ? rho_i * m_j * (p_i / (rho_i * rho_i) + p_j / (rho_j * rho_j))
+                     : m_j * (p_i + p_j) / (2.0f * rho_j);
+}
+
+/* A boundary sample (a wall ghost, a body's particle) of volume V at rest
+ * density rho0 carrying the fluid particle's own pressure p_i: the force
+ * density on i is -p_i V eddy_sph_boundary(...) grad W, the pair term above
+ * with m_j = rho0 V, rho_j = rho0, p_j = p_i. */
+EDDY_KFN float eddy_sph_boundary(bool symmetric, float rho_i, float rho0)
+{
+    return symmetric ? rho0 / rho_i + rho_i / rho0 : 1.0f;
 }
 
 #endif

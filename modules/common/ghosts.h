@@ -1,6 +1,7 @@
 /* The wall ghosts of shaders/ghosts.glsl in C, for the reference steps:
  * *w = sum W_poly6, g = sum grad W_spiky over the ghost lattice (spacing s)
- * behind the walls of the box [lo, hi] within h of x. */
+ * behind the walls of the box [lo, hi] within h of x; with
+ * eddy_wall_ghosts_lever_cpu also lever = sum (a . (q - x)) grad W_spiky. */
 #ifndef EDDY_GHOSTS_H
 #define EDDY_GHOSTS_H
 
@@ -9,11 +10,13 @@
 #include <math.h>
 #include <stdbool.h>
 
-static inline void eddy_wall_ghosts_cpu(const float *x, float h, float s, const float *lo,
-                                        const float *hi, float *w, float g[3])
+static inline void eddy_wall_ghosts_lever_cpu(const float *x, float h, float s, const float *lo,
+                                              const float *hi, const float *acc, float *w, float g[3],
+                                              float lever[3])
 {
     *w = 0;
     g[0] = g[1] = g[2] = 0;
+    lever[0] = lever[1] = lever[2] = 0;
     bool near = false;
     int k0[3], k1[3];
     for (int a = 0; a < 3; a++) {
@@ -38,10 +41,20 @@ static inline void eddy_wall_ghosts_cpu(const float *x, float h, float s, const 
                 if (inside || r2 >= h * h)
                     continue;
                 *w += eddy_w_poly6(r2, h);
-                float gs = eddy_grad_spiky(r2, h);
-                for (int a = 0; a < 3; a++)
+                float gs = eddy_grad_spiky(r2, h), ar = acc[0] * r[0] + acc[1] * r[1] + acc[2] * r[2];
+                for (int a = 0; a < 3; a++) {
                     g[a] += gs * r[a];
+                    lever[a] -= ar * gs * r[a];
+                }
             }
+}
+
+static inline void eddy_wall_ghosts_cpu(const float *x, float h, float s, const float *lo,
+                                        const float *hi, float *w, float g[3])
+{
+    static const float none[3] = { 0, 0, 0 };
+    float unused[3];
+    eddy_wall_ghosts_lever_cpu(x, h, s, lo, hi, none, w, g, unused);
 }
 
 /* The tool ghosts of modules/pbf/shaders/pbf_common.glsl: the lattice

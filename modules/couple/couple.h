@@ -48,6 +48,9 @@ typedef struct eddy_couple_desc {
                                  (sph: explicit forces); false: at its end, x + dt v (pbf) */
     float stiffness;          /* sph: gas constant k of p = k (rho - rho0) (m^2/s^2) */
     float rest_density;       /* sph: rho0 (kg/m^3) */
+    bool sph_muller;          /* sph: the fluid's pressure force is Müller's (sph pressure_force 1),
+                                 not the symmetric one (eddy_sph_boundary) */
+    bool sph_clamp_negative;  /* sph: no pressure below rest density (eddy_sph_pressure) */
     bool sheets;              /* the fluid records eddy_couple_record_sheet (pbf): boundary
                                  sets with "triangles" (a cloth) are sheets it does not pass;
                                  false: such a set is refused */
@@ -124,8 +127,9 @@ void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
                          uint32_t nf, const float *x, const float *mass, const float *lambda,
                          float *force);
 /* The CPU twin of eddy_couple_record_sph: force (vec4 per boundary
- * particle) accumulates sum_i m_i p_i V_b grad W_spiky(x_i - x_b) / rho_i,
- * p_i = k (rho_i - rho0), over nf fluid particles x (vec4), mass, density. */
+ * particle) accumulates sum_i m_i p_i V_b B grad W_spiky(x_i - x_b) / rho_i,
+ * p_i = k (rho_i - rho0), B = eddy_sph_boundary (the fluid's pressure force,
+ * p->fluid[2]), over nf fluid particles x (vec4), mass, density. */
 void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
                          uint32_t nf, const float *x, const float *mass, const float *density,
                          float *force);

@@ -43,7 +43,7 @@ enum {
     P_H, P_RHO0, P_K, P_MU, P_SIGMA, P_L, P_GRAVITY, P_RESTITUTION, P_VORTEX_CENTER,
     P_VORTEX_AXIS, P_VORTEX_OMEGA, P_VORTEX_RATE, P_VORTEX_RADIUS, P_FRONT_AXIS, P_SURFACE_MESH,
     P_SURFACE_CELL, P_SURFACE_ISO, P_WALL_SPACING, P_PUSH_CENTER, P_PUSH_VELOCITY,
-    P_PUSH_RADIUS, P_PUSH_STRENGTH, P_COUNT
+    P_PUSH_RADIUS, P_PUSH_STRENGTH, P_PRESSURE_FORCE, P_CLAMP_NEGATIVE, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -68,6 +68,11 @@ static const eddy_param_info params[P_COUNT] = {
     [P_PUSH_VELOCITY] = { "push_velocity", EDDY_PARAM_VEC3, "m/s", { 0, 0, 0 }, -1e4, 1e4, "moving push field: velocity of its centre" },
     [P_PUSH_RADIUS] = { "push_radius", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 1e6, "moving push field: radius (0 = off)" },
     [P_PUSH_STRENGTH] = { "push_strength", EDDY_PARAM_FLOAT, "m/s^2", { 0 }, -1e6, 1e6, "moving push field: outward acceleration at its centre" },
+    [P_PRESSURE_FORCE] = { "pressure_force", EDDY_PARAM_INT, "1", { 0 }, 0, 1,
+                           "0: symmetric, -sum m_j (p_i/rho_i^2 + p_j/rho_j^2) grad W (interior limit -grad p); "
+                           "1: Mueller et al. 2003, -sum m_j (p_i + p_j)/(2 rho_j) grad W / rho_i (half of grad p)" },
+    [P_CLAMP_NEGATIVE] = { "clamp_negative_pressure", EDDY_PARAM_BOOL, "1", { 1 }, 0, 1,
+                           "no pressure below rest density (false: the paper's pull at the free surface)" },
     [P_SURFACE_ISO] = { "surface_iso", EDDY_PARAM_FLOAT, "1", { 0.45 }, 1e-3, 0.999, "level of the fluid indicator at the surface (1 inside, 0 outside)" },
 };
 
@@ -178,6 +183,8 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
     memcpy(&p->misc[1], &e_rest, 4);
     memcpy(&p->misc[2], &rate, 4);
     memcpy(&p->misc[3], &ws, 4);
+    p->model[0] = v[P_PRESSURE_FORCE].v[0] != 0 ? EDDY_SPH_MULLER : EDDY_SPH_SYMMETRIC;
+    p->model[1] = v[P_CLAMP_NEGATIVE].v[0] != 0;
 }
 
 /* Grid of the current positions, the state gathered into cell order, and the
@@ -327,7 +334,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             .system = ctx->name, .boundary = ctx->slots[1].sets, .boundary_count = ctx->slots[1].count,
             .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
             .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
-            .at_start = true, .stiffness = (float)k, .rest_density = (float)rho0 });
+            .at_start = true, .stiffness = (float)k, .rest_density = (float)rho0,
+            .sph_muller = s->p.model[0] == EDDY_SPH_MULLER, .sph_clamp_negative = s->p.model[1] != 0 });
         if (!s->couple)
             return EDDY_ERROR_INVALID_ARGUMENT;
     }

@@ -62,7 +62,8 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
     }
     for (uint32_t i = 0; i < n; i++) {
         const float *x = pos + 4 * i, *v = vel + 4 * i;
-        float rho_i = density[i], p_i = k * (rho_i - rho0);
+        bool symmetric = p->model[0] == EDDY_SPH_SYMMETRIC, clamp_p = p->model[1] != 0;
+        float rho_i = density[i], p_i = eddy_sph_pressure(k, rho_i, rho0, clamp_p);
         float fp[3] = { 0 }, fv[3] = { 0 }, nn[3] = { 0 }, lap = 0;
         EDDY_CPU_NEIGHBOURS(&g, x, j) {
             float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
@@ -73,8 +74,8 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
             lap += vol * eddy_lap_poly6(r2, h);
             if (j == i)
                 continue;
-            float p_j = k * (density[j] - rho0);
-            float cp = mass[j] * (p_i + p_j) / (2.0f * density[j]) * eddy_grad_spiky(r2, h);
+            float p_j = eddy_sph_pressure(k, density[j], rho0, clamp_p);
+            float cp = eddy_sph_pair(symmetric, mass[j], rho_i, p_i, density[j], p_j) * eddy_grad_spiky(r2, h);
             float cv = mu * vol * eddy_lap_visc(r2, h), cn = vol * eddy_grad_poly6(r2, h);
             for (int a = 0; a < 3; a++) {
                 fp[a] -= cp * r[a];
@@ -83,14 +84,16 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
             }
         }
         float gw, gg[3], s;
-        ghosts(p, x, &gw, gg);
         memcpy(&s, &p->misc[3], 4);
+        float lever[3];
+        eddy_wall_ghosts_lever_cpu(x, h, s, p->box_min, p->box_max, p->gravity, &gw, gg, lever);
+        float fb = p_i * eddy_sph_boundary(symmetric, rho_i, rho0), lv = symmetric ? rho_i : 0.5f * rho0;
         for (int a = 0; a < 3; a++)
-            fp[a] -= p_i * (s * s * s) * gg[a];
+            fp[a] -= (s * s * s) * (fb * gg[a] + lv * lever[a]);
         if (nb) {
             eddy_couple_boundary_cpu(cp, nb, boundary, NULL, x, &gw, gg, NULL);
             for (int a = 0; a < 3; a++)
-                fp[a] -= p_i * gg[a];
+                fp[a] -= fb * gg[a];
         }
         float nl = sqrtf(eddy_cpu_dot3(nn, nn));
         float rc[3] = { x[0] - p->vortex[0], x[1] - p->vortex[1], x[2] - p->vortex[2] };

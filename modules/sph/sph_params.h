@@ -19,7 +19,16 @@ struct eddy_sph_params {
     EDDY_V4 push_velocity EDDY_ARR4; /* xyz velocity of its centre (m/s), w strength (m/s^2) */
     EDDY_U4 misc EDDY_ARR4;      /* x particles, y restitution (float bits), z stirring rate
                                     (1/s, float bits), w wall ghost spacing (m, float bits) */
+    EDDY_U4 model EDDY_ARR4;     /* x pressure force: EDDY_SPH_SYMMETRIC or EDDY_SPH_MULLER, y 1: negative
+                                    pressure clamped to 0 (eddy_sph_pressure); zw unused */
 };
+
+/* The pressure force (model.x). SYMMETRIC: a_i = -sum_j m_j (p_i / rho_i^2 +
+ * p_j / rho_j^2) grad W, whose interior limit is -grad p / rho. MULLER: the
+ * paper's -sum_j m_j (p_i + p_j) / (2 rho_j) grad W / rho_i, whose interior
+ * limit is -grad p / (2 rho) (the p_i half cancels). */
+#define EDDY_SPH_SYMMETRIC 0u
+#define EDDY_SPH_MULLER 1u
 
 #undef EDDY_ARR4
 #endif

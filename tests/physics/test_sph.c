@@ -6,9 +6,16 @@
  *    tension (the only force that is not a symmetric pair force), total
  *    momentum stays constant over 1,000 steps within float round-off
  *    (1e-5 of the momentum scale sum m |v|);
- *  - a water column at rest under gravity stays at rest: after 2 s, max speed
+ *  - both for the symmetric pressure force (the default) and Müller's (with
+ *    the paper's unclamped negative pressure);
+ *  - a water column at rest under gravity stays at rest: after 8 s, max speed
  *    below 2% of sqrt(g H) and mean density error below 1% (k = 1000 m^2/s^2,
- *    dt = 0.5 ms, mu = 100 Pa s: see modules/sph/README.md for why so viscous);
+ *    dt = 0.5 ms, mu = 100 Pa s: see modules/sph/README.md for why so viscous),
+ *    and the bottom layer's pressure is within 3% of rho0 g (H - y) (part
+ *    rest); without the clamp of negative pressure the pressure gradient
+ *    between 0.04 and 0.15 m high is within 3% of rho0 g too (part
+ *    rest_unclamped); with Müller's force it is about twice rho0 g (part
+ *    rest_muller: his interior limit is half of grad p);
  * Bad parameters (h <= 0, a step above the stability bound) are refused:
  * tests/cli (sph_h, sph_cfl). */
 #include "../gpu/gpu_test.h"
@@ -49,9 +56,10 @@ static int solid_inside(const eddy_solid *s, const float *x)
     return 0;
 }
 
-static void against_cpu(eddy_engine *e)
+static void against_cpu(eddy_engine *e, int form)
 {
-    const char *json =
+    char json[2048];
+    snprintf(json, sizeof json,
         "{ \"dt\": 0.0005, \"duration\": 1,"
         "  \"box\": { \"min\": [0, 0, 0], \"max\": [0.4, 0.4, 0.4] },"
         "  \"solids\": [ { \"type\": \"sphere\", \"center\": [0.3, 0.05, 0.2], \"radius\": 0.06 },"
@@ -65,7 +73,8 @@ static void against_cpu(eddy_engine *e)
         "      \"params\": { \"h\": 0.04, \"stiffness\": 400, \"viscosity\": 1.0, \"restitution\": 0.2,"
         "                   \"vortex_center\": [0.15, 0, 0.15], \"vortex_omega\": 5, \"vortex_radius\": 0.12,"
         "                   \"push_center\": [0.0, 0.1, 0.15], \"push_velocity\": [2, 0, 0], \"push_radius\": 0.1,"
-        "                   \"push_strength\": 50 } } ] }";
+        "                   \"push_strength\": 50, \"pressure_force\": %d,"
+        "                   \"clamp_negative_pressure\": %s } } ] }", form, form ? "false" : "true");
     sim m = load(e, json);
     CHECK(m.n == 1000);
     float *pos = malloc(16ull * m.n), *vel = malloc(16ull * m.n), *mass = malloc(4ull * m.n);
@@ -83,7 +92,7 @@ static void against_cpu(eddy_engine *e)
         { "h", { 0.04 } }, { "stiffness", { 400 } }, { "viscosity", { 1.0 } }, { "restitution", { 0.2 } },
         { "vortex_center", { 0.15, 0, 0.15 } }, { "vortex_omega", { 5 } }, { "vortex_radius", { 0.12 } },
         { "push_center", { 0.0, 0.1, 0.15 } }, { "push_velocity", { 2, 0, 0 } }, { "push_radius", { 0.1 } },
-        { "push_strength", { 50 } },
+        { "push_strength", { 50 } }, { "pressure_force", { form } }, { "clamp_negative_pressure", { !form } },
     };
     for (size_t k = 0; k < sizeof set / sizeof set[0]; k++)
         for (uint32_t i = 0; i < md->param_count; i++)
@@ -111,12 +120,13 @@ static void against_cpu(eddy_engine *e)
     for (uint32_t i = 0; i < m.n; i++)
         moved += solid_inside(solids, gpos + 4 * i) == 0;
     CHECKF(moved == m.n, "%u particles inside a solid after 20 steps", m.n - moved);
-    printf("GPU vs CPU, 1,000 particles x 20 steps: largest position difference %.3g m (box 0.4 m)\n", worst);
+    printf("GPU vs CPU (%s), 1,000 particles x 20 steps: largest position difference %.3g m (box 0.4 m)\n",
+           form ? "Mueller 2003" : "symmetric", worst);
     free(pos), free(vel), free(mass), free(rho), free(gpos);
     eddy_destroy_scene(m.s);
 }
 
-static void momentum(eddy_engine *e)
+static void momentum(eddy_engine *e, int form)
 {
     /* A 512-particle block drifting in the middle of a 1 m box, random
      * velocities on top, no gravity: only pair forces act. */
@@ -132,8 +142,9 @@ static void momentum(eddy_engine *e)
              "{ \"dt\": 0.0005, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [1, 1, 1] },"
              "  \"particle_sets\": [ { \"name\": \"water\", \"radius\": 0.01, \"points\": [%s] } ],"
              "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\","
-             "      \"params\": { \"h\": 0.04, \"stiffness\": 400, \"viscosity\": 10,"
-             "                     \"surface_tension\": 0, \"gravity\": [0, 0, 0] } } ] }", points);
+             "      \"params\": { \"h\": 0.04, \"stiffness\": 400, \"viscosity\": 10, \"pressure_force\": %d,"
+             "                     \"clamp_negative_pressure\": %s, \"surface_tension\": 0,"
+             "                     \"gravity\": [0, 0, 0] } } ] }", points, form, form ? "false" : "true");
     sim m = load(e, json);
     eddy_buffer vb = eddy_particles_buffer(e, m.p, "velocity"), pb = eddy_particles_buffer(e, m.p, "position");
     float vel[512 * 4], pos[512 * 4], mass[512];
@@ -161,36 +172,88 @@ static void momentum(eddy_engine *e)
         drift = fmax(drift, fabs(p1[a] - p0[a]));
     CHECKF(lo > 0.05 && hi < 0.95, "the block touched the walls (%g .. %g): the test needs them untouched", lo, hi);
     CHECKF(drift <= 1e-5 * scale, "momentum changed by %g kg m/s over 1,000 steps (scale %g, tolerance 1e-5 of it)", drift, scale);
-    printf("momentum: 512 particles, 1,000 steps: change %.3g kg m/s of %.3g (%.2g relative), particles within %.3f .. %.3f m\n",
-           drift, scale, drift / scale, lo, hi);
+    printf("momentum (%s): 512 particles, 1,000 steps: change %.3g kg m/s of %.3g (%.2g relative), particles within %.3f .. %.3f m\n",
+           form ? "Mueller 2003" : "symmetric", drift, scale, drift / scale, lo, hi);
     eddy_destroy_scene(m.s);
 }
 
-static void rest(eddy_engine *e)
+/* A 0.2 m column filling the footprint of its tank, `seconds` under gravity,
+ * with pressure force `form` (sph pressure_force). Returns the pressure
+ * profile k (rho - rho0) of the particles between 0.04 and 0.15 m high
+ * fitted by a line, its slope over -rho0 g (1: hydrostatic), and the mean
+ * pressure of the bottom layer over rho0 g (H - y) at its mean height y
+ * (H = 0.2 m, the column's height at rest density). */
+static void rest(eddy_engine *e, int form, bool clamp, int seconds, double *slope, double *bottom)
 {
-    /* A 0.2 m column filling the footprint of its tank, 2 s under gravity. */
-    const char *json =
-        "{ \"dt\": 0.0005, \"duration\": 2, \"box\": { \"min\": [0, 0, 0], \"max\": [0.2, 0.4, 0.2] },"
+    char json[1024];
+    snprintf(json, sizeof json,
+        "{ \"dt\": 0.0005, \"duration\": 10, \"box\": { \"min\": [0, 0, 0], \"max\": [0.2, 0.4, 0.2] },"
         "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.02,"
         "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2] } } ],"
         "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\","
-        "      \"params\": { \"h\": 0.04, \"stiffness\": 1000, \"viscosity\": 100, \"restitution\": 0 } } ] }";
+        "      \"params\": { \"h\": 0.04, \"stiffness\": 1000, \"viscosity\": 100, \"restitution\": 0,"
+        "                    \"pressure_force\": %d, \"clamp_negative_pressure\": %s } } ] }", form,
+        clamp ? "true" : "false");
     sim m = load(e, json);
     REQUIRE(m.n == 1000);
-    CHECK(eddy_scene_step(m.s, 4000) == EDDY_OK);
-    float vel[1000 * 4], rho[1000];
+    CHECK(eddy_scene_step(m.s, (uint32_t)(2000 * seconds)) == EDDY_OK);
+    float vel[1000 * 4], rho[1000], pos[1000 * 4];
     CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "velocity"), 0, sizeof vel, vel) == EDDY_OK);
     CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "density"), 0, sizeof rho, rho) == EDDY_OK);
-    double vmax = 0, err = 0;
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "position"), 0, sizeof pos, pos) == EDDY_OK);
+    double vmax = 0, err = 0, sy = 0, sp = 0, syy = 0, syp = 0, nfit = 0, yb = 0, pb = 0, nb = 0;
     for (int i = 0; i < 1000; i++) {
         vmax = fmax(vmax, sqrt(vel[4 * i] * vel[4 * i] + vel[4 * i + 1] * vel[4 * i + 1] + vel[4 * i + 2] * vel[4 * i + 2]));
         err += fabs(rho[i] - 1000.0) / 1000.0 / 1000;
+        double y = pos[4 * i + 1], p = 1000.0 * (rho[i] - 1000.0);
+        if (y > 0.04 && y < 0.15)
+            sy += y, sp += p, syy += y * y, syp += y * p, nfit++;
+        if (y < 0.02)
+            yb += y, pb += p, nb++;
     }
+    double b = (nfit * syp - sy * sp) / (nfit * syy - sy * sy), a = (sp - b * sy) / nfit;
+    *slope = -b / (1000.0 * 9.81);
+    (void)a;
+    *bottom = nb > 0 ? pb / nb / (1000.0 * 9.81 * (0.2 - yb / nb)) : 0;
+    printf("rest (%s, negative pressure %s, %d s): pressure from 0.04 to 0.15 m: slope %.3f of -rho0 g; bottom layer "
+           "(%.0f particles, %.4f m high) %.3f of rho0 g (H - y)\n", form ? "Mueller 2003" : "symmetric",
+           clamp ? "clamped" : "kept", seconds, *slope, nb,
+           nb > 0 ? yb / nb : 0, *bottom);
     double bound = 0.02 * sqrt(9.81 * 0.2);
-    CHECKF(vmax < bound, "max speed %g m/s after 2 s (bound %g)", vmax, bound);
-    CHECKF(err < 0.01, "mean density error %g after 2 s (bound 0.01)", err);
-    printf("rest: 1,000 particles, 0.2 m, 2 s: max speed %.4f m/s (bound %.4f), mean density error %.4f\n", vmax, bound, err);
+    CHECKF(vmax < bound, "max speed %g m/s after %d s (bound %g)", vmax, seconds, bound);
+    CHECKF(err < 0.01, "mean density error %g after %d s (bound 0.01)", err, seconds);
+    printf("rest: 1,000 particles, 0.2 m, %d s: max speed %.4f m/s (bound %.4f), mean density error %.4f\n", seconds, vmax,
+           bound, err);
     eddy_destroy_scene(m.s);
+}
+
+/* The defaults (symmetric force, negative pressure clamped) hold the
+ * column up with the hydrostatic pressure at the floor; without the clamp
+ * the whole profile is hydrostatic (with it the upper half settles looser
+ * than rest density, at no pressure: its gradient there is about 0.6 of
+ * rho0 g). Both are still settling at 4 s. */
+static void hydrostatic(eddy_engine *e)
+{
+    double slope, bottom;
+    rest(e, 0, true, 8, &slope, &bottom);
+    CHECKF(fabs(bottom - 1) < 0.03, "pressure at the floor %.3f of rho0 g H (within 3%%)", bottom);
+}
+
+static void hydrostatic_unclamped(eddy_engine *e)
+{
+    double slope, bottom;
+    rest(e, 0, false, 8, &slope, &bottom);
+    CHECKF(fabs(slope - 1) < 0.03, "pressure gradient %.3f of rho0 g (within 3%%)", slope);
+    CHECKF(fabs(bottom - 1) < 0.03, "pressure at the floor %.3f of rho0 g H (within 3%%)", bottom);
+}
+
+/* Müller's pressure force: half the pressure gradient inside the fluid, so
+ * the column compresses to twice the hydrostatic gradient. */
+static void hydrostatic_muller(eddy_engine *e)
+{
+    double slope, bottom;
+    rest(e, 1, false, 2, &slope, &bottom);
+    CHECKF(slope > 1.8 && slope < 2.8, "pressure gradient %.3f of rho0 g (Mueller: about twice)", slope);
 }
 
 static void adaptive(eddy_engine *e)
@@ -290,18 +353,24 @@ static void stir_input(eddy_engine *e)
     free(got);
 }
 
-/* Parts (tests/meson.build): cpu, adaptive, momentum, rest, stir_input. */
+/* Parts (tests/meson.build): cpu, adaptive, momentum, rest, rest_unclamped, rest_muller, stir_input. */
 int main(int argc, char **argv)
 {
     eddy_engine *e = test_engine();
     if (test_part(argc, argv, 1, "cpu"))
-        against_cpu(e);
+        for (int form = 0; form < 2; form++)
+            against_cpu(e, form);
     if (test_part(argc, argv, 1, "adaptive"))
         adaptive(e);
     if (test_part(argc, argv, 1, "momentum"))
-        momentum(e);
+        for (int form = 0; form < 2; form++)
+            momentum(e, form);
     if (test_part(argc, argv, 1, "rest"))
-        rest(e);
+        hydrostatic(e);
+    if (test_part(argc, argv, 1, "rest_unclamped"))
+        hydrostatic_unclamped(e);
+    if (test_part(argc, argv, 1, "rest_muller"))
+        hydrostatic_muller(e);
     if (test_part(argc, argv, 1, "stir_input"))
         stir_input(e);
     test_finish(e);

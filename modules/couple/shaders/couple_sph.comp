@@ -1,9 +1,10 @@
 #version 450
 // Coupling with sph, once per substep (sorted boundary order): the forces
-// pass pushed each fluid particle i with a_i = -p_i V_b grad W_spiky(x_i - x_b)
-// / rho_i for every boundary particle b within h (the wall ghosts' form:
-// the boundary carries the particle's own pressure); b receives the opposite
-// force, sum_i m_i p_i V_b grad W / rho_i, pair by pair. Positions are those
+// pass pushed each fluid particle i with a_i = -p_i V_b B grad W_spiky(x_i -
+// x_b) / rho_i for every boundary particle b within h (the wall ghosts' form:
+// the boundary carries the particle's own pressure; B = eddy_sph_boundary,
+// the fluid's pressure force); b receives the opposite force, sum_i m_i p_i
+// V_b B grad W / rho_i, pair by pair. Positions are those
 // the fluid was sorted by, so one ring of cells finds every pair. The C twin
 // is eddy_couple_sph_cpu.
 #extension GL_GOOGLE_include_directive : require
@@ -27,6 +28,7 @@ void main()
         return;
     vec3 xb = couple_b[b].xyz;
     float h = CP.misc.x, k = CP.fluid.x, rho0 = CP.fluid.y;
+    bool symmetric = CP.fluid.z == 0.0, clamp_p = CP.fluid.w != 0.0;
     ivec3 dims = CP.dims.xyz;
     ivec3 c = eddy_grid_cell(xb, CP.grid.xyz, CP.grid.w, dims);
     vec3 f = vec3(0.0);
@@ -47,7 +49,8 @@ void main()
             if (r2 >= h * h)
                 continue;
             float rho = svr[i].w;
-            f += (spm[i].w * (k * (rho - rho0)) / rho * eddy_grad_spiky(r2, h)) * r;
+            f += (spm[i].w * eddy_sph_pressure(k, rho, rho0, clamp_p) * eddy_sph_boundary(symmetric, rho, rho0) / rho *
+                  eddy_grad_spiky(r2, h)) * r;
         }
     }
     force[b].xyz += couple_b[b].w * f;

@@ -1,5 +1,6 @@
 #version 450
-// SPH pass 2 (cell order): pressure (symmetrised, spiky gradient),
+// SPH pass 2 (cell order): pressure (spiky gradient; symmetric or Müller's
+// pair form, eddy_sph_pair),
 // viscosity (viscosity-kernel Laplacian), surface tension from the colour
 // field, gravity and the vortex field, as an acceleration a_i = f_i / rho_i.
 // Also the colour-field gradient n (surface normal = -n) and |n|.
@@ -27,7 +28,8 @@ void main()
     vec4 vr = svr[i];
     vec3 p = spm[i].xyz, v = vr.xyz;
     float h = SPH_H, k = P.material.x, mu = P.material.y, sigma = P.material.z, l = P.material.w;
-    float rho_i = vr.w, p_i = k * (rho_i - SPH_RHO0);
+    bool symmetric = P.model.x == EDDY_SPH_SYMMETRIC, clamp_p = P.model.y != 0u;
+    float rho_i = vr.w, p_i = eddy_sph_pressure(k, rho_i, SPH_RHO0, clamp_p);
     vec3 f_p = vec3(0.0), f_v = vec3(0.0), n = vec3(0.0);
     float lap_c = 0.0;
     ivec3 c = sph_cell(p);
@@ -52,20 +54,26 @@ void main()
             lap_c += vol * eddy_lap_poly6(r2, h); // j = i too: c includes the particle itself
             if (j == i)
                 continue;
-            float p_j = k * (rho_j - SPH_RHO0);
-            f_p -= m_j * (p_i + p_j) / (2.0 * rho_j) * eddy_grad_spiky(r2, h) * r;
+            float p_j = eddy_sph_pressure(k, rho_j, SPH_RHO0, clamp_p);
+            f_p -= eddy_sph_pair(symmetric, m_j, rho_i, p_i, rho_j, p_j) * eddy_grad_spiky(r2, h) * r;
             f_v += mu * vol * (vrj.xyz - v) * eddy_lap_visc(r2, h);
             n += vol * eddy_grad_poly6(r2, h) * r;
         }
     }
-    // Wall ghosts: -sum_g m0 (p_i + p_i) / (2 rho0) grad W = -p_i s^3 sum_g grad W.
-    float s = uintBitsToFloat(P.misc.w);
-    f_p -= p_i * (s * s * s) * sph_ghosts(p).xyz;
+    // Wall ghosts: fluid of volume s^3 at rest density whose pressure is the
+    // particle's plus the hydrostatic difference rho0 g . (x_g - x_i), so a
+    // column at rest needs no extra compression at the floor (the pair form
+    // with p_j = p_i + rho0 g . (x_g - x_i): eddy_sph_boundary for the p_i
+    // part, rho_i (symmetric) or rho0 / 2 (Müller) times the lever).
+    float s = uintBitsToFloat(P.misc.w), fb = p_i * eddy_sph_boundary(symmetric, rho_i, SPH_RHO0);
+    vec3 lever;
+    vec4 gh = eddy_wall_ghosts_lever(p, h, s, P.box_min.xyz, P.box_max.xyz, P.gravity.xyz, lever);
+    f_p -= (s * s * s) * (fb * gh.xyz + (symmetric ? rho_i : 0.5 * SPH_RHO0) * lever);
     // A coupled rigid set's particles likewise, each of its volume V_b; the
     // opposite force goes to them (couple.sph).
 #ifdef EDDY_COUPLED
     vec3 unused;
-    f_p -= p_i * couple_boundary(p, h, unused).xyz;
+    f_p -= fb * couple_boundary(p, h, unused).xyz;
 #endif
     float nl = length(n);
     vec3 f_s = nl > l ? -sigma * lap_c * n / nl : vec3(0.0);
