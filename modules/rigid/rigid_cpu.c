@@ -10,23 +10,18 @@
 #define NO_CONTACT 0xffffffffu
 #define WALL_ID 0xfffffff0u
 
-static void contact(const struct eddy_rigid_params *p, const float r[3], const float v[3], float k,
-                    float xi[3], float f[3])
+/* rigid_contact_n: along unit n with the given overlap (m). */
+static void contact_n(const struct eddy_rigid_params *p, const float n[3], float overlap, const float v[3], float k,
+                      float xi[3], float f[3])
 {
-    float d = p->box_min[3], r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-    if (r2 >= d * d || r2 == 0) {
-        xi[0] = xi[1] = xi[2] = 0;
-        return;
-    }
-    float len = sqrtf(r2), n[3] = { r[0] / len, r[1] / len, r[2] / len };
     float vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2], vt[3];
     for (int a = 0; a < 3; a++) {
         vt[a] = v[a] - vn * n[a];
-        f[a] += -k * (d - len) * n[a] + p->coeffs[0] * v[a] + p->coeffs[1] * vt[a];
+        f[a] += -k * overlap * n[a] + p->coeffs[0] * v[a] + p->coeffs[1] * vt[a];
     }
     float mu = p->coeffs[3];
     if (mu > 0) {
-        float ks = (2.0f / 7.0f) * k, fn = fmaxf(k * (d - len) - p->coeffs[0] * vn, 0.0f);
+        float ks = (2.0f / 7.0f) * k, fn = fmaxf(k * overlap - p->coeffs[0] * vn, 0.0f);
         float xn = xi[0] * n[0] + xi[1] * n[1] + xi[2] * n[2];
         for (int a = 0; a < 3; a++)
             xi[a] = xi[a] - xn * n[a] + vt[a] * p->box_max[3];
@@ -37,6 +32,18 @@ static void contact(const struct eddy_rigid_params *p, const float r[3], const f
         for (int a = 0; a < 3; a++)
             f[a] += ks * xi[a];
     }
+}
+
+static void contact(const struct eddy_rigid_params *p, const float r[3], const float v[3], float k,
+                    float xi[3], float f[3])
+{
+    float d = p->box_min[3], r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+    if (r2 >= d * d || r2 == 0) {
+        xi[0] = xi[1] = xi[2] = 0;
+        return;
+    }
+    float len = sqrtf(r2), n[3] = { r[0] / len, r[1] / len, r[2] / len };
+    contact_n(p, n, d - len, v, k, xi, f);
 }
 
 typedef struct memory {
@@ -88,6 +95,48 @@ static void matrix(const float *q, float R[9])
     memcpy(R, m, sizeof m);
 }
 
+static void cross3(const float *a, const float *b, float *out)
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* rigid_integrate.comp's rigid_rotate: the new orientation after a free
+ * rotation over dt at constant L (implicit midpoint in the body frame). */
+static void rotate_body(const struct eddy_rigid_body *b, float dt, float q_out[4])
+{
+    const float I0[9] = { b->iinv[0], b->iinv2[0], b->iinv2[1], b->iinv2[0], b->iinv[1], b->iinv2[2],
+                          b->iinv2[1], b->iinv2[2], b->iinv[2] };
+    float R[9], lb[3], ln[3], a[3] = { 0, 0, 0 };
+    matrix(b->q, R);
+    for (int i = 0; i < 3; i++)
+        lb[i] = R[i] * b->l[0] + R[3 + i] * b->l[1] + R[6 + i] * b->l[2];
+    memcpy(ln, lb, sizeof ln);
+    for (int it = 0; it < RIGID_ROTATE_ITERATIONS; it++) {
+        float m[3] = { lb[0] + ln[0], lb[1] + ln[1], lb[2] + ln[2] }, y[3], ay[3], aa, ad;
+        for (int i = 0; i < 3; i++)
+            a[i] = 0.25f * dt * (I0[3 * i] * m[0] + I0[3 * i + 1] * m[1] + I0[3 * i + 2] * m[2]);
+        cross3(a, lb, y);
+        for (int i = 0; i < 3; i++)
+            y[i] = lb[i] - y[i];
+        cross3(a, y, ay);
+        aa = a[0] * a[0] + a[1] * a[1] + a[2] * a[2];
+        ad = a[0] * y[0] + a[1] * y[1] + a[2] * y[2];
+        for (int i = 0; i < 3; i++)
+            ln[i] = (y[i] - ay[i] + a[i] * ad) / (1.0f + aa);
+    }
+    float n = sqrtf(1.0f + a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    float r[4] = { a[0] / n, a[1] / n, a[2] / n, 1.0f / n }, qv[3];
+    const float *q = b->q;
+    cross3(q, r, qv);
+    float nq[4] = { q[3] * r[0] + r[3] * q[0] + qv[0], q[3] * r[1] + r[3] * q[1] + qv[1],
+                    q[3] * r[2] + r[3] * q[2] + qv[2], q[3] * r[3] - (q[0] * r[0] + q[1] * r[1] + q[2] * r[2]) };
+    float len = sqrtf(nq[0] * nq[0] + nq[1] * nq[1] + nq[2] * nq[2] + nq[3] * nq[3]);
+    for (int i = 0; i < 4; i++)
+        q_out[i] = nq[i] / len;
+}
+
 static void omega(const struct eddy_rigid_body *b, const float R[9], float w[3])
 {
     const float I0[9] = { b->iinv[0], b->iinv2[0], b->iinv2[1], b->iinv2[0], b->iinv[1], b->iinv2[2],
@@ -136,18 +185,19 @@ void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *p
         for (int a = 0; a < 3; a++) {
             float lo = xi[a] - p->box_min[a], hi = p->box_max[a] - xi[a];
             float mv[3] = { -vi[0], -vi[1], -vi[2] };
+            /* the signed distance to the wall (rigid_walls) */
             if (lo < 0.5f * d) {
-                float r[3] = { 0, 0, 0 };
-                r[a] = -2 * lo;
+                float n[3] = { 0, 0, 0 };
+                n[a] = -1;
                 recall(&mem, WALL_ID + 2 * a, sh);
-                contact(p, r, mv, p->coeffs[2], sh, fi);
+                contact_n(p, n, d - 2 * lo, mv, p->coeffs[2], sh, fi);
                 remember(&mem, WALL_ID + 2 * a, sh);
             }
             if (hi < 0.5f * d) {
-                float r[3] = { 0, 0, 0 };
-                r[a] = 2 * hi;
+                float n[3] = { 0, 0, 0 };
+                n[a] = 1;
                 recall(&mem, WALL_ID + 2 * a + 1, sh);
-                contact(p, r, mv, p->coeffs[2], sh, fi);
+                contact_n(p, n, d - 2 * hi, mv, p->coeffs[2], sh, fi);
                 remember(&mem, WALL_ID + 2 * a + 1, sh);
             }
         }
@@ -193,21 +243,9 @@ void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *p
             b->l[a] += (float)T[a] * dt;
             b->x[a] += b->p[a] / M * dt;
         }
-        matrix(b->q, R);
-        omega(b, R, W);
-        float wl = sqrtf(W[0] * W[0] + W[1] * W[1] + W[2] * W[2]), th = wl * dt;
-        if (wl > 0) {
-            float dq[4] = { W[0] / wl * sinf(0.5f * th), W[1] / wl * sinf(0.5f * th), W[2] / wl * sinf(0.5f * th),
-                            cosf(0.5f * th) };
-            const float *q = b->q;
-            float nq[4] = { dq[3] * q[0] + q[3] * dq[0] + (dq[1] * q[2] - dq[2] * q[1]),
-                            dq[3] * q[1] + q[3] * dq[1] + (dq[2] * q[0] - dq[0] * q[2]),
-                            dq[3] * q[2] + q[3] * dq[2] + (dq[0] * q[1] - dq[1] * q[0]),
-                            dq[3] * q[3] - (dq[0] * q[0] + dq[1] * q[1] + dq[2] * q[2]) };
-            float len = sqrtf(nq[0] * nq[0] + nq[1] * nq[1] + nq[2] * nq[2] + nq[3] * nq[3]);
-            for (int a = 0; a < 4; a++)
-                b->q[a] = nq[a] / len;
-        }
+        float nq[4];
+        rotate_body(b, dt, nq);
+        memcpy(b->q, nq, sizeof nq);
         matrix(b->q, R);
         omega(b, R, W);
         for (int a = 0; a < 3; a++) {
@@ -257,7 +295,7 @@ int64_t eddy_rigid_build_bodies(uint32_t n, const float *pos, const float *vel, 
     for (uint32_t i = 0; i < n; i++)
         off[phase[i] + 1] = i + 1;
     for (uint32_t k = 0; k < B; k++) {
-        double M = 0, c[3] = { 0, 0, 0 }, P[3] = { 0, 0, 0 }, L[3] = { 0, 0, 0 }, I[9] = { 0 };
+        double M = 0, c[3] = { 0, 0, 0 }, P[3] = { 0, 0, 0 }, L[3] = { 0, 0, 0 }, I[9] = { 0 }, Ip[9] = { 0 };
         for (uint32_t i = off[k]; i < off[k + 1]; i++) {
             double m = mass[i];
             if (!(m > 0) || !isfinite(m)) {
@@ -279,8 +317,10 @@ int64_t eddy_rigid_build_bodies(uint32_t n, const float *pos, const float *vel, 
                 r[a] = pos[4 * i + a] - c[a];
             double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
             for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++)
+                for (int b = 0; b < 3; b++) {
                     I[3 * a + b] += m * ((a == b ? r2 + d * d / 6 : 0) - r[a] * r[b]);
+                    Ip[3 * a + b] += m * ((a == b ? r2 : 0) - r[a] * r[b]);
+                }
             L[0] += m * (r[1] * v[2] - r[2] * v[1]);
             L[1] += m * (r[2] * v[0] - r[0] * v[2]);
             L[2] += m * (r[0] * v[1] - r[1] * v[0]);
@@ -299,6 +339,24 @@ int64_t eddy_rigid_build_bodies(uint32_t n, const float *pos, const float *vel, 
         double inv[9] = { A / det, (I[2] * I[7] - I[1] * I[8]) / det, (I[1] * I[5] - I[2] * I[4]) / det,
                           Bc / det, (I[0] * I[8] - I[2] * I[6]) / det, (I[2] * I[3] - I[0] * I[5]) / det,
                           C / det, (I[1] * I[6] - I[0] * I[7]) / det, (I[0] * I[4] - I[1] * I[3]) / det };
+        /* The particles' velocities as a rigid motion: the spin omega that
+         * best fits them (least squares: Ip omega = L of the point masses;
+         * exact for v = V + omega x r, a fill's angular_velocity), and L =
+         * I omega with the body's inertia (the particles' own too). A body
+         * of one particle, or of particles on a line, keeps L as summed. */
+        double pA = Ip[4] * Ip[8] - Ip[5] * Ip[7], pB = Ip[5] * Ip[6] - Ip[3] * Ip[8],
+               pC = Ip[3] * Ip[7] - Ip[4] * Ip[6];
+        double pdet = Ip[0] * pA + Ip[1] * pB + Ip[2] * pC, tr = Ip[0] + Ip[4] + Ip[8];
+        if (pdet > 1e-9 * tr * tr * tr) {
+            double pinv[9] = { pA / pdet, (Ip[2] * Ip[7] - Ip[1] * Ip[8]) / pdet, (Ip[1] * Ip[5] - Ip[2] * Ip[4]) / pdet,
+                               pB / pdet, (Ip[0] * Ip[8] - Ip[2] * Ip[6]) / pdet, (Ip[2] * Ip[3] - Ip[0] * Ip[5]) / pdet,
+                               pC / pdet, (Ip[1] * Ip[6] - Ip[0] * Ip[7]) / pdet, (Ip[0] * Ip[4] - Ip[1] * Ip[3]) / pdet };
+            double w[3];
+            for (int a = 0; a < 3; a++)
+                w[a] = pinv[3 * a] * L[0] + pinv[3 * a + 1] * L[1] + pinv[3 * a + 2] * L[2];
+            for (int a = 0; a < 3; a++)
+                L[a] = I[3 * a] * w[0] + I[3 * a + 1] * w[1] + I[3 * a + 2] * w[2];
+        }
         struct eddy_rigid_body *b = &bodies[k];
         for (int a = 0; a < 3; a++) {
             b->x[a] = (float)c[a];

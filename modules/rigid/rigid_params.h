@@ -16,6 +16,9 @@ struct eddy_rigid_params {
     EDDY_U4 counts EDDY_ARR4;  /* x particles, y bodies */
 };
 
+/* Fixed-point passes of the implicit rotation step (rigid_rotate). */
+#define RIGID_ROTATE_ITERATIONS 6
+
 /* One body (Harada eqs. 1-8); 8 vec4 = 128 bytes. A renderer binds the
  * array (x: centre, q: orientation) or the matrices (rigid.matrix). */
 struct eddy_rigid_body {

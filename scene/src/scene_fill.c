@@ -81,7 +81,7 @@ static const char *const tetmesh_keys[] = { "file", "scale", "rotation", "center
                                             "scalar", NULL };
 static const char *const fill_keys[] = { "shape", "min", "max", "center", "radius", "height",
                                          "file", "scale", "rotation", "surface_only", "copies",
-                                         "velocity", "jitter", NULL };
+                                         "velocity", "angular_velocity", "jitter", NULL };
 static const char *const copies_keys[] = { "count", "step", NULL };
 
 /* A mesh file named in the scene: relative to the scene file's folder. */
@@ -159,9 +159,11 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
     if (!scene_check_keys(c, f, path, fill_keys))
         return false;
     const char *shape;
-    double vel[3], jitter;
+    double vel[3], jitter, spin[3];
+    static const double no_spin[3] = { 0, 0, 0 };
     if (!scene_get_string(c, f, "shape", path, true, &shape) ||
         !scene_get_vec3_key(c, f, "velocity", path, false, set_vel, vel) ||
+        !scene_get_vec3_key(c, f, "angular_velocity", path, false, no_spin, spin) ||
         !scene_get_number(c, f, "jitter", path, false, 0, 0, 1, &jitter))
         return false;
     if (spacing <= 0)
@@ -309,12 +311,22 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
         return false;
     }
     bool ok = true;
+    /* "angular_velocity": each copy turns about its lattice's centroid,
+     * v = velocity + omega x (x - centroid) (a body's centre of mass: its
+     * particles weigh the same). */
+    double mid[3] = { 0, 0, 0 };
+    for (uint64_t p = 0; p < pattern_n; p++)
+        for (int a = 0; a < 3; a++)
+            mid[a] += pattern[3 * p + a] / (double)pattern_n;
     for (long ck = 0; ok && ck < (long)count[2]; ck++)
         for (long cj = 0; ok && cj < (long)count[1]; cj++)
             for (long ci = 0; ok && ci < (long)count[0]; ci++) {
                 double off[3] = { ci * step[0], cj * step[1], ck * step[2] };
                 for (uint64_t p = 0; ok && p < pattern_n; p++) {
                     double x[3] = { pattern[3 * p] + off[0], pattern[3 * p + 1] + off[1], pattern[3 * p + 2] + off[2] };
+                    double r[3] = { x[0] - mid[0] - off[0], x[1] - mid[1] - off[1], x[2] - mid[2] - off[2] };
+                    double v[3] = { vel[0] + spin[1] * r[2] - spin[2] * r[1], vel[1] + spin[2] * r[0] - spin[0] * r[2],
+                                    vel[2] + spin[0] * r[1] - spin[1] * r[0] };
                     /* "jitter": a fixed pseudo-random offset of up to
                      * jitter * spacing / 2 per axis (the same every run),
                      * to break a lattice's perfect stacking. */
@@ -325,7 +337,7 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
                         z ^= z >> 31;
                         x[a] += jitter * spacing * ((double)(z >> 11) / 9007199254740992.0 - 0.5);
                     }
-                    ok = host_push(h, x, radius, vel, mass, body ? *body : phase);
+                    ok = host_push(h, x, radius, v, mass, body ? *body : phase);
                 }
                 if (body)
                     ++*body;

@@ -3,7 +3,11 @@
  *    the floor, with friction, 50 steps: body positions within 1e-4 of the scene size and orientations
  *    within 1e-4 of the C step (eddy_rigid_step_cpu);
  *  - a free body (no gravity, no contacts) spinning about a tilted axis for
- *    10 s: angular momentum within 1e-4 relative, |q| = 1 within 1e-6;
+ *    10 s: angular momentum within 1e-4 relative, |q| = 1 within 1e-6,
+ *    rotational energy within 1e-5;
+ *  - the intermediate-axis flip: a plate spun about its middle axis (the
+ *    fill's angular_velocity) flips ten times or more in 15 s with L and
+ *    the rotational energy within 1e-3;
  *  - two bodies colliding head on without gravity: total momentum within
  *    1e-5 of the momenta's size;
  *  - a box of bodies settles and stays: after 2 s, none moves more than 1%
@@ -233,7 +237,68 @@ static void spinning(eddy_engine *e, const char *root)
            "energy drift %.3g; 1 - |s| reached %.3g\n", worst_l, worst_q, e_drift, turned);
     CHECKF(worst_l <= 1e-4, "angular momentum off by %g", worst_l);
     CHECKF(worst_q <= 1e-6, "|q| off by %g", worst_q);
+    CHECKF(e_drift <= 1e-5, "rotational energy drifted by %g", e_drift);
     CHECKF(turned > 0.1, "the body hardly turned (%g)", turned);
+    eddy_destroy_scene(s);
+}
+
+/* The intermediate-axis flip (Dzhanibekov): a 12 x 6 x 2 cm plate (moments
+ * I_x < I_y < I_z) spun about its middle axis y at 16 rad/s with a little
+ * spin about x and z (the fill's angular_velocity), no gravity, no
+ * contacts: y turns over again and again (the flips: sign changes of the
+ * body's y axis along L) while L and the rotational energy stay within
+ * 1e-3 relative over at least ten flips. */
+static void flip(eddy_engine *e)
+{
+    snprintf(json, sizeof json,
+             "{ \"dt\": 0.004, \"duration\": 30, \"box\": { \"min\": [-0.5, -0.5, -0.5], \"max\": [0.5, 0.5, 0.5] },"
+             "  \"particle_sets\": [ { \"name\": \"p\", \"spacing\": 0.01, \"bodies\": true, \"fill\":"
+             "    { \"shape\": \"box\", \"min\": [-0.06, -0.03, -0.01], \"max\": [0.06, 0.03, 0.01],"
+             "      \"angular_velocity\": [0.2, 16, 0.2] } } ],"
+             "  \"systems\": [ { \"name\": \"rigid\", \"module\": \"rigid\", \"set\": \"p\","
+             "      \"params\": { \"stiffness\": 1, \"damping\": 0, \"shear\": 0, \"gravity\": [0, 0, 0] } } ] }");
+    eddy_scene *s = load(e, json);
+    eddy_particles set = eddy_find_particles(e, "p");
+    REQUIRE(eddy_particles_count(e, set) == 144);
+    eddy_buffer bb = eddy_particles_buffer(e, set, "rigid.body");
+    struct eddy_rigid_body b;
+    CHECK(eddy_buffer_download(e, bb, 0, sizeof b, &b) == EDDY_OK);
+    const double w0[3] = { 0.2, 16, 0.2 };
+    double werr = 0, L0[3], l0 = 0, e0 = 0;
+    for (int a = 0; a < 3; a++) {
+        werr = fmax(werr, fabs(b.w[a] - w0[a]) / 16);
+        L0[a] = b.l[a];
+        l0 += L0[a] * L0[a];
+        e0 += 0.5 * (double)b.w[a] * b.l[a];
+    }
+    l0 = sqrt(l0);
+    CHECKF(werr < 1e-5, "the body starts at angular velocity (%g, %g, %g), not the fill's (0.2, 16, 0.2)", b.w[0],
+           b.w[1], b.w[2]);
+    int flips = 0, side = 1;
+    double worst_l = 0, worst_e = 0;
+    for (int k = 0; k < 150; k++) {
+        CHECK(eddy_scene_step(s, 25) == EDDY_OK);
+        CHECK(eddy_buffer_download(e, bb, 0, sizeof b, &b) == EDDY_OK);
+        /* the body's y axis in the world: R's second column */
+        double x = b.q[0], y = b.q[1], z = b.q[2], w = b.q[3];
+        double ay[3] = { 2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x) };
+        double dl = 0, en = 0, along = 0;
+        for (int a = 0; a < 3; a++) {
+            dl += (b.l[a] - L0[a]) * (b.l[a] - L0[a]);
+            en += 0.5 * (double)b.w[a] * b.l[a];
+            along += ay[a] * L0[a] / l0;
+        }
+        worst_l = fmax(worst_l, sqrt(dl) / l0);
+        worst_e = fmax(worst_e, fabs(en - e0) / e0);
+        if (along * side < -0.5) {
+            flips++;
+            side = -side;
+        }
+    }
+    printf("flip: plate spun at (0.2, 16, 0.2) rad/s about its middle axis, 15 s at dt 4 ms: %d flips; L within %.3g, "
+           "rotational energy within %.3g (relative)\n", flips, worst_l, worst_e);
+    CHECKF(flips >= 10, "only %d flips in 15 s", flips);
+    CHECKF(worst_l <= 1e-3 && worst_e <= 1e-3, "L off by %g, energy by %g over the flips", worst_l, worst_e);
     eddy_destroy_scene(s);
 }
 
@@ -262,6 +327,39 @@ static void head_on(eddy_engine *e)
            "(%.2g)\n", b0[0].v[0], b0[1].v[0], b1[0].v[0], b1[1].v[0], dp, scale, dp / scale);
     CHECKF(b1[0].v[0] < 0.9 && b1[1].v[0] > -1.4, "the bodies did not collide (%g, %g)", b1[0].v[0], b1[1].v[0]);
     CHECKF(dp <= 1e-5 * scale, "momentum changed by %g (relative %g)", dp, dp / scale);
+    free(b0), free(b1);
+    eddy_destroy_scene(s);
+}
+
+/* A body whose lowest particles start past the floor (centres 6 mm below
+ * it, the radius 10 mm) under gravity: the walls push by the signed
+ * distance, so it is pushed back in and comes to rest on the floor (a
+ * mirrored wall particle would have pushed those particles further out). */
+static void past_wall(eddy_engine *e)
+{
+    const char *text =
+        "{ \"dt\": 0.0003, \"duration\": 3, \"box\": { \"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2] },"
+        "  \"particle_sets\": [ { \"name\": \"b\", \"spacing\": 0.02, \"bodies\": true, \"fill\":"
+        "    { \"shape\": \"box\", \"min\": [0.04, -0.016, 0.04], \"max\": [0.1, 0.044, 0.1] } } ],"
+        "  \"systems\": [ { \"name\": \"rigid\", \"module\": \"rigid\", \"set\": \"b\","
+        "      \"params\": { \"stiffness\": 2000 } } ] }";
+    eddy_scene *s = load(e, text);
+    struct eddy_rigid_body *b0, *b1 = NULL;
+    bodies_of(e, "b", &b0, 1);
+    double lowest = 1;
+    for (int k = 0; k < 20; k++) {
+        CHECK(eddy_scene_step(s, 333) == EDDY_OK);
+        free(b1);
+        bodies_of(e, "b", &b1, 1);
+        lowest = fmin(lowest, b1[0].x[1]);
+    }
+    double speed = sqrt(b1[0].v[0] * b1[0].v[0] + b1[0].v[1] * b1[0].v[1] + b1[0].v[2] * b1[0].v[2]);
+    printf("past the wall: a body's lowest particle centres 6 mm below the floor: centre from %.4f m to %.4f m after "
+           "2 s (on the floor: 0.03 m), never below %.4f m, speed %.4f m/s\n", b0[0].x[1], b1[0].x[1], lowest, speed);
+    CHECKF(b1[0].x[1] > 0.025 && b1[0].x[1] < 0.035, "the body's centre ended at %g m, not on the floor (0.03 m)",
+           b1[0].x[1]);
+    CHECKF(lowest > b0[0].x[1], "the body went down to %g m", lowest);
+    CHECKF(speed < 0.01, "the body still moves at %g m/s", speed);
     free(b0), free(b1);
     eddy_destroy_scene(s);
 }
@@ -392,15 +490,19 @@ int main(int argc, char **argv)
     fluid_inverse_mass();
     REQUIRE(argc > 1);
     eddy_engine *e = test_engine();
-    /* Parts from argv[2] on (tests/meson.build): cpu, spin, head_on, settles, granular. */
+    /* Parts from argv[2] on (tests/meson.build): cpu, spin, flip, head_on, settles, past_wall, granular. */
     if (test_part(argc, argv, 2, "cpu"))
         against_cpu(e, argv[1]);
     if (test_part(argc, argv, 2, "spin"))
         spinning(e, argv[1]);
+    if (test_part(argc, argv, 2, "flip"))
+        flip(e);
     if (test_part(argc, argv, 2, "head_on"))
         head_on(e);
     if (test_part(argc, argv, 2, "settles"))
         settles(e);
+    if (test_part(argc, argv, 2, "past_wall"))
+        past_wall(e);
     if (test_part(argc, argv, 2, "granular"))
         granular_pile(e);
     test_finish(e);

@@ -32,21 +32,16 @@ vec3 rigid_rotate(vec4 q, vec3 v)
 // from the last substep, turned into the tangent plane, plus v_t dt), xi
 // cut back so that |k_s xi| <= mu f_n (sliding). xi is in/out; the pair's
 // two sides compute opposite values bit for bit.
-vec3 rigid_contact(vec3 r, vec3 v, float k, inout vec3 xi)
+// The force of a contact along unit n (towards the other side) with the
+// overlap `overlap` (m, > 0).
+vec3 rigid_contact_n(vec3 n, float overlap, vec3 v, float k, inout vec3 xi)
 {
-    float d = RIGID_D, r2 = dot(r, r);
-    if (r2 >= d * d || r2 == 0.0) {
-        xi = vec3(0.0);
-        return vec3(0.0);
-    }
-    float len = sqrt(r2);
-    vec3 n = r / len;
     float vn = dot(v, n);
     vec3 vt = v - vn * n;
-    vec3 f = -k * (d - len) * n + RIGID_ETA * v + RIGID_KT * vt;
+    vec3 f = -k * overlap * n + RIGID_ETA * v + RIGID_KT * vt;
     float mu = P.coeffs.w;
     if (mu > 0.0) {
-        float ks = (2.0 / 7.0) * k, fn = max(k * (d - len) - RIGID_ETA * vn, 0.0);
+        float ks = (2.0 / 7.0) * k, fn = max(k * overlap - RIGID_ETA * vn, 0.0);
         xi = xi - dot(xi, n) * n + vt * RIGID_DT;
         float xl = length(xi), lim = mu * fn / ks;
         if (xl > lim)
@@ -56,11 +51,26 @@ vec3 rigid_contact(vec3 r, vec3 v, float k, inout vec3 xi)
     return f;
 }
 
+vec3 rigid_contact(vec3 r, vec3 v, float k, inout vec3 xi)
+{
+    float d = RIGID_D, r2 = dot(r, r);
+    if (r2 >= d * d || r2 == 0.0) {
+        xi = vec3(0.0);
+        return vec3(0.0);
+    }
+    float len = sqrt(r2);
+    return rigid_contact_n(r / len, d - len, v, k, xi);
+}
+
 // The shear displacement remembered for the contact with `id` (0 if new).
 vec3 rigid_recall(uint slot0, uint id);
 
 // The box walls: each as a particle mirrored behind it, at rest; contact
 // ids RIGID_WALL_ID + 0..5. Calls rigid_remember(id, xi) for every contact.
+// The overlap is the signed distance's, d - 2 (distance to the wall), along
+// the wall's normal: a particle whose centre is past the wall is pushed back
+// in, harder the further it is (a mirror particle would be on the far side
+// then and push it out).
 void rigid_remember(uint id, vec3 xi);
 
 vec3 rigid_walls(vec3 x, vec3 v, uint slot0)
@@ -70,15 +80,15 @@ vec3 rigid_walls(vec3 x, vec3 v, uint slot0)
     for (int a = 0; a < 3; a++) {
         float lo = x[a] - P.box_min[a], hi = P.box_max[a] - x[a];
         if (lo < 0.5 * d) {
-            vec3 r = vec3(0.0), xi = rigid_recall(slot0, RIGID_WALL_ID + uint(2 * a));
-            r[a] = -2.0 * lo;
-            f += rigid_contact(r, -v, kw, xi);
+            vec3 n = vec3(0.0), xi = rigid_recall(slot0, RIGID_WALL_ID + uint(2 * a));
+            n[a] = -1.0;
+            f += rigid_contact_n(n, d - 2.0 * lo, -v, kw, xi);
             rigid_remember(RIGID_WALL_ID + uint(2 * a), xi);
         }
         if (hi < 0.5 * d) {
-            vec3 r = vec3(0.0), xi = rigid_recall(slot0, RIGID_WALL_ID + uint(2 * a + 1));
-            r[a] = 2.0 * hi;
-            f += rigid_contact(r, -v, kw, xi);
+            vec3 n = vec3(0.0), xi = rigid_recall(slot0, RIGID_WALL_ID + uint(2 * a + 1));
+            n[a] = 1.0;
+            f += rigid_contact_n(n, d - 2.0 * hi, -v, kw, xi);
             rigid_remember(RIGID_WALL_ID + uint(2 * a + 1), xi);
         }
     }
