@@ -121,4 +121,13 @@ EDDY_KFN float eddy_sph_boundary(bool symmetric, float rho_i, float rho0)
     return symmetric ? rho0 / rho_i + rho_i / rho0 : 1.0f;
 }
 
+/* The same sample carrying p_i + rho0 a . (x_j - x_i) instead (fluid at rest
+ * under acceleration a beyond it): the extra force density on i is
+ * -eddy_sph_boundary_lever(...) V (a . (x_j - x_i)) grad W, the pair term's
+ * p_j part: rho_i (symmetric) or rho0 / 2 (Müller). */
+EDDY_KFN float eddy_sph_boundary_lever(bool symmetric, float rho_i, float rho0)
+{
+    return symmetric ? rho_i : 0.5f * rho0;
+}
+
 #endif

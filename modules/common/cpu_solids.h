@@ -15,6 +15,13 @@ static inline float eddy_cpu_dot3(const float *a, const float *b)
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+static inline void eddy_cpu_cross3(const float *a, const float *b, float *out)
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
 static inline float eddy_cpu_box2_sdf(float px, float py, float cx, float cy, float ex, float ey)
 {
     float dx = fabsf(px - cx) - ex, dy = fabsf(py - cy) - ey;

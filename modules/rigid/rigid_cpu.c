@@ -3,6 +3,7 @@
 #include "rigid.h"
 
 #include "common/cpu_grid.h"
+#include "common/cpu_solids.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -95,16 +96,9 @@ static void matrix(const float *q, float R[9])
     memcpy(R, m, sizeof m);
 }
 
-static void cross3(const float *a, const float *b, float *out)
-{
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* rigid_integrate.comp's rigid_rotate: the new orientation after a free
- * rotation over dt at constant L (implicit midpoint in the body frame). */
-static void rotate_body(const struct eddy_rigid_body *b, float dt, float q_out[4])
+/* rigid_integrate.comp's rigid_free_rotation: the new orientation after a
+ * free rotation over dt at constant L (implicit midpoint in the body frame). */
+static void free_rotation(const struct eddy_rigid_body *b, float dt, float q_out[4])
 {
     const float I0[9] = { b->iinv[0], b->iinv2[0], b->iinv2[1], b->iinv2[0], b->iinv[1], b->iinv2[2],
                           b->iinv2[1], b->iinv2[2], b->iinv[2] };
@@ -117,19 +111,19 @@ static void rotate_body(const struct eddy_rigid_body *b, float dt, float q_out[4
         float m[3] = { lb[0] + ln[0], lb[1] + ln[1], lb[2] + ln[2] }, y[3], ay[3], aa, ad;
         for (int i = 0; i < 3; i++)
             a[i] = 0.25f * dt * (I0[3 * i] * m[0] + I0[3 * i + 1] * m[1] + I0[3 * i + 2] * m[2]);
-        cross3(a, lb, y);
+        eddy_cpu_cross3(a, lb, y);
         for (int i = 0; i < 3; i++)
             y[i] = lb[i] - y[i];
-        cross3(a, y, ay);
-        aa = a[0] * a[0] + a[1] * a[1] + a[2] * a[2];
-        ad = a[0] * y[0] + a[1] * y[1] + a[2] * y[2];
+        eddy_cpu_cross3(a, y, ay);
+        aa = eddy_cpu_dot3(a, a);
+        ad = eddy_cpu_dot3(a, y);
         for (int i = 0; i < 3; i++)
             ln[i] = (y[i] - ay[i] + a[i] * ad) / (1.0f + aa);
     }
     float n = sqrtf(1.0f + a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
     float r[4] = { a[0] / n, a[1] / n, a[2] / n, 1.0f / n }, qv[3];
     const float *q = b->q;
-    cross3(q, r, qv);
+    eddy_cpu_cross3(q, r, qv);
     float nq[4] = { q[3] * r[0] + r[3] * q[0] + qv[0], q[3] * r[1] + r[3] * q[1] + qv[1],
                     q[3] * r[2] + r[3] * q[2] + qv[2], q[3] * r[3] - (q[0] * r[0] + q[1] * r[1] + q[2] * r[2]) };
     float len = sqrtf(nq[0] * nq[0] + nq[1] * nq[1] + nq[2] * nq[2] + nq[3] * nq[3]);
@@ -244,7 +238,7 @@ void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *p
             b->x[a] += b->p[a] / M * dt;
         }
         float nq[4];
-        rotate_body(b, dt, nq);
+        free_rotation(b, dt, nq);
         memcpy(b->q, nq, sizeof nq);
         matrix(b->q, R);
         omega(b, R, W);
@@ -264,6 +258,22 @@ void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *p
         vel[4 * i + 2] = b->v[2] + (b->w[0] * r[1] - b->w[1] * r[0]);
     }
     free(f), free(t);
+}
+
+/* inv = m^-1 for a 3x3 matrix (row major) by cofactors; returns det(m)
+ * (inv is left unset when it is not > 0). */
+static double invert3(const double m[9], double inv[9])
+{
+    double A = m[4] * m[8] - m[5] * m[7], B = m[5] * m[6] - m[3] * m[8], C = m[3] * m[7] - m[4] * m[6];
+    double det = m[0] * A + m[1] * B + m[2] * C;
+    if (!(det > 0))
+        return det;
+    double r[9] = { A, m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
+                    B, m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
+                    C, m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3] };
+    for (int i = 0; i < 9; i++)
+        inv[i] = r[i] / det;
+    return det;
 }
 
 int64_t eddy_rigid_build_bodies(uint32_t n, const float *pos, const float *vel, const float *mass,
@@ -327,30 +337,21 @@ int64_t eddy_rigid_build_bodies(uint32_t n, const float *pos, const float *vel, 
             for (int a = 0; a < 3; a++)
                 rest[4 * i + a] = (float)r[a];
         }
-        /* The inverse of the symmetric inertia tensor (cofactors). */
-        double A = I[4] * I[8] - I[5] * I[7], Bc = I[5] * I[6] - I[3] * I[8], C = I[3] * I[7] - I[4] * I[6];
-        double det = I[0] * A + I[1] * Bc + I[2] * C;
+        /* The inverse of the inertia tensor. */
+        double inv[9], det = invert3(I, inv);
         if (!(det > 0)) {
             snprintf(err, err_size, "body %u has a singular inertia tensor (det %g); give its particles a "
                      "diameter > 0", k, det);
             free(bodies), free(rest), free(off);
             return -1;
         }
-        double inv[9] = { A / det, (I[2] * I[7] - I[1] * I[8]) / det, (I[1] * I[5] - I[2] * I[4]) / det,
-                          Bc / det, (I[0] * I[8] - I[2] * I[6]) / det, (I[2] * I[3] - I[0] * I[5]) / det,
-                          C / det, (I[1] * I[6] - I[0] * I[7]) / det, (I[0] * I[4] - I[1] * I[3]) / det };
         /* The particles' velocities as a rigid motion: the spin omega that
          * best fits them (least squares: Ip omega = L of the point masses;
          * exact for v = V + omega x r, a fill's angular_velocity), and L =
          * I omega with the body's inertia (the particles' own too). A body
          * of one particle, or of particles on a line, keeps L as summed. */
-        double pA = Ip[4] * Ip[8] - Ip[5] * Ip[7], pB = Ip[5] * Ip[6] - Ip[3] * Ip[8],
-               pC = Ip[3] * Ip[7] - Ip[4] * Ip[6];
-        double pdet = Ip[0] * pA + Ip[1] * pB + Ip[2] * pC, tr = Ip[0] + Ip[4] + Ip[8];
-        if (pdet > 1e-9 * tr * tr * tr) {
-            double pinv[9] = { pA / pdet, (Ip[2] * Ip[7] - Ip[1] * Ip[8]) / pdet, (Ip[1] * Ip[5] - Ip[2] * Ip[4]) / pdet,
-                               pB / pdet, (Ip[0] * Ip[8] - Ip[2] * Ip[6]) / pdet, (Ip[2] * Ip[3] - Ip[0] * Ip[5]) / pdet,
-                               pC / pdet, (Ip[1] * Ip[6] - Ip[0] * Ip[7]) / pdet, (Ip[0] * Ip[4] - Ip[1] * Ip[3]) / pdet };
+        double pinv[9], tr = Ip[0] + Ip[4] + Ip[8];
+        if (invert3(Ip, pinv) > 1e-9 * tr * tr * tr) {
             double w[3];
             for (int a = 0; a < 3; a++)
                 w[a] = pinv[3 * a] * L[0] + pinv[3 * a + 1] * L[1] + pinv[3 * a + 2] * L[2];

@@ -87,7 +87,7 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
         memcpy(&s, &p->misc[3], 4);
         float lever[3];
         eddy_wall_ghosts_lever_cpu(x, h, s, p->box_min, p->box_max, p->gravity, &gw, gg, lever);
-        float fb = p_i * eddy_sph_boundary(symmetric, rho_i, rho0), lv = symmetric ? rho_i : 0.5f * rho0;
+        float fb = p_i * eddy_sph_boundary(symmetric, rho_i, rho0), lv = eddy_sph_boundary_lever(symmetric, rho_i, rho0);
         for (int a = 0; a < 3; a++)
             fp[a] -= (s * s * s) * (fb * gg[a] + lv * lever[a]);
         if (nb) {

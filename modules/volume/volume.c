@@ -454,7 +454,8 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
         /* as many as asked that fit one storage buffer (none: every pixel
          * that meets the mesh searches the BVH) */
         uint64_t fit = eddy_engine_device(e)->max_storage_buffer_range / (8ull * v->width * v->height);
-        p->lists[0] = (uint32_t)(fit < (d->entry_slots ? d->entry_slots : 8) ? fit : (d->entry_slots ? d->entry_slots : 8));
+        uint32_t slots = d->entry_slots ? d->entry_slots : 8;
+        p->lists[0] = fit < slots ? (uint32_t)fit : slots;
     }
     float *tfbuf = res == EDDY_OK ? calloc(8 * (size_t)n, sizeof(float)) : NULL;
     if (res == EDDY_OK && !tfbuf)

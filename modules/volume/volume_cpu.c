@@ -5,6 +5,7 @@
 #include "volume.h"
 
 #include "eddy/eddy_tetmesh.h"
+#include "common/cpu_solids.h"
 
 #include <float.h>
 #include <math.h>
@@ -54,22 +55,10 @@ int eddy_volume_topology(const uint32_t *tets, uint32_t tet_count, uint32_t vert
 
 /* ------------------------------------------------------------------ vectors */
 
-static float dot3(const float *a, const float *b)
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 static void sub3(const float *a, const float *b, float *out)
 {
     for (int k = 0; k < 3; k++)
         out[k] = a[k] - b[k];
-}
-
-static void cross3(const float *a, const float *b, float *out)
-{
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
 static float clampf(float x, float lo, float hi)
@@ -96,19 +85,19 @@ void eddy_volume_geometry_cpu(const float *position, const float *scalar, const 
             float e1[3], e2[3], n[3], to[3];
             sub3(b, a, e1);
             sub3(c, a, e2);
-            cross3(e1, e2, n);
+            eddy_cpu_cross3(e1, e2, n);
             sub3(v[i], a, to);
-            if (dot3(n, to) > 0.0f)
+            if (eddy_cpu_dot3(n, to) > 0.0f)
                 for (int k = 0; k < 3; k++)
                     n[k] = -n[k];
-            float len = sqrtf(dot3(n, n));
+            float len = sqrtf(eddy_cpu_dot3(n, n));
             float inv = len > 0.0f ? 1.0f / len : 0.0f;
             for (int k = 0; k < 3; k++)
                 n[k] *= inv;
             float *pl = planes + 16 * (size_t)t + 4 * i;
             pl[0] = n[0], pl[1] = n[1], pl[2] = n[2];
-            pl[3] = dot3(n, a);
-            float h = dot3(n, to); /* minus the height over face i: < 0 */
+            pl[3] = eddy_cpu_dot3(n, a);
+            float h = eddy_cpu_dot3(n, to); /* minus the height over face i: < 0 */
             if (!(h < 0.0f))
                 flat = true;
             else
@@ -121,7 +110,7 @@ void eddy_volume_geometry_cpu(const float *position, const float *scalar, const 
             gr[3] = 0.25f * (s[0] + s[1] + s[2] + s[3]);
         } else {
             gr[0] = g[0], gr[1] = g[1], gr[2] = g[2];
-            gr[3] = s[0] - dot3(g, v[0]);
+            gr[3] = s[0] - eddy_cpu_dot3(g, v[0]);
         }
     }
 }
@@ -251,7 +240,7 @@ static void view_ray(const struct eddy_volume_params *p, float px, float py, flo
     float y = (1.0f - ((py + 0.5f) / p->up[3]) * 2.0f) * p->eye[3];
     for (int k = 0; k < 3; k++)
         dir[k] = p->forward[k] + x * p->right[k] + y * p->up[k];
-    float l = sqrtf(dot3(dir, dir));
+    float l = sqrtf(eddy_cpu_dot3(dir, dir));
     for (int k = 0; k < 3; k++)
         dir[k] /= l;
 }
@@ -431,7 +420,7 @@ static uint32_t enter(const struct eddy_volume_params *p, const bvh *h, const fl
             const float *c[3];
             float t;
             face_corners(position, tets, id, c);
-            if (dot3(dir, pl) < 0.0f && tri_hit(dir, eye, c, &t) && (t > tmin || (t == tmin && id >= lo)) &&
+            if (eddy_cpu_dot3(dir, pl) < 0.0f && tri_hit(dir, eye, c, &t) && (t > tmin || (t == tmin && id >= lo)) &&
                 (t < best_t || (t == best_t && id < best))) {
                 best_t = t;
                 best = id;
@@ -454,7 +443,7 @@ static uint32_t enter(const struct eddy_volume_params *p, const bvh *h, const fl
 static void raster(const struct eddy_volume_params *p, const float *position, const uint32_t *tets,
                    const uint32_t *boundary, const float *planes, uint32_t *hits, uint32_t *entries)
 {
-    uint32_t w = (uint32_t)p->right[3], hgt = (uint32_t)p->up[3], slots = p->lists[0];
+    uint32_t w = (uint32_t)p->right[3], slots = p->lists[0];
     float fw = p->right[3], fh = p->up[3];
     for (uint32_t f = 0; f < p->counts[1]; f++) {
         uint32_t id = boundary[f];
@@ -467,10 +456,10 @@ static void raster(const struct eddy_volume_params *p, const float *position, co
             float r[3];
             finite = finite && isfinite(c[k][0]) && isfinite(c[k][1]) && isfinite(c[k][2]);
             sub3(c[k], p->eye, r);
-            float z = dot3(r, p->forward);
-            zmax = fmaxf(zmax, z), zmin = fminf(zmin, z), rmax = fmaxf(rmax, sqrtf(dot3(r, r)));
-            float q[2] = { (dot3(r, p->right) / (z * p->eye[3] * p->forward[3]) + 1.0f) * 0.5f * fw - 0.5f,
-                           (1.0f - dot3(r, p->up) / (z * p->eye[3])) * 0.5f * fh - 0.5f };
+            float z = eddy_cpu_dot3(r, p->forward);
+            zmax = fmaxf(zmax, z), zmin = fminf(zmin, z), rmax = fmaxf(rmax, sqrtf(eddy_cpu_dot3(r, r)));
+            float q[2] = { (eddy_cpu_dot3(r, p->right) / (z * p->eye[3] * p->forward[3]) + 1.0f) * 0.5f * fw - 0.5f,
+                           (1.0f - eddy_cpu_dot3(r, p->up) / (z * p->eye[3])) * 0.5f * fh - 0.5f };
             for (int a = 0; a < 2; a++)
                 qlo[a] = fminf(qlo[a], q[a]), qhi[a] = fmaxf(qhi[a], q[a]);
         }
@@ -478,7 +467,7 @@ static void raster(const struct eddy_volume_params *p, const float *position, co
             continue;
         float side[3];
         sub3(c[0], p->eye, side);
-        if (dot3(n, side) > 1e-4f * rmax)
+        if (eddy_cpu_dot3(n, side) > 1e-4f * rmax)
             continue;
         float lo[2] = { 0, 0 }, hi[2] = { fw - 1.0f, fh - 1.0f };
         if (zmin > 0.0f) {
@@ -498,7 +487,7 @@ static void raster(const struct eddy_volume_params *p, const float *position, co
             for (uint32_t px = (uint32_t)lo[0]; px <= (uint32_t)hi[0]; px++) {
                 float dir[3], t;
                 view_ray(p, (float)px, (float)py, dir);
-                if (dot3(dir, n) < 0.0f && tri_hit(dir, p->eye, c, &t) && t > 0.0f) {
+                if (eddy_cpu_dot3(dir, n) < 0.0f && tri_hit(dir, p->eye, c, &t) && t > 0.0f) {
                     size_t pix = (size_t)py * w + px;
                     uint32_t k = hits[pix]++;
                     if (k < slots) {
@@ -507,7 +496,6 @@ static void raster(const struct eddy_volume_params *p, const float *position, co
                     }
                 }
             }
-        (void)hgt;
     }
 }
 
@@ -639,10 +627,10 @@ void eddy_volume_cast_cpu(const struct eddy_volume_params *p, const float *posit
                     float best = FLT_MAX;
                     uint32_t ex = 4;
                     for (uint32_t i = 0; i < 4; i++) {
-                        float dn = dot3(dir, pl + 4 * i);
+                        float dn = eddy_cpu_dot3(dir, pl + 4 * i);
                         if (i == fin || !(dn > 0.0f))
                             continue;
-                        float lam = (pl[4 * i + 3] - dot3(pl + 4 * i, eye)) / dn;
+                        float lam = (pl[4 * i + 3] - eddy_cpu_dot3(pl + 4 * i, eye)) / dn;
                         if (lam < best)
                             best = lam, ex = i;
                     }
@@ -651,7 +639,7 @@ void eddy_volume_cast_cpu(const struct eddy_volume_params *p, const float *posit
                     float xf[3], xb[3];
                     for (int a = 0; a < 3; a++)
                         xf[a] = eye[a] + tc * dir[a], xb[a] = eye[a] + tx * dir[a];
-                    float sf = dot3(g, xf) + g[3], sb = dot3(g, xb) + g[3];
+                    float sf = eddy_cpu_dot3(g, xf) + g[3], sb = eddy_cpu_dot3(g, xb) + g[3];
                     if (tx > tc) {
                         composite(p, tf, table, sf, sb, tx - tc, acc);
                         stall = 0;

@@ -327,6 +327,13 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
                     double r[3] = { x[0] - mid[0] - off[0], x[1] - mid[1] - off[1], x[2] - mid[2] - off[2] };
                     double v[3] = { vel[0] + spin[1] * r[2] - spin[2] * r[1], vel[1] + spin[2] * r[0] - spin[0] * r[2],
                                     vel[2] + spin[0] * r[1] - spin[1] * r[0] };
+                    for (int a = 0; a < 3; a++)
+                        if (!(fabs(v[a]) <= 1e30)) {
+                            free(pattern);
+                            snprintf(field, sizeof field, "%s.angular_velocity", path);
+                            return scene_fail(c, "scene.field", field, "gives particles %g m/s: expected speeds "
+                                              "within 1e30 m/s (a smaller spin or a smaller fill)", v[a]);
+                        }
                     /* "jitter": a fixed pseudo-random offset of up to
                      * jitter * spacing / 2 per axis (the same every run),
                      * to break a lattice's perfect stacking. */

@@ -152,6 +152,9 @@ malformed_binary)
     echo "ok ($case): no raw bytes";;
 short_array)
     refuse run short_array.json -- "[scene.field]" "fill.min:";;
+spin_overflow)
+    refuse run spin_overflow.json -- "[scene.field]" "spin_overflow.json: particle_sets[0].fill.angular_velocity:" \
+        "within 1e30 m/s";;
 empty_string)
     refuse run empty_string.json -- "[scene.field]" "systems[0].module:";;
 # 7. Any accepted name gives valid JSON lines and XML.

@@ -1,6 +1,6 @@
 #version 450
 // Rigid step 3 (per body; eqs. 1-8): P += (F + M g) dt, L += T dt,
-// X += P / M dt; then the rotation at constant L over dt (rigid_rotate); V,
+// X += P / M dt; then the rotation at constant L over dt (rigid_free_rotation); V,
 // W = I(t)^-1 L (I(t)^-1 = R I0^-1 R^T) at the new orientation and the
 // body's 4x4 matrix (column major, for renderers).
 #extension GL_GOOGLE_include_directive : require
@@ -41,7 +41,7 @@ vec3 rigid_omega(eddy_rigid_body b, mat3 R)
 // about a by 2 atan|a| (quaternion (a, 1) / sqrt(1 + |a|^2)), so R' L_b' = L.
 // The explicit update it replaces (q turned by W dt with W at the step's
 // start) let the energy drift 6e-4 per intermediate-axis flip.
-vec4 rigid_rotate(eddy_rigid_body b, float dt)
+vec4 rigid_free_rotation(eddy_rigid_body b, float dt)
 {
     mat3 I0 = rigid_i0inv(b);
     vec3 lb = transpose(rigid_matrix(b.q)) * b.l.xyz, ln = lb, a = vec3(0.0);
@@ -66,7 +66,7 @@ void main()
     b.p.xyz += (bforce[k].xyz + M * P.gravity.xyz) * dt;
     b.l.xyz += btorque[k].xyz * dt;
     b.x.xyz += b.p.xyz / M * dt;
-    b.q = rigid_rotate(b, dt);
+    b.q = rigid_free_rotation(b, dt);
     mat3 R = rigid_matrix(b.q);
     b.v = vec4(b.p.xyz / M, 0.0);
     b.w = vec4(rigid_omega(b, R), 0.0);

@@ -62,13 +62,12 @@ void main()
     }
     // Wall ghosts: fluid of volume s^3 at rest density whose pressure is the
     // particle's plus the hydrostatic difference rho0 g . (x_g - x_i), so a
-    // column at rest needs no extra compression at the floor (the pair form
-    // with p_j = p_i + rho0 g . (x_g - x_i): eddy_sph_boundary for the p_i
-    // part, rho_i (symmetric) or rho0 / 2 (Müller) times the lever).
+    // column at rest needs no extra compression at the floor
+    // (eddy_sph_boundary, eddy_sph_boundary_lever).
     float s = uintBitsToFloat(P.misc.w), fb = p_i * eddy_sph_boundary(symmetric, rho_i, SPH_RHO0);
     vec3 lever;
     vec4 gh = eddy_wall_ghosts_lever(p, h, s, P.box_min.xyz, P.box_max.xyz, P.gravity.xyz, lever);
-    f_p -= (s * s * s) * (fb * gh.xyz + (symmetric ? rho_i : 0.5 * SPH_RHO0) * lever);
+    f_p -= (s * s * s) * (fb * gh.xyz + eddy_sph_boundary_lever(symmetric, rho_i, SPH_RHO0) * lever);
     // A coupled rigid set's particles likewise, each of its volume V_b; the
     // opposite force goes to them (couple.sph).
 #ifdef EDDY_COUPLED

@@ -1,9 +1,10 @@
 #version 450
-// volume.raster, one thread per boundary face: every pixel whose view ray
-// enters the mesh through the face (the face against the ray, the
-// watertight test, t > 0) gets (t, id) in its list (id: tet << 2 | face). The pixels tried are
-// the box of the face's projection grown by a pixel, or the whole image
-// when a corner is at or behind the eye's plane. hits[pixel] counts them
+// volume.raster, 8 threads per boundary face (4 x 2 pixels at a time):
+// every pixel whose view ray enters the mesh through the face (the face
+// against the ray, the watertight test, t > 0) gets (t, id) in its list
+// (id: tet << 2 | face). The pixels tried are those whose centres lie in
+// the box of the face's projection grown by its rounding, or the whole
+// image when a corner is at or behind the eye's plane. hits[pixel] counts them
 // all; the list keeps the first P.lists.x (in any order: the cast takes
 // the smallest (t, id), which no order changes), and a pixel with more
 // uses the BVH instead, which gives the same faces.
