@@ -90,14 +90,43 @@ EDDY_KFN float eddy_lap_visc(float r2, float h)
     return 45.0f / (EDDY_PI_F * h3 * h3) * (h - sqrt(r2));
 }
 
-/* The equation of state p = k (rho - rho0) (Pa for k in m^2/s^2 and rho in
- * kg/m^3); clamp_negative: no pressure below rest density (a free surface
- * without the pull that negative pressure gives and that makes particles
- * clump, the tensile instability). */
-EDDY_KFN float eddy_sph_pressure(float k, float rho, float rho0, bool clamp_negative)
+/* The equation of state (Pa for k in m^2/s^2 and rho in kg/m^3), k = c0^2
+ * the squared speed of sound at rest density (dp/drho = k there):
+ *  - linear (tait false): p = k (rho - rho0), Müller et al. 2003;
+ *  - Tait (tait true): p = rho0 k / 7 ((rho / rho0)^7 - 1) (Monaghan 1994,
+ *    Becker and Teschner 2007): stiffer the more the fluid is compressed, so a
+ *    speed of sound ten times the flow's holds density within about 1%.
+ * clamp_negative: no pressure below rest density (a free surface without the
+ * pull that negative pressure gives and that makes particles clump, the
+ * tensile instability). The power is multiplied out so that C and GLSL round
+ * alike. */
+EDDY_KFN float eddy_sph_pressure(bool tait, float k, float rho, float rho0, bool clamp_negative)
 {
-    float p = k * (rho - rho0);
+    float p;
+    if (tait) {
+        float x = rho / rho0, x2 = x * x;
+        p = rho0 * k / 7.0f * (x2 * x2 * x2 * x - 1.0f);
+    } else {
+        p = k * (rho - rho0);
+    }
     return clamp_negative && p < 0.0f ? 0.0f : p;
+}
+
+/* Monaghan's artificial viscosity (Monaghan 1992, beta = 0) as a force
+ * density on i per unit grad W: f_i = -eddy_sph_artificial(...) * grad W(x_i -
+ * x_j), with vr = (v_i - v_j) . (x_i - x_j). Pairs that approach (vr < 0)
+ * get Pi = -alpha c h vr / ((r^2 + 0.01 h^2) (rho_i + rho_j) / 2), and the
+ * force density rho_i m_j Pi: antisymmetric once multiplied by V_i, so
+ * momentum is conserved; separating pairs get none. h is the support
+ * radius (Monaghan's smoothing length is about half of it: alpha here is
+ * about twice his for the same dissipation). */
+EDDY_KFN float eddy_sph_artificial(float alpha, float c, float h, float vr, float r2, float rho_i,
+                                   float rho_j, float m_j)
+{
+    if (vr >= 0.0f)
+        return 0.0f;
+    float pi = -2.0f * alpha * c * h * vr / ((r2 + 0.01f * h * h) * (rho_i + rho_j));
+    return rho_i * m_j * pi;
 }
 
 /* The SPH pressure force of a pair, as a force density on i (N/m^3) per

@@ -270,7 +270,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     p->fluid[0] = d->stiffness;
     p->fluid[1] = d->rest_density;
     p->fluid[2] = d->sph_muller ? 1.0f : 0.0f;
-    p->fluid[3] = d->sph_clamp_negative ? 1.0f : 0.0f;
+    p->fluid[3] = (d->sph_clamp_negative ? 1.0f : 0.0f) + (d->sph_tait ? 2.0f : 0.0f);
     p->counts[0] = c->nb;
     float *vol = ok ? malloc(4ull * c->nb + 4) : NULL;
     ok = ok && vol;
@@ -526,7 +526,8 @@ void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
     if (!c)
         return;
     for (uint32_t i = 0; i < nf; i++)
-        c[i] = mass[i] * eddy_sph_pressure(k, density[i], rho0, p->fluid[3] != 0.0f) *
+        c[i] = mass[i] * eddy_sph_pressure(((uint32_t)p->fluid[3] & 2u) != 0, k, density[i], rho0,
+                                           ((uint32_t)p->fluid[3] & 1u) != 0) *
                eddy_sph_boundary(p->fluid[2] == 0.0f, density[i], rho0) / density[i];
     gather_cpu(p->misc[0], nb, boundary, nf, x, c, 1.0, force);
     free(c);

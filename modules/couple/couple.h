@@ -46,11 +46,12 @@ typedef struct eddy_couple_desc {
     uint32_t iterations;      /* pbf: solver iterations per substep; 0 = 4 */
     bool at_start;            /* boundary particles where they are at the substep's start
                                  (sph: explicit forces); false: at its end, x + dt v (pbf) */
-    float stiffness;          /* sph: gas constant k of p = k (rho - rho0) (m^2/s^2) */
+    float stiffness;          /* sph: k = c0^2 of the equation of state (m^2/s^2; eddy_sph_pressure) */
     float rest_density;       /* sph: rho0 (kg/m^3) */
     bool sph_muller;          /* sph: the fluid's pressure force is Müller's (sph pressure_force 1),
                                  not the symmetric one (eddy_sph_boundary) */
     bool sph_clamp_negative;  /* sph: no pressure below rest density (eddy_sph_pressure) */
+    bool sph_tait;            /* sph: Tait's equation of state, not the linear one (eddy_sph_pressure) */
     bool sheets;              /* the fluid records eddy_couple_record_sheet (pbf): boundary
                                  sets with "triangles" (a cloth) are sheets it does not pass;
                                  false: such a set is refused */

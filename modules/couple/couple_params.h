@@ -10,9 +10,9 @@ struct eddy_couple_params {
     EDDY_V4 misc EDDY_ARR4;  /* x support radius h (m), y substep dt (s), z the weight of the
                                 bodies' inverse mass in the fluid's projection (1, pbf),
                                 w lead (s): boundary particles sit at x + lead v */
-    EDDY_V4 fluid EDDY_ARR4; /* sph: x gas constant k (m^2/s^2), y rest density rho0 (kg/m^3), z 1 when
-                                the fluid's pressure force is Müller's (else symmetric), w 1 when its
-                                negative pressure is clamped to 0 */
+    EDDY_V4 fluid EDDY_ARR4; /* sph: x k = c0^2 (m^2/s^2), y rest density rho0 (kg/m^3), z 1 when
+                                the fluid's pressure force is Müller's (else symmetric), w flags:
+                                1 its negative pressure is clamped to 0, 2 Tait's equation of state */
     EDDY_U4 counts EDDY_ARR4; /* x boundary particles, all sets; y sheet triangles, all sets;
                                  z cells a fluid particle looks for triangles around its own,
                                  w cells a sheet vertex looks for fluid contacts around its own */

@@ -4,6 +4,7 @@
 #include "common/fluid_stats.h"
 #include "couple/couple.h"
 #include "eddy/eddy_prims.h"
+#include "sph_kernels.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -43,7 +44,7 @@ enum {
     P_H, P_RHO0, P_K, P_MU, P_SIGMA, P_L, P_GRAVITY, P_RESTITUTION, P_VORTEX_CENTER,
     P_VORTEX_AXIS, P_VORTEX_OMEGA, P_VORTEX_RATE, P_VORTEX_RADIUS, P_FRONT_AXIS, P_SURFACE_MESH,
     P_SURFACE_CELL, P_SURFACE_ISO, P_WALL_SPACING, P_PUSH_CENTER, P_PUSH_VELOCITY,
-    P_PUSH_RADIUS, P_PUSH_STRENGTH, P_PRESSURE_FORCE, P_CLAMP_NEGATIVE, P_COUNT
+    P_PUSH_RADIUS, P_PUSH_STRENGTH, P_PRESSURE_FORCE, P_CLAMP_NEGATIVE, P_EOS, P_C0, P_ALPHA, P_NORMALISE, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -73,6 +74,16 @@ static const eddy_param_info params[P_COUNT] = {
                            "1: Mueller et al. 2003, -sum m_j (p_i + p_j)/(2 rho_j) grad W / rho_i (half of grad p)" },
     [P_CLAMP_NEGATIVE] = { "clamp_negative_pressure", EDDY_PARAM_BOOL, "1", { 1 }, 0, 1,
                            "no pressure below rest density (false: the paper's pull at the free surface)" },
+    [P_EOS] = { "equation_of_state", EDDY_PARAM_INT, "1", { 0 }, 0, 1,
+                "0: linear, p = k (rho - rho0) (Mueller et al. 2003); 1: Tait, p = rho0 k / 7 ((rho/rho0)^7 - 1)" },
+    [P_C0] = { "speed_of_sound", EDDY_PARAM_FLOAT, "m/s", { 0 }, 0, 1e4,
+               "speed of sound c0 at rest density: sets k = c0^2 (0 = sqrt(stiffness)); about ten times the "
+               "fastest flow keeps density within about 1% (Tait)" },
+    [P_ALPHA] = { "artificial_viscosity", EDDY_PARAM_FLOAT, "1", { 0 }, 0, 10,
+                  "Monaghan's alpha (with h the support radius), on approaching pairs; 0 = off" },
+    [P_NORMALISE] = { "normalise_density", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1,
+                      "scale the density sum so that fluid at rest on the fill lattice (spacing wall_spacing) "
+                      "reads rest_density (false: the paper's raw sum, 1.0098 rho0 there at h = 2 spacings)" },
     [P_SURFACE_ISO] = { "surface_iso", EDDY_PARAM_FLOAT, "1", { 0.45 }, 1e-3, 0.999, "level of the fluid indicator at the surface (1 inside, 0 outside)" },
 };
 
@@ -165,7 +176,7 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
     p->box_min[3] = (float)h;
     p->box_max[3] = (float)dt;
     p->gravity[3] = (float)v[P_RHO0].v[0];
-    p->material[0] = (float)v[P_K].v[0];
+    p->material[0] = (float)(v[P_C0].v[0] > 0 ? v[P_C0].v[0] * v[P_C0].v[0] : v[P_K].v[0]);
     p->material[1] = (float)v[P_MU].v[0];
     p->material[2] = (float)v[P_SIGMA].v[0];
     p->material[3] = (float)v[P_L].v[0];
@@ -185,6 +196,24 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
     memcpy(&p->misc[3], &ws, 4);
     p->model[0] = v[P_PRESSURE_FORCE].v[0] != 0 ? EDDY_SPH_MULLER : EDDY_SPH_SYMMETRIC;
     p->model[1] = v[P_CLAMP_NEGATIVE].v[0] != 0;
+    p->model[2] = v[P_EOS].v[0] != 0 ? EDDY_SPH_TAIT : EDDY_SPH_LINEAR;
+    float alpha = (float)v[P_ALPHA].v[0];
+    memcpy(&p->model[3], &alpha, 4);
+    p->lattice[0] = v[P_NORMALISE].v[0] != 0 ? (float)(1.0 / eddy_sph_lattice_sum(h, ws)) : 1.0f;
+}
+
+/* s^3 sum_k W_poly6(|s k|, h) over the integer points k of a cubic lattice:
+ * what the density sum of a lattice of spacing s and mass rho0 s^3 reads,
+ * over rho0 (1.0098 at h = 2 s; 1 only as s / h -> 0). */
+double eddy_sph_lattice_sum(double h, double s)
+{
+    int n = (int)floor(h / s);
+    double sum = 0;
+    for (int z = -n; z <= n; z++)
+        for (int y = -n; y <= n; y++)
+            for (int x = -n; x <= n; x++)
+                sum += eddy_w_poly6((float)(s * s * ((double)x * x + (double)y * y + (double)z * z)), (float)h);
+    return sum * s * s * s;
 }
 
 /* Grid of the current positions, the state gathered into cell order, and the
@@ -284,18 +313,20 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->set = ctx->particles;
     s->n = eddy_particles_count(e, ctx->particles);
     const eddy_param_value *v = ctx->params;
-    double h = v[P_H].v[0], k = v[P_K].v[0], rho0 = v[P_RHO0].v[0], mu = v[P_MU].v[0];
+    double h = v[P_H].v[0], rho0 = v[P_RHO0].v[0], mu = v[P_MU].v[0];
+    double c0 = v[P_C0].v[0] > 0 ? v[P_C0].v[0] : sqrt(v[P_K].v[0]), alpha = v[P_ALPHA].v[0];
 
-    /* The time step must resolve sound (p = k (rho - rho0) has speed c = sqrt(k))
-     * and viscous diffusion: dt <= 0.4 h / c and dt <= 0.125 h^2 rho0 / mu
-     * (Monaghan's bounds; PHYSICS.md). Adaptive stepping is not offered yet. */
-    double dt_sound = 0.4 * h / sqrt(k), dt_visc = mu > 0 ? 0.125 * h * h * rho0 / mu : INFINITY;
+    /* The time step must resolve sound (c0 = sqrt(k), or speed_of_sound),
+     * with the artificial viscosity's share, and viscous diffusion:
+     * dt <= 0.4 h / ((1 + 0.6 alpha) c0) and dt <= 0.125 h^2 rho0 / mu
+     * (Monaghan's bounds; PHYSICS.md). */
+    double dt_sound = 0.4 * h / ((1 + 0.6 * alpha) * c0), dt_visc = mu > 0 ? 0.125 * h * h * rho0 / mu : INFINITY;
     double dt_max = dt_sound < dt_visc ? dt_sound : dt_visc;
     if (ctx->dt > dt_max && !ctx->adaptive) {
         eddy_log(e, EDDY_LOG_ERROR, "system.unstable", "system '%s': substep dt = %g s is above the stability bound "
-                 "%g s (sound: 0.4 h / sqrt(stiffness) = %g s; viscosity: 0.125 h^2 rest_density / "
-                 "viscosity = %g s): lower dt or raise substeps", ctx->name, ctx->dt, dt_max,
-                 dt_sound, dt_visc);
+                 "%g s (sound: 0.4 h / ((1 + 0.6 artificial_viscosity) c0) = %g s with c0 = %g m/s, "
+                 "speed_of_sound or sqrt(stiffness); viscosity: 0.125 h^2 rest_density / viscosity = %g s): "
+                 "lower dt or raise substeps", ctx->name, ctx->dt, dt_max, dt_sound, c0, dt_visc);
         return EDDY_ERROR_INVALID_ARGUMENT; /* (with "adaptive" in the scene it adapts instead) */
     }
     double axis[3] = { v[P_VORTEX_AXIS].v[0], v[P_VORTEX_AXIS].v[1], v[P_VORTEX_AXIS].v[2] };
@@ -334,8 +365,9 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             .system = ctx->name, .boundary = ctx->slots[1].sets, .boundary_count = ctx->slots[1].count,
             .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
             .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
-            .at_start = true, .stiffness = (float)k, .rest_density = (float)rho0,
-            .sph_muller = s->p.model[0] == EDDY_SPH_MULLER, .sph_clamp_negative = s->p.model[1] != 0 });
+            .at_start = true, .stiffness = s->p.material[0], .rest_density = (float)rho0,
+            .sph_muller = s->p.model[0] == EDDY_SPH_MULLER, .sph_clamp_negative = s->p.model[1] != 0,
+            .sph_tait = s->p.model[2] == EDDY_SPH_TAIT });
         if (!s->couple)
             return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -456,7 +488,9 @@ static void stats(void *state, eddy_stats *st)
 static double stable_dt(void *state)
 {
     sph *s = state;
-    double h = s->p.box_min[3], c = sqrt(s->p.material[0]), vmax = 0;
+    float alpha;
+    memcpy(&alpha, &s->p.model[3], 4);
+    double h = s->p.box_min[3], c = (1 + 0.6 * alpha) * sqrt(s->p.material[0]), vmax = 0;
     float *vel = malloc(16ull * s->n + 16);
     if (vel && s->n &&
         eddy_buffer_download(s->e, s->velocity, 0, 16ull * s->n, vel) == EDDY_OK)

@@ -59,11 +59,14 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
             eddy_couple_boundary_cpu(cp, nb, boundary, NULL, x, &gw, gg, NULL);
             density[i] += rho0 * gw;
         }
+        density[i] *= p->lattice[0];
     }
     for (uint32_t i = 0; i < n; i++) {
         const float *x = pos + 4 * i, *v = vel + 4 * i;
-        bool symmetric = p->model[0] == EDDY_SPH_SYMMETRIC, clamp_p = p->model[1] != 0;
-        float rho_i = density[i], p_i = eddy_sph_pressure(k, rho_i, rho0, clamp_p);
+        bool symmetric = p->model[0] == EDDY_SPH_SYMMETRIC, clamp_p = p->model[1] != 0, tait = p->model[2] == EDDY_SPH_TAIT;
+        float alpha, c0 = sqrtf(k);
+        memcpy(&alpha, &p->model[3], 4);
+        float rho_i = density[i], p_i = eddy_sph_pressure(tait, k, rho_i, rho0, clamp_p);
         float fp[3] = { 0 }, fv[3] = { 0 }, nn[3] = { 0 }, lap = 0;
         EDDY_CPU_NEIGHBOURS(&g, x, j) {
             float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
@@ -74,8 +77,12 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
             lap += vol * eddy_lap_poly6(r2, h);
             if (j == i)
                 continue;
-            float p_j = eddy_sph_pressure(k, density[j], rho0, clamp_p);
-            float cp = eddy_sph_pair(symmetric, mass[j], rho_i, p_i, density[j], p_j) * eddy_grad_spiky(r2, h);
+            float p_j = eddy_sph_pressure(tait, k, density[j], rho0, clamp_p);
+            const float *vj = vel + 4 * j;
+            float dv[3] = { v[0] - vj[0], v[1] - vj[1], v[2] - vj[2] };
+            float cp = (eddy_sph_pair(symmetric, mass[j], rho_i, p_i, density[j], p_j) +
+                        eddy_sph_artificial(alpha, c0, h, eddy_cpu_dot3(dv, r), r2, rho_i, density[j], mass[j])) *
+                       eddy_grad_spiky(r2, h);
             float cv = mu * vol * eddy_lap_visc(r2, h), cn = vol * eddy_grad_poly6(r2, h);
             for (int a = 0; a < 3; a++) {
                 fp[a] -= cp * r[a];

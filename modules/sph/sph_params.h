@@ -20,7 +20,12 @@ struct eddy_sph_params {
     EDDY_U4 misc EDDY_ARR4;      /* x particles, y restitution (float bits), z stirring rate
                                     (1/s, float bits), w wall ghost spacing (m, float bits) */
     EDDY_U4 model EDDY_ARR4;     /* x pressure force: EDDY_SPH_SYMMETRIC or EDDY_SPH_MULLER, y 1: negative
-                                    pressure clamped to 0 (eddy_sph_pressure); zw unused */
+                                    pressure clamped to 0 (eddy_sph_pressure), z equation of state:
+                                    EDDY_SPH_LINEAR or EDDY_SPH_TAIT, w artificial viscosity alpha
+                                    (float bits; eddy_sph_artificial) */
+    EDDY_V4 lattice EDDY_ARR4;   /* x factor on the density sum: 1 / (s^3 sum_k W_poly6(s k)) over the
+                                    rest lattice of spacing s (the wall spacing), so that lattice
+                                    reads rho0 (normalise_density; 1 without); yzw unused */
 };
 
 /* The pressure force (model.x). SYMMETRIC: a_i = -sum_j m_j (p_i / rho_i^2 +
@@ -29,6 +34,11 @@ struct eddy_sph_params {
  * limit is -grad p / (2 rho) (the p_i half cancels). */
 #define EDDY_SPH_SYMMETRIC 0u
 #define EDDY_SPH_MULLER 1u
+
+/* The equation of state (model.z; eddy_sph_pressure), material.x being
+ * k = c0^2 for both. */
+#define EDDY_SPH_LINEAR 0u
+#define EDDY_SPH_TAIT 1u
 
 #undef EDDY_ARR4
 #endif

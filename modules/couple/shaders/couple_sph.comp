@@ -28,7 +28,8 @@ void main()
         return;
     vec3 xb = couple_b[b].xyz;
     float h = CP.misc.x, k = CP.fluid.x, rho0 = CP.fluid.y;
-    bool symmetric = CP.fluid.z == 0.0, clamp_p = CP.fluid.w != 0.0;
+    uint flags = uint(CP.fluid.w);
+    bool symmetric = CP.fluid.z == 0.0, clamp_p = (flags & 1u) != 0u, tait = (flags & 2u) != 0u;
     ivec3 dims = CP.dims.xyz;
     ivec3 c = eddy_grid_cell(xb, CP.grid.xyz, CP.grid.w, dims);
     vec3 f = vec3(0.0);
@@ -49,7 +50,7 @@ void main()
             if (r2 >= h * h)
                 continue;
             float rho = svr[i].w;
-            f += (spm[i].w * eddy_sph_pressure(k, rho, rho0, clamp_p) * eddy_sph_boundary(symmetric, rho, rho0) / rho *
+            f += (spm[i].w * eddy_sph_pressure(tait, k, rho, rho0, clamp_p) * eddy_sph_boundary(symmetric, rho, rho0) / rho *
                   eddy_grad_spiky(r2, h)) * r;
         }
     }

@@ -57,6 +57,7 @@ void main()
     vec3 unused;
     rho += SPH_RHO0 * couple_boundary(p, h, unused).w;
 #endif
+    rho *= P.lattice.x; // normalise_density: the rest lattice reads rho0
     sdensity[i] = rho;
     spm[i] = vec4(p, smass[i]);
     svr[i] = vec4(svel[i].xyz, rho);

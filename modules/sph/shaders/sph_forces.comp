@@ -1,6 +1,7 @@
 #version 450
 // SPH pass 2 (cell order): pressure (spiky gradient; symmetric or Müller's
-// pair form, eddy_sph_pair),
+// pair form, eddy_sph_pair; linear or Tait equation of state) and Monaghan's
+// artificial viscosity with it,
 // viscosity (viscosity-kernel Laplacian), surface tension from the colour
 // field, gravity and the vortex field, as an acceleration a_i = f_i / rho_i.
 // Also the colour-field gradient n (surface normal = -n) and |n|.
@@ -28,8 +29,9 @@ void main()
     vec4 vr = svr[i];
     vec3 p = spm[i].xyz, v = vr.xyz;
     float h = SPH_H, k = P.material.x, mu = P.material.y, sigma = P.material.z, l = P.material.w;
-    bool symmetric = P.model.x == EDDY_SPH_SYMMETRIC, clamp_p = P.model.y != 0u;
-    float rho_i = vr.w, p_i = eddy_sph_pressure(k, rho_i, SPH_RHO0, clamp_p);
+    bool symmetric = P.model.x == EDDY_SPH_SYMMETRIC, clamp_p = P.model.y != 0u, tait = P.model.z == EDDY_SPH_TAIT;
+    float alpha = uintBitsToFloat(P.model.w), c0 = sqrt(k);
+    float rho_i = vr.w, p_i = eddy_sph_pressure(tait, k, rho_i, SPH_RHO0, clamp_p);
     vec3 f_p = vec3(0.0), f_v = vec3(0.0), n = vec3(0.0);
     float lap_c = 0.0;
     ivec3 c = sph_cell(p);
@@ -54,8 +56,9 @@ void main()
             lap_c += vol * eddy_lap_poly6(r2, h); // j = i too: c includes the particle itself
             if (j == i)
                 continue;
-            float p_j = eddy_sph_pressure(k, rho_j, SPH_RHO0, clamp_p);
-            f_p -= eddy_sph_pair(symmetric, m_j, rho_i, p_i, rho_j, p_j) * eddy_grad_spiky(r2, h) * r;
+            float p_j = eddy_sph_pressure(tait, k, rho_j, SPH_RHO0, clamp_p), gs = eddy_grad_spiky(r2, h);
+            f_p -= (eddy_sph_pair(symmetric, m_j, rho_i, p_i, rho_j, p_j) +
+                    eddy_sph_artificial(alpha, c0, h, dot(v - vrj.xyz, r), r2, rho_i, rho_j, m_j)) * gs * r;
             f_v += mu * vol * (vrj.xyz - v) * eddy_lap_visc(r2, h);
             n += vol * eddy_grad_poly6(r2, h) * r;
         }
