@@ -263,7 +263,7 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         if (res == EDDY_OK) {
             double ke = 0, mom[3] = { 0 }, com[3] = { 0 }, mtot = 0, vmax = 0;
             double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-            uint32_t bad = 0;
+            uint32_t bad = 0, outside = 0;
             for (uint32_t k = 0; k < n; k++) {
                 const float *x = pos + 4 * (size_t)k, *v = vel + 4 * (size_t)k;
                 double m = mass[k], v2 = 0;
@@ -272,6 +272,12 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
                     bad++;
                     continue;
                 }
+                /* A centre past a wall plane: walls nothing passes (issue 18). */
+                for (int a = 0; a < 3; a++)
+                    if (x[a] < s->box_min[a] || x[a] > s->box_max[a]) {
+                        outside++;
+                        break;
+                    }
                 for (int a = 0; a < 3; a++) {
                     v2 += (double)v[a] * v[a];
                     mom[a] += m * v[a];
@@ -306,7 +312,12 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
                 stats_number(&st, hi[a]);
                 stats_printf(&st, a < 2 ? "," : "],");
             }
-            stats_printf(&st, "\"non_finite\":%u}", bad);
+            stats_printf(&st, "\"outside\":%u,\"non_finite\":%u}", outside, bad);
+            if (outside)
+                eddy_log(e, EDDY_LOG_WARN, "particles.outside",
+                         "particle set '%s': %u particle(s) outside the box at step %" PRIu64 " (t = %g s): "
+                         "a wall let them through (stiffer walls or a smaller dt)", ss->name, outside,
+                         s->steps_done, t);
             if (bad) {
                 eddy_log(e, EDDY_LOG_ERROR,
                          "particles.not_finite", "particle set '%s': %u particle(s) have a non-finite position or "

@@ -90,6 +90,21 @@ profile)
     grep -qE '^  ballistic.integrate +10 ' "$tmp/outlog" || fail "no profile line: $(cat "$tmp/outlog")"
     [ ! -e "$out" ] || fail "--no-output wrote $out"
     echo "ok ($case): $(grep ballistic.integrate "$tmp/outlog")";;
+outside)
+    # A particle past a wall plane is counted in its set's "outside" and
+    # named in a warning (set, step, time): set q holds two such points that
+    # no system moves, set p stays inside.
+    "$eddy" run "$scenes/outside.json" --out "$out" >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
+    grep -q "particles.outside.*set 'q': 2 particle(s) outside the box at step 10 (t = 0.01 s)" "$tmp/err" \
+        || fail "no warning naming set q, step and time"
+    grep -q "set 'p'.*outside" "$tmp/err" && fail "set p reported outside"
+    python3 -c "
+import json, sys
+for line in open(sys.argv[1]):
+    f = json.loads(line)['sets']
+    assert f['q']['outside'] == 2 and f['p']['outside'] == 0, f
+" "$out/stats.jsonl" || fail "outside counts"
+    echo "ok ($case)";;
 fills)
     # Lattice fills: a sphere of radius 10 spacings holds about 4/3 pi 10^3
     # points; a box of 4 spacings a side holds 4^3; explicit points add to it.
