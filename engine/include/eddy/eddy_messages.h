@@ -68,6 +68,7 @@
  *   particles.invalid      E  a set's name, count, capacity or buffer layout is wrong
  *   particles.name_taken   E  a particle set of that name exists already
  *   particles.not_finite   E  particles with a NaN or infinite position (at an output)
+ *   particles.outside      W  particles whose centre is past a wall of the scene's box (at an output)
  * Modules and their systems
  *   module.abi             E  built for another module ABI or descriptor size
  *   module.invalid         E  the descriptor lacks a required field
