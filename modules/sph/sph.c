@@ -152,6 +152,20 @@ static eddy_buffer scratch(sph *s, const char *name, const char *what, uint64_t 
     return eddy_create_buffer(s->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label });
 }
 
+/* k = c0^2 of the equation of state: speed_of_sound squared when set, else
+ * stiffness. */
+static double stiffness_of(const eddy_param_value *v)
+{
+    return v[P_C0].v[0] > 0 ? v[P_C0].v[0] * v[P_C0].v[0] : v[P_K].v[0];
+}
+
+/* The speed the sound bound resolves: c0 widened by the artificial
+ * viscosity's share, (1 + 0.6 alpha) c0 (Monaghan). */
+static double signal_speed(double k, double alpha)
+{
+    return (1 + 0.6 * alpha) * sqrt(k);
+}
+
 /* A grid over the box with a cell of margin: particles only leave the box
  * through a bug, and then they are clamped into the border cells. */
 void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_value *v,
@@ -176,7 +190,7 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
     p->box_min[3] = (float)h;
     p->box_max[3] = (float)dt;
     p->gravity[3] = (float)v[P_RHO0].v[0];
-    p->material[0] = (float)(v[P_C0].v[0] > 0 ? v[P_C0].v[0] * v[P_C0].v[0] : v[P_K].v[0]);
+    p->material[0] = (float)stiffness_of(v);
     p->material[1] = (float)v[P_MU].v[0];
     p->material[2] = (float)v[P_SIGMA].v[0];
     p->material[3] = (float)v[P_L].v[0];
@@ -314,13 +328,13 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->n = eddy_particles_count(e, ctx->particles);
     const eddy_param_value *v = ctx->params;
     double h = v[P_H].v[0], rho0 = v[P_RHO0].v[0], mu = v[P_MU].v[0];
-    double c0 = v[P_C0].v[0] > 0 ? v[P_C0].v[0] : sqrt(v[P_K].v[0]), alpha = v[P_ALPHA].v[0];
+    double k = stiffness_of(v), c0 = sqrt(k);
 
     /* The time step must resolve sound (c0 = sqrt(k), or speed_of_sound),
      * with the artificial viscosity's share, and viscous diffusion:
      * dt <= 0.4 h / ((1 + 0.6 alpha) c0) and dt <= 0.125 h^2 rho0 / mu
      * (Monaghan's bounds; PHYSICS.md). */
-    double dt_sound = 0.4 * h / ((1 + 0.6 * alpha) * c0), dt_visc = mu > 0 ? 0.125 * h * h * rho0 / mu : INFINITY;
+    double dt_sound = 0.4 * h / signal_speed(k, v[P_ALPHA].v[0]), dt_visc = mu > 0 ? 0.125 * h * h * rho0 / mu : INFINITY;
     double dt_max = dt_sound < dt_visc ? dt_sound : dt_visc;
     if (ctx->dt > dt_max && !ctx->adaptive) {
         eddy_log(e, EDDY_LOG_ERROR, "system.unstable", "system '%s': substep dt = %g s is above the stability bound "
@@ -490,7 +504,7 @@ static double stable_dt(void *state)
     sph *s = state;
     float alpha;
     memcpy(&alpha, &s->p.model[3], 4);
-    double h = s->p.box_min[3], c = (1 + 0.6 * alpha) * sqrt(s->p.material[0]), vmax = 0;
+    double h = s->p.box_min[3], c = signal_speed(s->p.material[0], alpha), vmax = 0;
     float *vel = malloc(16ull * s->n + 16);
     if (vel && s->n &&
         eddy_buffer_download(s->e, s->velocity, 0, 16ull * s->n, vel) == EDDY_OK)

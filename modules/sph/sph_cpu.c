@@ -61,11 +61,11 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
         }
         density[i] *= p->lattice[0];
     }
+    bool symmetric = p->model[0] == EDDY_SPH_SYMMETRIC, clamp_p = p->model[1] != 0, tait = p->model[2] == EDDY_SPH_TAIT;
+    float alpha, c0 = sqrtf(k);
+    memcpy(&alpha, &p->model[3], 4);
     for (uint32_t i = 0; i < n; i++) {
         const float *x = pos + 4 * i, *v = vel + 4 * i;
-        bool symmetric = p->model[0] == EDDY_SPH_SYMMETRIC, clamp_p = p->model[1] != 0, tait = p->model[2] == EDDY_SPH_TAIT;
-        float alpha, c0 = sqrtf(k);
-        memcpy(&alpha, &p->model[3], 4);
         float rho_i = density[i], p_i = eddy_sph_pressure(tait, k, rho_i, rho0, clamp_p);
         float fp[3] = { 0 }, fv[3] = { 0 }, nn[3] = { 0 }, lap = 0;
         EDDY_CPU_NEIGHBOURS(&g, x, j) {
