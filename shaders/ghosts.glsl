@@ -13,7 +13,9 @@
 #define EDDY_GHOSTS_GLSL
 #include "sph_kernels.h"
 
-vec4 eddy_wall_ghosts_lever(vec3 p, float h, float s, vec3 lo, vec3 hi, vec3 a, out vec3 lever)
+// poly6: the gradients (xyz and lever) of W_poly6 instead of W_spiky, the
+// density sum's own (IISPH's continuity equation).
+vec4 eddy_wall_ghosts_kernel(vec3 p, float h, float s, vec3 lo, vec3 hi, vec3 a, bool poly6, out vec3 lever)
 {
     lever = vec3(0.0);
     if (all(greaterThanEqual(p - lo, vec3(h))) && all(greaterThanEqual(hi - p, vec3(h))))
@@ -32,11 +34,23 @@ vec4 eddy_wall_ghosts_lever(vec3 p, float h, float s, vec3 lo, vec3 hi, vec3 a, 
         if (r2 >= h * h)
             continue;
         w += eddy_w_poly6(r2, h);
-        vec3 gw = eddy_grad_spiky(r2, h) * r;
+        vec3 gw = (poly6 ? eddy_grad_poly6(r2, h) : eddy_grad_spiky(r2, h)) * r;
         g += gw;
         lever -= dot(a, r) * gw;
     }
     return vec4(g, w);
+}
+
+vec4 eddy_wall_ghosts_lever(vec3 p, float h, float s, vec3 lo, vec3 hi, vec3 a, out vec3 lever)
+{
+    return eddy_wall_ghosts_kernel(p, h, s, lo, hi, a, false, lever);
+}
+
+// Sum grad W_poly6 over the ghosts near p.
+vec3 eddy_wall_ghosts_grad_poly6(vec3 p, float h, float s, vec3 lo, vec3 hi)
+{
+    vec3 unused;
+    return eddy_wall_ghosts_kernel(p, h, s, lo, hi, vec3(0.0), true, unused).xyz;
 }
 
 vec4 eddy_wall_ghosts(vec3 p, float h, float s, vec3 lo, vec3 hi)

@@ -1,5 +1,5 @@
 /* The wall ghosts of shaders/ghosts.glsl in C, for the reference steps:
- * *w = sum W_poly6, g = sum grad W_spiky over the ghost lattice (spacing s)
+ * *w = sum W_poly6, g = sum grad W_spiky (grad W_poly6 with poly6) over the ghost lattice (spacing s)
  * behind the walls of the box [lo, hi] within h of x; with
  * eddy_wall_ghosts_lever_cpu also lever = sum (a . (q - x)) grad W_spiky. */
 #ifndef EDDY_GHOSTS_H
@@ -10,9 +10,9 @@
 #include <math.h>
 #include <stdbool.h>
 
-static inline void eddy_wall_ghosts_lever_cpu(const float *x, float h, float s, const float *lo,
-                                              const float *hi, const float *acc, float *w, float g[3],
-                                              float lever[3])
+static inline void eddy_wall_ghosts_kernel_cpu(const float *x, float h, float s, const float *lo,
+                                               const float *hi, const float *acc, bool poly6, float *w,
+                                               float g[3], float lever[3])
 {
     *w = 0;
     g[0] = g[1] = g[2] = 0;
@@ -41,12 +41,28 @@ static inline void eddy_wall_ghosts_lever_cpu(const float *x, float h, float s, 
                 if (inside || r2 >= h * h)
                     continue;
                 *w += eddy_w_poly6(r2, h);
-                float gs = eddy_grad_spiky(r2, h), ar = acc[0] * r[0] + acc[1] * r[1] + acc[2] * r[2];
+                float gs = poly6 ? eddy_grad_poly6(r2, h) : eddy_grad_spiky(r2, h), ar = acc[0] * r[0] + acc[1] * r[1] + acc[2] * r[2];
                 for (int a = 0; a < 3; a++) {
                     g[a] += gs * r[a];
                     lever[a] -= ar * gs * r[a];
                 }
             }
+}
+
+static inline void eddy_wall_ghosts_lever_cpu(const float *x, float h, float s, const float *lo,
+                                              const float *hi, const float *acc, float *w, float g[3],
+                                              float lever[3])
+{
+    eddy_wall_ghosts_kernel_cpu(x, h, s, lo, hi, acc, false, w, g, lever);
+}
+
+/* g = sum grad W_poly6 (IISPH's continuity equation). */
+static inline void eddy_wall_ghosts_grad_poly6_cpu(const float *x, float h, float s, const float *lo,
+                                                   const float *hi, float g[3])
+{
+    static const float none[3] = { 0, 0, 0 };
+    float w, unused[3];
+    eddy_wall_ghosts_kernel_cpu(x, h, s, lo, hi, none, true, &w, g, unused);
 }
 
 static inline void eddy_wall_ghosts_cpu(const float *x, float h, float s, const float *lo,

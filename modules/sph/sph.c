@@ -39,12 +39,25 @@ static const uint32_t mt_count_spv[] =
 static const uint32_t mt_emit_spv[] =
 #include "sph_mt_emit.spv.inc"
     ;
+static const uint32_t iisph_diag_spv[] =
+#include "sph_iisph_diag.spv.inc"
+    ;
+static const uint32_t iisph_accel_spv[] =
+#include "sph_iisph_accel.spv.inc"
+    ;
+static const uint32_t iisph_update_spv[] =
+#include "sph_iisph_update.spv.inc"
+    ;
+static const uint32_t iisph_check_spv[] =
+#include "sph_iisph_check.spv.inc"
+    ;
 
 enum {
     P_H, P_RHO0, P_K, P_MU, P_SIGMA, P_L, P_GRAVITY, P_RESTITUTION, P_VORTEX_CENTER,
     P_VORTEX_AXIS, P_VORTEX_OMEGA, P_VORTEX_RATE, P_VORTEX_RADIUS, P_FRONT_AXIS, P_SURFACE_MESH,
     P_SURFACE_CELL, P_SURFACE_ISO, P_WALL_SPACING, P_PUSH_CENTER, P_PUSH_VELOCITY,
-    P_PUSH_RADIUS, P_PUSH_STRENGTH, P_PRESSURE_FORCE, P_CLAMP_NEGATIVE, P_EOS, P_C0, P_ALPHA, P_NORMALISE, P_COUNT
+    P_PUSH_RADIUS, P_PUSH_STRENGTH, P_PRESSURE_FORCE, P_CLAMP_NEGATIVE, P_EOS, P_C0, P_ALPHA, P_NORMALISE,
+    P_SOLVER, P_TOLERANCE, P_MAX_ITERATIONS, P_RELAXATION, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -84,6 +97,18 @@ static const eddy_param_info params[P_COUNT] = {
     [P_NORMALISE] = { "normalise_density", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1,
                       "scale the density sum so that fluid at rest on the fill lattice (spacing wall_spacing) "
                       "reads rest_density (false: the paper's raw sum, 1.0098 rho0 there at h = 2 spacings)" },
+    [P_SOLVER] = { "solver", EDDY_PARAM_INT, "1", { 0 }, 0, 1,
+                   "0: weakly compressible, the pressure from the equation of state; 1: IISPH (Ihmsen et al. "
+                   "2014), the pressure that keeps the fluid at rest density, solved each substep (no sound "
+                   "bound on dt: CFL, viscosity and gravity bounds only)" },
+    [P_TOLERANCE] = { "tolerance", EDDY_PARAM_FLOAT, "1", { 0.0005 }, 1e-7, 0.1,
+                      "IISPH: the iterations stop once the predicted density exceeds rest_density by at most "
+                      "this fraction on average (compressed particles; expanded ones count 0)" },
+    [P_MAX_ITERATIONS] = { "max_iterations", EDDY_PARAM_INT, "1", { 100 }, 2, 10000,
+                           "IISPH: iterations at most per substep (recorded; the ones after convergence are "
+                           "empty dispatches)" },
+    [P_RELAXATION] = { "relaxation", EDDY_PARAM_FLOAT, "1", { 0.5 }, 0.01, 1,
+                       "IISPH: relaxed Jacobi factor omega of the pressure update" },
     [P_SURFACE_ISO] = { "surface_iso", EDDY_PARAM_FLOAT, "1", { 0.45 }, 1e-3, 0.999, "level of the fluid indicator at the surface (1 inside, 0 outside)" },
 };
 
@@ -100,6 +125,13 @@ typedef struct sph {
     eddy_buffer params, solids, pushes, clock;
     eddy_buffer spos, svel, smass, sdensity, saccel, snormal, spm, svr;
     eddy_buffer position, velocity, mass, density, normal;
+    /* IISPH (solver 1): the pressure (particle order, also output), its
+     * sorted copy, the system (source, diagonal), the pressure
+     * accelerations, the groups' error sums, dispatch arguments and state. */
+    bool iisph;
+    uint32_t max_iterations;
+    eddy_kernel k_diag, k_accel, k_accel_final, k_update, k_check;
+    eddy_buffer pressure, spress, siis, sap, partials, args, istate;
     eddy_couple *couple; /* the boundary slot's sets as boundary particles; NULL without */
     /* Surface extraction (surface_mesh): run per output frame. */
     char name[64];
@@ -138,8 +170,12 @@ static void destroy(void *state)
     eddy_destroy_kernel(e, s->k_forces);
     eddy_destroy_kernel(e, s->k_integrate);
     eddy_destroy_kernel(e, s->k_clock);
+    eddy_kernel iis[] = { s->k_diag, s->k_accel, s->k_accel_final, s->k_update, s->k_check };
+    for (size_t i = 0; i < sizeof iis / sizeof iis[0]; i++)
+        eddy_destroy_kernel(e, iis[i]);
     eddy_buffer own[] = { s->params, s->solids, s->pushes, s->clock, s->spos, s->svel, s->smass,
-                          s->sdensity, s->saccel, s->snormal, s->spm, s->svr };
+                          s->sdensity, s->saccel, s->snormal, s->spm, s->svr, s->spress, s->siis,
+                          s->sap, s->partials, s->args, s->istate };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(e, own[i]);
     free(s);
@@ -214,6 +250,11 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
     float alpha = (float)v[P_ALPHA].v[0];
     memcpy(&p->model[3], &alpha, 4);
     p->lattice[0] = v[P_NORMALISE].v[0] != 0 ? (float)(1.0 / eddy_sph_lattice_sum(h, ws)) : 1.0f;
+    p->solve[0] = v[P_SOLVER].v[0] != 0 ? EDDY_SPH_IISPH : EDDY_SPH_WEAK;
+    p->solve[1] = (uint32_t)v[P_MAX_ITERATIONS].v[0];
+    float tol = (float)v[P_TOLERANCE].v[0], omega = (float)v[P_RELAXATION].v[0];
+    memcpy(&p->solve[2], &tol, 4);
+    memcpy(&p->solve[3], &omega, 4);
 }
 
 /* s^3 sum_k W_poly6(|s k|, h) over the integer points k of a cubic lattice:
@@ -336,7 +377,28 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
      * (Monaghan's bounds; PHYSICS.md). */
     double dt_sound = 0.4 * h / signal_speed(k, v[P_ALPHA].v[0]), dt_visc = mu > 0 ? 0.125 * h * h * rho0 / mu : INFINITY;
     double dt_max = dt_sound < dt_visc ? dt_sound : dt_visc;
-    if (ctx->dt > dt_max && !ctx->adaptive) {
+    s->iisph = v[P_SOLVER].v[0] != 0;
+    if (s->iisph) {
+        /* No sound to resolve: the viscous bound and the body-force one,
+         * 0.25 sqrt(h / |g|) (Monaghan 1992); the flow's CFL bound needs the
+         * speeds, so adaptive stepping applies it (stable_dt). */
+        double g = sqrt(v[P_GRAVITY].v[0] * v[P_GRAVITY].v[0] + v[P_GRAVITY].v[1] * v[P_GRAVITY].v[1] +
+                        v[P_GRAVITY].v[2] * v[P_GRAVITY].v[2]);
+        double dt_force = g > 0 ? 0.25 * sqrt(h / g) : INFINITY;
+        dt_max = dt_force < dt_visc ? dt_force : dt_visc;
+        if (ctx->dt > dt_max && !ctx->adaptive) {
+            eddy_log(e, EDDY_LOG_ERROR, "system.unstable", "system '%s': substep dt = %g s is above the IISPH "
+                     "stability bound %g s (gravity: 0.25 sqrt(h / |g|) = %g s; viscosity: 0.125 h^2 "
+                     "rest_density / viscosity = %g s): lower dt or raise substeps", ctx->name, ctx->dt, dt_max,
+                     dt_force, dt_visc);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+        if (eddy_couple_slot_particles(e, &ctx->slots[1])) {
+            eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': params.solver 1 (IISPH) does not take "
+                     "boundary sets yet; couple bodies with solver 0 (weakly compressible)", ctx->name);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+    } else if (ctx->dt > dt_max && !ctx->adaptive) {
         eddy_log(e, EDDY_LOG_ERROR, "system.unstable", "system '%s': substep dt = %g s is above the stability bound "
                  "%g s (sound: 0.4 h / ((1 + 0.6 artificial_viscosity) c0) = %g s with c0 = %g m/s, "
                  "speed_of_sound or sqrt(stiffness); viscosity: 0.125 h^2 rest_density / viscosity = %g s): "
@@ -418,10 +480,78 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->k_clock = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.clock", EDDY_SPIRV(clock_spv) });
     if (!s->k_density.id || !s->k_forces.id || !s->k_integrate.id || !s->k_clock.id)
         return EDDY_ERROR_VULKAN;
+    if (s->iisph) {
+        uint64_t groups = (n + 255) / 256;
+        s->max_iterations = s->p.solve[1];
+        s->pressure = eddy_particles_add_buffer(e, s->set, "pressure", 4);
+        s->spress = scratch(s, ctx->name, "sorted.pressure", 4 * n);
+        s->siis = scratch(s, ctx->name, "iisph.system", 16 * n);
+        s->sap = scratch(s, ctx->name, "iisph.acceleration", 16 * n);
+        s->partials = scratch(s, ctx->name, "iisph.partials", 16 * groups);
+        s->args = scratch(s, ctx->name, "iisph.args", 24);
+        s->istate = scratch(s, ctx->name, "iisph.state", 16);
+        s->k_diag = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_diag", EDDY_SPIRV(iisph_diag_spv) });
+        s->k_accel = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_accel", EDDY_SPIRV(iisph_accel_spv) });
+        s->k_accel_final = eddy_create_kernel(e, &(eddy_kernel_desc){
+            .label = "sph.iisph_accel_final", EDDY_SPIRV(iisph_accel_spv), .specialization = { { 1, 1 } },
+            .specialization_count = 1 });
+        s->k_update = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_update", EDDY_SPIRV(iisph_update_spv) });
+        s->k_check = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_check", EDDY_SPIRV(iisph_check_spv) });
+        if (!s->pressure.id || !s->spress.id || !s->siis.id || !s->sap.id || !s->partials.id || !s->args.id ||
+            !s->istate.id)
+            return EDDY_ERROR_OUT_OF_MEMORY;
+        if (!s->k_diag.id || !s->k_accel.id || !s->k_accel_final.id || !s->k_update.id || !s->k_check.id)
+            return EDDY_ERROR_VULKAN;
+    }
     snprintf(s->name, sizeof s->name, "%s", ctx->name);
     if (v[P_SURFACE_MESH].v[0] != 0)
         return create_surface(s, ctx, h, v[P_SURFACE_CELL].v[0], v[P_SURFACE_ISO].v[0]);
     return EDDY_OK;
+}
+
+/* IISPH after the other forces: the system, the iterations (indirect,
+ * switched off on the GPU once converged), the pressure acceleration added. */
+static int record_iisph(sph *s, eddy_graph g)
+{
+    eddy_engine *e = s->e;
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    eddy_result r = eddy_grid_record_gather(e, s->grid, g, s->pressure, s->spress, 1, s->n);
+    if (r != EDDY_OK)
+        return (int)r;
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "sph.iisph_diag", .kernel = s->k_diag, .threads = s->n,
+        .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
+                      { s->saccel, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
+                      { s->spress, EDDY_READ_WRITE }, { s->siis, EDDY_WRITE }, { s->args, EDDY_WRITE },
+                      { s->istate, EDDY_WRITE } } });
+    int first = rc >= 0 ? (int)eddy_graph_pass_count(e, g) : -1;
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "sph.iisph_accel", .kernel = s->k_accel, .indirect = s->args,
+            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
+                          { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
+                          { s->sap, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ }, { s->pressure, EDDY_WRITE } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "sph.iisph_update", .kernel = s->k_update, .indirect = s->args,
+            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { gb.cell_start, EDDY_READ },
+                          { gb.cell_end, EDDY_READ }, { s->sap, EDDY_READ }, { s->siis, EDDY_READ },
+                          { s->spress, EDDY_READ_WRITE }, { s->partials, EDDY_WRITE } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "sph.iisph_check", .kernel = s->k_check, .indirect = s->args, .indirect_offset = 12,
+            .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { s->istate, EDDY_READ_WRITE },
+                          { s->args, EDDY_WRITE } } });
+    if (rc >= 0 && s->max_iterations > 1)
+        rc = eddy_graph_repeat(e, g, (uint32_t)first, 3, s->max_iterations);
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "sph.iisph_accel_final", .kernel = s->k_accel_final, .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
+                          { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
+                          { s->saccel, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ },
+                          { s->pressure, EDDY_WRITE } } });
+    return rc;
 }
 
 static eddy_result declare_step(void *state, eddy_graph g)
@@ -448,6 +578,8 @@ static eddy_result declare_step(void *state, eddy_graph g)
     /* The same pairs' reaction on the boundary particles. */
     if (rc >= 0 && s->couple)
         rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end);
+    if (rc >= 0 && s->iisph)
+        rc = record_iisph(s, g);
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.integrate", .kernel = s->k_integrate, .threads = s->n,
@@ -489,6 +621,13 @@ static void stats(void *state, eddy_stats *st)
         eddy_stats_add(st, "surge_front", front);
         eddy_stats_add(st, "surface_particles", surface);
         eddy_stats_add(st, "boundary_pushes", pushes);
+        /* The last substep's solve: iterations and mean compression error. */
+        struct { uint32_t iterations; float error; uint32_t converged, pad; } is;
+        if (s->iisph && eddy_buffer_download(e, s->istate, 0, sizeof is, &is) == EDDY_OK) {
+            eddy_stats_add(st, "iisph_iterations", is.iterations);
+            eddy_stats_add(st, "iisph_density_error", is.error);
+            eddy_stats_add(st, "iisph_converged", is.converged);
+        }
         uint32_t zero = 0;
         eddy_buffer_upload(e, s->pushes, 0, 4, &zero);
     }
@@ -515,6 +654,14 @@ static double stable_dt(void *state)
         }
     free(vel);
     double dt = 0.4 * h / (c + vmax);
+    if (s->p.solve[0] == EDDY_SPH_IISPH) {
+        /* The flow's CFL bound and the body force's (create()). */
+        const float *gv = s->p.gravity;
+        double g = sqrt((double)gv[0] * gv[0] + (double)gv[1] * gv[1] + (double)gv[2] * gv[2]);
+        dt = vmax > 0 ? 0.4 * h / vmax : INFINITY;
+        double df = g > 0 ? 0.25 * sqrt(h / g) : INFINITY;
+        dt = df < dt ? df : dt;
+    }
     if (s->p.material[1] > 0) {
         double dv = 0.125 * h * h * s->p.gravity[3] / s->p.material[1];
         dt = dv < dt ? dv : dt;

@@ -35,4 +35,12 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
                                const struct eddy_couple_params *cp, uint32_t nb,
                                const float *boundary, float *force);
 
+/* The same with p->solve.x = EDDY_SPH_IISPH: pressure (one per particle, Pa)
+ * in, the last substep's (zeros at the start), out, this one's;
+ * iterations and error (each may be NULL): the iterations done and the last
+ * one's mean compression density error over rho0. */
+void eddy_sph_step_iisph_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n, float *pos,
+                             float *vel, const float *mass, float *density, float *pressure, uint32_t step,
+                             uint32_t *iterations, float *error);
+
 #endif

@@ -26,10 +26,132 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
     eddy_sph_step_coupled_cpu(p, solids, n, pos, vel, mass, density, step, NULL, 0, NULL, NULL);
 }
 
-void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
-                               float *pos, float *vel, const float *mass, float *density, uint32_t step,
-                               const struct eddy_couple_params *cp, uint32_t nb,
-                               const float *boundary, float *force)
+/* IISPH (sph_iisph.glsl): the pressure acceleration of particle i. */
+static void iisph_accel(const struct eddy_sph_params *p, const eddy_cpu_grid *g, const float *pos,
+                        const float *mass, const float *density, const float *press, uint32_t i, float out[3])
+{
+    bool symmetric = p->model[0] == EDDY_SPH_SYMMETRIC;
+    float h = p->box_min[3], rho0 = p->gravity[3], rho_i = density[i], p_i = press[i];
+    const float *x = pos + 4 * i;
+    float f[3] = { 0, 0, 0 };
+    EDDY_CPU_NEIGHBOURS(g, x, j) {
+        float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
+        float r2 = eddy_cpu_dot3(r, r);
+        if (r2 >= h * h || j == i)
+            continue;
+        float c = eddy_sph_pair(symmetric, mass[j], rho_i, p_i, density[j], press[j]) * eddy_grad_spiky(r2, h);
+        for (int a = 0; a < 3; a++)
+            f[a] -= c * r[a];
+    }
+    float s, gw, gg[3], lever[3];
+    memcpy(&s, &p->misc[3], 4);
+    eddy_wall_ghosts_lever_cpu(x, h, s, p->box_min, p->box_max, p->gravity, &gw, gg, lever);
+    float fb = p_i * eddy_sph_boundary(symmetric, rho_i, rho0), lv = eddy_sph_boundary_lever(symmetric, rho_i, rho0);
+    for (int a = 0; a < 3; a++)
+        out[a] = (f[a] - (s * s * s) * (fb * gg[a] + lv * lever[a])) / rho_i;
+}
+
+/* IISPH (sph_iisph_*.comp): the pressure that keeps the predicted density
+ * at rho0, by relaxed Jacobi to the tolerance; its acceleration added to
+ * acc (the other forces'). press: in, the last substep's; out, this one's. */
+static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g, uint32_t n, const float *pos,
+                        const float *vel, const float *mass, const float *density, float *acc, float *press,
+                        uint32_t *iterations, float *error)
+{
+    bool symmetric = p->model[0] == EDDY_SPH_SYMMETRIC;
+    float h = p->box_min[3], dt = p->box_max[3], rho0 = p->gravity[3], L = p->lattice[0], s, tol, omega;
+    memcpy(&s, &p->misc[3], 4);
+    memcpy(&tol, &p->solve[2], 4);
+    memcpy(&omega, &p->solve[3], 4);
+    float s3 = s * s * s;
+    float *sys = malloc(2 * sizeof(float) * n + 8), *ap = malloc(3 * sizeof(float) * n + 12);
+    if (!sys || !ap) {
+        free(sys), free(ap);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const float *x = pos + 4 * i;
+        float rho_i = density[i], m_i = mass[i], vs[3], div = 0, D = 0, K[3] = { 0 }, M[3] = { 0 };
+        for (int a = 0; a < 3; a++)
+            vs[a] = vel[4 * i + a] + dt * acc[3 * i + a];
+        EDDY_CPU_NEIGHBOURS(g, x, j) {
+            float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
+            float r2 = eddy_cpu_dot3(r, r);
+            if (r2 >= h * h || j == i)
+                continue;
+            float gs = eddy_grad_spiky(r2, h), gp = eddy_grad_poly6(r2, h), dv[3];
+            float gw[3] = { gs * r[0], gs * r[1], gs * r[2] }, gd[3] = { gp * r[0], gp * r[1], gp * r[2] };
+            for (int a = 0; a < 3; a++)
+                dv[a] = vs[a] - (vel[4 * j + a] + dt * acc[3 * j + a]);
+            float kp = eddy_sph_pair(symmetric, mass[j], rho_i, 1.0f, density[j], 0.0f);
+            div += mass[j] * eddy_cpu_dot3(dv, gd);
+            for (int a = 0; a < 3; a++) {
+                K[a] += kp * gw[a];
+                M[a] += mass[j] * gd[a];
+            }
+            D += mass[j] / density[j] * eddy_sph_pair(symmetric, m_i, density[j], 0.0f, rho_i, 1.0f) *
+                 eddy_cpu_dot3(gw, gd);
+        }
+        float gwt, G[3], Gd[3];
+        eddy_wall_ghosts_cpu(x, h, s, p->box_min, p->box_max, &gwt, G);
+        eddy_wall_ghosts_grad_poly6_cpu(x, h, s, p->box_min, p->box_max, Gd);
+        div += rho0 * s3 * eddy_cpu_dot3(vs, Gd);
+        float beta = eddy_sph_boundary(symmetric, rho_i, rho0), ci[3], MG[3];
+        for (int a = 0; a < 3; a++) {
+            ci[a] = -(K[a] + s3 * beta * G[a]) / rho_i;
+            MG[a] = M[a] + rho0 * s3 * Gd[a];
+        }
+        sys[2 * i] = rho0 - (rho_i + dt * L * div);
+        sys[2 * i + 1] = dt * dt * L * (eddy_cpu_dot3(ci, MG) - D);
+        press[i] *= EDDY_SPH_IISPH_WARM;
+    }
+    uint32_t it = 0;
+    float mean = 0;
+    while (it < p->solve[1]) {
+        for (uint32_t i = 0; i < n; i++)
+            iisph_accel(p, g, pos, mass, density, press, i, ap + 3 * i);
+        double sum = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const float *x = pos + 4 * i, *ai = ap + 3 * i;
+            float acc_sum = 0;
+            EDDY_CPU_NEIGHBOURS(g, x, j) {
+                float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
+                float r2 = eddy_cpu_dot3(r, r);
+                if (r2 >= h * h || j == i)
+                    continue;
+                float gp = eddy_grad_poly6(r2, h), da[3] = { ai[0] - ap[3 * j], ai[1] - ap[3 * j + 1], ai[2] - ap[3 * j + 2] };
+                acc_sum += mass[j] * gp * eddy_cpu_dot3(da, r);
+            }
+            float Gd[3];
+            eddy_wall_ghosts_grad_poly6_cpu(x, h, s, p->box_min, p->box_max, Gd);
+            acc_sum += rho0 * s3 * eddy_cpu_dot3(ai, Gd);
+            float Ap = dt * dt * L * acc_sum, src = sys[2 * i], aii = sys[2 * i + 1];
+            float np = aii < 0.0f ? press[i] + omega * (src - Ap) / aii : 0.0f;
+            press[i] = np > 0.0f ? np : 0.0f;
+            float res = Ap - src;
+            sum += (press[i] > 0.0f ? fabsf(res) : res > 0.0f ? res : 0.0f) / rho0;
+        }
+        it++;
+        mean = (float)(sum / n);
+        if (it >= 2 && mean <= tol)
+            break;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        iisph_accel(p, g, pos, mass, density, press, i, ap + 3 * i);
+        for (int a = 0; a < 3; a++)
+            acc[3 * i + a] += ap[3 * i + a];
+    }
+    if (iterations)
+        *iterations = it;
+    if (error)
+        *error = mean;
+    free(sys), free(ap);
+}
+
+static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n, float *pos, float *vel,
+                     const float *mass, float *density, uint32_t step, const struct eddy_couple_params *cp,
+                     uint32_t nb, const float *boundary, float *force, float *press, uint32_t *iterations,
+                     float *error)
 {
     if (!cp)
         nb = 0;
@@ -64,9 +186,10 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
     bool symmetric = p->model[0] == EDDY_SPH_SYMMETRIC, clamp_p = p->model[1] != 0, tait = p->model[2] == EDDY_SPH_TAIT;
     float alpha, c0 = sqrtf(k);
     memcpy(&alpha, &p->model[3], 4);
+    bool weak = p->solve[0] == EDDY_SPH_WEAK;
     for (uint32_t i = 0; i < n; i++) {
         const float *x = pos + 4 * i, *v = vel + 4 * i;
-        float rho_i = density[i], p_i = eddy_sph_pressure(tait, k, rho_i, rho0, clamp_p);
+        float rho_i = density[i], p_i = weak ? eddy_sph_pressure(tait, k, rho_i, rho0, clamp_p) : 0.0f;
         float fp[3] = { 0 }, fv[3] = { 0 }, nn[3] = { 0 }, lap = 0;
         EDDY_CPU_NEIGHBOURS(&g, x, j) {
             float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
@@ -77,7 +200,7 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
             lap += vol * eddy_lap_poly6(r2, h);
             if (j == i)
                 continue;
-            float p_j = eddy_sph_pressure(tait, k, density[j], rho0, clamp_p);
+            float p_j = weak ? eddy_sph_pressure(tait, k, density[j], rho0, clamp_p) : 0.0f;
             const float *vj = vel + 4 * j;
             float dv[3] = { v[0] - vj[0], v[1] - vj[1], v[2] - vj[2] };
             float cp = (eddy_sph_pair(symmetric, mass[j], rho_i, p_i, density[j], p_j) +
@@ -96,7 +219,7 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
         eddy_wall_ghosts_lever_cpu(x, h, s, p->box_min, p->box_max, p->gravity, &gw, gg, lever);
         float fb = p_i * eddy_sph_boundary(symmetric, rho_i, rho0), lv = eddy_sph_boundary_lever(symmetric, rho_i, rho0);
         for (int a = 0; a < 3; a++)
-            fp[a] -= (s * s * s) * (fb * gg[a] + lv * lever[a]);
+            fp[a] -= weak ? (s * s * s) * (fb * gg[a] + lv * lever[a]) : 0.0f;
         if (nb) {
             eddy_couple_boundary_cpu(cp, nb, boundary, NULL, x, &gw, gg, NULL);
             for (int a = 0; a < 3; a++)
@@ -134,6 +257,13 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
     }
     if (nb)
         eddy_couple_sph_cpu(cp, nb, boundary, n, pos, mass, density, force);
+    if (!weak) {
+        /* eddy_sph_step_cpu with IISPH parameters: a solve from zero. */
+        float *own = press ? NULL : calloc((size_t)n + 1, sizeof *own);
+        if (press || own)
+            iisph_solve(p, &g, n, pos, vel, mass, density, acc, press ? press : own, iterations, error);
+        free(own);
+    }
     for (uint32_t i = 0; i < n; i++) {
         float *x = pos + 4 * i, *v = vel + 4 * i;
         for (int a = 0; a < 3; a++) {
@@ -146,4 +276,19 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
     }
     free(acc);
     eddy_cpu_grid_free(&g);
+}
+
+void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
+                               float *pos, float *vel, const float *mass, float *density, uint32_t step,
+                               const struct eddy_couple_params *cp, uint32_t nb,
+                               const float *boundary, float *force)
+{
+    step_cpu(p, solids, n, pos, vel, mass, density, step, cp, nb, boundary, force, NULL, NULL, NULL);
+}
+
+void eddy_sph_step_iisph_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n, float *pos,
+                             float *vel, const float *mass, float *density, float *pressure, uint32_t step,
+                             uint32_t *iterations, float *error)
+{
+    step_cpu(p, solids, n, pos, vel, mass, density, step, NULL, 0, NULL, NULL, pressure, iterations, error);
 }

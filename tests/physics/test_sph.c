@@ -75,7 +75,9 @@ static void against_cpu(eddy_engine *e, int form)
         "                   \"push_center\": [0.0, 0.1, 0.15], \"push_velocity\": [2, 0, 0], \"push_radius\": 0.1,"
         "                   \"push_strength\": 50, \"pressure_force\": %d,"
         "                   \"clamp_negative_pressure\": %s%s } } ] }", form == 1, form == 1 ? "false" : "true",
-        form == 2 ? ", \"equation_of_state\": 1, \"artificial_viscosity\": 0.3, \"normalise_density\": true" : "");
+        form == 2   ? ", \"equation_of_state\": 1, \"artificial_viscosity\": 0.3, \"normalise_density\": true"
+        : form == 3 ? ", \"solver\": 1, \"artificial_viscosity\": 0.3, \"normalise_density\": true, \"tolerance\": 0.0001"
+                    : "");
     sim m = load(e, json);
     CHECK(m.n == 1000);
     float *pos = malloc(16ull * m.n), *vel = malloc(16ull * m.n), *mass = malloc(4ull * m.n);
@@ -94,8 +96,8 @@ static void against_cpu(eddy_engine *e, int form)
         { "vortex_center", { 0.15, 0, 0.15 } }, { "vortex_omega", { 5 } }, { "vortex_radius", { 0.12 } },
         { "push_center", { 0.0, 0.1, 0.15 } }, { "push_velocity", { 2, 0, 0 } }, { "push_radius", { 0.1 } },
         { "push_strength", { 50 } }, { "pressure_force", { form == 1 } }, { "clamp_negative_pressure", { form != 1 } },
-        { "equation_of_state", { form == 2 } }, { "artificial_viscosity", { form == 2 ? 0.3 : 0 } },
-        { "normalise_density", { form == 2 } },
+        { "equation_of_state", { form == 2 } }, { "artificial_viscosity", { form >= 2 ? 0.3 : 0 } },
+        { "normalise_density", { form >= 2 } }, { "solver", { form == 3 } }, { "tolerance", { form == 3 ? 1e-4 : 5e-4 } },
     };
     for (size_t k = 0; k < sizeof set / sizeof set[0]; k++)
         for (uint32_t i = 0; i < md->param_count; i++)
@@ -110,8 +112,17 @@ static void against_cpu(eddy_engine *e, int form)
         { { 0.2f, 0.228f, 0.0f, 0.01f }, { 0.2f, 0.228f, 0.4f, 0 }, { 0, 0, 0 }, EDDY_SOLID_CAPSULE },
         { { 0.15f, 0.0f, 0.15f, 0.15f }, { 0, 1, 0, 0.3f }, { 0.01f, 0, 0 }, EDDY_SOLID_GLASS },
     };
-    for (int step = 0; step < 20; step++)
-        eddy_sph_step_cpu(&p, solids, m.n, pos, vel, mass, rho, (uint32_t)step);
+    float *press = calloc(m.n, sizeof *press);
+    REQUIRE(press);
+    uint32_t iterations = 0;
+    float solve_error = 0;
+    for (int step = 0; step < 20; step++) {
+        if (form == 3)
+            eddy_sph_step_iisph_cpu(&p, solids, m.n, pos, vel, mass, rho, press, (uint32_t)step, &iterations,
+                                    &solve_error);
+        else
+            eddy_sph_step_cpu(&p, solids, m.n, pos, vel, mass, rho, (uint32_t)step);
+    }
     CHECK(eddy_scene_step(m.s, 20) == EDDY_OK);
     CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "position"), 0, 16ull * m.n, gpos) == EDDY_OK);
     double worst = 0;
@@ -124,9 +135,28 @@ static void against_cpu(eddy_engine *e, int form)
         moved += solid_inside(solids, gpos + 4 * i) == 0;
     CHECKF(moved == m.n, "%u particles inside a solid after 20 steps", m.n - moved);
     printf("GPU vs CPU (%s), 1,000 particles x 20 steps: largest position difference %.3g m (box 0.4 m)\n",
-           form == 1 ? "Mueller 2003" : form ? "symmetric, Tait, artificial viscosity, normalised density" : "symmetric",
+           form == 1   ? "Mueller 2003"
+           : form == 2 ? "symmetric, Tait, artificial viscosity, normalised density"
+           : form == 3 ? "IISPH, artificial viscosity, normalised density"
+                       : "symmetric",
            worst);
-    free(pos), free(vel), free(mass), free(rho), free(gpos);
+    if (form == 3) {
+        /* The pressure the GPU solved against the C solve's. */
+        float *gp = malloc(4ull * m.n);
+        REQUIRE(gp);
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "pressure"), 0, 4ull * m.n, gp) == EDDY_OK);
+        double pmax = 0, pworst = 0;
+        for (uint32_t i = 0; i < m.n; i++) {
+            pmax = fmax(pmax, fabs(press[i]));
+            pworst = fmax(pworst, fabs((double)gp[i] - press[i]));
+        }
+        CHECKF(pmax > 0 && pworst <= 0.02 * pmax, "largest pressure difference %g Pa (largest pressure %g Pa)",
+               pworst, pmax);
+        printf("IISPH: the C solve took %u iterations in the last step (mean compression error %.2g); largest "
+               "pressure difference %.3g Pa of %.3g Pa\n", iterations, solve_error, pworst, pmax);
+        free(gp);
+    }
+    free(pos), free(vel), free(mass), free(rho), free(gpos), free(press);
     eddy_destroy_scene(m.s);
 }
 
@@ -148,8 +178,11 @@ static void momentum(eddy_engine *e, int form)
              "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\","
              "      \"params\": { \"h\": 0.04, \"stiffness\": 400, \"viscosity\": %s, \"pressure_force\": %d,"
              "                     \"clamp_negative_pressure\": %s, \"surface_tension\": 0,%s"
-             "                     \"gravity\": [0, 0, 0] } } ] }", points, form == 2 ? "0.001" : "10", form == 1,
-             form == 1 ? "false" : "true", form == 2 ? " \"equation_of_state\": 1, \"artificial_viscosity\": 0.5," : "");
+             "                     \"gravity\": [0, 0, 0] } } ] }", points, form >= 2 ? "0.001" : "10", form == 1,
+             form == 1 ? "false" : "true",
+             form == 2   ? " \"equation_of_state\": 1, \"artificial_viscosity\": 0.5,"
+             : form == 3 ? " \"solver\": 1, \"artificial_viscosity\": 0.5, \"normalise_density\": true,"
+                         : "");
     sim m = load(e, json);
     eddy_buffer vb = eddy_particles_buffer(e, m.p, "velocity"), pb = eddy_particles_buffer(e, m.p, "position");
     float vel[512 * 4], pos[512 * 4], mass[512];
@@ -178,7 +211,8 @@ static void momentum(eddy_engine *e, int form)
     CHECKF(lo > 0.05 && hi < 0.95, "the block touched the walls (%g .. %g): the test needs them untouched", lo, hi);
     CHECKF(drift <= 1e-5 * scale, "momentum changed by %g kg m/s over 1,000 steps (scale %g, tolerance 1e-5 of it)", drift, scale);
     printf("momentum (%s): 512 particles, 1,000 steps: change %.3g kg m/s of %.3g (%.2g relative), particles within %.3f .. %.3f m\n",
-           form == 1 ? "Mueller 2003" : form ? "Tait, artificial viscosity" : "symmetric", drift, scale, drift / scale, lo, hi);
+           form == 1 ? "Mueller 2003" : form == 2 ? "Tait, artificial viscosity" : form == 3 ? "IISPH, artificial viscosity" : "symmetric",
+           drift, scale, drift / scale, lo, hi);
     eddy_destroy_scene(m.s);
 }
 
@@ -368,7 +402,7 @@ static void stir_input(eddy_engine *e)
  * tracks the table within 2.5% mean relative error over T <= 3; the run stays
  * stable: its kinetic energy never exceeds the potential energy released
  * (beyond 2%, what compression stores) and no particle leaves the box. */
-static void dam_break(eddy_engine *e, const char *root)
+static void dam_break(eddy_engine *e, const char *root, bool iisph, double dt)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/data/validation/martin_moyce_1952.csv", root);
@@ -382,7 +416,7 @@ static void dam_break(eddy_engine *e, const char *root)
             rows++;
     fclose(f);
     REQUIRE(rows >= 10);
-    const double a = 0.1, g = 9.81, s = a / 16, dt = 0.0002;
+    const double a = 0.1, g = 9.81, s = a / 16;
     char json[2048];
     snprintf(json, sizeof json,
         "{ \"dt\": %g, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [0.7, 0.15, %.17g] },"
@@ -391,7 +425,8 @@ static void dam_break(eddy_engine *e, const char *root)
         "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\","
         "      \"params\": { \"h\": %.17g, \"equation_of_state\": 1, \"speed_of_sound\": 20, \"viscosity\": 0.001,"
         "                    \"artificial_viscosity\": 0.1, \"normalise_density\": true, \"restitution\": 0,"
-        "                    \"surface_tension\": 0 } } ] }", dt, 8 * s, s, a, a, 8 * s, 2 * s);
+        "                    \"surface_tension\": 0, \"solver\": %d } } ] }", dt, 8 * s, s, a, a, 8 * s, 2 * s,
+        (int)iisph);
     sim m = load(e, json);
     REQUIRE(m.n == 16 * 16 * 8);
     float *pos = malloc(16ull * m.n), *vel = malloc(16ull * m.n), *mass = malloc(4ull * m.n);
@@ -400,7 +435,7 @@ static void dam_break(eddy_engine *e, const char *root)
     double M = 0, y0 = 0;
     for (uint32_t i = 0; i < m.n; i++)
         M += mass[i];
-    enum { EVERY = 5 };
+    const int EVERY = (int)lround(0.001 / dt); /* a sample every millisecond */
     const double t_end = 3.0 / sqrt(g / a);
     int samples = (int)ceil(t_end / (EVERY * dt)) + 1;
     double *front = malloc(sizeof(double) * (size_t)samples);
@@ -440,9 +475,9 @@ static void dam_break(eddy_engine *e, const char *root)
         printf("  %.2f %.2f %.3f\n", T[r], Z[r], z);
     }
     double mean = sum / rows;
-    printf("dam break: %u particles (16 across), dt %g s, %d rows with T <= 3: mean relative error %.2f%% (bound 2.5%%); "
+    printf("dam break (%s): %u particles (16 across), dt %g s, %d rows with T <= 3: mean relative error %.2f%% (bound 2.5%%); "
            "kinetic energy above 1.02 x the released potential energy by at most %.3g J; farthest outside the box %.3g m\n",
-           m.n, dt, rows, 100 * mean, worst_energy, worst_out);
+           iisph ? "IISPH" : "weakly compressible", m.n, dt, rows, 100 * mean, worst_energy, worst_out);
     CHECKF(mean < 0.025, "front %.2f%% from Martin and Moyce on average (bound 2.5%%)", 100 * mean);
     CHECKF(worst_energy <= 0, "kinetic energy exceeded the released potential energy by %g J", worst_energy);
     CHECKF(worst_out <= 0, "a particle %g m outside the box", worst_out);
@@ -457,12 +492,12 @@ int main(int argc, char **argv)
     REQUIRE(argc > 1);
     eddy_engine *e = test_engine();
     if (test_part(argc, argv, 2, "cpu"))
-        for (int form = 0; form < 3; form++)
+        for (int form = 0; form < 4; form++)
             against_cpu(e, form);
     if (test_part(argc, argv, 2, "adaptive"))
         adaptive(e);
     if (test_part(argc, argv, 2, "momentum"))
-        for (int form = 0; form < 3; form++)
+        for (int form = 0; form < 4; form++)
             momentum(e, form);
     if (test_part(argc, argv, 2, "rest"))
         hydrostatic(e);
@@ -473,7 +508,9 @@ int main(int argc, char **argv)
     if (test_part(argc, argv, 2, "stir_input"))
         stir_input(e);
     if (test_part(argc, argv, 2, "dam_break"))
-        dam_break(e, argv[1]);
+        dam_break(e, argv[1], false, 0.0002);
+    if (test_part(argc, argv, 2, "dam_break_iisph"))
+        dam_break(e, argv[1], true, 0.002);
     test_finish(e);
     return test_report("sph");
 }

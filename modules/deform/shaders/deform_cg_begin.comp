@@ -10,7 +10,7 @@ layout(local_size_x = 256) in;
 layout(std430, binding = 1) readonly buffer Partials { vec4 partials[]; };
 layout(std430, binding = 2) writeonly buffer Cg { CgState cg; };
 layout(std430, binding = 3) writeonly buffer Args { uint args[]; };
-DEFORM_SUM_PARTIALS
+EDDY_SUM_PARTIALS
 
 void main()
 {

@@ -42,7 +42,7 @@ void main()
         cg_q[i] = vec4(q, 0.0);
         dots = vec4(dot(p, q), 0.0, 0.0, 0.0);
     }
-    vec4 s = deform_workgroup_sum(dots);
+    vec4 s = eddy_workgroup_sum(dots);
     if (gl_LocalInvocationIndex == 0u)
         partials[gl_WorkGroupID.x] = s;
 }

@@ -31,7 +31,7 @@ void main()
         cg_z[i] = vec4(z, 0.0);
         dots = vec4(dot(r, z), dot(r, r), 0.0, 0.0);
     }
-    vec4 s = deform_workgroup_sum(dots);
+    vec4 s = eddy_workgroup_sum(dots);
     if (gl_LocalInvocationIndex == 0u)
         partials[gl_WorkGroupID.x] = s;
 }

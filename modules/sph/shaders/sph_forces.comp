@@ -4,7 +4,9 @@
 // artificial viscosity with it,
 // viscosity (viscosity-kernel Laplacian), surface tension from the colour
 // field, gravity and the vortex field, as an acceleration a_i = f_i / rho_i.
-// Also the colour-field gradient n (surface normal = -n) and |n|.
+// Also the colour-field gradient n (surface normal = -n) and |n|. With
+// IISPH (P.solve.x) everything but the pressure: the iterations that follow
+// find that (sph_iisph_*.comp).
 #extension GL_GOOGLE_include_directive : require
 #include "sph_common.glsl"
 
@@ -31,7 +33,8 @@ void main()
     float h = SPH_H, k = P.material.x, mu = P.material.y, sigma = P.material.z, l = P.material.w;
     bool symmetric = P.model.x == EDDY_SPH_SYMMETRIC, clamp_p = P.model.y != 0u, tait = P.model.z == EDDY_SPH_TAIT;
     float alpha = uintBitsToFloat(P.model.w), c0 = sqrt(k);
-    float rho_i = vr.w, p_i = eddy_sph_pressure(tait, k, rho_i, SPH_RHO0, clamp_p);
+    bool weak = P.solve.x == EDDY_SPH_WEAK;
+    float rho_i = vr.w, p_i = weak ? eddy_sph_pressure(tait, k, rho_i, SPH_RHO0, clamp_p) : 0.0;
     vec3 f_p = vec3(0.0), f_v = vec3(0.0), n = vec3(0.0);
     float lap_c = 0.0;
     ivec3 c = sph_cell(p);
@@ -56,7 +59,7 @@ void main()
             lap_c += vol * eddy_lap_poly6(r2, h); // j = i too: c includes the particle itself
             if (j == i)
                 continue;
-            float p_j = eddy_sph_pressure(tait, k, rho_j, SPH_RHO0, clamp_p), gs = eddy_grad_spiky(r2, h);
+            float p_j = weak ? eddy_sph_pressure(tait, k, rho_j, SPH_RHO0, clamp_p) : 0.0, gs = eddy_grad_spiky(r2, h);
             f_p -= (eddy_sph_pair(symmetric, m_j, rho_i, p_i, rho_j, p_j) +
                     eddy_sph_artificial(alpha, c0, h, dot(v - vrj.xyz, r), r2, rho_i, rho_j, m_j)) * gs * r;
             f_v += mu * vol * (vrj.xyz - v) * eddy_lap_visc(r2, h);
@@ -70,7 +73,8 @@ void main()
     float s = uintBitsToFloat(P.misc.w), fb = p_i * eddy_sph_boundary(symmetric, rho_i, SPH_RHO0);
     vec3 lever;
     vec4 gh = eddy_wall_ghosts_lever(p, h, s, P.box_min.xyz, P.box_max.xyz, P.gravity.xyz, lever);
-    f_p -= (s * s * s) * (fb * gh.xyz + eddy_sph_boundary_lever(symmetric, rho_i, SPH_RHO0) * lever);
+    if (weak)
+        f_p -= (s * s * s) * (fb * gh.xyz + eddy_sph_boundary_lever(symmetric, rho_i, SPH_RHO0) * lever);
     // A coupled rigid set's particles likewise, each of its volume V_b; the
     // opposite force goes to them (couple.sph).
 #ifdef EDDY_COUPLED
