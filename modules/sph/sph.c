@@ -101,7 +101,7 @@ static const eddy_param_info params[P_COUNT] = {
                    "0: weakly compressible, the pressure from the equation of state; 1: IISPH (Ihmsen et al. "
                    "2014), the pressure that keeps the fluid at rest density, solved each substep (no sound "
                    "bound on dt: CFL, viscosity and gravity bounds only)" },
-    [P_TOLERANCE] = { "tolerance", EDDY_PARAM_FLOAT, "1", { 0.0005 }, 1e-7, 0.1,
+    [P_TOLERANCE] = { "tolerance", EDDY_PARAM_FLOAT, "1", { 0.0001 }, 1e-7, 0.1,
                       "IISPH: the iterations stop once the predicted density exceeds rest_density by at most "
                       "this fraction on average (compressed particles; expanded ones count 0)" },
     [P_MAX_ITERATIONS] = { "max_iterations", EDDY_PARAM_INT, "1", { 100 }, 2, 10000,

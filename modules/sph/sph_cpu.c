@@ -272,7 +272,12 @@ static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, 
         }
         float e;
         memcpy(&e, &p->misc[1], 4);
-        eddy_cpu_collide(x, v, x[3], e, p->box_min, p->box_max, solids, (uint32_t)p->dims[3]);
+        float wide = weak ? 0.0f : x[3], lo[3], hi[3]; /* sph_integrate.comp */
+        for (int a = 0; a < 3; a++)
+            lo[a] = p->box_min[a] - wide, hi[a] = p->box_max[a] + wide;
+        eddy_cpu_collide(x, v, x[3], e, lo, hi, solids, (uint32_t)p->dims[3]);
+        for (int a = 0; a < 3; a++)
+            x[a] = x[a] < p->box_min[a] ? p->box_min[a] : x[a] > p->box_max[a] ? p->box_max[a] : x[a];
     }
     free(acc);
     eddy_cpu_grid_free(&g);

@@ -29,8 +29,15 @@ void main()
     float dt = SPH_DT, radius = spos[i].w;
     vec3 v = svel[i].xyz + saccel[i].xyz * dt;
     vec3 x = spos[i].xyz + v * dt;
-    uint n = eddy_collide(x, v, radius, uintBitsToFloat(P.misc.y), P.box_min.xyz, P.box_max.xyz,
+    // IISPH: the walls are the ghosts' pressure, and the box keeps only the
+    // centres in (its planes widened by the radius). A collision at the
+    // radius pins wall particles where the solve means to move them: their
+    // density error persists, the warm-started pressure grows, and a column
+    // at rest blows up at tolerance 1e-5. The solids (no ghosts) keep it.
+    float wide = P.solve.x == EDDY_SPH_IISPH ? radius : 0.0;
+    uint n = eddy_collide(x, v, radius, uintBitsToFloat(P.misc.y), P.box_min.xyz - wide, P.box_max.xyz + wide,
                           uint(P.dims.w));
+    x = clamp(x, P.box_min.xyz, P.box_max.xyz); // (hi + r) - r may round past hi
     if (n != 0u)
         atomicAdd(pushes[0], n); // an integer count: the same total in any order
     uint o = sorted_index[i];
