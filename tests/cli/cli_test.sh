@@ -176,6 +176,10 @@ sph_h)
     expect_bad "$scenes/sph_h.json" -- "[scene.field]" "sph_h.json: systems[0].params.h: 0" "[1e-05, 100] m";;
 sph_cfl)
     expect_bad "$scenes/sph_cfl.json" -- "[system.unstable]" "dt = 0.001 s" "0.00016 s" "sph_cfl.json: systems[0]";;
+sph_iisph_boundary)
+    expect_bad "$scenes/sph_iisph_boundary.json" -- "[system.invalid]" "params.solver 1 (IISPH) does not take boundary sets" "sph_iisph_boundary.json: systems[0]";;
+sph_iisph_dt)
+    expect_bad "$scenes/sph_iisph_dt.json" -- "[system.unstable]" "dt = 0.02 s" "IISPH stability bound 0.0159638 s" "sph_iisph_dt.json: systems[0]";;
 tool_radius)
     expect_bad "$scenes/tool_radius.json" -- "[system.invalid]" "tool_radius > 0" "tool_radius.json: systems[0]";;
 tool_negative_radius)
