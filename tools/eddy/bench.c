@@ -414,8 +414,9 @@ done:
  * runs the module's full step; the C step is the module's reference with the
  * same equations and grid. PBF uses 4 iterations at dt = 4 ms, except the
  * pbf.dam50k case (3 iterations at dt = 1 ms, the issue's comparison case);
- * SPH uses dt = 0.4 ms. */
-typedef enum fluid { FLUID_SPH, FLUID_PBF } fluid;
+ * SPH uses dt = 0.4 ms, IISPH (sph solver 1, default tolerance, normalised
+ * density: the raw sum reads the fill 1% compressed) dt = 2 ms. */
+typedef enum fluid { FLUID_SPH, FLUID_PBF, FLUID_IISPH } fluid;
 
 static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, uint32_t iterations,
                        double dt)
@@ -427,6 +428,8 @@ static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, u
     char json[2048], extra[128];
     if (kind == FLUID_SPH)
         snprintf(extra, sizeof extra, "\"stiffness\": 400, \"viscosity\": 10");
+    else if (kind == FLUID_IISPH)
+        snprintf(extra, sizeof extra, "\"stiffness\": 400, \"viscosity\": 10, \"solver\": 1, \"normalise_density\": true");
     else
         snprintf(extra, sizeof extra, "\"iterations\": %u", iterations);
     snprintf(json, sizeof json,
@@ -435,41 +438,43 @@ static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, u
              "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [%g, %g, %g] } } ],"
              "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"%s\", \"set\": \"water\","
              "      \"params\": { \"h\": 0.02, %s } } ] }",
-             dt, 4 * cx, 1.5 * cy, cx, s, cx, cy, cx, kind == FLUID_SPH ? "sph" : "pbf", extra);
+             dt, 4 * cx, 1.5 * cy, cx, s, cx, cy, cx, kind == FLUID_PBF ? "pbf" : "sph", extra);
     eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = name, .json = json, .profile = true, .no_output = true });
     if (!sc)
         return 1;
     eddy_particles p = eddy_find_particles(e, "water");
     uint32_t count = eddy_particles_count(e, p);
     float *pos = malloc(16ull * count), *vel = malloc(16ull * count), *mass = malloc(4ull * count);
-    float *rho = malloc(4ull * count), *gpos = malloc(16ull * count);
+    float *rho = malloc(4ull * count), *gpos = malloc(16ull * count), *press = calloc(count + 1ull, 4);
     int rc = 1;
     result r = { .name = name, .n = count, .unit = "particles" };
-    if (!pos || !vel || !mass || !rho || !gpos ||
+    if (!pos || !vel || !mass || !rho || !gpos || !press ||
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, pos) != EDDY_OK ||
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "velocity"), 0, 16ull * count, vel) != EDDY_OK ||
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "mass"), 0, 4ull * count, mass) != EDDY_OK ||
         time_graph(e, eddy_scene_graph(sc), c->iterations, &r) != EDDY_OK ||
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, gpos) != EDDY_OK)
         goto done;
-    const eddy_module_desc *md = kind == FLUID_SPH ? eddy_sph_module() : eddy_pbf_module();
+    const eddy_module_desc *md = kind == FLUID_PBF ? eddy_pbf_module() : eddy_sph_module();
     eddy_param_value values[32];
     for (uint32_t i = 0; i < md->param_count && i < 32; i++) {
         memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
         const char *pn = md->params[i].name;
         if (!strcmp(pn, "h"))
             values[i].v[0] = 0.02;
-        else if (kind == FLUID_SPH && !strcmp(pn, "stiffness"))
+        else if (kind != FLUID_PBF && !strcmp(pn, "stiffness"))
             values[i].v[0] = 400;
-        else if (kind == FLUID_SPH && !strcmp(pn, "viscosity"))
+        else if (kind != FLUID_PBF && !strcmp(pn, "viscosity"))
             values[i].v[0] = 10;
+        else if (kind == FLUID_IISPH && (!strcmp(pn, "solver") || !strcmp(pn, "normalise_density")))
+            values[i].v[0] = 1;
         else if (kind == FLUID_PBF && !strcmp(pn, "iterations"))
             values[i].v[0] = iterations;
     }
     const float lo[3] = { 0, 0, 0 }, hi[3] = { (float)(4 * cx), (float)(1.5 * cy), (float)cx };
     struct eddy_sph_params sp;
     struct eddy_pbf_params pp;
-    if (kind == FLUID_SPH)
+    if (kind != FLUID_PBF)
         eddy_sph_params_from_values(&sp, values, lo, hi, dt, count, 0);
     else
         eddy_pbf_params_from_values(&pp, values, lo, hi, dt, count, 0);
@@ -481,6 +486,8 @@ static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, u
             t0 = now_ms();
         if (kind == FLUID_SPH)
             eddy_sph_step_cpu(&sp, NULL, count, pos, vel, mass, rho, k);
+        else if (kind == FLUID_IISPH)
+            eddy_sph_step_iisph_cpu(&sp, NULL, count, pos, vel, mass, rho, press, k, NULL, NULL);
         else
             eddy_pbf_step_cpu(&pp, NULL, iterations, count, pos, vel, mass, rho, NULL);
     }
@@ -492,15 +499,14 @@ static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, u
     print_result(eddy_engine_device(e), &r);
     rc = r.match ? 0 : 1;
 done:
-    free(pos), free(vel), free(mass), free(rho), free(gpos);
+    free(pos), free(vel), free(mass), free(rho), free(gpos), free(press);
     eddy_destroy_scene(sc);
     return rc;
 }
 
-static int bench_sph(bench_ctx *c, const char *name, uint32_t n, bool flag)
+static int bench_sph(bench_ctx *c, const char *name, uint32_t n, bool iisph)
 {
-    (void)flag;
-    return bench_fluid(c, name, n, FLUID_SPH, 0, 4e-4);
+    return iisph ? bench_fluid(c, name, n, FLUID_IISPH, 0, 2e-3) : bench_fluid(c, name, n, FLUID_SPH, 0, 4e-4);
 }
 
 static int bench_pbf(bench_ctx *c, const char *name, uint32_t n, bool dam50k)
@@ -897,6 +903,8 @@ static const bench_case cases[] = {
     { "sph.16k", bench_sph, 16000, false },
     { "sph.65k", bench_sph, 65536, false },
     { "sph.262k", bench_sph, 262144, false },
+    { "sph.iisph16k", bench_sph, 16000, true },
+    { "sph.iisph65k", bench_sph, 65536, true },
     { "pbf.10k", bench_pbf, 10000, false },
     { "pbf.20k", bench_pbf, 20000, false },
     { "pbf.40k", bench_pbf, 40000, false },
