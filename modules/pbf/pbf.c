@@ -52,7 +52,7 @@ static const uint32_t tool_end_spv[] =
 enum {
     P_H, P_RHO0, P_ITERATIONS, P_EPSILON, P_TENSILE_K, P_TENSILE_N, P_TENSILE_DQ, P_XSPH,
     P_GRAVITY, P_WALL_SPACING, P_VORTICITY, P_TOOL_RADIUS, P_TOOL_POSITION, P_TOOL_ADHESION,
-    P_TOOL_RANGE, P_TOOL_DAMPING, P_COUNT
+    P_TOOL_RANGE, P_TOOL_DAMPING, P_UNILATERAL, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -71,6 +71,9 @@ static const eddy_param_info params[P_COUNT] = {
     [P_TOOL_POSITION] = { "tool_position", EDDY_PARAM_VEC3, "m", { 0, 0, 0 }, -1e6, 1e6, "the tool's centre until a path or the host moves it" },
     [P_TOOL_ADHESION] = { "tool_adhesion", EDDY_PARAM_FLOAT, "N/m^3", { 2000 }, 0, 1e9, "adhesion K (seed eq. 12, K_i = K_j): the peak pull of a particle is K m/rho" },
     [P_TOOL_RANGE] = { "tool_adhesion_range", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 100, "adhesion acts from the surface (A = R) to B = R + this; 0 = h" },
+    [P_UNILATERAL] = { "unilateral", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1,
+                       "density constraint only where the fluid is compressed, C = max(rho / rho0 - 1, 0) "
+                       "(false: the paper's C, which pulls a free surface, where rho < rho0, into the bulk)" },
     [P_TOOL_DAMPING] = { "tool_damping", EDDY_PARAM_FLOAT, "N s/m", { 0.02 }, 0, 1e6, "damping k (seed eq. 14) per particle in contact (closer than R + wall spacing)" },
 };
 
@@ -114,6 +117,7 @@ void eddy_pbf_params_from_values(struct eddy_pbf_params *p, const eddy_param_val
     p->solver[3] = (float)(v[P_TENSILE_DQ].v[0] * h);
     p->options[0] = (float)v[P_XSPH].v[0];
     p->options[2] = (float)(v[P_WALL_SPACING].v[0] > 0 ? v[P_WALL_SPACING].v[0] : h / 2);
+    p->options[1] = v[P_UNILATERAL].v[0] != 0 ? 1.0f : 0.0f;
     p->options[3] = (float)v[P_VORTICITY].v[0];
     p->misc[0] = count;
     p->tool[0] = (float)v[P_TOOL_RADIUS].v[0];

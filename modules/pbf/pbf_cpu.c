@@ -123,7 +123,10 @@ void eddy_pbf_step_coupled_cpu(const struct eddy_pbf_params *p, const eddy_solid
                     gi[a] += gg[a];
             }
             float denom = dot3(gi, gi) + sum2 + mass[i] * dot3(gm, gm);
-            lam[2 * i] = -(rho / rho0 - 1.0f) / (denom + eps);
+            float C = rho / rho0 - 1.0f;
+            if (p->options[1] != 0 && C < 0)
+                C = 0; /* unilateral (pbf_lambda.comp) */
+            lam[2 * i] = -C / (denom + eps);
             lam[2 * i + 1] = denom;
             density[i] = rho;
         }

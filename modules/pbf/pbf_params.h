@@ -12,7 +12,8 @@ struct eddy_pbf_params {
     EDDY_V4 gravity EDDY_ARR4;  /* xyz (m/s^2), w rest density rho0 (kg/m^3) */
     EDDY_V4 solver EDDY_ARR4;   /* x relaxation epsilon (1/m^2, from `relaxation`), y tensile k_s, z tensile
                                    n, w tensile dq (m) */
-    EDDY_V4 options EDDY_ARR4;  /* x XSPH c, y unused, z wall ghost spacing (m), w vorticity
+    EDDY_V4 options EDDY_ARR4;  /* x XSPH c, y 1: unilateral density constraint, C = max(rho / rho0 -
+                                   1, 0) (0: the paper's C), z wall ghost spacing (m), w vorticity
                                    confinement epsilon (m/s) */
     EDDY_U4 misc EDDY_ARR4;     /* x particles */
     EDDY_V4 tool EDDY_ARR4;     /* x tool radius R (m, 0 = no tool), y adhesion K (N/m^3), z adhesion

@@ -72,6 +72,8 @@ void main()
     gi += cb.xyz;
 #endif
     float C = rho / rho0 - 1.0;
+    if (P.options.y != 0.0)
+        C = max(C, 0.0); // unilateral: no pull where the fluid is expanded (a free surface)
     float denom = dot(gi, gi) + sum2 + smass[i] * dot(gw, gw);
     lambda[i] = vec4(-C / (denom + P.solver.x), denom, rho, 0.0);
 }
