@@ -102,8 +102,9 @@ static const eddy_param_info params[P_COUNT] = {
                    "2014), the pressure that keeps the fluid at rest density, solved each substep (no sound "
                    "bound on dt: CFL, viscosity and gravity bounds only)" },
     [P_TOLERANCE] = { "tolerance", EDDY_PARAM_FLOAT, "1", { 0.0001 }, 1e-7, 0.1,
-                      "IISPH: the iterations stop once the predicted density exceeds rest_density by at most "
-                      "this fraction on average (compressed particles; expanded ones count 0)" },
+                      "IISPH: the iterations stop once the predicted density error over rest_density, averaged "
+                      "over every particle, is at most this (both ways where pressure acts, compression only "
+                      "where none does: a free surface may expand)" },
     [P_MAX_ITERATIONS] = { "max_iterations", EDDY_PARAM_INT, "1", { 100 }, 2, 10000,
                            "IISPH: iterations at most per substep (recorded; the ones after convergence are "
                            "empty dispatches)" },
