@@ -490,7 +490,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         s->sap = scratch(s, ctx->name, "iisph.acceleration", 16 * n);
         s->partials = scratch(s, ctx->name, "iisph.partials", 16 * groups);
         s->args = scratch(s, ctx->name, "iisph.args", 24);
-        s->istate = scratch(s, ctx->name, "iisph.state", 16);
+        s->istate = scratch(s, ctx->name, "iisph.state", sizeof(struct eddy_sph_iisph_state));
         s->k_diag = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_diag", EDDY_SPIRV(iisph_diag_spv) });
         s->k_accel = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_accel", EDDY_SPIRV(iisph_accel_spv) });
         s->k_accel_final = eddy_create_kernel(e, &(eddy_kernel_desc){
@@ -622,12 +622,14 @@ static void stats(void *state, eddy_stats *st)
         eddy_stats_add(st, "surge_front", front);
         eddy_stats_add(st, "surface_particles", surface);
         eddy_stats_add(st, "boundary_pushes", pushes);
-        /* The last substep's solve: iterations and mean compression error. */
-        struct { uint32_t iterations; float error; uint32_t converged, pad; } is;
+        /* The last substep's solve: iterations and mean density error. */
+        struct eddy_sph_iisph_state is;
         if (s->iisph && eddy_buffer_download(e, s->istate, 0, sizeof is, &is) == EDDY_OK) {
-            eddy_stats_add(st, "iisph_iterations", is.iterations);
-            eddy_stats_add(st, "iisph_density_error", is.error);
-            eddy_stats_add(st, "iisph_converged", is.converged);
+            float error;
+            memcpy(&error, &is.s[1], 4);
+            eddy_stats_add(st, "iisph_iterations", is.s[0]);
+            eddy_stats_add(st, "iisph_density_error", error);
+            eddy_stats_add(st, "iisph_converged", is.s[2]);
         }
         uint32_t zero = 0;
         eddy_buffer_upload(e, s->pushes, 0, 4, &zero);

@@ -38,7 +38,7 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
 /* The same with p->solve.x = EDDY_SPH_IISPH: pressure (one per particle, Pa)
  * in, the last substep's (zeros at the start), out, this one's;
  * iterations and error (each may be NULL): the iterations done and the last
- * one's mean compression density error over rho0. */
+ * one's mean density error over rho0 (as sph_iisph_update.comp). */
 void eddy_sph_step_iisph_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n, float *pos,
                              float *vel, const float *mass, float *density, float *pressure, uint32_t step,
                              uint32_t *iterations, float *error);

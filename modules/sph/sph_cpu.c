@@ -26,7 +26,7 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
     eddy_sph_step_coupled_cpu(p, solids, n, pos, vel, mass, density, step, NULL, 0, NULL, NULL);
 }
 
-/* IISPH (sph_iisph.glsl): the pressure acceleration of particle i. */
+/* IISPH (sph_iisph_accel.comp): the pressure acceleration of particle i. */
 static void iisph_accel(const struct eddy_sph_params *p, const eddy_cpu_grid *g, const float *pos,
                         const float *mass, const float *density, const float *press, uint32_t i, float out[3])
 {

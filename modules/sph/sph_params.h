@@ -27,8 +27,15 @@ struct eddy_sph_params {
                                     rest lattice of spacing s (the wall spacing), so that lattice
                                     reads rho0 (normalise_density; 1 without); yzw unused */
     EDDY_U4 solve EDDY_ARR4;     /* x solver: EDDY_SPH_WEAK or EDDY_SPH_IISPH, y IISPH iterations at most
-                                    per substep, z IISPH tolerance: mean compression density error
+                                    per substep, z IISPH tolerance: mean density error
                                     over rho0 (float bits), w IISPH relaxation omega (float bits) */
+};
+
+/* IISPH's solver state on the GPU (sph.iisph_diag resets it each substep,
+ * sph.iisph_check updates it after each iteration; stats reads it). */
+struct eddy_sph_iisph_state {
+    EDDY_U4 s EDDY_ARR4; /* x iterations done in this substep, y the last one's mean density error over
+                            rho0 (float bits; sph_iisph_update.comp), z 1 once converged, w unused */
 };
 
 /* The pressure force (model.x). SYMMETRIC: a_i = -sum_j m_j (p_i / rho_i^2 +

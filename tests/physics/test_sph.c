@@ -157,7 +157,7 @@ static void against_cpu(eddy_engine *e, int form)
         }
         CHECKF(pmax > 0 && pworst <= 0.02 * pmax, "largest pressure difference %g Pa (largest pressure %g Pa)",
                pworst, pmax);
-        printf("IISPH: the C solve took %u iterations in the last step (mean compression error %.2g); largest "
+        printf("IISPH: the C solve took %u iterations in the last step (mean density error %.2g); largest "
                "pressure difference %.3g Pa of %.3g Pa\n", iterations, solve_error, pworst, pmax);
         free(gp);
     }

@@ -1,7 +1,8 @@
 #version 450
-// IISPH, one group after each iteration (indirect): the mean compression
-// density error over the particles; at or below the tolerance, after two
-// iterations at least, the iterations left are switched off (zero groups).
+// IISPH, one group after each iteration (indirect): the mean density error
+// over the particles (sph_iisph_update.comp); at or below the tolerance,
+// after two iterations at least, the iterations left are switched off
+// (zero groups).
 #extension GL_GOOGLE_include_directive : require
 #include "sph_common.glsl"
 #include "sph_iisph.glsl"
@@ -9,7 +10,7 @@
 
 layout(local_size_x = 256) in;
 layout(std430, binding = 1) readonly buffer Partials { vec4 partials[]; };
-layout(std430, binding = 2) buffer State { SphIisphState st; };
+layout(std430, binding = 2) buffer State { eddy_sph_iisph_state st; };
 layout(std430, binding = 3) writeonly buffer Args { uint args[]; };
 EDDY_SUM_PARTIALS
 
@@ -19,11 +20,11 @@ void main()
     if (gl_LocalInvocationIndex != 0u)
         return;
     float mean = s.x / float(SPH_COUNT);
-    uint it = st.iterations + 1u;
-    st.iterations = it;
-    st.error = mean;
+    uint it = st.s.x + 1u;
+    st.s.x = it;
+    st.s.y = floatBitsToUint(mean);
     if (it >= 2u && mean <= uintBitsToFloat(P.solve.z)) {
-        st.converged = 1u;
+        st.s.z = 1u;
         args[0] = 0u;
         args[3] = 0u;
     }

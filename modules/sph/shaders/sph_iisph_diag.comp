@@ -16,7 +16,7 @@ layout(std430, binding = 5) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 6) buffer Pressure { float spress[]; };
 layout(std430, binding = 7) writeonly buffer System { vec4 siis[]; }; // x rho0 - rho*, y a_ii
 layout(std430, binding = 8) writeonly buffer Args { uint args[]; };
-layout(std430, binding = 9) writeonly buffer State { SphIisphState st; };
+layout(std430, binding = 9) writeonly buffer State { eddy_sph_iisph_state st; };
 
 void main()
 {
@@ -29,10 +29,7 @@ void main()
         args[3] = 1u;
         args[4] = 1u;
         args[5] = 1u;
-        st.iterations = 0u;
-        st.error = 0.0;
-        st.converged = 0u;
-        st.pad = 0u;
+        st.s = uvec4(0u);
     }
     if (i >= SPH_COUNT)
         return;

@@ -3,8 +3,8 @@
 // system's left side (A p)_i from the pressure accelerations, the relaxed
 // Jacobi update p_i += omega (rho0 - rho*_i - (A p)_i) / a_ii (p >= 0; 0
 // where a_ii is 0, a particle with no neighbours), and this group's sum of
-// the compression density error max(rho*_i + (A p)_i - rho0, 0) / rho0 for
-// sph.iisph_check.
+// the density error (rho*_i + (A p)_i - rho0) / rho0 for sph.iisph_check:
+// its size where pressure acts, compression only where none does.
 #extension GL_GOOGLE_include_directive : require
 #include "sph_common.glsl"
 #include "sph_iisph.glsl"
