@@ -50,6 +50,14 @@ vec3 eddy_solid_normal(EddySolid s, vec3 x, float r)
     return len > 0.0 ? n / len : vec3(0.0);
 }
 
+// Whether the centre x is past a wall plane of the box [lo, hi]: what the
+// box limit (eddy_collide) then puts back is flagged in the set's "clamped"
+// buffer (eddy.h) by the module, for the stats.
+bool eddy_past_box(vec3 x, vec3 lo, vec3 hi)
+{
+    return any(lessThan(x, lo)) || any(greaterThan(x, hi));
+}
+
 // Pushes x out of the box [lo, hi] (shrunk by r) and every solid; returns
 // the number of contacts resolved.
 uint eddy_collide(inout vec3 x, inout vec3 v, float r, float e, vec3 lo, vec3 hi,

@@ -18,12 +18,13 @@ static const eddy_param_info params[P_COUNT] = {
                         "normal speed after a wall contact / before it" },
 };
 
-static const char *const shared[] = { "position", "velocity" };
+static const char *const shared[] = { "position", "velocity", "clamped" };
 
 typedef struct ballistic {
     eddy_engine *e;
     eddy_particles set;
     eddy_kernel kernel;
+    eddy_buffer clamped; /* the set's "clamped" flags (eddy.h) */
     eddy_ballistic_params push;
 } ballistic;
 
@@ -43,6 +44,9 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     b->push.gravity_dt[3] = (float)ctx->dt;
     b->push.box_min_e[3] = (float)ctx->params[P_RESTITUTION].v[0];
     b->push.count = eddy_particles_count(ctx->engine, ctx->particles);
+    b->clamped = eddy_particles_add_buffer(ctx->engine, ctx->particles, "clamped", 4);
+    if (!b->clamped.id)
+        return EDDY_ERROR_OUT_OF_MEMORY;
     char label[128];
     snprintf(label, sizeof label, "%s.integrate", ctx->name);
     b->kernel = eddy_create_kernel(ctx->engine, &(eddy_kernel_desc){
@@ -68,6 +72,7 @@ static eddy_result declare_step(void *state, eddy_graph step)
         .bindings = {
             { eddy_particles_buffer(b->e, b->set, "position"), EDDY_READ_WRITE },
             { eddy_particles_buffer(b->e, b->set, "velocity"), EDDY_READ_WRITE },
+            { b->clamped, EDDY_WRITE },
         },
         .threads = b->push.count,
         .push = &b->push,

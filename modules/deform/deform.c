@@ -137,7 +137,7 @@ static const eddy_param_info params[P_COUNT] = {
                        "the other corner of the handle box" },
 };
 
-static const char *const shared[] = { "position", "velocity", "mass", "scalar", "pinned" };
+static const char *const shared[] = { "position", "velocity", "mass", "scalar", "pinned", "clamped" };
 
 enum {
     K_SPRINGS,
@@ -174,7 +174,7 @@ typedef struct deform {
     uint32_t series_count[2];
     double dt_stable;          /* s: the explicit integrators' bound (stable_dt) */
     eddy_kernel k[K_COUNT];
-    eddy_buffer position, velocity, mass;
+    eddy_buffer position, velocity, mass, clamped;
     eddy_buffer params, solids, flags, rows, adj, edge_buf, edge_param_buf, edge_force, edge_block;
     /* The matrix's off-diagonal blocks in sliced ELLPACK order (slices of 8
      * rows, each padded to its longest, column-major inside the slice):
@@ -475,6 +475,9 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         d->position = eddy_particles_buffer(e, d->set, "position");
         d->velocity = eddy_particles_buffer(e, d->set, "velocity");
         d->mass = eddy_particles_buffer(e, d->set, "mass");
+        d->clamped = eddy_particles_add_buffer(e, d->set, "clamped", 4);
+        if (!d->clamped.id)
+            r = EDDY_ERROR_OUT_OF_MEMORY;
         d->params = scratch(d, "params", sizeof d->p, &d->p);
         d->solids = scratch(d, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1),
                             ctx->solid_count ? ctx->solids : NULL);
@@ -721,7 +724,7 @@ static int explicit_passes(deform *d, eddy_graph g, uint32_t stage)
         rc = pass(d, g, "explicit", d->k[K_EXPLICIT], d->n, 0, false, false,
                   B({ d->position, EDDY_READ_WRITE }, { d->velocity, EDDY_READ_WRITE }, { d->mass, EDDY_READ },
                     { d->flags, EDDY_READ }, { d->force, EDDY_READ }, { d->prev, EDDY_READ_WRITE },
-                    { d->solids, EDDY_READ }),
+                    { d->solids, EDDY_READ }, { d->clamped, EDDY_WRITE }),
                   &stage, 4);
     return rc;
 }
@@ -803,7 +806,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (rc >= 0)
         rc = pass(d, g, "implicit_end", d->k[K_IMPLICIT_END], d->n, 0, false, false,
                   B({ d->position, EDDY_READ_WRITE }, { d->velocity, EDDY_READ_WRITE }, { d->flags, EDDY_READ },
-                    { d->cg_x, EDDY_READ }, { d->solids, EDDY_READ }),
+                    { d->cg_x, EDDY_READ }, { d->solids, EDDY_READ }, { d->clamped, EDDY_WRITE }),
                   NULL, 0);
     return rc < 0 ? (eddy_result)rc : EDDY_OK;
 }

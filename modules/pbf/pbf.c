@@ -77,7 +77,7 @@ static const eddy_param_info params[P_COUNT] = {
     [P_TOOL_DAMPING] = { "tool_damping", EDDY_PARAM_FLOAT, "N s/m", { 0.02 }, 0, 1e6, "damping k (seed eq. 14) per particle in contact (closer than R + wall spacing)" },
 };
 
-static const char *const shared[] = { "position", "velocity", "mass", "density" };
+static const char *const shared[] = { "position", "velocity", "mass", "density", "clamped" };
 
 void eddy_pbf_params_from_values(struct eddy_pbf_params *p, const eddy_param_value *v,
                                  const float box_min[3], const float box_max[3], double dt,
@@ -146,7 +146,7 @@ typedef struct pbf {
     eddy_kernel k[K_COUNT];
     eddy_buffer params, solids, pred, sp, sbin, sold, smass, lambda, dp, sv, svort;
     eddy_buffer tool, tpush, tadh, tdamp, tsums;
-    eddy_buffer position, velocity, mass, density;
+    eddy_buffer position, velocity, mass, density, clamped_flags;
     bool clamped; /* the tool was kept off a wall once (warned) */
     struct eddy_pbf_tool tool_host; /* the tool's state after the last step (a staged read) */
     bool tool_read;                 /* tool_host holds something: a staged read was asked for */
@@ -223,6 +223,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->velocity = eddy_particles_buffer(e, s->set, "velocity");
     s->mass = eddy_particles_buffer(e, s->set, "mass");
     s->density = eddy_particles_add_buffer(e, s->set, "density", 4);
+    s->clamped_flags = eddy_particles_add_buffer(e, s->set, "clamped", 4);
     uint64_t n = s->n;
     s->params = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof s->p, .label = "pbf.params", .data = &s->p });
     s->solids = scratch(s, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1));
@@ -246,7 +247,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->tadh = scratch(s, "sorted.tool_adhesion", tool ? 16 * n : 16);
     s->tdamp = scratch(s, "sorted.tool_damping", tool ? 16 * n : 16);
     s->tsums = scratch(s, "tool_sums", 48);
-    if (!s->density.id || !s->params.id || !s->solids.id || !s->pred.id || !s->sp.id || !s->sbin.id ||
+    if (!s->density.id || !s->clamped_flags.id || !s->params.id || !s->solids.id || !s->pred.id || !s->sp.id || !s->sbin.id ||
         !s->sold.id || !s->smass.id || !s->lambda.id || !s->dp.id || !s->sv.id || !s->svort.id ||
         !s->tool.id || !s->tpush.id || !s->tadh.id || !s->tdamp.id || !s->tsums.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
@@ -345,7 +346,8 @@ static eddy_result declare_step(void *state, eddy_graph g)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.apply", .kernel = s->k[K_APPLY], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ_WRITE }, { s->dp, EDDY_READ },
-                          { s->solids, EDDY_READ }, { s->tool, EDDY_READ }, { s->tpush, EDDY_READ_WRITE } } });
+                          { s->solids, EDDY_READ }, { s->tool, EDDY_READ }, { s->tpush, EDDY_READ_WRITE },
+                          { gb.sorted_index, EDDY_READ }, { s->clamped_flags, EDDY_WRITE } } });
     /* The solver iterations: one recorded range, replayed. */
     if (rc >= 0 && s->iterations > 1)
         rc = eddy_graph_repeat(e, g, (uint32_t)first, coupled ? 4 : 3, s->iterations) == EDDY_OK ? 0 : -1;

@@ -44,7 +44,7 @@ static const eddy_param_info params[P_COUNT] = {
 };
 
 static const char *const shared[] = { "position", "velocity", "mass", "phase", "rigid.body", "rigid.matrix",
-                                      "rigid.inverse_mass", "rigid.external.<k>" };
+                                      "rigid.inverse_mass", "rigid.external.<k>", "clamped" };
 
 /* K_CONTACT_COUPLED and K_EXTERNAL_SUM are made when a step finds slices. */
 enum { K_PARTICLES, K_CONTACT, K_INTEGRATE, K_GRANULAR, K_HISTORY, K_CONTACT_COUPLED, K_EXTERNAL_SUM, K_COUNT };
@@ -61,7 +61,7 @@ typedef struct rigid {
     eddy_buffer params, rest, offsets, force, torque, bforce, btorque, sp, sv, sbody;
     eddy_buffer external_sum; /* the rigid.external slices' sum, with two or more */
     eddy_buffer hid, hxi, hid_next, hxi_next; /* friction: contact memory, 16 slots a particle */
-    eddy_buffer position, velocity, mass, phase, body, matrix;
+    eddy_buffer position, velocity, mass, phase, body, matrix, clamped;
 } rigid;
 
 static void destroy(void *state)
@@ -97,6 +97,46 @@ static double bound_dt(const struct eddy_rigid_params *p, double m)
     double k = fmax(p->gravity[3], p->coeffs[2]), c = p->coeffs[0] + p->coeffs[1];
     double dt = 0.15 * sqrt(m / k);
     return c > 0 ? fmin(dt, 0.5 * m / c) : dt;
+}
+
+/* Walls that hold what rests on them: a body at rest on the floor is held
+ * by the wall springs of the particles it stands on, each pushing k_w times
+ * its overlap d - 2 (x - wall) (rigid_walls). Its centres stay inside the
+ * box only if those springs carry its weight with an overlap below d; this
+ * asks for at most d/2 (a centre d/4 above the plane, leaving room for the
+ * landing): k_w >= 2 M |g| / (n_b d). n_b, the particles it stands on, is
+ * taken as n^(2/3) for a body of n particles: the face of a voxelised cube
+ * (exact for a cube on a face; a body settles on a broad side, and its pose
+ * as filled says little: a tilted bunny touches with 2). A grain stands on
+ * one. Softer walls are refused with the stiffness needed: below it a heavy
+ * body sank through the floor (issue 18) and now would sit on the box's
+ * hard limit. */
+static eddy_result check_wall_stiffness(rigid *s, uint32_t n, const float *mass, const struct eddy_rigid_body *bodies,
+                                        const uint32_t *offsets, bool granular)
+{
+    const struct eddy_rigid_params *p = &s->p;
+    double g = sqrt((double)p->gravity[0] * p->gravity[0] + (double)p->gravity[1] * p->gravity[1] +
+                    (double)p->gravity[2] * p->gravity[2]);
+    double d = p->box_min[3], kw = p->coeffs[2];
+    if (!(g > 0))
+        return EDDY_OK;
+    double need = 0, M_worst = 0, nb_worst = 1;
+    uint32_t worst = 0, B = granular ? n : s->bodies;
+    for (uint32_t k = 0; k < B; k++) {
+        double M = granular ? mass[k] : bodies[k].x[3];
+        double nb = granular ? 1 : pow(offsets[k + 1] - offsets[k], 2.0 / 3.0);
+        double k_need = 2 * M * g / (nb * d);
+        if (k_need > need)
+            need = k_need, worst = k, M_worst = M, nb_worst = nb;
+    }
+    if (kw >= need)
+        return EDDY_OK;
+    eddy_log(s->e, EDDY_LOG_ERROR, "system.walls_too_soft",
+             "system '%s': wall_stiffness %g N/m cannot hold %s %u (%g kg) on the floor: the %.3g particle(s) it "
+             "stands on carry its weight with an overlap of at most d/2 only at wall_stiffness >= %g N/m "
+             "(2 M |g| / (n d), n = particles^(2/3), d = %g m); raise wall_stiffness (or stiffness when "
+             "wall_stiffness is 0)", s->name, kw, granular ? "grain" : "body", worst, M_worst, nb_worst, need, d);
+    return EDDY_ERROR_INVALID_ARGUMENT;
 }
 
 static eddy_result create(const eddy_system_ctx *ctx, void **state)
@@ -174,6 +214,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         }
     }
     p->counts[1] = s->bodies;
+    if (r == EDDY_OK && n)
+        r = check_wall_stiffness(s, n, mass, bodies, offsets, granular);
     /* Published for a fluid coupled to the set (modules/couple). */
     float *fluid_w = r == EDDY_OK && n ? malloc(4ull * n) : NULL;
     if (fluid_w)
@@ -200,6 +242,9 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         uint32_t B = s->bodies;
         s->body = eddy_particles_add_buffer(e, s->set, "rigid.body", sizeof(struct eddy_rigid_body));
         s->matrix = eddy_particles_add_buffer(e, s->set, "rigid.matrix", 64);
+        s->clamped = eddy_particles_add_buffer(e, s->set, "clamped", 4);
+        if (!s->clamped.id)
+            r = EDDY_ERROR_OUT_OF_MEMORY;
         /* Found (zero: a fixed obstacle) when the fluid came first. */
         eddy_buffer fw = eddy_particles_add_buffer(e, s->set, "rigid.inverse_mass", 4);
         if (n && (!fw.id || !fluid_w || eddy_buffer_upload(e, fw, 0, 4ull * n, fluid_w) != EDDY_OK))
@@ -357,7 +402,8 @@ static eddy_result declare_step(void *state, eddy_graph g)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "rigid.granular", .kernel = s->k[K_GRANULAR], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->force, EDDY_READ }, { s->mass, EDDY_READ },
-                          { s->position, EDDY_READ_WRITE }, { s->velocity, EDDY_READ_WRITE } } });
+                          { s->position, EDDY_READ_WRITE }, { s->velocity, EDDY_READ_WRITE },
+                          { s->clamped, EDDY_WRITE } } });
         return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
     }
     /* Per-body force and torque: fixed-order segmented sums (eqs. 14-15). */
@@ -370,7 +416,8 @@ static eddy_result declare_step(void *state, eddy_graph g)
     rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "rigid.integrate", .kernel = s->k[K_INTEGRATE], .threads = s->bodies,
         .bindings = { { s->params, EDDY_READ }, { s->body, EDDY_READ_WRITE }, { s->bforce, EDDY_READ },
-                      { s->btorque, EDDY_READ }, { s->matrix, EDDY_WRITE } } });
+                      { s->btorque, EDDY_READ }, { s->matrix, EDDY_WRITE }, { s->offsets, EDDY_READ },
+                      { s->rest, EDDY_READ }, { s->clamped, EDDY_WRITE } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "rigid.particles", .kernel = s->k[K_PARTICLES], .threads = s->n,

@@ -144,6 +144,35 @@ static void omega(const struct eddy_rigid_body *b, const float R[9], float w[3])
         w[i] = R[3 * i] * c[0] + R[3 * i + 1] * c[1] + R[3 * i + 2] * c[2];
 }
 
+/* rigid_integrate.comp's rigid_box_limit: the body moved back until no
+ * particle centre is past a wall plane, its momentum into the wall dropped. */
+static void box_limit(const struct eddy_rigid_params *p, struct eddy_rigid_body *b, const float *rest,
+                      uint32_t first, uint32_t end)
+{
+    float below[3] = { 0, 0, 0 }, above[3] = { 0, 0, 0 }, r[3];
+    for (uint32_t i = first; i < end; i++) {
+        rotate(b->q, rest + 4 * i, r);
+        for (int a = 0; a < 3; a++) {
+            float x = b->x[a] + r[a];
+            below[a] = fmaxf(below[a], p->box_min[a] - x);
+            above[a] = fmaxf(above[a], x - p->box_max[a]);
+        }
+    }
+    for (int a = 0; a < 3; a++) {
+        float margin = 1e-5f * p->box_min[3] + 4e-7f * (fabsf(b->x[a]) + fabsf(p->box_min[a]) + fabsf(p->box_max[a]));
+        if (below[a] > 0 && above[a] > 0) {
+            b->x[a] += 0.5f * (below[a] - above[a]);
+            b->p[a] = 0;
+        } else if (below[a] > 0) {
+            b->x[a] += below[a] + margin;
+            b->p[a] = fmaxf(b->p[a], 0);
+        } else if (above[a] > 0) {
+            b->x[a] -= above[a] + margin;
+            b->p[a] = fminf(b->p[a], 0);
+        }
+    }
+}
+
 void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *pos, float *vel,
                          const float *mass, const uint32_t *phase, const float *rest,
                          struct eddy_rigid_body *bodies, const uint32_t *offsets,
@@ -217,8 +246,14 @@ void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *p
     if (granular) {
         for (uint32_t i = 0; i < n; i++)
             for (int a = 0; a < 3; a++) {
-                vel[4 * i + a] += (f[4 * i + a] / mass[i] + p->gravity[a]) * dt;
-                pos[4 * i + a] += vel[4 * i + a] * dt;
+                float v = vel[4 * i + a] + (f[4 * i + a] / mass[i] + p->gravity[a]) * dt;
+                float x = pos[4 * i + a] + v * dt;
+                if (x < p->box_min[a])
+                    x = p->box_min[a], v = fmaxf(v, 0);
+                else if (x > p->box_max[a])
+                    x = p->box_max[a], v = fminf(v, 0);
+                vel[4 * i + a] = v;
+                pos[4 * i + a] = x;
             }
         free(f), free(t);
         return;
@@ -240,6 +275,7 @@ void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *p
         float nq[4];
         free_rotation(b, dt, nq);
         memcpy(b->q, nq, sizeof nq);
+        box_limit(p, b, rest, offsets[k], offsets[k + 1]);
         matrix(b->q, R);
         omega(b, R, W);
         for (int a = 0; a < 3; a++) {

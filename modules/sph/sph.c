@@ -113,7 +113,7 @@ static const eddy_param_info params[P_COUNT] = {
     [P_SURFACE_ISO] = { "surface_iso", EDDY_PARAM_FLOAT, "1", { 0.45 }, 1e-3, 0.999, "level of the fluid indicator at the surface (1 inside, 0 outside)" },
 };
 
-static const char *const shared[] = { "position", "velocity", "mass", "density", "normal" };
+static const char *const shared[] = { "position", "velocity", "mass", "density", "normal", "clamped" };
 
 typedef struct sph {
     eddy_engine *e;
@@ -125,7 +125,7 @@ typedef struct sph {
     eddy_kernel k_density, k_forces, k_integrate, k_clock;
     eddy_buffer params, solids, pushes, clock;
     eddy_buffer spos, svel, smass, sdensity, saccel, snormal, spm, svr;
-    eddy_buffer position, velocity, mass, density, normal;
+    eddy_buffer position, velocity, mass, density, normal, clamped;
     /* IISPH (solver 1): the pressure (particle order, also output), its
      * sorted copy, the system (source, diagonal), the pressure
      * accelerations, the groups' error sums, dispatch arguments and state. */
@@ -453,6 +453,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->mass = eddy_particles_buffer(e, s->set, "mass");
     s->density = eddy_particles_add_buffer(e, s->set, "density", 4);
     s->normal = eddy_particles_add_buffer(e, s->set, "normal", 16);
+    s->clamped = eddy_particles_add_buffer(e, s->set, "clamped", 4);
     uint64_t n = s->n;
     s->params = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof s->p, .label = "sph.params", .data = &s->p });
     s->solids = scratch(s, ctx->name, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1));
@@ -466,7 +467,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->snormal = scratch(s, ctx->name, "sorted.normal", 16 * n);
     s->spm = scratch(s, ctx->name, "sorted.position_mass", 16 * n);
     s->svr = scratch(s, ctx->name, "sorted.velocity_density", 16 * n);
-    if (!s->density.id || !s->normal.id || !s->params.id || !s->solids.id || !s->pushes.id || !s->clock.id ||
+    if (!s->density.id || !s->clamped.id || !s->normal.id || !s->params.id || !s->solids.id || !s->pushes.id || !s->clock.id ||
         !s->spos.id || !s->svel.id || !s->smass.id || !s->sdensity.id || !s->saccel.id ||
         !s->snormal.id || !s->spm.id || !s->svr.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
@@ -589,7 +590,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
                           { s->sdensity, EDDY_READ }, { s->snormal, EDDY_READ },
                           { s->solids, EDDY_READ }, { s->position, EDDY_WRITE },
                           { s->velocity, EDDY_WRITE }, { s->density, EDDY_WRITE },
-                          { s->normal, EDDY_WRITE }, { s->pushes, EDDY_ATOMIC } } });
+                          { s->normal, EDDY_WRITE }, { s->pushes, EDDY_ATOMIC }, { s->clamped, EDDY_WRITE } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.clock", .kernel = s->k_clock, .groups = { 1 },

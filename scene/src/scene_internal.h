@@ -70,6 +70,7 @@ struct eddy_scene {
     uint32_t max_substeps; /* adaptive: at most this many */
     double duration;
     uint64_t steps, steps_done;
+    uint64_t frame_step; /* steps_done at the last frame: the "clamped" counts cover (frame_step, steps_done] */
     uint32_t frame_every;
     bool vtk, stats, no_output, profile;
     float box_min[3], box_max[3];

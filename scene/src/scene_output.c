@@ -254,6 +254,17 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         uint32_t *phase = malloc((size_t)n * 4 + 4);
         if (!pos || !vel || !mass || !phase)
             res = EDDY_ERROR_OUT_OF_MEMORY;
+        /* Particles a module's box limit put back since the last frame
+         * (the set's "clamped" flags, eddy.h), counted and cleared. */
+        uint32_t clamped = 0;
+        eddy_buffer cb = eddy_particles_buffer(e, ss->handle, "clamped");
+        if (cb.id && n && res == EDDY_OK) {
+            res = eddy_buffer_download(e, cb, 0, (uint64_t)n * 4, phase);
+            for (uint32_t k = 0; k < n && res == EDDY_OK; k++)
+                clamped += phase[k] != 0;
+            if (res == EDDY_OK && clamped)
+                res = eddy_buffer_fill(e, cb, 0, (uint64_t)n * 4, 0);
+        }
         const struct { const char *name; void *to; uint64_t bytes; } standard[] = {
             { "position", pos, 16 }, { "velocity", vel, 16 }, { "mass", mass, 4 }, { "phase", phase, 4 },
         };
@@ -312,7 +323,12 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
                 stats_number(&st, hi[a]);
                 stats_printf(&st, a < 2 ? "," : "],");
             }
-            stats_printf(&st, "\"outside\":%u,\"non_finite\":%u}", outside, bad);
+            stats_printf(&st, "\"outside\":%u,\"clamped\":%u,\"non_finite\":%u}", outside, clamped, bad);
+            if (clamped)
+                eddy_log(e, EDDY_LOG_WARN, "particles.clamped",
+                         "particle set '%s': %u particle(s) found past a wall of the box in steps %" PRIu64 "..%" PRIu64
+                         " (t <= %g s) and put back by the box limit: the walls are too soft for this motion "
+                         "(stiffer walls or a smaller dt)", ss->name, clamped, s->frame_step + 1, s->steps_done, t);
             if (outside)
                 eddy_log(e, EDDY_LOG_WARN, "particles.outside",
                          "particle set '%s': %u particle(s) outside the box at step %" PRIu64 " (t = %g s): "
@@ -458,5 +474,6 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         res = EDDY_ERROR_INVALID_ARGUMENT;
     if (res == EDDY_OK)
         s->frames++;
+    s->frame_step = s->steps_done;
     return res;
 }

@@ -178,6 +178,10 @@ sph_cfl)
     expect_bad "$scenes/sph_cfl.json" -- "[system.unstable]" "dt = 0.001 s" "0.00016 s" "sph_cfl.json: systems[0]";;
 sph_iisph_boundary)
     expect_bad "$scenes/sph_iisph_boundary.json" -- "[system.invalid]" "params.solver 1 (IISPH) does not take boundary sets" "sph_iisph_boundary.json: systems[0]";;
+rigid_soft_walls)
+    # A 2 kg cube on walls of 50 N/m: refused with the stiffness it needs.
+    expect_bad "$scenes/rigid_soft_walls.json" -- "[system.walls_too_soft]" "wall_stiffness 50 N/m cannot hold body 0 (2 kg)" \
+        "the 25 particle(s) it stands on" "wall_stiffness >= 78.48 N/m" "rigid_soft_walls.json: systems[0]";;
 sph_iisph_dt)
     expect_bad "$scenes/sph_iisph_dt.json" -- "[system.unstable]" "dt = 0.02 s" "IISPH stability bound 0.0159638 s" "sph_iisph_dt.json: systems[0]";;
 tool_radius)

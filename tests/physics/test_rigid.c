@@ -354,6 +354,16 @@ static void past_wall(eddy_engine *e)
         lowest = fmin(lowest, b1[0].x[1]);
     }
     double speed = sqrt(b1[0].v[0] * b1[0].v[0] + b1[0].v[1] * b1[0].v[1] + b1[0].v[2] * b1[0].v[2]);
+    /* The box limit moved it back at the first step and flagged the 9
+     * particles of its bottom layer. */
+    eddy_particles set = eddy_find_particles(e, "b");
+    uint32_t cl[27], flagged = 0;
+    REQUIRE(eddy_particles_count(e, set) == 27);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "clamped"), 0, sizeof cl, cl) == EDDY_OK);
+    for (int i = 0; i < 27; i++)
+        flagged += cl[i] != 0;
+    printf("past the wall: %u particle(s) flagged by the box limit (the bottom layer: 9)\n", flagged);
+    CHECKF(flagged == 9, "%u particles flagged by the box limit, not the bottom layer's 9", flagged);
     printf("past the wall: a body's lowest particle centres 6 mm below the floor: centre from %.4f m to %.4f m after "
            "2 s (on the floor: 0.03 m), never below %.4f m, speed %.4f m/s\n", b0[0].x[1], b1[0].x[1], lowest, speed);
     CHECKF(b1[0].x[1] > 0.025 && b1[0].x[1] < 0.035, "the body's centre ended at %g m, not on the floor (0.03 m)",
@@ -362,6 +372,78 @@ static void past_wall(eddy_engine *e)
     CHECKF(speed < 0.01, "the body still moves at %g m/s", speed);
     free(b0), free(b1);
     eddy_destroy_scene(s);
+}
+
+/* Issue 18: a 2,000 kg/m^3 cube (0.1 m, 125 particles of d = 2 cm, 2 kg)
+ * dropped from 0.5 m onto the floor at wall stiffnesses across the
+ * parameter's range either comes to rest on the floor with every particle
+ * centre inside the box at the end of every step, or is refused with the
+ * stiffness it needs: 2 M g / (n_b d) = 78.5 N/m for its 25 bottom particles
+ * (create), or the stability bound for a step too long for stiff walls.
+ * Damping 40 N s/m a contact: the default 2 leaves the landing 0.92
+ * elastic at 1e4 N/m (it bounced back to 0.41 m), a rest in time, and
+ * then lets the landing at 94 N/m reach the box limit (25 particles
+ * flagged; with 40 the dashpots stop it first). */
+static void heavy_drop(eddy_engine *e)
+{
+    const double need = 2 * 2.0 * 9.81 / (25 * 0.02);
+    const double kw[] = { 1e-6, 10, 0.5 * need, 1.2 * need, 1e3, 1e4, 1e12 };
+    for (size_t c = 0; c < sizeof kw / sizeof kw[0]; c++) {
+        /* The bound is 1.95e-4 s from the dashpots; 1e12 is refused at it. */
+        double dt = 1.8e-4;
+        if (kw[c] > 2000 && kw[c] < 1e6)
+            dt = 0.9 * 0.15 * sqrt(0.016 / kw[c]);
+        snprintf(json, sizeof json,
+                 "{ \"dt\": %.9g, \"duration\": 1.2, \"box\": { \"min\": [0, 0, 0], \"max\": [0.3, 0.8, 0.3] },"
+                 "  \"particle_sets\": [ { \"name\": \"b\", \"spacing\": 0.02, \"mass\": 0.016, \"bodies\": true,"
+                 "    \"fill\": { \"shape\": \"box\", \"min\": [0.1, 0.5, 0.1], \"max\": [0.2, 0.6, 0.2] } } ],"
+                 "  \"systems\": [ { \"name\": \"rigid\", \"module\": \"rigid\", \"set\": \"b\","
+                 "      \"params\": { \"stiffness\": 2000, \"damping\": 40, \"wall_stiffness\": %.9g } } ] }", dt, kw[c]);
+        test_clear_error();
+        eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "heavy-drop", .json = json, .no_output = true });
+        if (!s) {
+            bool soft = test_saw("system.walls_too_soft"), unstable = test_saw("system.unstable");
+            printf("heavy drop, wall_stiffness %g N/m: refused (%s)\n", kw[c], soft ? "walls too soft" : "unstable");
+            CHECKF(kw[c] < need ? soft : unstable, "wall_stiffness %g N/m: refused with '%s'", kw[c], test_last_error);
+            continue;
+        }
+        CHECKF(kw[c] >= need && kw[c] < 1e6, "wall_stiffness %g N/m: not refused", kw[c]);
+        eddy_particles set = eddy_find_particles(e, "b");
+        uint32_t n = eddy_particles_count(e, set), steps = (uint32_t)(1.2 / dt), done = 0, flagged = 0;
+        float *pos = malloc(16ull * n);
+        uint32_t *cl = malloc(4ull * n);
+        REQUIRE(pos && cl);
+        double lowest = 1;
+        bool inside = true;
+        while (done < steps) {
+            uint32_t k = steps - done < 200 ? steps - done : 200;
+            CHECK(eddy_scene_step(s, k) == EDDY_OK);
+            done += k;
+            CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "position"), 0, 16ull * n, pos) == EDDY_OK);
+            for (uint32_t i = 0; i < n; i++) {
+                lowest = fmin(lowest, pos[4 * i + 1]);
+                for (int a = 0; a < 3; a++)
+                    inside = inside && pos[4 * i + a] >= 0 && pos[4 * i + a] <= (a == 1 ? 0.8f : 0.3f);
+            }
+        }
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, set, "clamped"), 0, 4ull * n, cl) == EDDY_OK);
+        for (uint32_t i = 0; i < n; i++)
+            flagged += cl[i] != 0;
+        struct eddy_rigid_body *b;
+        bodies_of(e, "b", &b, 1);
+        double speed = sqrt(b[0].v[0] * b[0].v[0] + b[0].v[1] * b[0].v[1] + b[0].v[2] * b[0].v[2]);
+        /* At rest the 25 bottom springs carry M g with overlap M g / (25 k_w)
+         * (at most d): the bottom centres at (d - overlap) / 2. */
+        double overlap = fmin(2.0 * 9.81 / (25 * kw[c]), 0.02), y = 0.04 + 0.5 * (0.02 - overlap);
+        printf("heavy drop, wall_stiffness %g N/m, dt %.3g s: centre at %.4f m after 1.2 s (at rest: %.4f m), speed "
+               "%.2g m/s, lowest particle centre %.4f m, %u particle(s) flagged by the box limit\n", kw[c], dt,
+               b[0].x[1], y, speed, lowest, flagged);
+        CHECKF(inside, "wall_stiffness %g: a particle centre was outside the box at the end of a step", kw[c]);
+        CHECKF(fabs(b[0].x[1] - y) < 0.002, "wall_stiffness %g: centre at %g m, not resting (%g m)", kw[c], b[0].x[1], y);
+        CHECKF(speed < 0.01, "wall_stiffness %g: still moving at %g m/s", kw[c], speed);
+        free(b), free(pos), free(cl);
+        eddy_destroy_scene(s);
+    }
 }
 
 static void settles(eddy_engine *e)
@@ -490,7 +572,7 @@ int main(int argc, char **argv)
     fluid_inverse_mass();
     REQUIRE(argc > 1);
     eddy_engine *e = test_engine();
-    /* Parts from argv[2] on (tests/meson.build): cpu, spin, flip, head_on, settles, past_wall, granular. */
+    /* Parts from argv[2] on (tests/meson.build): cpu, spin, flip, head_on, settles, past_wall, heavy_drop, granular. */
     if (test_part(argc, argv, 2, "cpu"))
         against_cpu(e, argv[1]);
     if (test_part(argc, argv, 2, "spin"))
@@ -503,6 +585,8 @@ int main(int argc, char **argv)
         settles(e);
     if (test_part(argc, argv, 2, "past_wall"))
         past_wall(e);
+    if (test_part(argc, argv, 2, "heavy_drop"))
+        heavy_drop(e);
     if (test_part(argc, argv, 2, "granular"))
         granular_pile(e);
     test_finish(e);

@@ -615,7 +615,13 @@ int eddy_graph_profile(eddy_engine *e, eddy_graph g, eddy_pass_time *out, int ma
  *   "velocity": vec4 per particle: xyz velocity (m/s), w unused (0)
  *   "mass":     float per particle (kg)
  *   "phase":    uint per particle: free for modules (body id, material, ...)
- * Modules may add more named buffers, shared with every other module. */
+ * Modules may add more named buffers, shared with every other module. One
+ * name is a convention for every module that moves particles:
+ *   "clamped":  uint per particle, added by the module: set nonzero when the
+ *               box's hard limit at the end of a step found the particle's
+ *               centre past a wall plane and put it back (the walls let it
+ *               through). Modules only set it; whoever reports (the scene's
+ *               stats, at each frame) counts and zeroes it. */
 typedef struct eddy_particles_desc {
     const char *name;     /* required, unique in the engine; copied */
     uint32_t count;       /* particles in use, <= capacity */

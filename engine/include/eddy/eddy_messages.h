@@ -69,6 +69,7 @@
  *   particles.name_taken   E  a particle set of that name exists already
  *   particles.not_finite   E  particles with a NaN or infinite position (at an output)
  *   particles.outside      W  particles whose centre is past a wall of the scene's box (at an output)
+ *   particles.clamped      W  particles a module's box limit put back since the last output
  * Modules and their systems
  *   module.abi             E  built for another module ABI or descriptor size
  *   module.invalid         E  the descriptor lacks a required field
@@ -77,6 +78,7 @@
  *   module.loaded          D  a module library was loaded
  *   system.invalid         E  a system's parameters or sets are wrong for its module
  *   system.unstable        E  the substep is above the module's stability bound
+ *   system.walls_too_soft  E  the wall stiffness cannot hold a body at rest on the floor
  *   system.too_large       E  the box spans too many cells of the module's grids
  *   system.diverged        E  the simulation produced a non-finite tool position or force
  *   system.no_port         E  the system has no input or output of that name, or the

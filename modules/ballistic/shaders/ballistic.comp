@@ -8,6 +8,7 @@
 layout(local_size_x_id = 0) in;
 EDDY_POSITION_BUFFER(0)
 EDDY_VELOCITY_BUFFER(1)
+layout(std430, binding = 2) writeonly buffer Clamped { uint clamped[]; }; // "clamped" (eddy.h)
 
 layout(push_constant) uniform Params {
     vec4 gravity_dt;   // xyz gravity (m/s^2), w substep (s)
@@ -26,6 +27,10 @@ void main()
     vec3 x = p.xyz + v * dt;
     vec3 lo = pc.box_min_e.xyz + p.w;
     vec3 hi = pc.box_max.xyz - p.w;
+    // A centre past a wall plane (not just the radius): the step was too
+    // long for the speed; the mirror below puts it back, and it is counted.
+    if (any(lessThan(x, pc.box_min_e.xyz)) || any(greaterThan(x, pc.box_max.xyz)))
+        clamped[i] = 1u;
     for (int a = 0; a < 3; a++) {
         // Mirror the penetration, scaled by e, so the bounce loses energy as e^2.
         if (x[a] < lo[a]) {

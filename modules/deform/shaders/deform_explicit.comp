@@ -21,6 +21,7 @@ layout(std430, binding = 4) readonly buffer Flags { uint flags[]; };
 layout(std430, binding = 5) readonly buffer Force { vec4 force[]; };
 layout(std430, binding = 6) buffer Prev { vec4 prev[]; };   // Verlet: x_prev; velocity Verlet: a
 layout(std430, binding = 7) readonly buffer Solids { EddySolid solids[]; };
+layout(std430, binding = 8) writeonly buffer Clamped { uint clamped[]; };
 #include "solids.glsl"
 
 layout(push_constant) uniform Stage { uint stage; } pc;
@@ -63,6 +64,8 @@ void main()
         prev[i] = vec4(a, 0.0);
         v += h * a;
     }
+    if (eddy_past_box(x, P.box_min.xyz, P.box_max.xyz))
+        clamped[i] = 1u;
     eddy_collide(x, v, p.w, P.solver.y, P.box_min.xyz, P.box_max.xyz, P.counts.z);
     position[i] = vec4(x, p.w);
     velocity[i] = vec4(v, 0.0);

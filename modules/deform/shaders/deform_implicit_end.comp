@@ -12,6 +12,7 @@ layout(std430, binding = 2) buffer Velocity { vec4 velocity[]; };
 layout(std430, binding = 3) readonly buffer Flags { uint flags[]; };
 layout(std430, binding = 4) readonly buffer X { vec4 cg_x[]; };
 layout(std430, binding = 5) readonly buffer Solids { EddySolid solids[]; };
+layout(std430, binding = 6) writeonly buffer Clamped { uint clamped[]; };
 #include "solids.glsl"
 
 void main()
@@ -30,6 +31,8 @@ void main()
     vec4 p = position[i];
     vec3 v = velocity[i].xyz + cg_x[i].xyz;
     vec3 x = p.xyz + D_H * v;
+    if (eddy_past_box(x, P.box_min.xyz, P.box_max.xyz))
+        clamped[i] = 1u;
     eddy_collide(x, v, p.w, P.solver.y, P.box_min.xyz, P.box_max.xyz, P.counts.z);
     position[i] = vec4(x, p.w);
     velocity[i] = vec4(v, 0.0);

@@ -10,6 +10,8 @@ layout(std430, binding = 2) readonly buffer Delta { vec4 dp[]; };
 layout(std430, binding = 3) readonly buffer Solids { EddySolid solids[]; };
 layout(std430, binding = 4) readonly buffer Tool { eddy_pbf_tool T; };
 layout(std430, binding = 5) buffer ToolPush { vec4 tpush[]; };
+layout(std430, binding = 6) readonly buffer Index { uint sorted_index[]; };
+layout(std430, binding = 7) writeonly buffer Clamped { uint clamped[]; };
 
 #include "solids.glsl"
 
@@ -31,6 +33,8 @@ void main()
             p = q;
         }
     }
+    if (eddy_past_box(p, P.box_min.xyz, P.box_max.xyz))
+        clamped[sorted_index[i]] = 1u;
     eddy_collide(p, v, x.w, 0.0, P.box_min.xyz, P.box_max.xyz, uint(P.dims.w));
     sp[i] = vec4(p, x.w);
 }

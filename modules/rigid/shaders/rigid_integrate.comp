@@ -11,6 +11,9 @@ layout(std430, binding = 1) buffer Bodies { eddy_rigid_body bodies[]; };
 layout(std430, binding = 2) readonly buffer Force { vec4 bforce[]; };
 layout(std430, binding = 3) readonly buffer Torque { vec4 btorque[]; };
 layout(std430, binding = 4) writeonly buffer Matrix { mat4 matrix[]; };
+layout(std430, binding = 5) readonly buffer Offsets { uint offsets[]; };
+layout(std430, binding = 6) readonly buffer Rest { vec4 rest[]; };
+layout(std430, binding = 7) writeonly buffer Clamped { uint clamped[]; };
 
 mat3 rigid_matrix(vec4 q)
 {
@@ -56,6 +59,41 @@ vec4 rigid_free_rotation(eddy_rigid_body b, float dt)
     return q / length(q);
 }
 
+// The box as a hard limit at the end of the step: a body with a particle
+// centre past a wall plane is moved back along that axis until the centre
+// is on the plane (plus a margin of 1e-5 d and the rounding of the sums, so
+// that rigid.particles does not find it a hair outside), and loses its
+// momentum into the wall. The walls' springs should never let this happen
+// (create refuses a wall stiffness too soft to hold a body at rest); a drop
+// too fast for them ends here instead of past the floor, and every particle
+// found outside is flagged in the set's "clamped" buffer for the stats.
+// The particles are the ones rigid.particles will place (same rotation).
+void rigid_box_limit(inout eddy_rigid_body b, uint k)
+{
+    vec3 below = vec3(0.0), above = vec3(0.0);
+    for (uint i = offsets[k]; i < offsets[k + 1u]; i++) {
+        vec3 x = b.x.xyz + rigid_rotate(b.q, rest[i].xyz);
+        vec3 lo = P.box_min.xyz - x, hi = x - P.box_max.xyz;
+        if (any(greaterThan(max(lo, hi), vec3(0.0))))
+            clamped[i] = 1u;
+        below = max(below, lo);
+        above = max(above, hi);
+    }
+    for (int a = 0; a < 3; a++) {
+        float margin = 1e-5 * RIGID_D + 4e-7 * (abs(b.x[a]) + abs(P.box_min[a]) + abs(P.box_max[a]));
+        if (below[a] > 0.0 && above[a] > 0.0) {
+            b.x[a] += 0.5 * (below[a] - above[a]); // wider than the box: centred
+            b.p[a] = 0.0;
+        } else if (below[a] > 0.0) {
+            b.x[a] += below[a] + margin;
+            b.p[a] = max(b.p[a], 0.0);
+        } else if (above[a] > 0.0) {
+            b.x[a] -= above[a] + margin;
+            b.p[a] = min(b.p[a], 0.0);
+        }
+    }
+}
+
 void main()
 {
     uint k = gl_GlobalInvocationID.x;
@@ -67,6 +105,7 @@ void main()
     b.l.xyz += btorque[k].xyz * dt;
     b.x.xyz += b.p.xyz / M * dt;
     b.q = rigid_free_rotation(b, dt);
+    rigid_box_limit(b, k);
     mat3 R = rigid_matrix(b.q);
     b.v = vec4(b.p.xyz / M, 0.0);
     b.w = vec4(rigid_omega(b, R), 0.0);

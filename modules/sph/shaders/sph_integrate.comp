@@ -18,6 +18,7 @@ layout(std430, binding = 9) writeonly buffer Velocity { vec4 velocity[]; };
 layout(std430, binding = 10) writeonly buffer Density { float density[]; };
 layout(std430, binding = 11) writeonly buffer Normal { vec4 normal[]; };
 layout(std430, binding = 12) buffer Pushes { uint pushes[]; };
+layout(std430, binding = 13) writeonly buffer Clamped { uint clamped[]; };
 
 #include "solids.glsl"
 
@@ -35,12 +36,14 @@ void main()
     // density error persists, the warm-started pressure grows, and a column
     // at rest blows up at tolerance 1e-5. The solids (no ghosts) keep it.
     float wide = P.solve.x == EDDY_SPH_IISPH ? radius : 0.0;
+    uint o = sorted_index[i];
+    if (eddy_past_box(x, P.box_min.xyz, P.box_max.xyz))
+        clamped[o] = 1u;
     uint n = eddy_collide(x, v, radius, uintBitsToFloat(P.misc.y), P.box_min.xyz - wide, P.box_max.xyz + wide,
                           uint(P.dims.w));
     x = clamp(x, P.box_min.xyz, P.box_max.xyz); // (hi + r) - r may round past hi
     if (n != 0u)
         atomicAdd(pushes[0], n); // an integer count: the same total in any order
-    uint o = sorted_index[i];
     position[o] = vec4(x, radius);
     velocity[o] = vec4(v, 0.0);
     density[o] = sdensity[i];
