@@ -105,6 +105,22 @@ for line in open(sys.argv[1]):
     assert f['q']['outside'] == 2 and f['p']['outside'] == 0, f
 " "$out/stats.jsonl" || fail "outside counts"
     echo "ok ($case)";;
+clamped)
+    # A particle at 20 m/s 5 mm above the floor is past the floor's plane
+    # after one 1 ms step: the box limit puts it back, the frame counts it in
+    # "clamped" (then clears it), and a warning names the set and the steps.
+    "$eddy" run "$scenes/clamped.json" --out "$out" >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
+    grep -q "particles.clamped.*set 'fast': 1 particle(s) found past a wall of the box in steps 1..5" "$tmp/err" \
+        || fail "no warning naming set fast and steps 1..5"
+    grep -q "set 'slow'.*clamped" "$tmp/err" && fail "set slow reported clamped"
+    python3 -c "
+import json, sys
+frames = [json.loads(line) for line in open(sys.argv[1])]
+counts = [f['sets']['fast']['clamped'] for f in frames]
+assert counts.count(1) == 1 and sum(counts) == 1, counts
+assert all(f['sets']['fast']['outside'] == 0 and f['sets']['slow']['clamped'] == 0 for f in frames), frames
+" "$out/stats.jsonl" || fail "clamped counts"
+    echo "ok ($case)";;
 fills)
     # Lattice fills: a sphere of radius 10 spacings holds about 4/3 pi 10^3
     # points; a box of 4 spacings a side holds 4^3; explicit points add to it.
