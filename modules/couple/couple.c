@@ -271,6 +271,8 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     p->fluid[1] = d->rest_density;
     p->fluid[2] = d->sph_muller ? 1.0f : 0.0f;
     p->fluid[3] = (d->sph_clamp_negative ? 1.0f : 0.0f) + (d->sph_tait ? 2.0f : 0.0f);
+    for (int a = 0; a < 3; a++)
+        p->gravity[a] = d->gravity[a];
     p->counts[0] = c->nb;
     float *vol = ok ? malloc(4ull * c->nb + 4) : NULL;
     ok = ok && vol;
@@ -521,16 +523,44 @@ void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
                          uint32_t nf, const float *x, const float *mass, const float *density,
                          float *force)
 {
-    float k = p->fluid[0], rho0 = p->fluid[1];
-    double *c = malloc(8ull * nf + 8);
-    if (!c)
-        return;
-    for (uint32_t i = 0; i < nf; i++)
-        c[i] = mass[i] * eddy_sph_pressure(((uint32_t)p->fluid[3] & 2u) != 0, k, density[i], rho0,
-                                           ((uint32_t)p->fluid[3] & 1u) != 0) *
-               eddy_sph_boundary(p->fluid[2] == 0.0f, density[i], rho0) / density[i];
-    gather_cpu(p->misc[0], nb, boundary, nf, x, c, 1.0, force);
-    free(c);
+    float k = p->fluid[0], rho0 = p->fluid[1], h = p->misc[0];
+    bool symmetric = p->fluid[2] == 0.0f;
+    for (uint32_t b = 0; b < nb; b++) {
+        const float *xb = boundary + 4 * b;
+        float f[3] = { 0, 0, 0 };
+        for (uint32_t i = 0; i < nf; i++) {
+            float r[3] = { x[4 * i] - xb[0], x[4 * i + 1] - xb[1], x[4 * i + 2] - xb[2] };
+            float r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+            if (r2 >= h * h)
+                continue;
+            float rho = density[i];
+            float pb = eddy_sph_pressure(((uint32_t)p->fluid[3] & 2u) != 0, k, rho, rho0, ((uint32_t)p->fluid[3] & 1u) != 0) *
+                           eddy_sph_boundary(symmetric, rho, rho0) -
+                       eddy_sph_boundary_lever(symmetric, rho, rho0) * eddy_cpu_dot3(p->gravity, r);
+            float s = mass[i] * pb / rho * eddy_grad_spiky(r2, h);
+            for (int a = 0; a < 3; a++)
+                f[a] += s * r[a];
+        }
+        for (int a = 0; a < 3; a++)
+            force[4 * b + a] += xb[3] * f[a];
+    }
+}
+
+void eddy_couple_boundary_lever_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
+                                    const float *x, const float a[3], float lever[3])
+{
+    float h = p->misc[0];
+    lever[0] = lever[1] = lever[2] = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+        const float *xb = boundary + 4 * b;
+        float r[3] = { x[0] - xb[0], x[1] - xb[1], x[2] - xb[2] };
+        float r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        if (r2 >= h * h)
+            continue;
+        float gs = xb[3] * eddy_grad_spiky(r2, h) * -eddy_cpu_dot3(a, r);
+        for (int k = 0; k < 3; k++)
+            lever[k] += gs * r[k];
+    }
 }
 
 /* Barycentric weights of p (in the triangle's plane) in a, b, c, as

@@ -52,6 +52,9 @@ typedef struct eddy_couple_desc {
                                  not the symmetric one (eddy_sph_boundary) */
     bool sph_clamp_negative;  /* sph: no pressure below rest density (eddy_sph_pressure) */
     bool sph_tait;            /* sph: Tait's equation of state, not the linear one (eddy_sph_pressure) */
+    float gravity[3];         /* sph: the fluid's gravity (m/s^2): a boundary particle b seen from
+                                 fluid particle i carries p_i + rho0 g . (x_b - x_i), the pressure
+                                 of fluid at rest at b, as the wall ghosts do (zero: p_i) */
     bool sheets;              /* the fluid records eddy_couple_record_sheet (pbf): boundary
                                  sets with "triangles" (a cloth) are sheets it does not pass;
                                  false: such a set is refused */
@@ -128,12 +131,18 @@ void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
                          uint32_t nf, const float *x, const float *mass, const float *lambda,
                          float *force);
 /* The CPU twin of eddy_couple_record_sph: force (vec4 per boundary
- * particle) accumulates sum_i m_i p_i V_b B grad W_spiky(x_i - x_b) / rho_i,
- * p_i = k (rho_i - rho0), B = eddy_sph_boundary (the fluid's pressure force,
- * p->fluid[2]), over nf fluid particles x (vec4), mass, density. */
+ * particle) accumulates sum_i m_i (p_i B + L g . (x_b - x_i)) V_b
+ * grad W_spiky(x_i - x_b) / rho_i, p_i = k (rho_i - rho0), B =
+ * eddy_sph_boundary and L = eddy_sph_boundary_lever (the fluid's pressure
+ * force, p->fluid[2]), g = p->gravity, over nf fluid particles x (vec4),
+ * mass, density. */
 void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
                          uint32_t nf, const float *x, const float *mass, const float *density,
                          float *force);
+/* couple_boundary.glsl's couple_boundary_lever: sum V_b (a . (x_b - x)) grad W_spiky(x - x_b)
+ * over the boundary particles within h of x. */
+void eddy_couple_boundary_lever_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
+                                    const float *x, const float a[3], float lever[3]);
 /* A fluid's sheets for the C twin of the sheet passes: count triangles
  * (uvec4 each: the combined indices a, b, c and the thickness tau's float
  * bits, as couple.c builds them), the vertices where the fluid last left

@@ -444,7 +444,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
             .at_start = true, .stiffness = s->p.material[0], .rest_density = (float)rho0,
             .sph_muller = s->p.model[0] == EDDY_SPH_MULLER, .sph_clamp_negative = s->p.model[1] != 0,
-            .sph_tait = s->p.model[2] == EDDY_SPH_TAIT });
+            .sph_tait = s->p.model[2] == EDDY_SPH_TAIT,
+            .gravity = { s->p.gravity[0], s->p.gravity[1], s->p.gravity[2] } });
         if (!s->couple)
             return EDDY_ERROR_INVALID_ARGUMENT;
     }

@@ -221,9 +221,11 @@ static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, 
         for (int a = 0; a < 3; a++)
             fp[a] -= weak ? (s * s * s) * (fb * gg[a] + lv * lever[a]) : 0.0f;
         if (nb) {
+            float cl[3];
             eddy_couple_boundary_cpu(cp, nb, boundary, NULL, x, &gw, gg, NULL);
+            eddy_couple_boundary_lever_cpu(cp, nb, boundary, x, cp->gravity, cl);
             for (int a = 0; a < 3; a++)
-                fp[a] -= fb * gg[a];
+                fp[a] -= fb * gg[a] + (weak ? lv * cl[a] : 0.0f);
         }
         float nl = sqrtf(eddy_cpu_dot3(nn, nn));
         float rc[3] = { x[0] - p->vortex[0], x[1] - p->vortex[1], x[2] - p->vortex[2] };

@@ -1,10 +1,12 @@
 #version 450
 // Coupling with sph, once per substep (sorted boundary order): the forces
-// pass pushed each fluid particle i with a_i = -p_i V_b B grad W_spiky(x_i -
-// x_b) / rho_i for every boundary particle b within h (the wall ghosts' form:
-// the boundary carries the particle's own pressure; B = eddy_sph_boundary,
-// the fluid's pressure force); b receives the opposite force, sum_i m_i p_i
-// V_b B grad W / rho_i, pair by pair. Positions are those
+// pass pushed each fluid particle i with a_i = -(p_i B + L g . (x_b - x_i))
+// V_b grad W_spiky(x_i - x_b) / rho_i for every boundary particle b within h
+// (the wall ghosts' form: the boundary carries the particle's pressure plus
+// the hydrostatic difference to b; B = eddy_sph_boundary, L =
+// eddy_sph_boundary_lever, the fluid's pressure force); b receives the
+// opposite force, sum_i m_i (p_i B + L g . (x_b - x_i)) V_b grad W / rho_i,
+// pair by pair. Positions are those
 // the fluid was sorted by, so one ring of cells finds every pair. The C twin
 // is eddy_couple_sph_cpu.
 #extension GL_GOOGLE_include_directive : require
@@ -50,8 +52,9 @@ void main()
             if (r2 >= h * h)
                 continue;
             float rho = svr[i].w;
-            f += (spm[i].w * eddy_sph_pressure(tait, k, rho, rho0, clamp_p) * eddy_sph_boundary(symmetric, rho, rho0) / rho *
-                  eddy_grad_spiky(r2, h)) * r;
+            float pb = eddy_sph_pressure(tait, k, rho, rho0, clamp_p) * eddy_sph_boundary(symmetric, rho, rho0) -
+                       eddy_sph_boundary_lever(symmetric, rho, rho0) * dot(CP.gravity.xyz, r);
+            f += (spm[i].w * pb / rho * eddy_grad_spiky(r2, h)) * r;
         }
     }
     force[b].xyz += couple_b[b].w * f;

@@ -80,6 +80,8 @@ void main()
 #ifdef EDDY_COUPLED
     vec3 unused;
     f_p -= fb * couple_boundary(p, h, unused).xyz;
+    if (weak)
+        f_p -= eddy_sph_boundary_lever(symmetric, rho_i, SPH_RHO0) * couple_boundary_lever(p, h, CP.gravity.xyz);
 #endif
     float nl = length(n);
     vec3 f_s = nl > l ? -sigma * lap_c * n / nl : vec3(0.0);
