@@ -11,6 +11,8 @@ bash tools/build.sh >/dev/null || { echo "build failed"; echo "validation: 0 pas
 meson test -C build --no-rebuild --suite validation --num-processes 2 --print-errorlogs "$@" >build/validate.log 2>&1
 status=$?
 grep -E "^ *[0-9]+/[0-9]+ " build/validate.log
+# Each check's figure against its reference (docs/validation.md).
+ls build/validation/*.csv 2>/dev/null | sed 's/^/validation table: /'
 python3 - build/validate.log <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()

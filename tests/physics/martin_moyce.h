@@ -12,6 +12,7 @@
 #define EDDY_TEST_MARTIN_MOYCE_H
 
 #include "../gpu/gpu_test.h"
+#include "validation_csv.h"
 
 #include <math.h>
 
@@ -35,7 +36,7 @@ static void martin_moyce_json(char *json, size_t size, double dt, const char *mo
  * unclamped density constraint pulls the free surface in at the first step,
  * a kick of about 0.009 J against 1e-4 J released, the paper's model). */
 static void martin_moyce_check(eddy_engine *e, const char *root, const char *json, double dt, const char *label,
-                               bool energy)
+                               const char *check, bool energy)
 {
     const double a = MM_A, g = 9.81, s = MM_S;
     char path[4096];
@@ -92,6 +93,11 @@ static void martin_moyce_check(eddy_engine *e, const char *root, const char *jso
         front[k] = xmax + s / 2;
     }
     double sum = 0;
+    char comment[512];
+    snprintf(comment, sizeof comment, "dam break (%s, 16 particles across, dt %g s): the surge front Z = x / a against "
+             "T = t sqrt(g / a); reference: Martin and Moyce 1952, n^2 = 1 (data/validation/martin_moyce_1952.csv)",
+             label, dt);
+    validation_csv csv = validation_csv_open(check, comment, "T,Z_martin_moyce,Z_eddy");
     printf("dam break (Martin and Moyce 1952, n^2 = 1): T, Z measured, Z simulated\n");
     for (int r = 0; r < rows; r++) {
         double t = T[r] / sqrt(g / a), u = t / (EVERY * dt);
@@ -100,7 +106,10 @@ static void martin_moyce_check(eddy_engine *e, const char *root, const char *jso
         double z = (front[k] + (u - k) * (front[k + 1] - front[k])) / a;
         sum += fabs(z - Z[r]) / Z[r];
         printf("  %.2f %.2f %.3f\n", T[r], Z[r], z);
+        if (csv.f)
+            fprintf(csv.f, "%.3f,%.3f,%.4f\n", T[r], Z[r], z);
     }
+    validation_csv_close(&csv);
     double mean = sum / rows;
     printf("dam break (%s): %u particles (16 across), dt %g s, %d rows with T <= 3: mean relative error %.2f%% (bound "
            "2.5%%); kinetic energy above 1.02 x the released potential energy by at most %.3g J (bound %.3g J; at "

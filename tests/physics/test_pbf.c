@@ -133,7 +133,7 @@ static void dam_break(eddy_engine *e, const char *root)
     char params[256], json[2048];
     snprintf(params, sizeof params, "\"h\": %.17g, \"iterations\": 4, \"tensile_k\": 0.06", 2 * MM_S);
     martin_moyce_json(json, sizeof json, 0.002, "pbf", params);
-    martin_moyce_check(e, root, json, 0.002, "PBF", false);
+    martin_moyce_check(e, root, json, 0.002, "PBF", "dam_break_pbf", false);
 }
 
 /* Martin and Moyce's column after its first step (2 ms, no tensile term):

@@ -7,7 +7,16 @@
  *    rotational energy within 1e-5;
  *  - the intermediate-axis flip: a plate spun about its middle axis (the
  *    fill's angular_velocity) flips ten times or more in 15 s with L and
- *    the rotational energy within 1e-3;
+ *    the rotational energy within 1e-3, and as often as Euler's equations
+ *    integrated in double (within one flip; table intermediate_axis_flip);
+ *  - DEM restitution: a grain bounced off the floor at four dashpots leaves
+ *    within 0.01 of the linear spring-dashpot's restitution (table
+ *    dem_restitution);
+ *  - walls: a body whose bottom layer starts past the floor is put back by
+ *    the box limit and its 9 particles flagged (past_wall); a 2,000 kg/m^3
+ *    cube dropped from 0.5 m is refused below the wall stiffness that holds
+ *    it, and otherwise rests on the floor with every particle inside the box
+ *    after every step (heavy_drop);
  *  - two bodies colliding head on without gravity: total momentum within
  *    1e-5 of the momenta's size;
  *  - a box of bodies settles and stays: after 2 s, none moves more than 1%
@@ -20,6 +29,7 @@
  *    and for grains. */
 #include "../gpu/gpu_test.h"
 #include "rigid/rigid.h"
+#include "validation_csv.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -276,8 +286,43 @@ static void flip(eddy_engine *e)
            b.w[1], b.w[2]);
     int flips = 0, side = 1;
     double worst_l = 0, worst_e = 0;
+    /* The reference: Euler's equations I w' = (I w) x w in the body frame
+     * (principal axes along the box's: I0^-1 is diagonal), from the same
+     * start, by RK4 in double at 1e-5 s; the body's middle axis against L is
+     * I2 w2 / |L|. */
+    const double I[3] = { 1 / b.iinv[0], 1 / b.iinv[1], 1 / b.iinv[2] };
+    double wr[3] = { b.w[0], b.w[1], b.w[2] };
+    int flips_ref = 0, side_ref = 1;
+    validation_csv csv = validation_csv_open("intermediate_axis_flip",
+        "a plate (0.12 x 0.06 x 0.02 m) spun at (0.2, 16, 0.2) rad/s about its middle axis, no gravity, dt 4 ms: the "
+        "middle axis along L, the rotational energy and |L| (relative change); reference: Euler's equations by RK4 "
+        "in double at 1e-5 s", "t,middle_axis_along_L_eddy,middle_axis_along_L_reference,energy_change,L_change");
     for (int k = 0; k < 150; k++) {
         CHECK(eddy_scene_step(s, 25) == EDDY_OK);
+        for (int sub = 0; sub < 10000; sub++) {
+            double h = 1e-5, k1[3], k2[3], k3[3], k4[3], t[3];
+#define EULER(w, out)                                                                                      \
+    out[0] = ((I[1] - I[2]) * (w)[1] * (w)[2]) / I[0], out[1] = ((I[2] - I[0]) * (w)[2] * (w)[0]) / I[1], \
+    out[2] = ((I[0] - I[1]) * (w)[0] * (w)[1]) / I[2]
+            EULER(wr, k1);
+            for (int a = 0; a < 3; a++)
+                t[a] = wr[a] + 0.5 * h * k1[a];
+            EULER(t, k2);
+            for (int a = 0; a < 3; a++)
+                t[a] = wr[a] + 0.5 * h * k2[a];
+            EULER(t, k3);
+            for (int a = 0; a < 3; a++)
+                t[a] = wr[a] + h * k3[a];
+            EULER(t, k4);
+#undef EULER
+            for (int a = 0; a < 3; a++)
+                wr[a] += h / 6 * (k1[a] + 2 * k2[a] + 2 * k3[a] + k4[a]);
+        }
+        double along_ref = I[1] * wr[1] / l0;
+        if (along_ref * side_ref < -0.5) {
+            flips_ref++;
+            side_ref = -side_ref;
+        }
         CHECK(eddy_buffer_download(e, bb, 0, sizeof b, &b) == EDDY_OK);
         /* the body's y axis in the world: R's second column */
         double x = b.q[0], y = b.q[1], z = b.q[2], w = b.q[3];
@@ -294,7 +339,12 @@ static void flip(eddy_engine *e)
             flips++;
             side = -side;
         }
+        if (csv.f)
+            fprintf(csv.f, "%.2f,%.5f,%.5f,%.3g,%.3g\n", (k + 1) * 0.1, along, along_ref, (en - e0) / e0, sqrt(dl) / l0);
     }
+    validation_csv_close(&csv);
+    printf("flip: %d flips in 15 s, Euler's equations (RK4, double) give %d\n", flips, flips_ref);
+    CHECKF(abs(flips - flips_ref) <= 1, "%d flips against the reference's %d", flips, flips_ref);
     printf("flip: plate spun at (0.2, 16, 0.2) rad/s about its middle axis, 15 s at dt 4 ms: %d flips; L within %.3g, "
            "rotational energy within %.3g (relative)\n", flips, worst_l, worst_e);
     CHECKF(flips >= 10, "only %d flips in 15 s", flips);
@@ -446,6 +496,45 @@ static void heavy_drop(eddy_engine *e)
     }
 }
 
+/* DEM restitution against the spring-dashpot formula: a grain (m 0.01 kg,
+ * d 2 cm) at 1 m/s onto the floor without gravity. Its wall contact is a
+ * spring on the overlap d - 2 (y - wall) and a dashpot eta on its velocity,
+ * m u'' = -2 k_w u - eta u' for the centre's way u into the contact zone,
+ * so it leaves at e = exp(-pi zeta / sqrt(1 - zeta^2)) of its speed,
+ * zeta = eta / (2 sqrt(2 k_w m)) (the contact ends where the overlap does;
+ * the linear dashpot pulls a little at the end, as the formula assumes).
+ * Within 0.01 at dt 1e-5 s (about 700 steps a contact). */
+static void restitution(eddy_engine *e)
+{
+    const double m = 0.01, kw = 1000, etas[] = { 0, 0.5, 2, 5 };
+    validation_csv csv = validation_csv_open("dem_restitution",
+        "a grain (m 0.01 kg, d 0.02 m) at 1 m/s onto the floor of the rigid module's box walls (k_w 1000 N/m), no "
+        "gravity: the speed it leaves with over the speed it came with; reference: the linear spring-dashpot "
+        "exp(-pi zeta / sqrt(1 - zeta^2)), zeta = eta / (2 sqrt(2 k_w m))", "damping_eta,zeta,e_eddy,e_formula");
+    for (size_t c = 0; c < sizeof etas / sizeof etas[0]; c++) {
+        snprintf(json, sizeof json,
+                 "{ \"dt\": 1e-5, \"duration\": 0.02, \"box\": { \"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2] },"
+                 "  \"particle_sets\": [ { \"name\": \"g\", \"radius\": 0.01, \"mass\": %g, \"velocity\": [0, -1, 0],"
+                 "    \"points\": [[0.1, 0.012, 0.1]] } ],"
+                 "  \"systems\": [ { \"name\": \"rigid\", \"module\": \"rigid\", \"set\": \"g\","
+                 "      \"params\": { \"granular\": true, \"stiffness\": %g, \"damping\": %g, \"shear\": 0,"
+                 "                    \"gravity\": [0, 0, 0] } } ] }", m, kw, etas[c]);
+        eddy_scene *s = load(e, json);
+        CHECK(eddy_scene_step(s, 2000) == EDDY_OK);
+        float v[4];
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, eddy_find_particles(e, "g"), "velocity"), 0, 16, v) ==
+              EDDY_OK);
+        double zeta = etas[c] / (2 * sqrt(2 * kw * m)), ref = exp(-M_PI * zeta / sqrt(1 - zeta * zeta));
+        printf("restitution: damping %g N s/m (zeta %.3f): the grain leaves at %.4f of its speed, the spring-dashpot "
+               "formula %.4f\n", etas[c], zeta, v[1], ref);
+        CHECKF(fabs(v[1] - ref) < 0.01, "damping %g: restitution %g, formula %g", etas[c], v[1], ref);
+        if (csv.f)
+            fprintf(csv.f, "%g,%.4f,%.4f,%.4f\n", etas[c], zeta, v[1], ref);
+        eddy_destroy_scene(s);
+    }
+    validation_csv_close(&csv);
+}
+
 static void settles(eddy_engine *e)
 {
     /* 18 cubes of 27 particles dropped in a tight box. */
@@ -572,7 +661,7 @@ int main(int argc, char **argv)
     fluid_inverse_mass();
     REQUIRE(argc > 1);
     eddy_engine *e = test_engine();
-    /* Parts from argv[2] on (tests/meson.build): cpu, spin, flip, head_on, settles, past_wall, heavy_drop, granular. */
+    /* Parts from argv[2] on (tests/meson.build): cpu, spin, flip, head_on, settles, past_wall, heavy_drop, restitution, granular. */
     if (test_part(argc, argv, 2, "cpu"))
         against_cpu(e, argv[1]);
     if (test_part(argc, argv, 2, "spin"))
@@ -587,6 +676,8 @@ int main(int argc, char **argv)
         past_wall(e);
     if (test_part(argc, argv, 2, "heavy_drop"))
         heavy_drop(e);
+    if (test_part(argc, argv, 2, "restitution"))
+        restitution(e);
     if (test_part(argc, argv, 2, "granular"))
         granular_pile(e);
     test_finish(e);

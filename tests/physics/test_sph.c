@@ -227,7 +227,7 @@ static void momentum(eddy_engine *e, int form)
  * fitted by a line, its slope over -rho0 g (1: hydrostatic), and the mean
  * pressure of the bottom layer over rho0 g (H - y) at its mean height y
  * (H = 0.2 m, the column's height at rest density). */
-static void rest(eddy_engine *e, int form, bool clamp, int seconds, double *slope, double *bottom)
+static void rest(eddy_engine *e, int form, bool clamp, int seconds, double *slope, double *bottom, const char *check)
 {
     char json[1024];
     snprintf(json, sizeof json,
@@ -259,6 +259,24 @@ static void rest(eddy_engine *e, int form, bool clamp, int seconds, double *slop
     *slope = -b / (1000.0 * 9.81);
     (void)a;
     *bottom = nb > 0 ? pb / nb / (1000.0 * 9.81 * (0.2 - yb / nb)) : 0;
+    if (check) {
+        /* The profile layer by layer (the fill's 10 layers of 0.02 m). */
+        char comment[256];
+        snprintf(comment, sizeof comment, "hydrostatic pressure of a 0.2 m SPH column at rest after %d s (%s force, "
+                 "negative pressure %s): layer, mean height y (m), mean pressure k (rho - rho0) (Pa); reference "
+                 "rho0 g (H - y), H = 0.2 m", seconds, form ? "Mueller 2003" : "symmetric", clamp ? "clamped" : "kept");
+        validation_csv csv = validation_csv_open(check, comment, "layer,y,p_eddy,p_hydrostatic");
+        for (int l = 0; l < 10 && csv.f; l++) {
+            double ly = 0, lp = 0;
+            int ln = 0;
+            for (int i = 0; i < 1000; i++)
+                if (pos[4 * i + 1] >= 0.02 * l && pos[4 * i + 1] < 0.02 * (l + 1))
+                    ly += pos[4 * i + 1], lp += 1000.0 * (rho[i] - 1000.0), ln++;
+            if (ln)
+                fprintf(csv.f, "%d,%.5f,%.2f,%.2f\n", l, ly / ln, lp / ln, 1000.0 * 9.81 * (0.2 - ly / ln));
+        }
+        validation_csv_close(&csv);
+    }
     printf("rest (%s, negative pressure %s, %d s): pressure from 0.04 to 0.15 m: slope %.3f of -rho0 g; bottom layer "
            "(%.0f particles, %.4f m high) %.3f of rho0 g (H - y)\n", form ? "Mueller 2003" : "symmetric",
            clamp ? "clamped" : "kept", seconds, *slope, nb,
@@ -279,14 +297,14 @@ static void rest(eddy_engine *e, int form, bool clamp, int seconds, double *slop
 static void hydrostatic(eddy_engine *e)
 {
     double slope, bottom;
-    rest(e, 0, true, 8, &slope, &bottom);
+    rest(e, 0, true, 8, &slope, &bottom, "hydrostatic_sph");
     CHECKF(fabs(bottom - 1) < 0.03, "pressure at the floor %.3f of rho0 g H (within 3%%)", bottom);
 }
 
 static void hydrostatic_unclamped(eddy_engine *e)
 {
     double slope, bottom;
-    rest(e, 0, false, 8, &slope, &bottom);
+    rest(e, 0, false, 8, &slope, &bottom, "hydrostatic_sph_unclamped");
     CHECKF(fabs(slope - 1) < 0.03, "pressure gradient %.3f of rho0 g (within 3%%)", slope);
     CHECKF(fabs(bottom - 1) < 0.03, "pressure at the floor %.3f of rho0 g H (within 3%%)", bottom);
 }
@@ -296,7 +314,7 @@ static void hydrostatic_unclamped(eddy_engine *e)
 static void hydrostatic_muller(eddy_engine *e)
 {
     double slope, bottom;
-    rest(e, 1, false, 2, &slope, &bottom);
+    rest(e, 1, false, 2, &slope, &bottom, NULL);
     CHECKF(slope > 1.8 && slope < 2.8, "pressure gradient %.3f of rho0 g (Mueller: about twice)", slope);
 }
 
@@ -476,7 +494,8 @@ static void dam_break(eddy_engine *e, const char *root, bool iisph, double dt, d
              "\"artificial_viscosity\": %g, \"normalise_density\": true, \"restitution\": 0, "
              "\"surface_tension\": 0, \"solver\": %d", 2 * MM_S, alpha, (int)iisph);
     martin_moyce_json(json, sizeof json, dt, "sph", params);
-    martin_moyce_check(e, root, json, dt, iisph ? "IISPH" : "weakly compressible", true);
+    martin_moyce_check(e, root, json, dt, iisph ? "IISPH" : "weakly compressible",
+                       iisph ? "dam_break_iisph" : "dam_break_sph", true);
 }
 
 /* Arguments: the source root, then parts (tests/meson.build): cpu, adaptive, momentum, rest, rest_unclamped,
