@@ -92,10 +92,19 @@ static inline eddy_engine *test_engine(void)
 }
 
 /* Checks that validation said nothing, then destroys the engine. */
+/* The parts asked for on the command line (test_part) and which of them a
+ * test_part call matched: a part no call knows fails in test_finish (a
+ * part meson runs that the program dropped would otherwise pass empty). */
+static int test_parts_asked;
+static char **test_parts_argv;
+static uint64_t test_parts_seen;
+
 static inline void test_finish(eddy_engine *e)
 {
     uint32_t n = eddy_validation_message_count(e);
     CHECKF(n == 0, "%u validation message(s)", n);
+    for (int i = 0; i < test_parts_asked && i < 64; i++)
+        CHECKF(test_parts_seen >> i & 1, "no part '%s' in this test program", test_parts_argv[i]);
     eddy_destroy_engine(e);
 }
 
@@ -106,9 +115,13 @@ static inline bool test_part(int argc, char **argv, int first, const char *part)
 {
     if (argc <= first)
         return true;
+    test_parts_asked = argc - first;
+    test_parts_argv = argv + first;
     for (int i = first; i < argc; i++)
-        if (!strcmp(argv[i], part))
+        if (!strcmp(argv[i], part)) {
+            test_parts_seen |= i - first < 64 ? 1ull << (i - first) : 0;
             return true;
+        }
     return false;
 }
 

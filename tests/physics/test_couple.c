@@ -926,6 +926,12 @@ int main(int argc, char **argv)
          * for it; 0.075 here until it is. */
         float_two(e, &t, "pbf", "", 10, ", \"substeps\": \"stable\"", 300, 50, 0.075);
     }
+    if (test_part(argc, argv, 1, "float_sph")) {
+        tank t = sph_tank;
+        t.cells = 6;
+        float_two(e, &t, "sph", ", \"stiffness\": 1000, \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true",
+                  100, "", 6000, 1000, 0.05);
+    }
     if (test_part(argc, argv, 1, "sink"))
         sinks(e);
     if (test_part(argc, argv, 1, "float_multirate"))

@@ -260,20 +260,29 @@ static void rest(eddy_engine *e, int form, bool clamp, int seconds, double *slop
     (void)a;
     *bottom = nb > 0 ? pb / nb / (1000.0 * 9.81 * (0.2 - yb / nb)) : 0;
     if (check) {
-        /* The profile layer by layer (the fill's 10 layers of 0.02 m). */
+        /* The profile layer by layer: the fill's 10 layers of 100 particles,
+         * taken as the particles in order of height (a settled layer is not
+         * flat to a bin's edge), with the pressure the module uses. */
         char comment[256];
         snprintf(comment, sizeof comment, "hydrostatic pressure of a 0.2 m SPH column at rest after %d s (%s force, "
                  "negative pressure %s): layer, mean height y (m), mean pressure k (rho - rho0) (Pa); reference "
                  "rho0 g (H - y), H = 0.2 m", seconds, form ? "Mueller 2003" : "symmetric", clamp ? "clamped" : "kept");
         validation_csv csv = validation_csv_open(check, comment, "layer,y,p_eddy,p_hydrostatic");
+        int order[1000];
+        for (int i = 0; i < 1000; i++)
+            order[i] = i;
+        for (int i = 1; i < 1000; i++) /* insertion sort by height */
+            for (int j = i; j > 0 && pos[4 * order[j - 1] + 1] > pos[4 * order[j] + 1]; j--) {
+                int t = order[j];
+                order[j] = order[j - 1], order[j - 1] = t;
+            }
         for (int l = 0; l < 10 && csv.f; l++) {
             double ly = 0, lp = 0;
-            int ln = 0;
-            for (int i = 0; i < 1000; i++)
-                if (pos[4 * i + 1] >= 0.02 * l && pos[4 * i + 1] < 0.02 * (l + 1))
-                    ly += pos[4 * i + 1], lp += 1000.0 * (rho[i] - 1000.0), ln++;
-            if (ln)
-                fprintf(csv.f, "%d,%.5f,%.2f,%.2f\n", l, ly / ln, lp / ln, 1000.0 * 9.81 * (0.2 - ly / ln));
+            for (int k = 100 * l; k < 100 * (l + 1); k++) {
+                double p = 1000.0 * (rho[order[k]] - 1000.0);
+                ly += pos[4 * order[k] + 1], lp += clamp && p < 0 ? 0 : p;
+            }
+            fprintf(csv.f, "%d,%.5f,%.2f,%.2f\n", l, ly / 100, lp / 100, 1000.0 * 9.81 * (0.2 - ly / 100));
         }
         validation_csv_close(&csv);
     }
