@@ -327,8 +327,8 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
             if (clamped)
                 eddy_log(e, EDDY_LOG_WARN, "particles.clamped",
                          "particle set '%s': %u particle(s) found past a wall of the box in steps %" PRIu64 "..%" PRIu64
-                         " (t <= %g s) and put back by the box limit: the walls are too soft for this motion "
-                         "(stiffer walls or a smaller dt)", ss->name, clamped, s->frame_step + 1, s->steps_done, t);
+                         " (t <= %g s) and put back by the box limit: they crossed a wall's plane within a step "
+                         "(a smaller dt; stiffer walls where walls are springs)", ss->name, clamped, s->frame_step + 1, s->steps_done, t);
             if (outside)
                 eddy_log(e, EDDY_LOG_WARN, "particles.outside",
                          "particle set '%s': %u particle(s) outside the box at step %" PRIu64 " (t = %g s): "
