@@ -461,13 +461,15 @@ eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
 
 void eddy_couple_boundary_cpu(const struct eddy_couple_params *p, uint32_t nb,
                               const float *boundary, const float *inverse_mass, const float *x,
-                              float *w, float g[3], float gw[3])
+                              float *w, float g[3], float gw[3], const float accel[3], float lever[3])
 {
     float h = p->misc[0];
     *w = 0;
     g[0] = g[1] = g[2] = 0;
     if (gw)
         gw[0] = gw[1] = gw[2] = 0;
+    if (lever)
+        lever[0] = lever[1] = lever[2] = 0;
     for (uint32_t b = 0; b < nb; b++) {
         const float *xb = boundary + 4 * b;
         float r[3] = { x[0] - xb[0], x[1] - xb[1], x[2] - xb[2] };
@@ -481,6 +483,9 @@ void eddy_couple_boundary_cpu(const struct eddy_couple_params *p, uint32_t nb,
         if (gw && inverse_mass)
             for (int a = 0; a < 3; a++)
                 gw[a] += sqrtf(p->misc[2] * inverse_mass[b]) * (gs * r[a]);
+        if (lever)
+            for (int k = 0; k < 3; k++)
+                lever[k] -= eddy_cpu_dot3(accel, r) * (gs * r[k]);
     }
 }
 
@@ -543,23 +548,6 @@ void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
         }
         for (int a = 0; a < 3; a++)
             force[4 * b + a] += xb[3] * f[a];
-    }
-}
-
-void eddy_couple_boundary_lever_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
-                                    const float *x, const float a[3], float lever[3])
-{
-    float h = p->misc[0];
-    lever[0] = lever[1] = lever[2] = 0;
-    for (uint32_t b = 0; b < nb; b++) {
-        const float *xb = boundary + 4 * b;
-        float r[3] = { x[0] - xb[0], x[1] - xb[1], x[2] - xb[2] };
-        float r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-        if (r2 >= h * h)
-            continue;
-        float gs = xb[3] * eddy_grad_spiky(r2, h) * -eddy_cpu_dot3(a, r);
-        for (int k = 0; k < 3; k++)
-            lever[k] += gs * r[k];
     }
 }
 

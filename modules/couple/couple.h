@@ -139,10 +139,6 @@ void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
 void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
                          uint32_t nf, const float *x, const float *mass, const float *density,
                          float *force);
-/* couple_boundary.glsl's couple_boundary_lever: sum V_b (a . (x_b - x)) grad W_spiky(x - x_b)
- * over the boundary particles within h of x. */
-void eddy_couple_boundary_lever_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
-                                    const float *x, const float a[3], float lever[3]);
 /* A fluid's sheets for the C twin of the sheet passes: count triangles
  * (uvec4 each: the combined indices a, b, c and the thickness tau's float
  * bits, as couple.c builds them), the vertices where the fluid last left
@@ -170,9 +166,11 @@ void eddy_couple_sheet_cpu(const struct eddy_couple_params *p, const eddy_couple
 /* The boundary sums at x (couple_boundary.glsl): *w = sum V W_poly6,
  * g = sum V grad W_spiky and, when gw and inverse_mass (nb floats, the
  * boundary's order) are given, gw = sum sqrt(weight inverse_mass) V grad W_spiky
- * (weight: p->misc[2], eddy_couple_mass_weight). */
+ * (weight: p->misc[2], eddy_couple_mass_weight), and when lever is given,
+ * lever = sum V (accel . (x_b - x)) grad W_spiky (couple_boundary_lever: the
+ * hydrostatic part of the boundary's pressure, sph). */
 void eddy_couple_boundary_cpu(const struct eddy_couple_params *p, uint32_t nb,
                               const float *boundary, const float *inverse_mass, const float *x,
-                              float *w, float g[3], float gw[3]);
+                              float *w, float g[3], float gw[3], const float accel[3], float lever[3]);
 
 #endif

@@ -117,7 +117,7 @@ void eddy_pbf_step_coupled_cpu(const struct eddy_pbf_params *p, const eddy_solid
                 gi[a] += s3 * gg[a];
             float gm[3] = { 0, 0, 0 };
             if (nb) {
-                eddy_couple_boundary_cpu(cp, nb, boundary, boundary_inverse_mass, xi, &gw, gg, gm);
+                eddy_couple_boundary_cpu(cp, nb, boundary, boundary_inverse_mass, xi, &gw, gg, gm, NULL, NULL);
                 rho += rho0 * gw;
                 for (int a = 0; a < 3; a++)
                     gi[a] += gg[a];
@@ -151,7 +151,7 @@ void eddy_pbf_step_coupled_cpu(const struct eddy_pbf_params *p, const eddy_solid
             for (int a = 0; a < 3; a++)
                 d[3 * i + a] = acc[a] + s3 * lam[2 * i] * gg[a];
             if (nb) {
-                eddy_couple_boundary_cpu(cp, nb, boundary, NULL, xi, &gw, gg, NULL);
+                eddy_couple_boundary_cpu(cp, nb, boundary, NULL, xi, &gw, gg, NULL, NULL, NULL);
                 for (int a = 0; a < 3; a++)
                     d[3 * i + a] += lam[2 * i] * gg[a];
             }

@@ -178,7 +178,7 @@ static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, 
         memcpy(&s, &p->misc[3], 4);
         density[i] = rho + rho0 * (s * s * s) * gw;
         if (nb) {
-            eddy_couple_boundary_cpu(cp, nb, boundary, NULL, x, &gw, gg, NULL);
+            eddy_couple_boundary_cpu(cp, nb, boundary, NULL, x, &gw, gg, NULL, NULL, NULL);
             density[i] += rho0 * gw;
         }
         density[i] *= p->lattice[0];
@@ -222,8 +222,7 @@ static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, 
             fp[a] -= weak ? (s * s * s) * (fb * gg[a] + lv * lever[a]) : 0.0f;
         if (nb) {
             float cl[3];
-            eddy_couple_boundary_cpu(cp, nb, boundary, NULL, x, &gw, gg, NULL);
-            eddy_couple_boundary_lever_cpu(cp, nb, boundary, x, cp->gravity, cl);
+            eddy_couple_boundary_cpu(cp, nb, boundary, NULL, x, &gw, gg, NULL, cp->gravity, cl);
             for (int a = 0; a < 3; a++)
                 fp[a] -= fb * gg[a] + (weak ? lv * cl[a] : 0.0f);
         }

@@ -255,7 +255,8 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         if (!pos || !vel || !mass || !phase)
             res = EDDY_ERROR_OUT_OF_MEMORY;
         /* Particles a module's box limit put back since the last frame
-         * (the set's "clamped" flags, eddy.h), counted and cleared. */
+         * (the set's "clamped" flags, eddy.h), counted and cleared; read
+         * into phase's scratch before phase itself is downloaded below. */
         uint32_t clamped = 0;
         eddy_buffer cb = eddy_particles_buffer(e, ss->handle, "clamped");
         if (cb.id && n && res == EDDY_OK) {

@@ -24,10 +24,14 @@ layout(std430, binding = COUPLE_MASS_BINDING) readonly buffer CoupleW { float co
 #define COUPLE_SQRT_W(j) 0.0
 #endif
 
-vec4 couple_boundary(vec3 p, float h, out vec3 gw)
+// couple_boundary_lever also sums lever = sum V_b (a . (x_b - p)) grad
+// W_spiky(p - x_b): the hydrostatic part of the boundary's pressure (sph,
+// a = gravity; eddy_couple_boundary_cpu's lever).
+vec4 couple_boundary_lever(vec3 p, float h, vec3 a, out vec3 gw, out vec3 lever)
 {
     vec4 acc = vec4(0.0);
     gw = vec3(0.0);
+    lever = vec3(0.0);
     ivec3 dims = CP.dims.xyz;
     ivec3 c = eddy_grid_cell(p, CP.grid.xyz, CP.grid.w, dims);
     for (int dz = -1; dz <= 1; dz++)
@@ -51,38 +55,16 @@ vec4 couple_boundary(vec3 p, float h, out vec3 gw)
             vec3 g = V * eddy_grad_spiky(r2, h) * r;
             acc.xyz += g;
             gw += COUPLE_SQRT_W(j) * g;
+            lever -= dot(a, r) * g;
         }
     }
     return acc;
 }
 
-// sum V_b (a . (x_b - p)) grad W_spiky(p - x_b) over the boundary particles
-// within h of p: the hydrostatic part of their pressure (sph, a = gravity;
-// eddy_couple_boundary_lever_cpu).
-vec3 couple_boundary_lever(vec3 p, float h, vec3 a)
+vec4 couple_boundary(vec3 p, float h, out vec3 gw)
 {
-    vec3 lever = vec3(0.0);
-    ivec3 dims = CP.dims.xyz;
-    ivec3 c = eddy_grid_cell(p, CP.grid.xyz, CP.grid.w, dims);
-    for (int dz = -1; dz <= 1; dz++)
-    for (int dy = -1; dy <= 1; dy++)
-    for (int dx = -1; dx <= 1; dx++) {
-        ivec3 q = c + ivec3(dx, dy, dz);
-        if (any(lessThan(q, ivec3(0))) || any(greaterThanEqual(q, dims)))
-            continue;
-        uint cell = eddy_grid_linear(q, dims);
-        uint s = couple_start[cell];
-        if (s == EDDY_GRID_EMPTY)
-            continue;
-        uint e = couple_end[cell];
-        for (uint j = s; j < e; j++) {
-            vec3 r = p - couple_b[j].xyz;
-            float r2 = dot(r, r);
-            if (r2 >= h * h)
-                continue;
-            lever -= couple_b[j].w * dot(a, r) * eddy_grad_spiky(r2, h) * r;
-        }
-    }
-    return lever;
+    vec3 unused;
+    return couple_boundary_lever(p, h, vec3(0.0), gw, unused);
 }
+
 #endif

@@ -78,10 +78,10 @@ void main()
     // A coupled rigid set's particles likewise, each of its volume V_b; the
     // opposite force goes to them (couple.sph).
 #ifdef EDDY_COUPLED
-    vec3 unused;
-    f_p -= fb * couple_boundary(p, h, unused).xyz;
+    vec3 unused, blever;
+    f_p -= fb * couple_boundary_lever(p, h, CP.gravity.xyz, unused, blever).xyz;
     if (weak)
-        f_p -= eddy_sph_boundary_lever(symmetric, rho_i, SPH_RHO0) * couple_boundary_lever(p, h, CP.gravity.xyz);
+        f_p -= eddy_sph_boundary_lever(symmetric, rho_i, SPH_RHO0) * blever;
 #endif
     float nl = length(n);
     vec3 f_s = nl > l ? -sigma * lap_c * n / nl : vec3(0.0);
