@@ -60,6 +60,8 @@ struct eddy_couple {
     /* Combined order: volume, predicted, inverse mass, the force scattered
      * back (several sets, or a sheet); sorted order: the rest. */
     eddy_buffer params, volume, predicted, weight, unsorted_force, sorted, sorted_w, force;
+    /* The velocities (combined; sorted only with desc.velocities). */
+    eddy_buffer bvel, sorted_v;
     /* Sheets (the sets' "triangles"): x where the fluid last left them
      * (combined; couple.sheet_apply), the triangles (a, b, c combined,
      * thickness bits), their centroids and grid, the sorted triangles, and
@@ -77,7 +79,7 @@ void eddy_couple_destroy(eddy_engine *e, eddy_couple *c)
     eddy_destroy_grid(e, c->tgrid);
     for (int i = 0; i < K_COUNT; i++)
         eddy_destroy_kernel(e, c->k[i]);
-    eddy_buffer own[] = { c->params, c->volume, c->predicted, c->weight, c->unsorted_force,
+    eddy_buffer own[] = { c->params, c->volume, c->predicted, c->weight, c->unsorted_force, c->bvel, c->sorted_v,
                           c->sorted, c->sorted_w, c->force, c->start, c->tris, c->centroid, c->stris,
                           c->contact_v, c->contact };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
@@ -270,7 +272,8 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     p->fluid[0] = d->stiffness;
     p->fluid[1] = d->rest_density;
     p->fluid[2] = d->sph_muller ? 1.0f : 0.0f;
-    p->fluid[3] = (d->sph_clamp_negative ? 1.0f : 0.0f) + (d->sph_tait ? 2.0f : 0.0f);
+    p->fluid[3] = (d->sph_clamp_negative ? 1.0f : 0.0f) + (d->sph_tait ? 2.0f : 0.0f) +
+                  (d->sph_pressure_buffer ? 4.0f : 0.0f);
     for (int a = 0; a < 3; a++)
         p->gravity[a] = d->gravity[a];
     p->counts[0] = c->nb;
@@ -286,12 +289,16 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         c->weight = scratch(e, c, "inverse_mass", 4 * n, NULL);
         c->sorted = scratch(e, c, "sorted", 16 * n, NULL);
         c->sorted_w = scratch(e, c, "sorted.inverse_mass", 4 * n, NULL);
+        c->bvel = scratch(e, c, "velocity", 16 * n, NULL);
+        if (d->velocities)
+            c->sorted_v = scratch(e, c, "sorted.velocity", 16 * n, NULL);
         c->force = scratch(e, c, "sorted.force", 16 * n, NULL);
         /* One plain set takes the scatter into its slice directly. */
         bool combined = c->set_count > 1 || c->sets[0].sheet;
         if (combined)
             c->unsorted_force = scratch(e, c, "force", 16 * n, NULL);
         ok = c->params.id && c->volume.id && c->predicted.id && c->weight.id && c->sorted.id && c->sorted_w.id &&
+             c->bvel.id && (!d->velocities || c->sorted_v.id) &&
              c->force.id && (!combined || c->unsorted_force.id);
     }
     ok = ok && add_sheets(e, c, d, vol);
@@ -337,7 +344,7 @@ uint64_t eddy_couple_slot_particles(eddy_engine *e, const eddy_slot_sets *slot)
 eddy_couple_bindings eddy_couple_get_bindings(const eddy_couple *c)
 {
     eddy_grid_buffers gb = eddy_grid_get_buffers(c->grid);
-    return (eddy_couple_bindings){ c->params, c->sorted, gb.cell_start, gb.cell_end, c->sorted_w };
+    return (eddy_couple_bindings){ c->params, c->sorted, gb.cell_start, gb.cell_end, c->sorted_w, c->sorted_v };
 }
 
 /* A pass over one set's particles: its slice (offset, count) and, for
@@ -363,7 +370,8 @@ eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph 
             .label = "couple.begin", .kernel = c->k[K_BEGIN],
             .bindings = { { c->params, EDDY_READ }, { cs->position, EDDY_READ }, { cs->velocity, EDDY_READ },
                           { cs->inverse_mass, EDDY_READ }, { c->volume, EDDY_READ },
-                          { c->predicted, EDDY_WRITE }, { c->weight, EDDY_WRITE }, { c->force, EDDY_WRITE } } });
+                          { c->predicted, EDDY_WRITE }, { c->weight, EDDY_WRITE }, { c->force, EDDY_WRITE },
+                          { c->bvel, EDDY_WRITE } } });
         if (r != EDDY_OK)
             return r;
     }
@@ -374,6 +382,8 @@ eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph 
         r = eddy_grid_record_gather(e, c->grid, g, c->predicted, c->sorted, 4, c->nb);
     if (r == EDDY_OK)
         r = eddy_grid_record_gather(e, c->grid, g, c->weight, c->sorted_w, 1, c->nb);
+    if (r == EDDY_OK && c->sorted_v.id)
+        r = eddy_grid_record_gather(e, c->grid, g, c->bvel, c->sorted_v, 4, c->nb);
     uint32_t T = c->p.counts[1];
     if (r != EDDY_OK || !T)
         return r;
@@ -423,13 +433,18 @@ int eddy_couple_record_pbf(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_bu
 }
 
 int eddy_couple_record_sph(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer spm,
-                           eddy_buffer svr, eddy_buffer cell_start, eddy_buffer cell_end)
+                           eddy_buffer svr, eddy_buffer cell_start, eddy_buffer cell_end,
+                           eddy_buffer pressure)
 {
+    /* Without a solved pressure the shader reads none: its binding takes
+     * the density buffer, read anyway. */
+    if (!((uint32_t)c->p.fluid[3] & 4u) || !pressure.id)
+        pressure = svr;
     return eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "couple.sph", .kernel = c->k[K_SPH], .threads = c->nb,
         .bindings = { { c->params, EDDY_READ }, { c->sorted, EDDY_READ }, { spm, EDDY_READ },
                       { svr, EDDY_READ }, { cell_start, EDDY_READ }, { cell_end, EDDY_READ },
-                      { c->force, EDDY_READ_WRITE } } });
+                      { c->force, EDDY_READ_WRITE }, { pressure, EDDY_READ } } });
 }
 
 eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
@@ -489,6 +504,28 @@ void eddy_couple_boundary_cpu(const struct eddy_couple_params *p, uint32_t nb,
     }
 }
 
+void eddy_couple_boundary_iisph_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
+                                    const float *velocity, const float *x, const float vs[3], float gd[3],
+                                    float *div)
+{
+    float h = p->misc[0];
+    gd[0] = gd[1] = gd[2] = 0;
+    *div = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+        const float *xb = boundary + 4 * b;
+        float r[3] = { x[0] - xb[0], x[1] - xb[1], x[2] - xb[2] };
+        float r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        if (r2 >= h * h)
+            continue;
+        float gp = xb[3] * eddy_grad_poly6(r2, h), dv[3];
+        for (int a = 0; a < 3; a++) {
+            gd[a] += gp * r[a];
+            dv[a] = vs[a] - (velocity ? velocity[4 * b + a] : 0.0f);
+        }
+        *div += gp * eddy_cpu_dot3(dv, r);
+    }
+}
+
 /* force_b += scale V_b sum_i c_i grad W_spiky(x_i - x_b) over the fluid
  * particles within h: both fluids' reaction, c_i per fluid particle. */
 static void gather_cpu(float h, uint32_t nb, const float *boundary, uint32_t nf, const float *x,
@@ -526,7 +563,7 @@ void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
 
 void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
                          uint32_t nf, const float *x, const float *mass, const float *density,
-                         float *force)
+                         const float *pressure, float *force)
 {
     float k = p->fluid[0], rho0 = p->fluid[1], h = p->misc[0];
     bool symmetric = p->fluid[2] == 0.0f;
@@ -539,8 +576,10 @@ void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
             if (r2 >= h * h)
                 continue;
             float rho = density[i];
-            float pb = eddy_sph_pressure(((uint32_t)p->fluid[3] & 2u) != 0, k, rho, rho0, ((uint32_t)p->fluid[3] & 1u) != 0) *
-                           eddy_sph_boundary(symmetric, rho, rho0) -
+            float pi = pressure ? pressure[i]
+                                : eddy_sph_pressure(((uint32_t)p->fluid[3] & 2u) != 0, k, rho, rho0,
+                                                    ((uint32_t)p->fluid[3] & 1u) != 0);
+            float pb = pi * eddy_sph_boundary(symmetric, rho, rho0) -
                        eddy_sph_boundary_lever(symmetric, rho, rho0) * eddy_cpu_dot3(p->gravity, r);
             float s = mass[i] * pb / rho * eddy_grad_spiky(r2, h);
             for (int a = 0; a < 3; a++)

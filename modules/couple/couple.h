@@ -63,6 +63,11 @@ typedef struct eddy_couple_desc {
                                  each substep (lead 0: it is where the substep ends); a sheet
                                  must be (or be moved by none) */
     uint32_t moved_after;     /* bit k: ... after the fluid (ctx.moved_after) */
+    bool velocities;          /* sph IISPH: also keep the boundary particles' velocities in sorted
+                                 order (eddy_couple_bindings.velocity), for the density the
+                                 fluid predicts against moving bodies */
+    bool sph_pressure_buffer; /* sph IISPH: couple.sph reads the fluid's solved pressure (the
+                                 `pressure` of eddy_couple_record_sph), not the equation of state */
 } eddy_couple_desc;
 
 /* The weight of a body's inverse mass in the fluid's projection: the fluid
@@ -87,9 +92,10 @@ void eddy_couple_destroy(eddy_engine *e, eddy_couple *c);
  * particles of all sets (xyz at x + lead v, w the volume V in m^3), the cell
  * tables in the fluid's grid geometry and, in the same sorted order, each
  * particle's share of its body's inverse mass (1/kg, the set's
- * rigid.inverse_mass; 0 for a fixed obstacle). */
+ * rigid.inverse_mass; 0 for a fixed obstacle) and, with desc.velocities,
+ * its velocity (vec4, xyz m/s; else no buffer). */
 typedef struct eddy_couple_bindings {
-    eddy_buffer params, particles, cell_start, cell_end, inverse_mass;
+    eddy_buffer params, particles, cell_start, cell_end, inverse_mass, velocity;
 } eddy_couple_bindings;
 eddy_couple_bindings eddy_couple_get_bindings(const eddy_couple *c);
 
@@ -100,10 +106,13 @@ eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph 
 int eddy_couple_record_pbf(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer sp,
                            eddy_buffer smass, eddy_buffer lambda, eddy_buffer cell_start,
                            eddy_buffer cell_end);
-/* sph, once per substep after the density pass: spm (sorted xyz, mass),
- * svr (sorted velocity, density) and the fluid grid's cell tables. */
+/* sph, once per substep after the pressure is known (the forces pass; with
+ * IISPH after the solve): spm (sorted xyz, mass), svr (sorted velocity,
+ * density), the fluid grid's cell tables and, with desc.sph_pressure_buffer,
+ * pressure (float per sorted fluid particle, Pa; else ignored). */
 int eddy_couple_record_sph(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer spm,
-                           eddy_buffer svr, eddy_buffer cell_start, eddy_buffer cell_end);
+                           eddy_buffer svr, eddy_buffer cell_start, eddy_buffer cell_end,
+                           eddy_buffer pressure);
 /* pbf, once per substep after the solver iterations (before the velocity
  * pass): keeps every fluid particle off the sheets (the boundary sets'
  * "triangles", at least their thickness away on the side it came from,
@@ -135,10 +144,11 @@ void eddy_couple_pbf_cpu(const struct eddy_couple_params *p, uint32_t nb, const 
  * grad W_spiky(x_i - x_b) / rho_i, p_i = k (rho_i - rho0), B =
  * eddy_sph_boundary and L = eddy_sph_boundary_lever (the fluid's pressure
  * force, p->fluid[2]), g = p->gravity, over nf fluid particles x (vec4),
- * mass, density. */
+ * mass, density; p_i from pressure (Pa per fluid particle, IISPH's) where
+ * that is not NULL. */
 void eddy_couple_sph_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
                          uint32_t nf, const float *x, const float *mass, const float *density,
-                         float *force);
+                         const float *pressure, float *force);
 /* A fluid's sheets for the C twin of the sheet passes: count triangles
  * (uvec4 each: the combined indices a, b, c and the thickness tau's float
  * bits, as couple.c builds them), the vertices where the fluid last left
@@ -172,5 +182,12 @@ void eddy_couple_sheet_cpu(const struct eddy_couple_params *p, const eddy_couple
 void eddy_couple_boundary_cpu(const struct eddy_couple_params *p, uint32_t nb,
                               const float *boundary, const float *inverse_mass, const float *x,
                               float *w, float g[3], float gw[3], const float accel[3], float lever[3]);
+/* The sums the IISPH pressure system takes from the boundary at x
+ * (couple_boundary_iisph): gd = sum V grad W_poly6(x - x_b) and *div = sum V
+ * (vs - v_b) . grad W_poly6(x - x_b), v_b from velocity (vec4 per boundary
+ * particle; NULL: at rest). */
+void eddy_couple_boundary_iisph_cpu(const struct eddy_couple_params *p, uint32_t nb, const float *boundary,
+                                    const float *velocity, const float *x, const float vs[3], float gd[3],
+                                    float *div);
 
 #endif

@@ -48,6 +48,15 @@ static const uint32_t iisph_accel_spv[] =
 static const uint32_t iisph_update_spv[] =
 #include "sph_iisph_update.spv.inc"
     ;
+static const uint32_t iisph_diag_coupled_spv[] =
+#include "sph_iisph_diag_coupled.spv.inc"
+    ;
+static const uint32_t iisph_accel_coupled_spv[] =
+#include "sph_iisph_accel_coupled.spv.inc"
+    ;
+static const uint32_t iisph_update_coupled_spv[] =
+#include "sph_iisph_update_coupled.spv.inc"
+    ;
 static const uint32_t iisph_check_spv[] =
 #include "sph_iisph_check.spv.inc"
     ;
@@ -394,11 +403,6 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
                      dt_force, dt_visc);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
-        if (eddy_couple_slot_particles(e, &ctx->slots[1])) {
-            eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': params.solver 1 (IISPH) does not take "
-                     "boundary sets yet; couple bodies with solver 0 (weakly compressible)", ctx->name);
-            return EDDY_ERROR_INVALID_ARGUMENT;
-        }
     } else if (ctx->dt > dt_max && !ctx->adaptive) {
         eddy_log(e, EDDY_LOG_ERROR, "system.unstable", "system '%s': substep dt = %g s is above the stability bound "
                  "%g s (sound: 0.4 h / ((1 + 0.6 artificial_viscosity) c0) = %g s with c0 = %g m/s, "
@@ -445,7 +449,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             .at_start = true, .stiffness = s->p.material[0], .rest_density = (float)rho0,
             .sph_muller = s->p.model[0] == EDDY_SPH_MULLER, .sph_clamp_negative = s->p.model[1] != 0,
             .sph_tait = s->p.model[2] == EDDY_SPH_TAIT,
-            .gravity = { s->p.gravity[0], s->p.gravity[1], s->p.gravity[2] } });
+            .gravity = { s->p.gravity[0], s->p.gravity[1], s->p.gravity[2] },
+            .velocities = s->iisph, .sph_pressure_buffer = s->iisph });
         if (!s->couple)
             return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -493,12 +498,20 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         s->partials = scratch(s, ctx->name, "iisph.partials", 16 * groups);
         s->args = scratch(s, ctx->name, "iisph.args", 24);
         s->istate = scratch(s, ctx->name, "iisph.state", sizeof(struct eddy_sph_iisph_state));
-        s->k_diag = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_diag", EDDY_SPIRV(iisph_diag_spv) });
-        s->k_accel = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_accel", EDDY_SPIRV(iisph_accel_spv) });
-        s->k_accel_final = eddy_create_kernel(e, &(eddy_kernel_desc){
+        /* The coupled variants add the boundary particles (after their own
+         * bindings, as sph.density's). */
+        bool cpl = s->couple != NULL;
+        s->k_diag = eddy_create_kernel(e, cpl ? &(eddy_kernel_desc){ .label = "sph.iisph_diag", EDDY_SPIRV(iisph_diag_coupled_spv) }
+                                              : &(eddy_kernel_desc){ .label = "sph.iisph_diag", EDDY_SPIRV(iisph_diag_spv) });
+        s->k_accel = eddy_create_kernel(e, cpl ? &(eddy_kernel_desc){ .label = "sph.iisph_accel", EDDY_SPIRV(iisph_accel_coupled_spv) }
+                                               : &(eddy_kernel_desc){ .label = "sph.iisph_accel", EDDY_SPIRV(iisph_accel_spv) });
+        s->k_accel_final = eddy_create_kernel(e, cpl ? &(eddy_kernel_desc){
+            .label = "sph.iisph_accel_final", EDDY_SPIRV(iisph_accel_coupled_spv), .specialization = { { 1, 1 } },
+            .specialization_count = 1 } : &(eddy_kernel_desc){
             .label = "sph.iisph_accel_final", EDDY_SPIRV(iisph_accel_spv), .specialization = { { 1, 1 } },
             .specialization_count = 1 });
-        s->k_update = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_update", EDDY_SPIRV(iisph_update_spv) });
+        s->k_update = eddy_create_kernel(e, cpl ? &(eddy_kernel_desc){ .label = "sph.iisph_update", EDDY_SPIRV(iisph_update_coupled_spv) }
+                                                : &(eddy_kernel_desc){ .label = "sph.iisph_update", EDDY_SPIRV(iisph_update_spv) });
         s->k_check = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_check", EDDY_SPIRV(iisph_check_spv) });
         if (!s->pressure.id || !s->spress.id || !s->siis.id || !s->sap.id || !s->partials.id || !s->args.id ||
             !s->istate.id)
@@ -521,25 +534,31 @@ static int record_iisph(sph *s, eddy_graph g)
     eddy_result r = eddy_grid_record_gather(e, s->grid, g, s->pressure, s->spress, 1, s->n);
     if (r != EDDY_OK)
         return (int)r;
+    /* Coupled: the boundary after each pass's own bindings. */
+    eddy_couple_bindings cb = s->couple ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
+    eddy_access cr = s->couple ? EDDY_READ : 0;
     int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "sph.iisph_diag", .kernel = s->k_diag, .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                       { s->saccel, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                       { s->spress, EDDY_READ_WRITE }, { s->siis, EDDY_WRITE }, { s->args, EDDY_WRITE },
-                      { s->istate, EDDY_WRITE } } });
+                      { s->istate, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr },
+                      { cb.cell_start, cr }, { cb.cell_end, cr }, { cb.velocity, cr } } });
     int first = rc >= 0 ? (int)eddy_graph_pass_count(e, g) : -1;
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.iisph_accel", .kernel = s->k_accel, .indirect = s->args,
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
-                          { s->sap, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ }, { s->pressure, EDDY_WRITE } } });
+                          { s->sap, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ }, { s->pressure, EDDY_WRITE },
+                          { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.iisph_update", .kernel = s->k_update, .indirect = s->args,
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { gb.cell_start, EDDY_READ },
                           { gb.cell_end, EDDY_READ }, { s->sap, EDDY_READ }, { s->siis, EDDY_READ },
-                          { s->spress, EDDY_READ_WRITE }, { s->partials, EDDY_WRITE } } });
+                          { s->spress, EDDY_READ_WRITE }, { s->partials, EDDY_WRITE }, { cb.params, cr },
+                          { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.iisph_check", .kernel = s->k_check, .indirect = s->args, .indirect_offset = 12,
@@ -553,7 +572,11 @@ static int record_iisph(sph *s, eddy_graph g)
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
                           { s->saccel, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ },
-                          { s->pressure, EDDY_WRITE } } });
+                          { s->pressure, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr },
+                          { cb.cell_start, cr }, { cb.cell_end, cr } } });
+    /* The bodies feel the solved pressure. */
+    if (rc >= 0 && s->couple)
+        rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end, s->spress);
     return rc;
 }
 
@@ -578,9 +601,10 @@ static eddy_result declare_step(void *state, eddy_graph g)
                           { s->saccel, EDDY_WRITE }, { s->snormal, EDDY_WRITE },
                           { s->clock, EDDY_READ }, { cb.params, cr }, { cb.particles, cr },
                           { cb.cell_start, cr }, { cb.cell_end, cr } } });
-    /* The same pairs' reaction on the boundary particles. */
-    if (rc >= 0 && s->couple)
-        rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end);
+    /* The same pairs' reaction on the boundary particles (IISPH: after
+     * its solve, record_iisph). */
+    if (rc >= 0 && s->couple && !s->iisph)
+        rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end, (eddy_buffer){ 0 });
     if (rc >= 0 && s->iisph)
         rc = record_iisph(s, g);
     if (rc >= 0)

@@ -42,5 +42,13 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
 void eddy_sph_step_iisph_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n, float *pos,
                              float *vel, const float *mass, float *density, float *pressure, uint32_t step,
                              uint32_t *iterations, float *error);
+/* IISPH with boundary particles as eddy_sph_step_coupled_cpu's, bvel their
+ * velocities (vec4 each, m/s; NULL: at rest): the density the solve
+ * predicts is relative to them, and force gets the solved pressure's. */
+void eddy_sph_step_iisph_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
+                                     float *pos, float *vel, const float *mass, float *density, float *pressure,
+                                     uint32_t step, const struct eddy_couple_params *cp, uint32_t nb,
+                                     const float *boundary, const float *bvel, float *force,
+                                     uint32_t *iterations, float *error);
 
 #endif

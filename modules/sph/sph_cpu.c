@@ -27,8 +27,15 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
 }
 
 /* IISPH (sph_iisph_accel.comp): the pressure acceleration of particle i. */
+typedef struct boundary_cpu {
+    const struct eddy_couple_params *cp;
+    uint32_t nb;
+    const float *x, *v; /* vec4 each: position and volume; velocity (NULL: at rest) */
+} boundary_cpu;
+
 static void iisph_accel(const struct eddy_sph_params *p, const eddy_cpu_grid *g, const float *pos,
-                        const float *mass, const float *density, const float *press, uint32_t i, float out[3])
+                        const float *mass, const float *density, const float *press, const boundary_cpu *bd,
+                        uint32_t i, float out[3])
 {
     bool symmetric = p->model[0] == EDDY_SPH_SYMMETRIC;
     float h = p->box_min[3], rho0 = p->gravity[3], rho_i = density[i], p_i = press[i];
@@ -48,7 +55,14 @@ static void iisph_accel(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
     eddy_wall_ghosts_lever_cpu(x, h, s, p->box_min, p->box_max, p->gravity, &gw, gg, lever);
     float fb = p_i * eddy_sph_boundary(symmetric, rho_i, rho0), lv = eddy_sph_boundary_lever(symmetric, rho_i, rho0);
     for (int a = 0; a < 3; a++)
-        out[a] = (f[a] - (s * s * s) * (fb * gg[a] + lv * lever[a])) / rho_i;
+        f[a] -= (s * s * s) * (fb * gg[a] + lv * lever[a]);
+    if (bd->nb) {
+        eddy_couple_boundary_cpu(bd->cp, bd->nb, bd->x, NULL, x, &gw, gg, NULL, bd->cp->gravity, lever);
+        for (int a = 0; a < 3; a++)
+            f[a] -= fb * gg[a] + lv * lever[a];
+    }
+    for (int a = 0; a < 3; a++)
+        out[a] = f[a] / rho_i;
 }
 
 /* IISPH (sph_iisph_*.comp): the pressure that keeps the predicted density
@@ -56,7 +70,7 @@ static void iisph_accel(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
  * acc (the other forces'). press: in, the last substep's; out, this one's. */
 static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g, uint32_t n, const float *pos,
                         const float *vel, const float *mass, const float *density, float *acc, float *press,
-                        uint32_t *iterations, float *error)
+                        const boundary_cpu *bd, uint32_t *iterations, float *error)
 {
     bool symmetric = p->model[0] == EDDY_SPH_SYMMETRIC;
     float h = p->box_min[3], dt = p->box_max[3], rho0 = p->gravity[3], L = p->lattice[0], s, tol, omega;
@@ -96,10 +110,20 @@ static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
         eddy_wall_ghosts_cpu(x, h, s, p->box_min, p->box_max, &gwt, G);
         eddy_wall_ghosts_grad_poly6_cpu(x, h, s, p->box_min, p->box_max, Gd);
         div += rho0 * s3 * eddy_cpu_dot3(vs, Gd);
-        float beta = eddy_sph_boundary(symmetric, rho_i, rho0), ci[3], MG[3];
+        float beta = eddy_sph_boundary(symmetric, rho_i, rho0), ci[3], MG[3], B[3], Bd[3] = { 0, 0, 0 };
+        for (int a = 0; a < 3; a++)
+            B[a] = s3 * G[a];
+        if (bd->nb) {
+            float bw, bg[3], bdiv;
+            eddy_couple_boundary_cpu(bd->cp, bd->nb, bd->x, NULL, x, &bw, bg, NULL, NULL, NULL);
+            eddy_couple_boundary_iisph_cpu(bd->cp, bd->nb, bd->x, bd->v, x, vs, Bd, &bdiv);
+            div += rho0 * bdiv;
+            for (int a = 0; a < 3; a++)
+                B[a] += bg[a];
+        }
         for (int a = 0; a < 3; a++) {
-            ci[a] = -(K[a] + s3 * beta * G[a]) / rho_i;
-            MG[a] = M[a] + rho0 * s3 * Gd[a];
+            ci[a] = -(K[a] + beta * B[a]) / rho_i;
+            MG[a] = M[a] + rho0 * s3 * Gd[a] + rho0 * Bd[a];
         }
         sys[2 * i] = rho0 - (rho_i + dt * L * div);
         sys[2 * i + 1] = dt * dt * L * (eddy_cpu_dot3(ci, MG) - D);
@@ -109,7 +133,7 @@ static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
     float mean = 0;
     while (it < p->solve[1]) {
         for (uint32_t i = 0; i < n; i++)
-            iisph_accel(p, g, pos, mass, density, press, i, ap + 3 * i);
+            iisph_accel(p, g, pos, mass, density, press, bd, i, ap + 3 * i);
         double sum = 0;
         for (uint32_t i = 0; i < n; i++) {
             const float *x = pos + 4 * i, *ai = ap + 3 * i;
@@ -125,6 +149,11 @@ static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
             float Gd[3];
             eddy_wall_ghosts_grad_poly6_cpu(x, h, s, p->box_min, p->box_max, Gd);
             acc_sum += rho0 * s3 * eddy_cpu_dot3(ai, Gd);
+            if (bd->nb) {
+                float bdiv, zero[3] = { 0, 0, 0 };
+                eddy_couple_boundary_iisph_cpu(bd->cp, bd->nb, bd->x, bd->v, x, zero, Gd, &bdiv);
+                acc_sum += rho0 * eddy_cpu_dot3(ai, Gd);
+            }
             float Ap = dt * dt * L * acc_sum, src = sys[2 * i], aii = sys[2 * i + 1];
             float np = aii < 0.0f ? press[i] + omega * (src - Ap) / aii : 0.0f;
             press[i] = np > 0.0f ? np : 0.0f;
@@ -137,7 +166,7 @@ static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
             break;
     }
     for (uint32_t i = 0; i < n; i++) {
-        iisph_accel(p, g, pos, mass, density, press, i, ap + 3 * i);
+        iisph_accel(p, g, pos, mass, density, press, bd, i, ap + 3 * i);
         for (int a = 0; a < 3; a++)
             acc[3 * i + a] += ap[3 * i + a];
     }
@@ -150,8 +179,8 @@ static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
 
 static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n, float *pos, float *vel,
                      const float *mass, float *density, uint32_t step, const struct eddy_couple_params *cp,
-                     uint32_t nb, const float *boundary, float *force, float *press, uint32_t *iterations,
-                     float *error)
+                     uint32_t nb, const float *boundary, const float *bvel, float *force, float *press,
+                     uint32_t *iterations, float *error)
 {
     if (!cp)
         nb = 0;
@@ -256,13 +285,17 @@ static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, 
             acc[3 * i + a] = (fp[a] + fv[a] + fs) / rho_i + p->gravity[a] + (vortex ? drive * t[a] : 0.0f) + push[a];
         }
     }
-    if (nb)
-        eddy_couple_sph_cpu(cp, nb, boundary, n, pos, mass, density, force);
+    if (nb && weak)
+        eddy_couple_sph_cpu(cp, nb, boundary, n, pos, mass, density, NULL, force);
     if (!weak) {
         /* eddy_sph_step_cpu with IISPH parameters: a solve from zero. */
         float *own = press ? NULL : calloc((size_t)n + 1, sizeof *own);
-        if (press || own)
-            iisph_solve(p, &g, n, pos, vel, mass, density, acc, press ? press : own, iterations, error);
+        boundary_cpu bd = { cp, nb, boundary, bvel };
+        if (press || own) {
+            iisph_solve(p, &g, n, pos, vel, mass, density, acc, press ? press : own, &bd, iterations, error);
+            if (nb)
+                eddy_couple_sph_cpu(cp, nb, boundary, n, pos, mass, density, press ? press : own, force);
+        }
         free(own);
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -289,12 +322,21 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
                                const struct eddy_couple_params *cp, uint32_t nb,
                                const float *boundary, float *force)
 {
-    step_cpu(p, solids, n, pos, vel, mass, density, step, cp, nb, boundary, force, NULL, NULL, NULL);
+    step_cpu(p, solids, n, pos, vel, mass, density, step, cp, nb, boundary, NULL, force, NULL, NULL, NULL);
 }
 
 void eddy_sph_step_iisph_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n, float *pos,
                              float *vel, const float *mass, float *density, float *pressure, uint32_t step,
                              uint32_t *iterations, float *error)
 {
-    step_cpu(p, solids, n, pos, vel, mass, density, step, NULL, 0, NULL, NULL, pressure, iterations, error);
+    step_cpu(p, solids, n, pos, vel, mass, density, step, NULL, 0, NULL, NULL, NULL, pressure, iterations, error);
+}
+
+void eddy_sph_step_iisph_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
+                                     float *pos, float *vel, const float *mass, float *density, float *pressure,
+                                     uint32_t step, const struct eddy_couple_params *cp, uint32_t nb,
+                                     const float *boundary, const float *bvel, float *force,
+                                     uint32_t *iterations, float *error)
+{
+    step_cpu(p, solids, n, pos, vel, mass, density, step, cp, nb, boundary, bvel, force, pressure, iterations, error);
 }

@@ -6,7 +6,8 @@
 // volume V in w, and its share of its body's inverse mass, written at the
 // set's offset in the fluid's combined boundary arrays; and the force sum of
 // couple.pbf / couple.sph cleared over the same range (its order does not
-// matter here).
+// matter here); and its velocity (IISPH's density prediction, gathered into
+// sorted order only when the fluid asks for it).
 #extension GL_GOOGLE_include_directive : require
 #include "../couple_params.h"
 
@@ -24,6 +25,7 @@ layout(std430, binding = 4) readonly buffer Volume { float volume[]; };   // com
 layout(std430, binding = 5) writeonly buffer Predicted { vec4 predicted[]; };
 layout(std430, binding = 6) writeonly buffer Weight { float weight[]; };
 layout(std430, binding = 7) writeonly buffer Force { vec4 force[]; };
+layout(std430, binding = 8) writeonly buffer BVel { vec4 bvel[]; };
 
 void main()
 {
@@ -34,4 +36,5 @@ void main()
     predicted[j] = vec4(position[i].xyz + S.lead * velocity[i].xyz, volume[j]);
     weight[j] = inverse_mass[i];
     force[j] = vec4(0.0);
+    bvel[j] = vec4(velocity[i].xyz, 0.0);
 }

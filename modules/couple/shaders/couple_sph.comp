@@ -6,7 +6,8 @@
 // the hydrostatic difference to b; B = eddy_sph_boundary, L =
 // eddy_sph_boundary_lever, the fluid's pressure force); b receives the
 // opposite force, sum_i m_i (p_i B + L g . (x_b - x_i)) V_b grad W / rho_i,
-// pair by pair. Positions are those
+// pair by pair; p_i from the equation of state, or with IISPH (flag 4)
+// the solved pressure. Positions are those
 // the fluid was sorted by, so one ring of cells finds every pair. The C twin
 // is eddy_couple_sph_cpu.
 #extension GL_GOOGLE_include_directive : require
@@ -22,6 +23,7 @@ layout(std430, binding = 3) readonly buffer VelRho { vec4 svr[]; };   // xyz vel
 layout(std430, binding = 4) readonly buffer Start { uint cell_start[]; };
 layout(std430, binding = 5) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 6) buffer Force { vec4 force[]; };
+layout(std430, binding = 7) readonly buffer SPressure { float spress[]; }; // flag 4 only
 
 void main()
 {
@@ -31,7 +33,8 @@ void main()
     vec3 xb = couple_b[b].xyz;
     float h = CP.misc.x, k = CP.fluid.x, rho0 = CP.fluid.y;
     uint flags = uint(CP.fluid.w);
-    bool symmetric = CP.fluid.z == 0.0, clamp_p = (flags & 1u) != 0u, tait = (flags & 2u) != 0u;
+    bool symmetric = CP.fluid.z == 0.0, clamp_p = (flags & 1u) != 0u, tait = (flags & 2u) != 0u,
+         solved = (flags & 4u) != 0u;
     ivec3 dims = CP.dims.xyz;
     ivec3 c = eddy_grid_cell(xb, CP.grid.xyz, CP.grid.w, dims);
     vec3 f = vec3(0.0);
@@ -52,7 +55,8 @@ void main()
             if (r2 >= h * h)
                 continue;
             float rho = svr[i].w;
-            float pb = eddy_sph_pressure(tait, k, rho, rho0, clamp_p) * eddy_sph_boundary(symmetric, rho, rho0) -
+            float pi = solved ? spress[i] : eddy_sph_pressure(tait, k, rho, rho0, clamp_p);
+            float pb = pi * eddy_sph_boundary(symmetric, rho, rho0) -
                        eddy_sph_boundary_lever(symmetric, rho, rho0) * dot(CP.gravity.xyz, r);
             f += (spm[i].w * pb / rho * eddy_grad_spiky(r2, h)) * r;
         }

@@ -20,6 +20,10 @@ layout(std430, binding = 5) readonly buffer SPressure { float spress[]; };
 layout(std430, binding = 6) buffer Acc { vec4 acc[]; };
 layout(std430, binding = 7) readonly buffer Index { uint sorted_index[]; };
 layout(std430, binding = 8) writeonly buffer Pressure { float pressure[]; }; // FINAL only
+#ifdef EDDY_COUPLED
+#define COUPLE_BINDING 9
+#include "../../couple/shaders/couple_boundary.glsl"
+#endif
 
 void main()
 {
@@ -54,6 +58,14 @@ void main()
     vec4 gh = eddy_wall_ghosts_lever(x, h, s, P.box_min.xyz, P.box_max.xyz, P.gravity.xyz, lever);
     f -= (s * s * s) * (p_i * eddy_sph_boundary(symmetric, rho_i, SPH_RHO0) * gh.xyz +
                         eddy_sph_boundary_lever(symmetric, rho_i, SPH_RHO0) * lever);
+    // A coupled set's particles likewise (sph.forces'; couple.sph gives the
+    // opposite force to the bodies once the solve is done).
+#ifdef EDDY_COUPLED
+    vec3 unused, blever;
+    f -= p_i * eddy_sph_boundary(symmetric, rho_i, SPH_RHO0) *
+             couple_boundary_lever(x, h, CP.gravity.xyz, unused, blever).xyz +
+         eddy_sph_boundary_lever(symmetric, rho_i, SPH_RHO0) * blever;
+#endif
     vec3 a = f / rho_i;
     if (FINAL) {
         acc[i].xyz += a;

@@ -17,6 +17,11 @@ layout(std430, binding = 6) buffer Pressure { float spress[]; };
 layout(std430, binding = 7) writeonly buffer System { vec4 siis[]; }; // x rho0 - rho*, y a_ii
 layout(std430, binding = 8) writeonly buffer Args { uint args[]; };
 layout(std430, binding = 9) writeonly buffer State { eddy_sph_iisph_state st; };
+#ifdef EDDY_COUPLED
+#define COUPLE_BINDING 10
+#define COUPLE_VELOCITY_BINDING 14
+#include "../../couple/shaders/couple_boundary.glsl"
+#endif
 
 void main()
 {
@@ -69,8 +74,17 @@ void main()
     float s = uintBitsToFloat(P.misc.w), s3 = s * s * s, L = P.lattice.x;
     vec3 G = sph_ghosts(x).xyz, Gd = eddy_wall_ghosts_grad_poly6(x, h, s, P.box_min.xyz, P.box_max.xyz);
     div += rho0 * s3 * dot(vs, Gd);
-    vec3 ci = -(K + s3 * eddy_sph_boundary(symmetric, rho_i, rho0) * G) / rho_i;
-    float aii = dt * dt * L * (dot(ci, M + rho0 * s3 * Gd) - D);
+    vec3 B = s3 * G, Md = M + rho0 * s3 * Gd;
+    // A coupled set's particles: boundary like the ghosts, of volume V_b
+    // each, moving with their bodies (the density they predict is relative).
+#ifdef EDDY_COUPLED
+    vec3 unused, Bd;
+    B += couple_boundary(x, h, unused).xyz;
+    div += rho0 * couple_boundary_iisph(x, h, vs, Bd);
+    Md += rho0 * Bd;
+#endif
+    vec3 ci = -(K + eddy_sph_boundary(symmetric, rho_i, rho0) * B) / rho_i;
+    float aii = dt * dt * L * (dot(ci, Md) - D);
     siis[i] = vec4(rho0 - (rho_i + dt * L * div), aii, 0.0, 0.0);
     spress[i] *= EDDY_SPH_IISPH_WARM;
 }

@@ -18,6 +18,10 @@ layout(std430, binding = 4) readonly buffer Acc { vec4 acc[]; };
 layout(std430, binding = 5) readonly buffer System { vec4 siis[]; };
 layout(std430, binding = 6) buffer SPressure { float spress[]; };
 layout(std430, binding = 7) writeonly buffer Partials { vec4 partials[]; }; // one per group
+#ifdef EDDY_COUPLED
+#define COUPLE_BINDING 8
+#include "../../couple/shaders/couple_boundary.glsl"
+#endif
 
 void main()
 {
@@ -48,6 +52,11 @@ void main()
         }
         float s = uintBitsToFloat(P.misc.w);
         sum += rho0 * (s * s * s) * dot(ai, eddy_wall_ghosts_grad_poly6(x, h, s, P.box_min.xyz, P.box_max.xyz));
+#ifdef EDDY_COUPLED
+        vec3 Bd;
+        couple_boundary_iisph(x, h, vec3(0.0), Bd);
+        sum += rho0 * dot(ai, Bd);
+#endif
         float Ap = dt * dt * P.lattice.x * sum;
         vec4 sys = siis[i];
         float p = sys.y < 0.0 ? max(spress[i] + uintBitsToFloat(P.solve.w) * (sys.x - Ap) / sys.y, 0.0) : 0.0;
