@@ -192,8 +192,6 @@ sph_h)
     expect_bad "$scenes/sph_h.json" -- "[scene.field]" "sph_h.json: systems[0].params.h: 0" "[1e-05, 100] m";;
 sph_cfl)
     expect_bad "$scenes/sph_cfl.json" -- "[system.unstable]" "dt = 0.001 s" "0.00016 s" "sph_cfl.json: systems[0]";;
-sph_iisph_boundary)
-    expect_bad "$scenes/sph_iisph_boundary.json" -- "[system.invalid]" "params.solver 1 (IISPH) does not take boundary sets" "sph_iisph_boundary.json: systems[0]";;
 rigid_soft_walls)
     # A 2 kg cube on walls of 50 N/m: refused with the stiffness it needs.
     expect_bad "$scenes/rigid_soft_walls.json" -- "[system.walls_too_soft]" "wall_stiffness 50 N/m cannot hold body 0 (2 kg)" \
