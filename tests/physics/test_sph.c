@@ -337,22 +337,27 @@ static void hydrostatic_muller(eddy_engine *e)
  * pressure within 10% of rho0 g (H - y), the fastest particle below 5% of
  * sqrt(g H), and the kinetic energy falling (the last second's end below
  * its start). */
-static void rest_iisph(eddy_engine *e)
+/* still: tolerance 1e-5, and the column must also be still (bottom
+ * pressure, speed, energy falling); else the default tolerance, where only
+ * the density bounds (the issue's 0.1%) are checked. */
+static void rest_iisph(eddy_engine *e, bool still)
 {
     const double step = 0.002;
-    const char *json =
+    char json[1024];
+    snprintf(json, sizeof json,
         "{ \"dt\": 0.002, \"duration\": 10, \"box\": { \"min\": [0, 0, 0], \"max\": [0.2, 0.4, 0.2] },"
         "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.02,"
         "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2] } } ],"
         "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\","
-        "      \"params\": { \"h\": 0.04, \"solver\": 1, \"tolerance\": 1e-5, \"max_iterations\": 300,"
+        "      \"params\": { \"h\": 0.04, \"solver\": 1, %s"
         "                    \"viscosity\": 10, \"restitution\": 0, \"normalise_density\": true,"
-        "                    \"surface_tension\": 0 } } ] }";
+        "                    \"surface_tension\": 0 } } ] }",
+        still ? "\"tolerance\": 1e-5, \"max_iterations\": 300," : "");
     sim m = load(e, json);
     REQUIRE(m.n == 1000);
     double ke[2] = { 0, 0 }, vmax = 0, comp = 0, inner = 0, bottom = 0;
     for (int k = 0; k < 2; k++) {
-        CHECK(eddy_scene_step(m.s, (uint32_t)lround(1.0 / step)) == EDDY_OK);
+        CHECK(eddy_scene_step(m.s, (uint32_t)lround((still ? 1.0 : 0.5) / step)) == EDDY_OK);
         float vel[1000 * 4], rho[1000], pos[1000 * 4], press[1000];
         CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "velocity"), 0, sizeof vel, vel) == EDDY_OK);
         CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "density"), 0, sizeof rho, rho) == EDDY_OK);
@@ -375,14 +380,18 @@ static void rest_iisph(eddy_engine *e)
         bottom = nb > 0 ? pb / nb / (1000.0 * 9.81 * (0.2 - yb / nb)) : 0;
     }
     double bound = 0.05 * sqrt(9.81 * 0.2);
-    printf("rest (IISPH, dt %g s, 2 s): mean compression density error %.3g%%, mean |rho - rho0| / rho0 below "
-           "0.15 m %.3g%%; bottom layer pressure %.3f of rho0 g (H - y); max speed %.4f m/s (bound %.4f); kinetic "
-           "energy %.3g J at 1 s, %.3g J at 2 s\n", step, 100 * comp, 100 * inner, bottom, vmax, bound, ke[0], ke[1]);
+    printf("rest (IISPH, tolerance %s, dt %g s, %g s): mean compression density error %.3g%%, mean |rho - rho0| / "
+           "rho0 below 0.15 m %.3g%%; bottom layer pressure %.3f of rho0 g (H - y); max speed %.4f m/s (bound %.4f); "
+           "kinetic energy %.3g J at %g s, %.3g J at %g s\n", still ? "1e-5" : "1e-4 (the default)", step,
+           still ? 2.0 : 1.0, 100 * comp,
+           100 * inner, bottom, vmax, bound, ke[0], still ? 1.0 : 0.5, ke[1], still ? 2.0 : 1.0);
     CHECKF(comp < 0.001, "mean compression density error %g (bound 0.001)", comp);
     CHECKF(inner < 0.001, "mean density error below the surface layers %g (bound 0.001)", inner);
-    CHECKF(fabs(bottom - 1) < 0.1, "pressure at the floor %.3f of rho0 g H (within 10%%)", bottom);
-    CHECKF(vmax < bound, "max speed %g m/s (bound %g)", vmax, bound);
-    CHECKF(ke[1] < ke[0], "kinetic energy grew from %g J to %g J", ke[0], ke[1]);
+    if (still) {
+        CHECKF(fabs(bottom - 1) < 0.1, "pressure at the floor %.3f of rho0 g H (within 10%%)", bottom);
+        CHECKF(vmax < bound, "max speed %g m/s (bound %g)", vmax, bound);
+        CHECKF(ke[1] < ke[0], "kinetic energy grew from %g J to %g J", ke[0], ke[1]);
+    }
     eddy_destroy_scene(m.s);
 }
 
@@ -524,7 +533,9 @@ int main(int argc, char **argv)
     if (test_part(argc, argv, 2, "rest"))
         hydrostatic(e);
     if (test_part(argc, argv, 2, "rest_iisph"))
-        rest_iisph(e);
+        rest_iisph(e, true);
+    if (test_part(argc, argv, 2, "rest_iisph_default"))
+        rest_iisph(e, false);
     if (test_part(argc, argv, 2, "rest_unclamped"))
         hydrostatic_unclamped(e);
     if (test_part(argc, argv, 2, "rest_muller"))
