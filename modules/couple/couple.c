@@ -60,7 +60,7 @@ struct eddy_couple {
     /* Combined order: volume, predicted, inverse mass, the force scattered
      * back (several sets, or a sheet); sorted order: the rest. */
     eddy_buffer params, volume, predicted, weight, unsorted_force, sorted, sorted_w, force;
-    /* The velocities (combined; sorted only with desc.velocities). */
+    /* The velocities (combined; sorted only with desc.sph_iisph). */
     eddy_buffer bvel, sorted_v;
     /* Sheets (the sets' "triangles"): x where the fluid last left them
      * (combined; couple.sheet_apply), the triangles (a, b, c combined,
@@ -273,7 +273,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     p->fluid[1] = d->rest_density;
     p->fluid[2] = d->sph_muller ? 1.0f : 0.0f;
     p->fluid[3] = (d->sph_clamp_negative ? 1.0f : 0.0f) + (d->sph_tait ? 2.0f : 0.0f) +
-                  (d->sph_pressure_buffer ? 4.0f : 0.0f);
+                  (d->sph_iisph ? 4.0f : 0.0f);
     for (int a = 0; a < 3; a++)
         p->gravity[a] = d->gravity[a];
     p->counts[0] = c->nb;
@@ -290,7 +290,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         c->sorted = scratch(e, c, "sorted", 16 * n, NULL);
         c->sorted_w = scratch(e, c, "sorted.inverse_mass", 4 * n, NULL);
         c->bvel = scratch(e, c, "velocity", 16 * n, NULL);
-        if (d->velocities)
+        if (d->sph_iisph)
             c->sorted_v = scratch(e, c, "sorted.velocity", 16 * n, NULL);
         c->force = scratch(e, c, "sorted.force", 16 * n, NULL);
         /* One plain set takes the scatter into its slice directly. */
@@ -298,7 +298,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         if (combined)
             c->unsorted_force = scratch(e, c, "force", 16 * n, NULL);
         ok = c->params.id && c->volume.id && c->predicted.id && c->weight.id && c->sorted.id && c->sorted_w.id &&
-             c->bvel.id && (!d->velocities || c->sorted_v.id) &&
+             c->bvel.id && (!d->sph_iisph || c->sorted_v.id) &&
              c->force.id && (!combined || c->unsorted_force.id);
     }
     ok = ok && add_sheets(e, c, d, vol);
@@ -436,9 +436,9 @@ int eddy_couple_record_sph(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_bu
                            eddy_buffer svr, eddy_buffer cell_start, eddy_buffer cell_end,
                            eddy_buffer pressure)
 {
-    /* Without a solved pressure the shader reads none: its binding takes
+    /* Without IISPH the shader reads no pressure buffer: its binding takes
      * the density buffer, read anyway. */
-    if (!((uint32_t)c->p.fluid[3] & 4u) || !pressure.id)
+    if (!((uint32_t)c->p.fluid[3] & 4u))
         pressure = svr;
     return eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "couple.sph", .kernel = c->k[K_SPH], .threads = c->nb,

@@ -63,11 +63,11 @@ typedef struct eddy_couple_desc {
                                  each substep (lead 0: it is where the substep ends); a sheet
                                  must be (or be moved by none) */
     uint32_t moved_after;     /* bit k: ... after the fluid (ctx.moved_after) */
-    bool velocities;          /* sph IISPH: also keep the boundary particles' velocities in sorted
-                                 order (eddy_couple_bindings.velocity), for the density the
-                                 fluid predicts against moving bodies */
-    bool sph_pressure_buffer; /* sph IISPH: couple.sph reads the fluid's solved pressure (the
-                                 `pressure` of eddy_couple_record_sph), not the equation of state */
+    bool sph_iisph;           /* sph with IISPH (solver 1): the boundary particles' velocities are
+                                 also kept in sorted order (eddy_couple_bindings.velocity; the
+                                 density the solve predicts is relative to them), and couple.sph
+                                 reads the solved pressure (eddy_couple_record_sph's `pressure`),
+                                 not the equation of state */
 } eddy_couple_desc;
 
 /* The weight of a body's inverse mass in the fluid's projection: the fluid
@@ -92,7 +92,7 @@ void eddy_couple_destroy(eddy_engine *e, eddy_couple *c);
  * particles of all sets (xyz at x + lead v, w the volume V in m^3), the cell
  * tables in the fluid's grid geometry and, in the same sorted order, each
  * particle's share of its body's inverse mass (1/kg, the set's
- * rigid.inverse_mass; 0 for a fixed obstacle) and, with desc.velocities,
+ * rigid.inverse_mass; 0 for a fixed obstacle) and, with desc.sph_iisph,
  * its velocity (vec4, xyz m/s; else no buffer). */
 typedef struct eddy_couple_bindings {
     eddy_buffer params, particles, cell_start, cell_end, inverse_mass, velocity;
@@ -108,7 +108,7 @@ int eddy_couple_record_pbf(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_bu
                            eddy_buffer cell_end);
 /* sph, once per substep after the pressure is known (the forces pass; with
  * IISPH after the solve): spm (sorted xyz, mass), svr (sorted velocity,
- * density), the fluid grid's cell tables and, with desc.sph_pressure_buffer,
+ * density), the fluid grid's cell tables and, with desc.sph_iisph,
  * pressure (float per sorted fluid particle, Pa; else ignored). */
 int eddy_couple_record_sph(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer spm,
                            eddy_buffer svr, eddy_buffer cell_start, eddy_buffer cell_end,

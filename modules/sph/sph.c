@@ -61,6 +61,11 @@ static const uint32_t iisph_check_spv[] =
 #include "sph_iisph_check.spv.inc"
     ;
 
+/* A shader's plain or coupled SPIR-V (EDDY_SPIRV's fields). */
+#define SPH_VARIANT(coupled, name)                                   \
+    .spirv = (coupled) ? name##_coupled_spv : name##_spv,            \
+    .spirv_size = (coupled) ? sizeof name##_coupled_spv : sizeof name##_spv
+
 enum {
     P_H, P_RHO0, P_K, P_MU, P_SIGMA, P_L, P_GRAVITY, P_RESTITUTION, P_VORTEX_CENTER,
     P_VORTEX_AXIS, P_VORTEX_OMEGA, P_VORTEX_RATE, P_VORTEX_RADIUS, P_FRONT_AXIS, P_SURFACE_MESH,
@@ -450,7 +455,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             .sph_muller = s->p.model[0] == EDDY_SPH_MULLER, .sph_clamp_negative = s->p.model[1] != 0,
             .sph_tait = s->p.model[2] == EDDY_SPH_TAIT,
             .gravity = { s->p.gravity[0], s->p.gravity[1], s->p.gravity[2] },
-            .velocities = s->iisph, .sph_pressure_buffer = s->iisph });
+            .sph_iisph = s->iisph });
         if (!s->couple)
             return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -480,10 +485,11 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     if (ctx->solid_count &&
         eddy_buffer_upload(e, s->solids, 0, sizeof(eddy_solid) * ctx->solid_count, ctx->solids) != EDDY_OK)
         return EDDY_ERROR_VULKAN;
-    s->k_density = eddy_create_kernel(e, s->couple ? &(eddy_kernel_desc){ .label = "sph.density", EDDY_SPIRV(density_coupled_spv) }
-                                                   : &(eddy_kernel_desc){ .label = "sph.density", EDDY_SPIRV(density_spv) });
-    s->k_forces = eddy_create_kernel(e, s->couple ? &(eddy_kernel_desc){ .label = "sph.forces", EDDY_SPIRV(forces_coupled_spv) }
-                                                  : &(eddy_kernel_desc){ .label = "sph.forces", EDDY_SPIRV(forces_spv) });
+    /* The coupled variants bind the boundary particles after their own
+     * bindings. */
+    bool cpl = s->couple != NULL;
+    s->k_density = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.density", SPH_VARIANT(cpl, density) });
+    s->k_forces = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.forces", SPH_VARIANT(cpl, forces) });
     s->k_integrate = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.integrate", EDDY_SPIRV(integrate_spv) });
     s->k_clock = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.clock", EDDY_SPIRV(clock_spv) });
     if (!s->k_density.id || !s->k_forces.id || !s->k_integrate.id || !s->k_clock.id)
@@ -498,20 +504,12 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         s->partials = scratch(s, ctx->name, "iisph.partials", 16 * groups);
         s->args = scratch(s, ctx->name, "iisph.args", 24);
         s->istate = scratch(s, ctx->name, "iisph.state", sizeof(struct eddy_sph_iisph_state));
-        /* The coupled variants add the boundary particles (after their own
-         * bindings, as sph.density's). */
-        bool cpl = s->couple != NULL;
-        s->k_diag = eddy_create_kernel(e, cpl ? &(eddy_kernel_desc){ .label = "sph.iisph_diag", EDDY_SPIRV(iisph_diag_coupled_spv) }
-                                              : &(eddy_kernel_desc){ .label = "sph.iisph_diag", EDDY_SPIRV(iisph_diag_spv) });
-        s->k_accel = eddy_create_kernel(e, cpl ? &(eddy_kernel_desc){ .label = "sph.iisph_accel", EDDY_SPIRV(iisph_accel_coupled_spv) }
-                                               : &(eddy_kernel_desc){ .label = "sph.iisph_accel", EDDY_SPIRV(iisph_accel_spv) });
-        s->k_accel_final = eddy_create_kernel(e, cpl ? &(eddy_kernel_desc){
-            .label = "sph.iisph_accel_final", EDDY_SPIRV(iisph_accel_coupled_spv), .specialization = { { 1, 1 } },
-            .specialization_count = 1 } : &(eddy_kernel_desc){
-            .label = "sph.iisph_accel_final", EDDY_SPIRV(iisph_accel_spv), .specialization = { { 1, 1 } },
+        s->k_diag = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_diag", SPH_VARIANT(cpl, iisph_diag) });
+        s->k_accel = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_accel", SPH_VARIANT(cpl, iisph_accel) });
+        s->k_accel_final = eddy_create_kernel(e, &(eddy_kernel_desc){
+            .label = "sph.iisph_accel_final", SPH_VARIANT(cpl, iisph_accel), .specialization = { { 1, 1 } },
             .specialization_count = 1 });
-        s->k_update = eddy_create_kernel(e, cpl ? &(eddy_kernel_desc){ .label = "sph.iisph_update", EDDY_SPIRV(iisph_update_coupled_spv) }
-                                                : &(eddy_kernel_desc){ .label = "sph.iisph_update", EDDY_SPIRV(iisph_update_spv) });
+        s->k_update = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_update", SPH_VARIANT(cpl, iisph_update) });
         s->k_check = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_check", EDDY_SPIRV(iisph_check_spv) });
         if (!s->pressure.id || !s->spress.id || !s->siis.id || !s->sap.id || !s->partials.id || !s->args.id ||
             !s->istate.id)

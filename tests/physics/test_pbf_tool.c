@@ -270,10 +270,6 @@ int main(int argc, char **argv)
         validation_csv_close(&csv);
         CHECKF(fabs(b) < fabs(a), "the error does not shrink from 4 to 5 spacings (%+.1f%%, %+.1f%%)", 100 * a, 100 * b);
     }
-    if (test_part(argc, argv, 1, "buoyancy_at")) {
-        double d = getenv("EDDY_D") ? atof(getenv("EDDY_D")) : 0.0125, W = getenv("EDDY_W") ? atof(getenv("EDDY_W")) : 0.25;
-        buoyancy(e, d, W, 1);
-    }
     if (test_part(argc, argv, 1, "submits"))
         submits(e);
     test_finish(e);
