@@ -134,6 +134,53 @@ else
     finish
 fi
 
+# 4b. What ships beside the libraries (PREFIX/share/eddy: scenes, the meshes
+#     they name, the shader headers; PREFIX/share/doc/eddy), and the
+#     installed tool with no environment at all (env -i), from a folder
+#     that is neither the source tree nor the prefix: an example scene by
+#     name that reads a mesh relative to itself, and a bench case that
+#     reads a tetrahedral mesh from the installed data.
+share=$prefix/share/eddy
+errors=()
+for f in scenes/*.json data/meshes/* data/tets/* data/validation/*; do
+    cmp -s "$f" "$share/$f" || errors+=("$f is not installed as share/eddy/$f")
+done
+for f in shaders/*.glsl shaders/*.h engine/include/eddy/eddy_solids.h; do
+    cmp -s "$f" "$share/shaders/$(basename "$f")" || errors+=("$f is not installed in share/eddy/shaders")
+done
+[ -f "$prefix/share/doc/eddy/README.md" ] && [ -f "$prefix/share/doc/eddy/validation.md" ] \
+    || errors+=("README.md and docs/ are not installed in share/doc/eddy")
+if [ ${#errors[@]} -eq 0 ]; then
+    pass "share/eddy: $(find "$share/scenes" -name '*.json' | wc -l) scenes, $(find "$share/data" -type f | wc -l) data files, $(find "$share/shaders" -type f | wc -l) shader headers; share/doc/eddy"
+else
+    printf '    %s\n' "${errors[@]}" | head -20
+    fail "installed data, scenes, shader headers and docs"
+fi
+elsewhere=$tmp/elsewhere
+mkdir -p "$elsewhere"
+# The tool names the folders it reads: the installed ones, not the tree's.
+dirs=$(cd "$elsewhere" && env -i "$eddy" version 2>&1)
+if grep -qx "data: $share/data" <<<"$dirs" && grep -qx "scenes: $share/scenes" <<<"$dirs"; then
+    pass "env -i eddy version: data and scenes from $share"
+else
+    printf '    %s\n' "$dirs"
+    fail "the installed eddy does not read share/eddy (expected data: $share/data, scenes: $share/scenes)"
+fi
+if (cd "$elsewhere" && env -i "$eddy" run couple_tank --steps 2 --out "$elsewhere/couple_tank" --quiet) \
+        >"$tmp/run-name.log" 2>&1 && [ -s "$elsewhere/couple_tank/stats.jsonl" ]; then
+    pass "env -i eddy run couple_tank (by name; its bunny from share/eddy/data) from $elsewhere"
+else
+    show "$tmp/run-name.log"
+    fail "the installed eddy runs no example scene by name with no environment"
+fi
+if (cd "$elsewhere" && env -i "$eddy" bench deform.bar_80 --iterations 1) >"$tmp/bench.log" 2>&1 \
+        && grep -q '"case": *"deform.bar_80"' "$tmp/bench.log" && ! grep -q '"match": *false' "$tmp/bench.log"; then
+    pass "env -i eddy bench deform.bar_80 reads data/tets/bar_80 from share/eddy/data"
+else
+    show "$tmp/bench.log"
+    fail "the installed eddy bench finds no installed data"
+fi
+
 # 5. The module's own test (examples/wind/test_wind.c: the kernel against its
 #    CPU reference and the exact solution, under synchronization validation).
 if EDDY_VALIDATION=sync meson test -C "$wind_build" --print-errorlogs >"$tmp/wind-test.log" 2>&1 \

@@ -63,7 +63,7 @@ eddy_result eddy_end_transfer_value(eddy_engine *e, uint64_t *value)
         return res;
     if (value)
         *value = v;
-    return eddy_wait(e, v, 0);
+    return eddy_wait(e, v, EDDY_WAIT_FOREVER);
 }
 
 eddy_result eddy_end_transfer(eddy_engine *e)
@@ -372,12 +372,9 @@ eddy_result eddy_wait(eddy_engine *e, uint64_t value, uint64_t timeout_ns)
         .pValues = &value,
     };
     e->waits++;
-    VkResult r = e->vk.vkWaitSemaphores(e->device, &wi, timeout_ns ? timeout_ns : UINT64_MAX);
-    if (r == VK_TIMEOUT) {
-        eddy_log(e, EDDY_LOG_ERROR, "wait.timeout", "wait: timeline value %" PRIu64 " not reached in %" PRIu64 " ns",
-                 value, timeout_ns);
-        return EDDY_ERROR_VULKAN;
-    }
+    VkResult r = e->vk.vkWaitSemaphores(e->device, &wi, timeout_ns);
+    if (r == VK_TIMEOUT)
+        return EDDY_TIMEOUT;
     if (r != VK_SUCCESS)
         return eddy_vk_fail(e, r, "vkWaitSemaphores");
     if (value > e->completed)

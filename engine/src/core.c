@@ -62,6 +62,7 @@ void eddy_pool_release(eddy_pool *p)
 const char *eddy_result_string(eddy_result r)
 {
     switch (r) {
+    case EDDY_TIMEOUT: return "timed out";
     case EDDY_OK: return "ok";
     case EDDY_ERROR_INVALID_ARGUMENT: return "invalid argument";
     case EDDY_ERROR_VULKAN: return "Vulkan error";

@@ -512,6 +512,24 @@ static eddy_result init_adopted(eddy_engine *e, const eddy_adopt_desc *a)
     volkInitializeCustom(a->get_instance_proc_addr);
     volkLoadInstanceOnly(a->instance);
     load_tables(e, a->get_instance_proc_addr);
+    /* The family is the host's word: eddy records compute work and sizes its
+     * command pool by it, so check it names a family with compute. */
+    uint32_t nf = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(a->physical_device, &nf, NULL);
+    VkQueueFamilyProperties fam[64];
+    uint32_t got = nf < 64 ? nf : 64;
+    vkGetPhysicalDeviceQueueFamilyProperties(a->physical_device, &got, fam);
+    if (a->queue_family >= nf) {
+        eddy_log(e, EDDY_LOG_ERROR, "adopt.invalid", "adopt.queue_family is %u; expected the family of "
+                 "adopt.queue, below the device's %u queue families", a->queue_family, nf);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (a->queue_family < got && !(fam[a->queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT)) {
+        eddy_log(e, EDDY_LOG_ERROR, "adopt.invalid", "adopt.queue_family %u has no compute (flags 0x%x); "
+                 "expected a family with VK_QUEUE_COMPUTE_BIT", a->queue_family,
+                 (unsigned)fam[a->queue_family].queueFlags);
+        return EDDY_ERROR_UNSUPPORTED;
+    }
     /* Find the adopted device's index so `info.index` means the same as elsewhere. */
     uint32_t n = 0, index = 0;
     vkEnumeratePhysicalDevices(a->instance, &n, NULL);

@@ -678,7 +678,7 @@ static eddy_result submit_times(eddy_engine *e, eddy_graph_obj *g, uint32_t time
         for (uint32_t i = 0; i < times; i++) {
             r = submit_batch(e, g, 1, &v);
             if (r == EDDY_OK)
-                r = eddy_wait(e, v, 0);
+                r = eddy_wait(e, v, EDDY_WAIT_FOREVER);
             if (r != EDDY_OK)
                 return r;
             read_timestamps(e, g);
@@ -696,7 +696,7 @@ static eddy_result submit_times(eddy_engine *e, eddy_graph_obj *g, uint32_t time
     }
     if (value)
         *value = v;
-    return wait ? eddy_wait(e, v, 0) : EDDY_OK;
+    return wait ? eddy_wait(e, v, EDDY_WAIT_FOREVER) : EDDY_OK;
 }
 
 eddy_result eddy_graph_run(eddy_engine *e, eddy_graph h, uint32_t times)

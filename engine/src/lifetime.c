@@ -120,7 +120,7 @@ void eddy_collect(eddy_engine *e)
 eddy_result eddy_wait_use(eddy_engine *e, eddy_use u)
 {
     if (u.value > e->completed && u.value > eddy_completed(e)) {
-        eddy_result r = eddy_wait(e, u.value, 0);
+        eddy_result r = eddy_wait(e, u.value, EDDY_WAIT_FOREVER);
         if (r != EDDY_OK)
             return r;
     }

@@ -167,7 +167,7 @@ static eddy_result ring_reserve(eddy_engine *e, struct eddy_ring *r, uint64_t si
                      "submission; use eddy_buffer_upload/download for large data", r->size / 2);
             return EDDY_ERROR_LIMIT;
         }
-        eddy_result res = eddy_wait(e, r->spans[0].value, 0);
+        eddy_result res = eddy_wait(e, r->spans[0].value, EDDY_WAIT_FOREVER);
         if (res != EDDY_OK)
             return res;
     }
@@ -541,5 +541,5 @@ eddy_result eddy_flush_staged(eddy_engine *e)
     for (uint32_t i = 0; i < e->staged->read_count; i++)
         if (e->staged->reads[i].value > last)
             last = e->staged->reads[i].value;
-    return last ? eddy_wait(e, last, 0) : EDDY_OK;
+    return last ? eddy_wait(e, last, EDDY_WAIT_FOREVER) : EDDY_OK;
 }

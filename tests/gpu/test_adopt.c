@@ -80,6 +80,18 @@ int main(void)
     VkQueue queue;
     vkGetDeviceQueue(device, family, 0, &queue);
 
+    /* adopt.queue_family is checked against the device (issue 19). */
+    test_clear_error();
+    eddy_engine *misfamily = eddy_create_engine(&(eddy_engine_desc){
+        .log = test_log,
+        .adopt = { .instance = instance, .physical_device = pd, .device = device, .queue = queue,
+                   .queue_family = 1000, .get_instance_proc_addr = vkGetInstanceProcAddr,
+                   .api_version = VK_API_VERSION_1_2 } });
+    CHECK(misfamily == NULL);
+    CHECKF(!strcmp(test_last_id, "adopt.invalid") && strstr(test_last_error, "queue_family is 1000"),
+           "adopting with queue family 1000: '%s' %s", test_last_id, test_last_error);
+    printf("adopt: queue family 1000 refused: %s\n", test_last_error);
+
     eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){
         .log = test_log,
         .adopt = { .instance = instance, .physical_device = pd, .device = device, .queue = queue,

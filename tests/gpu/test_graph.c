@@ -157,7 +157,7 @@ int main(void)
         .bindings = { { ba, EDDY_READ_WRITE } }, .push = &pc, .push_size = 4 }) == 0);
     uint64_t v = 0;
     CHECK(eddy_graph_submit(e, g2, 4, &v) == EDDY_OK && v > 0);
-    CHECK(eddy_wait(e, v, 0) == EDDY_OK);
+    CHECK(eddy_wait(e, v, EDDY_WAIT_FOREVER) == EDDY_OK);
     for (int r = 0; r < 4; r++)
         for (int i = 0; i < N; i++)
             a[i] = a[i] * 3u + 1u;

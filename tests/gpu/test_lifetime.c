@@ -54,7 +54,7 @@ static void pass_added_while_pending(void)
     /* The recording may still run: adding a pass must not free it now. */
     CHECK(add_pass(e, g, k, ba, bb, &p) == 1);
     CHECK(eddy_graph_submit(e, g, 1, &v) == EDDY_OK);
-    CHECK(eddy_wait(e, v, 0) == EDDY_OK);
+    CHECK(eddy_wait(e, v, EDDY_WAIT_FOREVER) == EDDY_OK);
     CHECK(eddy_engine_get_counters(e).deferred == 0);
     CHECK(eddy_buffer_download(e, bb, 0, sizeof got, got) == EDDY_OK);
     int bad = 0;
@@ -115,7 +115,7 @@ static void destroyed_in_flight(void)
     eddy_destroy_kernel(e, k);
     eddy_engine_counters c = eddy_engine_get_counters(e);
     printf("in flight: %u object groups deferred after the destroys\n", c.deferred);
-    CHECK(eddy_wait(e, v, 0) == EDDY_OK);
+    CHECK(eddy_wait(e, v, EDDY_WAIT_FOREVER) == EDDY_OK);
     CHECK(eddy_engine_get_counters(e).deferred == 0);
     /* Another submit in flight when the engine itself goes. */
     eddy_kernel k2 = ops_kernel(e);
@@ -148,9 +148,9 @@ static void failed_submit(void)
     CHECK(!strcmp(test_last_id, "vulkan.call") && strstr(test_last_error, "vkQueueSubmit"));
     /* The failed submit took no timeline value: waiting on the last one
      * returns, and a value never submitted is refused instead of hanging. */
-    CHECK(eddy_wait(e, before, 0) == EDDY_OK);
+    CHECK(eddy_wait(e, before, EDDY_WAIT_FOREVER) == EDDY_OK);
     test_clear_error();
-    CHECK(eddy_wait(e, before + 1, 0) == EDDY_ERROR_INVALID_ARGUMENT);
+    CHECK(eddy_wait(e, before + 1, EDDY_WAIT_FOREVER) == EDDY_ERROR_INVALID_ARGUMENT);
     CHECK(!strcmp(test_last_id, "wait.unsubmitted"));
     CHECK(eddy_wait_idle(e) == EDDY_OK);
     CHECK(eddy_graph_run(e, g, 1) == EDDY_OK);
@@ -259,6 +259,37 @@ static void host_recording(void)
     test_finish(e);
 }
 
+/* eddy_wait's bound (issue 19): 0 polls and returns at once, EDDY_TIMEOUT
+ * (no message) while the work runs; EDDY_WAIT_FOREVER waits; once reached,
+ * a poll gives EDDY_OK. */
+static void wait_timeouts(void)
+{
+    eddy_engine *e = test_engine();
+    eddy_kernel k = ops_kernel(e);
+    static uint32_t a[N];
+    eddy_buffer ba = make(e, "a", a), bb = make(e, "b", a);
+    ops_push p = { N, 1 };
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "polled" });
+    CHECK(add_pass(e, g, k, ba, bb, &p) == 0);
+    uint64_t v = 0;
+    CHECK(eddy_graph_submit(e, g, 2000, &v) == EDDY_OK);
+    test_clear_error();
+    eddy_result polled = eddy_wait(e, v, 0), bounded = eddy_wait(e, v, 1000);
+    printf("wait: a poll right after submitting 2000 passes: %s; a 1 us wait: %s\n", eddy_result_string(polled),
+           eddy_result_string(bounded));
+    CHECK(polled == EDDY_TIMEOUT || polled == EDDY_OK);
+    CHECK(bounded == EDDY_TIMEOUT || bounded == EDDY_OK);
+    CHECKF(!test_last_id[0], "a wait that timed out logged '%s'", test_last_id);
+    CHECK(eddy_wait(e, v, EDDY_WAIT_FOREVER) == EDDY_OK);
+    CHECK(eddy_wait(e, v, 0) == EDDY_OK);
+    CHECK(!strcmp(eddy_result_string(EDDY_TIMEOUT), "timed out"));
+    eddy_destroy_graph(e, g);
+    eddy_destroy_buffer(e, ba);
+    eddy_destroy_buffer(e, bb);
+    eddy_destroy_kernel(e, k);
+    test_finish(e);
+}
+
 int main(void)
 {
     pass_added_while_pending();
@@ -266,5 +297,6 @@ int main(void)
     destroyed_in_flight();
     failed_submit();
     host_recording();
+    wait_timeouts();
     return test_report("lifetime");
 }

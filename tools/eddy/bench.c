@@ -3,6 +3,7 @@
  * object per case on stdout. Each case also checks that the device's result
  * equals the C result (a benchmark of a wrong answer is worthless). */
 #include "bench.h"
+#include "paths.h"
 
 #include "eddy/eddy_prims.h"
 #include "sph/sph.h"
@@ -522,7 +523,7 @@ static int bench_rigid(bench_ctx *c, const char *name, uint32_t n, bool granular
 {
     (void)n; /* the scenes fix it: 16,384 pawns x 4, 16,384 grains */
     eddy_engine *e = c->e;
-    const char *data = getenv("EDDY_DATA") ? getenv("EDDY_DATA") : EDDY_DATA_DIR;
+    const char *data = eddy_tool_data_dir();
     char json[4096];
     const double d = 0.02, dt = 3e-4;
     if (granular)
@@ -605,7 +606,7 @@ static int bench_deform(bench_ctx *c, const char *name, uint32_t n, bool explici
 {
     (void)n;
     eddy_engine *e = c->e;
-    const char *data = getenv("EDDY_DATA") ? getenv("EDDY_DATA") : EDDY_DATA_DIR;
+    const char *data = eddy_tool_data_dir();
     char mesh[64], json[4096];
     snprintf(mesh, sizeof mesh, "%s", strchr(name, '.') + 1);
     char *cut = strstr(mesh, "_explicit");
@@ -703,7 +704,7 @@ static int bench_volume(bench_ctx *c, const char *name, uint32_t n, bool flag)
 {
     (void)n, (void)flag;
     eddy_engine *e = c->e;
-    const char *data = getenv("EDDY_DATA") ? getenv("EDDY_DATA") : EDDY_DATA_DIR;
+    const char *data = eddy_tool_data_dir();
     char path[4096], err[1024];
     snprintf(path, sizeof path, "%s/tets/%s.node", data, strchr(name, '.') + 1);
     eddy_tetmesh m;

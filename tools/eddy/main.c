@@ -5,6 +5,7 @@
 #include "eddy_builtin.h"
 
 #include "bench.h"
+#include "paths.h"
 #include "voxelize.h"
 
 #include <inttypes.h>
@@ -18,7 +19,8 @@ static const char *usage =
     "usage:\n"
     "  eddy devices                      list Vulkan devices (* = the default choice)\n"
     "  eddy modules [--module LIB.so]    list modules with their parameters\n"
-    "  eddy run SCENE.json [options]     run a scene\n"
+    "  eddy run SCENE.json [options]     run a scene (or NAME: the example scene NAME.json,\n"
+    "                                    installed under PREFIX/share/eddy/scenes)\n"
     "      --out DIR          output folder (default out/<scene name>)\n"
     "      --device X         device index or part of its name (default: EDDY_DEVICE, else\n"
     "                         the best: discrete GPU, integrated, virtual, CPU)\n"
@@ -54,7 +56,8 @@ static const char *usage =
     "                                    rigid module builds bodies: count, volume, mass,\n"
     "                                    centre of mass and inertia; points to FILE; at most\n"
     "                                    N bytes of host memory (default 1 GiB)\n"
-    "  eddy version\n";
+    "  eddy version                      the version, and the folders of the data and the\n"
+    "                                    example scenes\n";
 
 static const char *type_name(VkPhysicalDeviceType t)
 {
@@ -288,7 +291,8 @@ static int cmd_run(const options *o)
         return 2;
     }
     if (access(o->scene, R_OK) != 0) {
-        fprintf(stderr, "eddy error [scene.file]: %s: cannot read the scene file (does it exist?)\n", o->scene);
+        fprintf(stderr, "eddy error [scene.file]: %s: cannot read the scene file (does it exist? the example "
+                "scenes, which run by name, are in %s)\n", o->scene, eddy_tool_scenes_dir());
         return 1;
     }
     eddy_engine *e = make_engine(o);
@@ -364,7 +368,8 @@ static int cmd_haptic(const options *o)
         return 2;
     }
     if (access(o->scene, R_OK) != 0) {
-        fprintf(stderr, "eddy error [scene.file]: %s: cannot read the scene file (does it exist?)\n", o->scene);
+        fprintf(stderr, "eddy error [scene.file]: %s: cannot read the scene file (does it exist? the example "
+                "scenes, which run by name, are in %s)\n", o->scene, eddy_tool_scenes_dir());
         return 1;
     }
     eddy_engine *e = make_engine(o);
@@ -461,8 +466,9 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-        printf("eddy %d.%d.%d (module ABI %d.%d)\n", EDDY_VERSION_MAJOR, EDDY_VERSION_MINOR,
-               EDDY_VERSION_PATCH, EDDY_MODULE_ABI_MAJOR, EDDY_MODULE_ABI_MINOR);
+        printf("eddy %d.%d.%d (module ABI %d.%d)\ndata: %s\nscenes: %s\n", EDDY_VERSION_MAJOR, EDDY_VERSION_MINOR,
+               EDDY_VERSION_PATCH, EDDY_MODULE_ABI_MAJOR, EDDY_MODULE_ABI_MINOR, eddy_tool_data_dir(),
+               eddy_tool_scenes_dir());
         return 0;
     }
     if (!strcmp(cmd, "devices"))
@@ -474,6 +480,10 @@ int main(int argc, char **argv)
     options o = { 0 };
     if (parse_options(argc, argv, 2, &o) != 0)
         return 2;
+    /* `eddy run pbf_dam_break`: an example scene by name (tools/eddy/paths.h). */
+    static char found[4352];
+    if (o.scene && eddy_tool_find_scene(o.scene, found, sizeof found))
+        o.scene = found;
     if (!strcmp(cmd, "modules"))
         return cmd_modules(&o);
     if (!strcmp(cmd, "run"))

@@ -32,6 +32,7 @@ extern "C" {
 #define EDDY_VERSION_PATCH 0
 
 typedef enum eddy_result {
+    EDDY_TIMEOUT = 1,                 /* not an error: eddy_wait's time ran out first (wait again) */
     EDDY_OK = 0,
     EDDY_ERROR_INVALID_ARGUMENT = -1, /* a parameter or field has a bad value */
     EDDY_ERROR_VULKAN = -2,           /* a Vulkan call failed */
@@ -508,6 +509,14 @@ eddy_result eddy_graph_run(eddy_engine *e, eddy_graph g, uint32_t times);
 /* Same, without waiting: signals the engine's timeline semaphore; *value
  * receives the value to wait for with eddy_wait. */
 eddy_result eddy_graph_submit(eddy_engine *e, eddy_graph g, uint32_t times, uint64_t *value);
+/* Waits until the engine's timeline reaches `value` (a value eddy_graph_submit
+ * gave; an unsubmitted one is refused). timeout_ns bounds the wait: 0 polls
+ * (returns at once), EDDY_WAIT_FOREVER has no bound. EDDY_OK when the value
+ * is reached (staged reads have landed), EDDY_TIMEOUT when the time ran out
+ * first (no message: wait or poll again), an error otherwise. Waits for
+ * eddy's own work only, never for the queue. Not thread-safe (like every
+ * call on one engine). */
+#define EDDY_WAIT_FOREVER UINT64_MAX
 eddy_result eddy_wait(eddy_engine *e, uint64_t value, uint64_t timeout_ns);
 /* The engine's timeline semaphore (for hosts that wait on eddy's work). */
 VkSemaphore eddy_engine_timeline(const eddy_engine *e);

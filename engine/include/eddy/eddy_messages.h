@@ -24,7 +24,6 @@
  *   memory.device          E  device memory exhausted: the heap budget, or an allocation failed
  *   handle.invalid         E  a handle that is not live (destroyed, zero, another engine's)
  *   wait.unsubmitted       E  eddy_wait for a timeline value no submission signals
- *   wait.timeout           E  eddy_wait's timeout passed first
  *   pipeline_cache.foreign W  the cache file was written by another device or driver;
  *                             ignored, and replaced when the engine ends
  *   pipeline_cache.corrupt W  the cache file is damaged, not eddy's, or refused by the
