@@ -65,6 +65,17 @@ static void pass_added_while_pending(void)
     test_finish(e);
 }
 
+/* A graph of one b += a pass, submitted `times` times (not waited for). */
+static eddy_graph submitted(eddy_engine *e, const char *label, eddy_kernel k, eddy_buffer ba, eddy_buffer bb,
+                            uint32_t times, uint64_t *value)
+{
+    ops_push p = { N, 1 };
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = label });
+    CHECK(add_pass(e, g, k, ba, bb, &p) == 0);
+    CHECK(eddy_graph_submit(e, g, times, value) == EDDY_OK);
+    return g;
+}
+
 static void destroyed_binding_refused(void)
 {
     eddy_engine *e = test_engine();
@@ -103,10 +114,8 @@ static void destroyed_in_flight(void)
     static uint32_t a[N];
     eddy_buffer ba = make(e, "a", a), bb = make(e, "b", a);
     ops_push p = { N, 1 };
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "in flight" });
-    CHECK(add_pass(e, g, k, ba, bb, &p) == 0);
     uint64_t v = 0;
-    CHECK(eddy_graph_submit(e, g, 200, &v) == EDDY_OK);
+    eddy_graph g = submitted(e, "in flight", k, ba, bb, 200, &v);
     /* Everything the submission uses goes at once; nothing may be freed
      * before it has run (synchronization validation and the counters). */
     eddy_destroy_graph(e, g);
@@ -268,11 +277,8 @@ static void wait_timeouts(void)
     eddy_kernel k = ops_kernel(e);
     static uint32_t a[N];
     eddy_buffer ba = make(e, "a", a), bb = make(e, "b", a);
-    ops_push p = { N, 1 };
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "polled" });
-    CHECK(add_pass(e, g, k, ba, bb, &p) == 0);
     uint64_t v = 0;
-    CHECK(eddy_graph_submit(e, g, 2000, &v) == EDDY_OK);
+    eddy_graph g = submitted(e, "polled", k, ba, bb, 2000, &v);
     test_clear_error();
     eddy_result polled = eddy_wait(e, v, 0), bounded = eddy_wait(e, v, 1000);
     printf("wait: a poll right after submitting 2000 passes: %s; a 1 us wait: %s\n", eddy_result_string(polled),
