@@ -165,11 +165,16 @@ void eddy_set_name(eddy_engine *e, VkObjectType type, uint64_t handle, const cha
 {
     if (!e->debug_utils || !e->vki.vkSetDebugUtilsObjectNameEXT || !name)
         return;
+    /* The prefix marks eddy's objects in the layer's messages: on a host's
+     * instance it is how eddy's messenger (and the host's) tells them apart
+     * (device.c, debug_callback). */
+    char full[160];
+    snprintf(full, sizeof full, "%s%s", EDDY_OBJECT_NAME_PREFIX, name);
     VkDebugUtilsObjectNameInfoEXT info = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
         .objectType = type,
         .objectHandle = handle,
-        .pObjectName = name,
+        .pObjectName = full,
     };
     e->vki.vkSetDebugUtilsObjectNameEXT(e->device, &info);
 }

@@ -30,6 +30,16 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL debug_callback(
 {
     (void)types;
     eddy_engine *e = user;
+    /* On a host's instance only the messages about eddy's own objects are
+     * eddy's (eddy_set_name's prefix); the host's messenger has the rest. */
+    if (e->adopted) {
+        bool ours = false;
+        for (uint32_t k = 0; data && k < data->objectCount && !ours; k++)
+            ours = data->pObjects[k].pObjectName &&
+                   !strncmp(data->pObjects[k].pObjectName, EDDY_OBJECT_NAME_PREFIX, strlen(EDDY_OBJECT_NAME_PREFIX));
+        if (!ours)
+            return VK_FALSE;
+    }
     eddy_log_level level = EDDY_LOG_DEBUG;
     if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)
         level = EDDY_LOG_ERROR;
@@ -570,9 +580,11 @@ eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
     pthread_mutex_lock(&volk_lock);
     eddy_result r = desc.adopt.device ? init_adopted(e, &desc.adopt) : init_own_device(e, &desc);
     /* The messenger exists only where a validation layer may speak: eddy's own
-     * instance with validation on, or a host instance with debug utils. */
+     * instance with validation on, or a host instance with debug utils whose
+     * host asks for eddy's messages in eddy's log (else its own messenger
+     * delivers each message once). */
     if (r == EDDY_OK && e->debug_utils &&
-        (e->adopted || e->validation >= EDDY_VALIDATION_ON)) {
+        (e->adopted ? desc.adopt.log_validation : e->validation >= EDDY_VALIDATION_ON)) {
         VkDebugUtilsMessengerCreateInfoEXT mci = {
             .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
             .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |

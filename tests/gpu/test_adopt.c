@@ -96,7 +96,7 @@ int main(void)
         .log = test_log,
         .adopt = { .instance = instance, .physical_device = pd, .device = device, .queue = queue,
                    .queue_family = family, .get_instance_proc_addr = vkGetInstanceProcAddr,
-                   .api_version = VK_API_VERSION_1_2, .debug_utils_enabled = true } });
+                   .api_version = VK_API_VERSION_1_2, .debug_utils_enabled = true, .log_validation = true } });
     REQUIRE(e != NULL);
     REQUIRE(eddy_register_builtin_modules(e) == EDDY_OK);
     CHECK(eddy_engine_device(e)->adopted);
@@ -110,6 +110,38 @@ int main(void)
     eddy_buffer ba = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof a, .label = "a", .data = a });
     eddy_buffer bb = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof b, .label = "b", .data = b });
     REQUIRE(k.id && ba.id && bb.id);
+
+    /* Messages on the host's instance (issue 19): eddy's log and count take
+     * only those that name one of eddy's objects (named EDDY_OBJECT_NAME_PREFIX
+     * "<label>"), and the host's messenger gets each once. Two messages
+     * submitted as a layer would: one about the host's queue, one about
+     * eddy's buffer "a". */
+    PFN_vkSubmitDebugUtilsMessageEXT submit_message =
+        (PFN_vkSubmitDebugUtilsMessageEXT)vkGetInstanceProcAddr(instance, "vkSubmitDebugUtilsMessageEXT");
+    REQUIRE(submit_message);
+    eddy_vk_buffer vba;
+    CHECK(eddy_buffer_vk(e, ba, &vba) == EDDY_OK);
+    VkDebugUtilsObjectNameInfoEXT objects[2] = {
+        { .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT, .objectType = VK_OBJECT_TYPE_QUEUE,
+          .objectHandle = (uint64_t)(uintptr_t)queue, .pObjectName = "host queue" },
+        { .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT, .objectType = VK_OBJECT_TYPE_BUFFER,
+          .objectHandle = (uint64_t)vba.buffer, .pObjectName = EDDY_OBJECT_NAME_PREFIX "a" } };
+    uint32_t seen = eddy_validation_message_count(e), injected = 0;
+    for (int k = 0; k < 2; k++) {
+        VkDebugUtilsMessengerCallbackDataEXT md = {
+            .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CALLBACK_DATA_EXT,
+            .pMessageIdName = k ? "TEST-eddy-object" : "TEST-host-object",
+            .pMessage = k ? "a test message about eddy's buffer (ignore)" : "a test message about the host's queue (ignore)",
+            .objectCount = 1, .pObjects = &objects[k] };
+        submit_message(instance, VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT, &md);
+        injected += k;
+        CHECKF(eddy_validation_message_count(e) == seen + injected, "after the message about the %s: eddy counts %u "
+               "(expected %u)", k ? "eddy's buffer" : "host's queue", eddy_validation_message_count(e) - seen, injected);
+        CHECKF(host_messages == (uint32_t)k + 1, "the host's messenger got %u messages, expected %d", host_messages, k + 1);
+    }
+    printf("adopt: a message about the host's queue stays the host's; one about eddy's buffer reaches eddy's log too\n");
+    host_messages = 0;
     struct { uint32_t count, op; } p = { N, 1 };
     eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "b+=a" });
     CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = k, .threads = N,
@@ -259,7 +291,7 @@ int main(void)
     }
 
     eddy_destroy_graph(e, g);
-    uint32_t eddy_messages = eddy_validation_message_count(e);
+    uint32_t eddy_messages = eddy_validation_message_count(e) - injected;
     CHECKF(eddy_messages == 0, "eddy saw %u validation message(s)", eddy_messages);
     eddy_destroy_engine(e);
 

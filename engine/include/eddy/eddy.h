@@ -100,8 +100,17 @@ typedef enum eddy_validation {
  * supports compute, and the device was created with the Vulkan 1.2 feature
  * timelineSemaphore. The host must not use the queue from another thread
  * while eddy submits to it. Validation of an adopted device is the host's
- * choice (its instance layers); eddy still routes VK_EXT_debug_utils messages
- * to its log when the host enabled that instance extension. */
+ * choice (its instance layers). With VK_EXT_debug_utils on the host's
+ * instance (debug_utils_enabled), eddy names every Vulkan object it creates
+ * "eddy:<label>", so the host's own messenger tells eddy's objects from its
+ * own; each message then reaches the host once, through its messenger. A
+ * host without a messenger of its own sets log_validation: eddy then creates
+ * one and routes to its log (source "vulkan") and to
+ * eddy_validation_message_count only the messages that name one of eddy's
+ * objects, never the host's own. */
+/* The start of the debug-utils name of every Vulkan object eddy creates. */
+#define EDDY_OBJECT_NAME_PREFIX "eddy:"
+
 typedef struct eddy_adopt_desc {
     VkInstance instance;
     VkPhysicalDevice physical_device;
@@ -111,6 +120,9 @@ typedef struct eddy_adopt_desc {
     PFN_vkGetInstanceProcAddr get_instance_proc_addr; /* required when adopting */
     uint32_t api_version;     /* the instance's apiVersion; 0 = VK_API_VERSION_1_2 */
     bool debug_utils_enabled; /* the host enabled VK_EXT_debug_utils on its instance */
+    bool log_validation;      /* with debug_utils_enabled: route the messages about eddy's
+                                 objects to eddy's log too (default false: the host's
+                                 messenger alone delivers them, once) */
 } eddy_adopt_desc;
 
 typedef struct eddy_engine_desc {
