@@ -333,14 +333,23 @@ eddy_result eddy_submit(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t cou
     /* The value is taken only when the submit succeeds: a failed one must
      * not leave a value that never signals (eddy_wait would block). */
     uint64_t signal = e->timeline_value + 1;
+    /* The host's semaphores (eddy_graph_submit_after) gate every command. */
+    VkPipelineStageFlags stages[EDDY_SUBMIT_WAITS_MAX];
+    for (uint32_t i = 0; i < e->submit_wait_count; i++)
+        stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     VkTimelineSemaphoreSubmitInfo ti = {
         .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+        .waitSemaphoreValueCount = e->submit_wait_count,
+        .pWaitSemaphoreValues = e->submit_wait_value,
         .signalSemaphoreValueCount = 1,
         .pSignalSemaphoreValues = &signal,
     };
     VkSubmitInfo si = {
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
         .pNext = &ti,
+        .waitSemaphoreCount = e->submit_wait_count,
+        .pWaitSemaphores = e->submit_wait_sem,
+        .pWaitDstStageMask = stages,
         .commandBufferCount = count,
         .pCommandBuffers = cbs,
         .signalSemaphoreCount = 1,
@@ -348,6 +357,7 @@ eddy_result eddy_submit(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t cou
     };
     VkResult r = e->fail_next_submit ? VK_ERROR_DEVICE_LOST : e->vk.vkQueueSubmit(e->queue, 1, &si, VK_NULL_HANDLE);
     e->fail_next_submit = false;
+    e->submit_wait_count = 0;
     if (r != VK_SUCCESS)
         return eddy_vk_fail(e, r, "vkQueueSubmit");
     e->timeline_value = signal;

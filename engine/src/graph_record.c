@@ -719,6 +719,34 @@ eddy_result eddy_graph_submit(eddy_engine *e, eddy_graph h, uint32_t times, uint
     return submit_times(e, g, times, value, false);
 }
 
+eddy_result eddy_graph_submit_after(eddy_engine *e, eddy_graph h, const eddy_submit_desc *desc, uint64_t *value)
+{
+    eddy_graph_obj *g = eddy_graph_get(e, h);
+    if (!g) {
+        eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "graph_submit_after: not a live graph handle");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (!desc || desc->wait_count > EDDY_SUBMIT_WAITS_MAX || (desc->wait_count && !desc->waits)) {
+        eddy_log(e, EDDY_LOG_ERROR, "submit.invalid", "graph_submit_after '%s': %s", g->label,
+                 !desc ? "no desc" : desc->wait_count > EDDY_SUBMIT_WAITS_MAX
+                     ? "more than EDDY_SUBMIT_WAITS_MAX (8) waits" : "wait_count without waits");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    for (uint32_t i = 0; i < desc->wait_count; i++) {
+        if (!desc->waits[i].semaphore) {
+            eddy_log(e, EDDY_LOG_ERROR, "submit.invalid", "graph_submit_after '%s': waits[%u].semaphore is "
+                     "VK_NULL_HANDLE; expected the host's semaphore", g->label, i);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+        e->submit_wait_sem[i] = desc->waits[i].semaphore;
+        e->submit_wait_value[i] = desc->waits[i].value;
+    }
+    e->submit_wait_count = desc->wait_count;
+    eddy_result r = submit_times(e, g, desc->times ? desc->times : 1, value, false);
+    e->submit_wait_count = 0; /* nothing submitted (an empty graph, an error): nothing waits */
+    return r;
+}
+
 eddy_result eddy_graph_record(eddy_engine *e, eddy_graph h, const eddy_record_desc *desc)
 {
     eddy_graph_obj *g = eddy_graph_get(e, h);

@@ -261,6 +261,10 @@ struct eddy_engine {
     VkCommandBuffer transfer_cb;
     VkSemaphore timeline;
     uint64_t timeline_value; /* the last value a successful submit will signal */
+    /* eddy_graph_submit_after's waits, taken by the next queue submission */
+    VkSemaphore submit_wait_sem[EDDY_SUBMIT_WAITS_MAX];
+    uint64_t submit_wait_value[EDDY_SUBMIT_WAITS_MAX];
+    uint32_t submit_wait_count;
     uint64_t completed;      /* the last value seen signalled */
 
     eddy_deferred *deferred; /* released once their use has finished */

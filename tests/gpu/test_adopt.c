@@ -290,6 +290,45 @@ int main(void)
         free(adopted_pos);
     }
 
+    /* eddy_graph_submit_after (issue 19): the replay waits on the host's
+     * timeline semaphore, which the host signals only after eddy has
+     * submitted (wait-before-signal): a poll finds it not done, and after
+     * the host's signal it runs once more (b += a). */
+    {
+        static uint32_t before[N], after[N];
+        CHECK(eddy_buffer_download(e, bb, 0, sizeof before, before) == EDDY_OK);
+        VkSemaphoreTypeCreateInfo tci = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                          .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE, .initialValue = 0 };
+        VkSemaphoreCreateInfo sci = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &tci };
+        VkSemaphore host_sem;
+        VK(vkCreateSemaphore(device, &sci, NULL, &host_sem));
+        eddy_semaphore_wait w = { host_sem, 1 };
+        uint64_t v = 0;
+        CHECK(eddy_graph_submit_after(e, g, &(eddy_submit_desc){ .waits = &w, .wait_count = 1 }, &v) == EDDY_OK);
+        eddy_result polled = eddy_wait(e, v, 0);
+        CHECKF(polled == EDDY_TIMEOUT, "before the host's signal the submission is %s", eddy_result_string(polled));
+        VkSemaphoreSignalInfo ssi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, .semaphore = host_sem, .value = 1 };
+        VK(vkSignalSemaphore(device, &ssi));
+        CHECK(eddy_wait(e, v, EDDY_WAIT_FOREVER) == EDDY_OK);
+        CHECK(eddy_buffer_download(e, bb, 0, sizeof after, after) == EDDY_OK);
+        int off = 0;
+        for (uint32_t i = 0; i < N; i++)
+            off += after[i] != before[i] + a[i];
+        CHECKF(off == 0, "%d results differ after the submission that waited on the host", off);
+        printf("submit after a host semaphore: not run before the host's signal (%s), run after it\n",
+               eddy_result_string(polled));
+        test_clear_error();
+        eddy_semaphore_wait many[EDDY_SUBMIT_WAITS_MAX + 1] = { { host_sem, 1 } };
+        CHECK(eddy_graph_submit_after(e, g, &(eddy_submit_desc){ .waits = many, .wait_count = EDDY_SUBMIT_WAITS_MAX + 1 },
+                                      &v) == EDDY_ERROR_INVALID_ARGUMENT);
+        CHECK(!strcmp(test_last_id, "submit.invalid"));
+        CHECK(eddy_graph_submit_after(e, g, &(eddy_submit_desc){ .waits = many, .wait_count = 2 }, &v) ==
+              EDDY_ERROR_INVALID_ARGUMENT);
+        CHECK(!strcmp(test_last_id, "submit.invalid") && strstr(test_last_error, "waits[1]"));
+        CHECK(eddy_wait_idle(e) == EDDY_OK);
+        vkDestroySemaphore(device, host_sem, NULL);
+    }
+
     eddy_destroy_graph(e, g);
     uint32_t eddy_messages = eddy_validation_message_count(e) - injected;
     CHECKF(eddy_messages == 0, "eddy saw %u validation message(s)", eddy_messages);

@@ -521,6 +521,27 @@ eddy_result eddy_graph_run(eddy_engine *e, eddy_graph g, uint32_t times);
 /* Same, without waiting: signals the engine's timeline semaphore; *value
  * receives the value to wait for with eddy_wait. */
 eddy_result eddy_graph_submit(eddy_engine *e, eddy_graph g, uint32_t times, uint64_t *value);
+/* A semaphore a submission of eddy's waits on: the host's own work that
+ * writes what eddy reads (or must finish before eddy writes). */
+typedef struct eddy_semaphore_wait {
+    VkSemaphore semaphore; /* binary or timeline; the host's, not destroyed by eddy */
+    uint64_t value;        /* a timeline semaphore's value to wait for; binary: ignored */
+} eddy_semaphore_wait;
+#define EDDY_SUBMIT_WAITS_MAX 8u
+typedef struct eddy_submit_desc {
+    uint32_t times;                   /* replays of the graph (each desc.times substeps); 0 = 1 */
+    const eddy_semaphore_wait *waits; /* waited on before any command of the submission (every
+                                         stage: its staged copies too); copied, not kept */
+    uint32_t wait_count;              /* 0..EDDY_SUBMIT_WAITS_MAX */
+} eddy_submit_desc;
+/* eddy_graph_submit after the host's semaphores: the replays (in one queue
+ * submission, or the first of several when there are more than 256) wait on
+ * desc.waits. A timeline value the host has not signalled yet is allowed
+ * (wait-before-signal): the submission runs once the host signals it.
+ * *value receives the value to wait for with eddy_wait. An empty graph
+ * submits nothing and waits on nothing. Not thread-safe. */
+eddy_result eddy_graph_submit_after(eddy_engine *e, eddy_graph g, const eddy_submit_desc *desc, uint64_t *value);
+
 /* Waits until the engine's timeline reaches `value` (a value eddy_graph_submit
  * gave; an unsubmitted one is refused). timeout_ns bounds the wait: 0 polls
  * (returns at once), EDDY_WAIT_FOREVER has no bound. EDDY_OK when the value

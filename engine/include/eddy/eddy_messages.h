@@ -24,6 +24,7 @@
  *   memory.device          E  device memory exhausted: the heap budget, or an allocation failed
  *   handle.invalid         E  a handle that is not live (destroyed, zero, another engine's)
  *   wait.unsubmitted       E  eddy_wait for a timeline value no submission signals
+ *   submit.invalid         E  eddy_graph_submit_after: no desc, too many waits, a NULL semaphore
  *   pipeline_cache.foreign W  the cache file was written by another device or driver;
  *                             ignored, and replaced when the engine ends
  *   pipeline_cache.corrupt W  the cache file is damaged, not eddy's, or refused by the
