@@ -120,6 +120,12 @@ eddy_buffer eddy_particles_buffer(eddy_engine *e, eddy_particles p, const char *
     return (eddy_buffer){ 0 };
 }
 
+const char *eddy_particles_buffer_name(eddy_engine *e, eddy_particles p, uint32_t index)
+{
+    eddy_particles_obj *s = eddy_particles_get(e, p);
+    return s && index < s->buffer_count ? s->buffers[index].name : NULL;
+}
+
 eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const char *name,
                                       uint32_t element_size)
 {

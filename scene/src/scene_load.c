@@ -720,6 +720,19 @@ eddy_graph eddy_scene_graph(const eddy_scene *s)
     return s->graph;
 }
 
+eddy_particles eddy_scene_set(const eddy_scene *s, uint32_t index)
+{
+    return s && index < s->set_count ? s->sets[index].handle : (eddy_particles){ 0 };
+}
+
+void eddy_scene_box(const eddy_scene *s, double min[3], double max[3])
+{
+    for (int a = 0; a < 3; a++) {
+        min[a] = s ? s->box_min[a] : 0;
+        max[a] = s ? s->box_max[a] : 0;
+    }
+}
+
 const char *eddy_scene_system_name(const eddy_scene *s, uint32_t index)
 {
     return s && index < s->system_count ? s->systems[index].name : NULL;

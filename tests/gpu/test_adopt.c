@@ -6,6 +6,7 @@
 #include "gpu_test.h"
 
 #include <vulkan/vulkan.h>
+#include <math.h>
 
 static const uint32_t ops_spv[] =
 #include "ops.spv.inc"
@@ -268,6 +269,25 @@ int main(void)
             REQUIRE(*into);
             CHECK(eddy_buffer_download(o, eddy_particles_buffer(o, po, "position"), 0, 16ull * n, *into) == EDDY_OK);
             if (sa) {
+                /* What a host lists to draw (issue 19): the sets, their
+                 * buffers, the systems and the box. */
+                eddy_particles listed = eddy_scene_set(sa, 0);
+                CHECK(listed.id && !eddy_scene_set(sa, 1).id && !strcmp(eddy_particles_name(e, listed), "water"));
+                char names[256] = "";
+                const char *bn;
+                for (uint32_t k = 0; (bn = eddy_particles_buffer_name(e, listed, k)); k++) {
+                    CHECK(eddy_particles_buffer(e, listed, bn).id != 0);
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? " " : "", bn);
+                }
+                CHECKF(!strncmp(names, "position velocity mass phase", 28) && strstr(names, "density"),
+                       "the set's buffers: %s", names);
+                double lo[3], hi[3];
+                eddy_scene_box(sa, lo, hi);
+                CHECK(lo[0] == 0 && lo[1] == 0 && lo[2] == 0 && fabs(hi[0] - 0.32) < 1e-6 && fabs(hi[1] - 0.3) < 1e-6 &&
+                      fabs(hi[2] - 0.16) < 1e-6);
+                CHECK(eddy_scene_system_name(sa, 0) && !eddy_scene_system_name(sa, 1));
+                printf("scene listing: set 'water' (%u particles) with buffers %s; box to (%g, %g, %g) m; system '%s'\n",
+                       eddy_particles_count(e, listed), names, hi[0], hi[1], hi[2], eddy_scene_system_name(sa, 0));
                 eddy_particles pa = eddy_find_particles(e, "water");
                 REQUIRE(eddy_particles_count(e, pa) == n);
                 adopted_pos = malloc(16ull * n);

@@ -678,6 +678,10 @@ uint32_t eddy_particles_count(eddy_engine *e, eddy_particles p);
 uint32_t eddy_particles_capacity(eddy_engine *e, eddy_particles p);
 /* A named buffer of the set, or a zero handle. */
 eddy_buffer eddy_particles_buffer(eddy_engine *e, eddy_particles p, const char *name);
+/* The name of p's named buffer `index` (in the order they were added:
+ * "position", "velocity", "mass", "phase", then the modules'), or NULL past
+ * the last: with eddy_particles_buffer, how a host lists what it can bind. */
+const char *eddy_particles_buffer_name(eddy_engine *e, eddy_particles p, uint32_t index);
 /* Adds (or returns the existing) named buffer of element_size bytes per
  * particle (capacity elements). An existing buffer with another element size
  * is refused. */

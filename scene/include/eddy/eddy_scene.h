@@ -113,6 +113,13 @@ eddy_result eddy_scene_input_path(const eddy_scene *s, const char *system, const
  * what the system reported when its ports were set up: a tool at rest where
  * its path starts); otherwise the module reads its state now. */
 eddy_result eddy_scene_output(const eddy_scene *s, const char *system, const char *output, double value[3]);
+/* The scene's particle set `index` (from 0, in scene order), or a zero
+ * handle past the last. With eddy_particles_name, _count, _capacity,
+ * _buffer_name / _buffer and _elements_name / _elements a host lists what
+ * it can draw. */
+eddy_particles eddy_scene_set(const eddy_scene *s, uint32_t index);
+/* The scene's box (m): every module keeps its particles inside. */
+void eddy_scene_box(const eddy_scene *s, double min[3], double max[3]);
 /* The name of the scene's system `index` (from 0, in scene order), or NULL past the last. */
 const char *eddy_scene_system_name(const eddy_scene *s, uint32_t index);
 /* The module of the scene's system `name` (its ports: inputs, outputs), or
