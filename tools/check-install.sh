@@ -8,7 +8,8 @@
 # example scene, runs the module's own test (its kernel against its CPU
 # reference) and checks the physics of the run against the exact solution
 # (examples/wind/check_wind.py). Ends with "install: N passed, N failed" and
-# exits non-zero on any failure. KEEP=1 keeps the temporary folder.
+# exits non-zero on any failure. It also builds examples/subproject with eddy
+# as a meson subproject. KEEP=1 keeps the temporary folder.
 # usage: tools/check-install.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -179,6 +180,23 @@ if (cd "$elsewhere" && env -i "$eddy" bench deform.bar_80 --iterations 1) >"$tmp
 else
     show "$tmp/bench.log"
     fail "the installed eddy bench finds no installed data"
+fi
+
+# 4c. eddy as a meson subproject (examples/subproject): the tree linked as
+#     subprojects/eddy and the fallback forced (pkg-config would find the
+#     prefix), so dependency('eddy-modules') resolves through eddy's
+#     meson.override_dependency; the program runs a scene and checks it.
+sub=$tmp/subproject
+cp -r examples/subproject "$sub" && mkdir -p "$sub/subprojects" && ln -s "$root" "$sub/subprojects/eddy"
+if meson setup "$sub/build" "$sub" --force-fallback-for=eddy-modules >"$tmp/sub-setup.log" 2>&1 \
+        && ninja -C "$sub/build" eddy_subproject_example >"$tmp/sub-build.log" 2>&1 \
+        && "$sub/build/eddy_subproject_example" >"$tmp/sub-run.log" 2>&1; then
+    pass "examples/subproject: $(cat "$tmp/sub-run.log")"
+else
+    show "$tmp/sub-setup.log" 15
+    [ -f "$tmp/sub-build.log" ] && show "$tmp/sub-build.log" 15
+    [ -f "$tmp/sub-run.log" ] && show "$tmp/sub-run.log"
+    fail "eddy as a meson subproject (examples/subproject)"
 fi
 
 # 5. The module's own test (examples/wind/test_wind.c: the kernel against its
