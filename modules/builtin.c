@@ -2,7 +2,7 @@
  * registers each with an engine. A new built-in module adds its descriptor
  * function here and its folder to modules/meson.build. The core (libeddy)
  * knows none of them: programs call this after eddy_create_engine. */
-#include "eddy_builtin.h"
+#include "eddy/eddy_builtin.h"
 
 #include "ballistic/ballistic.h"
 #include "contact/contact.h"

@@ -70,7 +70,7 @@ fi
 pcdir=$(dirname "$(find "$prefix" -name eddy.pc -print -quit)")
 export PKG_CONFIG_PATH=$pcdir
 errors=()
-for h in engine/include/eddy/*.h scene/include/eddy/*.h modules/eddy_builtin.h shaders/particles.glsl; do
+for h in engine/include/eddy/*.h scene/include/eddy/*.h modules/include/eddy/eddy_builtin.h shaders/particles.glsl; do
     cmp -s "$h" "$prefix/include/eddy/$(basename "$h")" || errors+=("$h is not installed as include/eddy/$(basename "$h")")
 done
 for pc in eddy eddy-scene eddy-modules; do
@@ -197,6 +197,20 @@ else
     [ -f "$tmp/sub-build.log" ] && show "$tmp/sub-build.log" 15
     [ -f "$tmp/sub-run.log" ] && show "$tmp/sub-run.log"
     fail "eddy as a meson subproject (examples/subproject)"
+fi
+
+# 4d. A CMake program through pkg-config alone (examples/cmake: the same
+#     program as examples/subproject), run with no environment.
+cm=$tmp/cmake-build
+if cmake -S examples/cmake -B "$cm" >"$tmp/cmake-setup.log" 2>&1 \
+        && cmake --build "$cm" >"$tmp/cmake-build.log" 2>&1 \
+        && (cd "$tmp" && env -i "$cm/eddy_cmake_example") >"$tmp/cmake-run.log" 2>&1; then
+    pass "examples/cmake (pkg-config eddy-modules): $(cat "$tmp/cmake-run.log")"
+else
+    show "$tmp/cmake-setup.log" 15
+    [ -f "$tmp/cmake-build.log" ] && show "$tmp/cmake-build.log" 15
+    [ -f "$tmp/cmake-run.log" ] && show "$tmp/cmake-run.log"
+    fail "a CMake program through pkg-config (examples/cmake)"
 fi
 
 # 5. The module's own test (examples/wind/test_wind.c: the kernel against its

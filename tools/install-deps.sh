@@ -9,6 +9,7 @@ packages=(
   mesa-vulkan-drivers vulkan-validationlayers   # lavapipe and the validation layer
   libcjson-dev libpng-dev                       # scene files, PNG frames
   clang llvm                                    # sanitized build, libFuzzer, llvm-symbolizer
+  cmake                                         # check-install: a CMake program through pkg-config
 )
 missing=()
 for p in "${packages[@]}"; do

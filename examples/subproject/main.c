@@ -4,7 +4,7 @@
  * Prints one line; exits non-zero on any failure. */
 #include "eddy/eddy.h"
 #include "eddy/eddy_scene.h"
-#include "eddy_builtin.h"
+#include "eddy/eddy_builtin.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -30,7 +30,7 @@ int main(void)
             double low = 1e9, t = 0.1, expect = 0.525 - 0.5 * 9.81 * t * t;
             for (uint32_t i = 0; i < n; i++)
                 low = fmin(low, x[4 * i + 1]);
-            printf("eddy as a subproject on %s: %u particles fell for %g s; lowest at %.4f m (free fall from 0.525 m: "
+            printf("eddy on %s: %u particles fell for %g s; lowest at %.4f m (free fall from 0.525 m: "
                    "%.4f m)\n", eddy_engine_device(e)->name, n, t, low, expect);
             rc = fabs(low - expect) < 0.002 ? 0 : 1;
         }

@@ -6,7 +6,7 @@
  * hang (libFuzzer's -timeout) is a finding. tools/fuzz.sh runs it. */
 #include "eddy/eddy.h"
 #include "eddy/eddy_scene.h"
-#include "eddy_builtin.h"
+#include "eddy/eddy_builtin.h"
 
 #include <stdbool.h>
 #include <stdint.h>

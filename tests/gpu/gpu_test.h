@@ -9,7 +9,7 @@
 #include "eddy/eddy.h"
 #include "eddy/eddy_module.h"
 #include "eddy/eddy_scene.h"
-#include "eddy_builtin.h"
+#include "eddy/eddy_builtin.h"
 
 #include <string.h>
 

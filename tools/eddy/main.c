@@ -2,7 +2,7 @@
 #include "eddy/eddy.h"
 #include "eddy/eddy_module.h"
 #include "eddy/eddy_scene.h"
-#include "eddy_builtin.h"
+#include "eddy/eddy_builtin.h"
 
 #include "bench.h"
 #include "paths.h"
