@@ -186,32 +186,34 @@ fi
 #     subprojects/eddy and the fallback forced (pkg-config would find the
 #     prefix), so dependency('eddy-modules') resolves through eddy's
 #     meson.override_dependency; the program runs a scene and checks it.
+# A consumer in three steps (configure, build, run: command strings, run by
+# eval), each logged to $tmp/<tag>-<step>.log; passes with the run's output.
+consumer() {
+    local tag=$1 what=$2
+    if eval "$3" >"$tmp/$tag-setup.log" 2>&1 && eval "$4" >"$tmp/$tag-build.log" 2>&1 \
+            && eval "$5" >"$tmp/$tag-run.log" 2>&1; then
+        pass "$what: $(cat "$tmp/$tag-run.log")"
+    else
+        for step in setup build run; do
+            [ -f "$tmp/$tag-$step.log" ] && show "$tmp/$tag-$step.log" 15
+        done
+        fail "$what"
+    fi
+}
 sub=$tmp/subproject
 cp -r examples/subproject "$sub" && mkdir -p "$sub/subprojects" && ln -s "$root" "$sub/subprojects/eddy"
-if meson setup "$sub/build" "$sub" --force-fallback-for=eddy-modules >"$tmp/sub-setup.log" 2>&1 \
-        && ninja -C "$sub/build" eddy_subproject_example >"$tmp/sub-build.log" 2>&1 \
-        && "$sub/build/eddy_subproject_example" >"$tmp/sub-run.log" 2>&1; then
-    pass "examples/subproject: $(cat "$tmp/sub-run.log")"
-else
-    show "$tmp/sub-setup.log" 15
-    [ -f "$tmp/sub-build.log" ] && show "$tmp/sub-build.log" 15
-    [ -f "$tmp/sub-run.log" ] && show "$tmp/sub-run.log"
-    fail "eddy as a meson subproject (examples/subproject)"
-fi
+consumer sub "examples/subproject (eddy as a meson subproject)" \
+    'meson setup "$sub/build" "$sub" --force-fallback-for=eddy-modules' \
+    'ninja -C "$sub/build" eddy_subproject_example' \
+    '"$sub/build/eddy_subproject_example"'
 
 # 4d. A CMake program through pkg-config alone (examples/cmake: the same
 #     program as examples/subproject), run with no environment.
 cm=$tmp/cmake-build
-if cmake -S examples/cmake -B "$cm" >"$tmp/cmake-setup.log" 2>&1 \
-        && cmake --build "$cm" >"$tmp/cmake-build.log" 2>&1 \
-        && (cd "$tmp" && env -i "$cm/eddy_cmake_example") >"$tmp/cmake-run.log" 2>&1; then
-    pass "examples/cmake (pkg-config eddy-modules): $(cat "$tmp/cmake-run.log")"
-else
-    show "$tmp/cmake-setup.log" 15
-    [ -f "$tmp/cmake-build.log" ] && show "$tmp/cmake-build.log" 15
-    [ -f "$tmp/cmake-run.log" ] && show "$tmp/cmake-run.log"
-    fail "a CMake program through pkg-config (examples/cmake)"
-fi
+consumer cmake "examples/cmake (pkg-config eddy-modules)" \
+    'cmake -S examples/cmake -B "$cm"' \
+    'cmake --build "$cm"' \
+    '(cd "$tmp" && env -i "$cm/eddy_cmake_example")'
 
 # 5. The module's own test (examples/wind/test_wind.c: the kernel against its
 #    CPU reference and the exact solution, under synchronization validation).
