@@ -6,7 +6,8 @@ core (engine/) <- scene layer (scene/) <- built-in modules (modules/) <- tools.
   - no file under scene/ includes a module's header or names eddy_builtin;
   - no file under modules/ includes a header from engine/src or scene/src:
     modules see public headers only (engine/include, scene/include), their
-    own folder, shaders/ and their generated SPIR-V.
+    own folder, modules/include (eddy/eddy_builtin.h), shaders/ and their
+    generated SPIR-V.
 Reads the sources; no device. usage: layering.py SOURCE_ROOT"""
 import re
 import sys
@@ -48,7 +49,7 @@ for p in files("scene"):
             problems.append(f"{p.relative_to(root)}:{line}: the scene layer names '{m.group(0)}'")
 
 private = {p.name for d in ("engine/src", "scene/src") for p in (root / d).glob("*.h")}
-allowed_dirs = [root / "modules", root / "shaders", root / "engine/include", root / "scene/include",
+allowed_dirs = [root / "modules", root / "modules/include", root / "shaders", root / "engine/include", root / "scene/include",
                 root / "engine/include/eddy", root / "scene/include/eddy"]
 for p in files("modules", (".c", ".h", ".glsl", ".comp")):
     text = p.read_text()
