@@ -8,8 +8,10 @@
 # example scene, runs the module's own test (its kernel against its CPU
 # reference) and checks the physics of the run against the exact solution
 # (examples/wind/check_wind.py). Ends with "install: N passed, N failed" and
-# exits non-zero on any failure. It also builds examples/subproject with eddy
-# as a meson subproject. KEEP=1 keeps the temporary folder.
+# exits non-zero on any failure. It also checks the data, scenes and shader
+# headers under share/eddy, runs the installed tool under env -i, and builds
+# examples/subproject (eddy as a meson subproject) and examples/cmake (CMake
+# through pkg-config). KEEP=1 keeps the temporary folder.
 # usage: tools/check-install.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1

@@ -1,4 +1,5 @@
-/* The smallest program on eddy as a meson subproject: an engine on the
+/* The smallest program on eddy, built as a meson subproject (meson.build
+ * here) or from CMake through pkg-config (examples/cmake): an engine on the
  * default device, the built-in modules, a scene of 64 particles falling
  * for 0.1 s (ballistic), and its lowest particle against y0 - g t^2 / 2.
  * Prints one line; exits non-zero on any failure. */

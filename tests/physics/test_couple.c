@@ -801,22 +801,30 @@ static struct eddy_rigid_body let_go(eddy_engine *e, double density, uint32_t st
                      mean_y, level);
 }
 
+/* The body's y axis in world coordinates: the middle row of its rotation
+ * matrix (unit quaternion x, y, z, w). */
+static void up_row(const struct eddy_rigid_body *b, double r[3])
+{
+    const double x = b->q[0], y = b->q[1], z = b->q[2], w = b->q[3];
+    r[0] = 2 * (x * y + w * z);
+    r[1] = 1 - 2 * (x * x + z * z);
+    r[2] = 2 * (y * z - w * x);
+}
+
 /* The fraction of the cube's volume (side `side`, centred on the body's
  * centre of mass, turned by its orientation) under the plane y = L: the
  * cube sampled at the midpoints of 64^3 cells of its own frame. */
 static double submerged_fraction(const struct eddy_rigid_body *b, double side, double L)
 {
     enum { S = 64 };
-    const double u[3] = { b->q[0], b->q[1], b->q[2] }, w = b->q[3];
+    double r[3];
+    up_row(b, r);
     uint32_t under = 0;
     for (int i = 0; i < S; i++)
         for (int j = 0; j < S; j++)
             for (int k = 0; k < S; k++) {
                 double v[3] = { ((i + 0.5) / S - 0.5) * side, ((j + 0.5) / S - 0.5) * side, ((k + 0.5) / S - 0.5) * side };
-                /* v' = v + 2 w (u x v) + 2 u x (u x v), y only */
-                double c[3] = { u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0] };
-                double cc = u[2] * c[0] - u[0] * c[2];
-                under += b->x[1] + v[1] + 2 * w * c[1] + 2 * cc < L;
+                under += b->x[1] + r[0] * v[0] + r[1] * v[1] + r[2] * v[2] < L;
             }
     return under / (double)(S * S * S);
 }
@@ -824,8 +832,9 @@ static double submerged_fraction(const struct eddy_rigid_body *b, double side, d
 /* The angle (degrees) between the body's y axis and the vertical. */
 static double tilt_deg(const struct eddy_rigid_body *b)
 {
-    const double x = b->q[0], z = b->q[2];
-    return acos(fmin(1, fmax(-1, 1 - 2 * (x * x + z * z)))) * 180 / M_PI;
+    double r[3];
+    up_row(b, r);
+    return acos(fmin(1, fmax(-1, r[1]))) * 180 / M_PI;
 }
 
 /* Floating, issue 18: cubes of 500 and 250 kg/m^3 let go at mid depth
@@ -926,7 +935,8 @@ static double held_tilted(eddy_engine *e, const char *label, const char *fluid, 
     struct eddy_rigid_body body = { .x = { (float)c, (float)yc, (float)c }, .q = { 0, 0, (float)sin(th / 2), (float)cos(th / 2) } };
     double V = submerged_fraction(&body, a, L) * a * a * a, arch = 1000 * 9.81 * V;
     printf("pbf (%s), held cube turned %g deg about z, centre at %g m, water line %.4f m: %.3f of it under water, "
-           "mean upward force %.4f N over the last %g s, Archimedes %.4f N (%+.1f%%)\n", label, deg, yc, L, V / (a * a * a), sum, (steps - from) * t.dt * t.substeps, arch, 100 * (sum / arch - 1));
+           "mean upward force %.4f N over the last %g s, Archimedes %.4f N (%+.1f%%)\n", label, deg, yc, L,
+           V / (a * a * a), sum, (steps - from) * t.dt * t.substeps, arch, 100 * (sum / arch - 1));
     eddy_destroy_scene(s);
     return sum / arch - 1;
 }

@@ -93,6 +93,9 @@ typedef enum eddy_validation {
     EDDY_VALIDATION_SYNC = 3,    /* validation layer plus synchronization validation */
 } eddy_validation;
 
+/* The start of the debug-utils name of every Vulkan object eddy creates. */
+#define EDDY_OBJECT_NAME_PREFIX "eddy:"
+
 /* Hand in a host renderer's Vulkan objects. When `device` is non-null eddy
  * creates no instance, device or queue and destroys none of these; it only
  * creates its own pools, buffers, pipelines and semaphores on the device.
@@ -108,9 +111,6 @@ typedef enum eddy_validation {
  * one and routes to its log (source "vulkan") and to
  * eddy_validation_message_count only the messages that name one of eddy's
  * objects, never the host's own. */
-/* The start of the debug-utils name of every Vulkan object eddy creates. */
-#define EDDY_OBJECT_NAME_PREFIX "eddy:"
-
 typedef struct eddy_adopt_desc {
     VkInstance instance;
     VkPhysicalDevice physical_device;
