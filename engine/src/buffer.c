@@ -186,6 +186,7 @@ void eddy_destroy_buffer(eddy_engine *e, eddy_buffer h)
     eddy_buffer_obj *b = eddy_buffer_get(e, h);
     if (!b)
         return;
+    eddy_staged_forget(e, h.id);
     eddy_defer(e, &(eddy_deferred){ .use = b->use, .buffer = b->buffer, .alloc = b->alloc });
     eddy_pool_free(&e->buffers, h.id);
     e->destroys++;

@@ -776,9 +776,15 @@ eddy_result eddy_graph_record(eddy_engine *e, eddy_graph h, const eddy_record_de
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
     VkCommandBuffer cb = desc->command_buffer;
+    /* Staged I/O rides on the recording as on a submission: writes before
+     * the graph, reads after it, held until the host's command buffer has
+     * finished. */
+    eddy_staged_record_writes(e, cb);
     record_group(e, cb, barriers_at(&plan, plan.entry.first_barrier), plan.entry.barrier_count, scratch);
     r = record_steps(e, g, &plan, cb, false, false, scratch);
     record_group(e, cb, barriers_at(&plan, plan.exit.first_barrier), plan.exit.barrier_count, scratch);
+    eddy_staged_record_reads(e, cb);
+    eddy_staged_recorded(e, epoch);
     scratch_free(&ctx);
     eddy_sync_plan_free(&plan);
     /* Until the host's command buffer has finished, nothing it names goes:

@@ -353,6 +353,13 @@ bool eddy_staged_pending(const eddy_engine *e);
 #define EDDY_SUBMIT_MAX 260
 eddy_result eddy_submit_staged(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t count, uint64_t *value);
 void eddy_staged_collect(eddy_engine *e);
+/* Staged I/O in a host's recording (eddy_graph_record): the queued writes
+ * as copies into cb (before the graph), the queued reads (after it), then
+ * the host mark `epoch` that holds their ring space until it finishes. */
+void eddy_staged_record_writes(eddy_engine *e, VkCommandBuffer cb);
+void eddy_staged_record_reads(eddy_engine *e, VkCommandBuffer cb);
+void eddy_staged_recorded(eddy_engine *e, uint64_t epoch);
+void eddy_staged_forget(eddy_engine *e, uint32_t buffer);
 /* Submits the one-shot transfer buffer and waits; *value: its timeline value. */
 eddy_result eddy_end_transfer_value(eddy_engine *e, uint64_t *value);
 /* Releases deferred objects whose use has finished. */

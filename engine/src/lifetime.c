@@ -183,6 +183,31 @@ void eddy_recorded_work_done(eddy_engine *e)
     eddy_collect(e);
 }
 
+eddy_result eddy_poll_idle(eddy_engine *e)
+{
+    if (!e)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    eddy_collect(e);
+    return eddy_use_done(e, (eddy_use){ e->timeline_value, e->host_epoch }) ? EDDY_OK : EDDY_TIMEOUT;
+}
+
+eddy_result eddy_wait_recorded(eddy_engine *e)
+{
+    if (!e)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    eddy_use all = { 0, e->host_epoch };
+    eddy_result r = eddy_wait_use(e, all);
+    if (r != EDDY_OK)
+        return r;
+    if (!eddy_use_done(e, all)) {
+        eddy_log(e, EDDY_LOG_ERROR, "record.unfinished", "a host recording without a done_semaphore is not known to "
+                 "have finished; call eddy_recorded_work_done once it has");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    eddy_collect(e);
+    return EDDY_OK;
+}
+
 eddy_result eddy_wait_idle(eddy_engine *e)
 {
     eddy_result r = eddy_wait_use(e, (eddy_use){ e->timeline_value, 0 });

@@ -7,7 +7,10 @@
  * transfers of their own: writes are copied into their buffers at the start
  * of the submission's command buffers, reads are copied out at its end and
  * land in the caller's memory when that submission is waited for. A step is
- * then one submit and one wait. */
+ * then one submit and one wait. A host's recording (eddy_graph_record)
+ * carries them the same way into the host's command buffer; its ring space
+ * and reads are then held by the recording's host mark instead of a timeline
+ * value. */
 #include "internal.h"
 
 #include <inttypes.h>
@@ -17,7 +20,7 @@
 
 typedef struct ring_span {
     uint64_t end;   /* head after this reservation */
-    uint64_t value; /* timeline value that frees it; PENDING until submitted */
+    eddy_use use;   /* what frees it; use.value PENDING until submitted or recorded */
 } ring_span;
 
 struct eddy_ring {
@@ -39,7 +42,7 @@ typedef struct staged_read {
     uint32_t buffer;
     uint64_t offset, size, ring_offset;
     void *out;
-    uint64_t value; /* PENDING until submitted */
+    eddy_use use; /* use.value PENDING until submitted or recorded */
 } staged_read;
 
 /* A command buffer of staged copies, reused once its submission is done. */
@@ -132,7 +135,8 @@ static void ring_reclaim(eddy_engine *e, struct eddy_ring *r)
     uint64_t limit = eddy_completed(e);
     eddy_staged_collect(e);
     uint32_t done = 0;
-    while (done < r->span_count && r->spans[done].value != PENDING && r->spans[done].value <= limit)
+    while (done < r->span_count && r->spans[done].use.value != PENDING &&
+           (r->spans[done].use.host_epoch ? eddy_use_done(e, r->spans[done].use) : r->spans[done].use.value <= limit))
         r->tail = r->spans[done++].end;
     if (done) {
         memmove(r->spans, r->spans + done, (r->span_count - done) * sizeof *r->spans);
@@ -157,28 +161,36 @@ static eddy_result ring_reserve(eddy_engine *e, struct eddy_ring *r, uint64_t si
             r->head += pad;
             *offset = r->head % r->size;
             r->head += size;
-            r->spans[r->span_count++] = (ring_span){ r->head, PENDING };
+            r->spans[r->span_count++] = (ring_span){ r->head, { PENDING, 0 } };
             return EDDY_OK;
         }
-        if (!r->span_count || r->spans[0].value == PENDING) {
+        if (!r->span_count || r->spans[0].use.value == PENDING) {
             /* Everything held is still waiting for a submission: staged I/O
              * larger than the ring. */
             eddy_log(e, EDDY_LOG_ERROR, "transfer.too_large", "staged transfers: more than %" PRIu64 " bytes queued for one "
                      "submission; use eddy_buffer_upload/download for large data", r->size / 2);
             return EDDY_ERROR_LIMIT;
         }
-        eddy_result res = eddy_wait(e, r->spans[0].value, EDDY_WAIT_FOREVER);
+        eddy_result res = eddy_wait_use(e, r->spans[0].use);
         if (res != EDDY_OK)
             return res;
+        if (!eddy_use_done(e, r->spans[0].use)) {
+            /* Held by a host recording without a done_semaphore: only the
+             * host can say it has finished. */
+            eddy_log(e, EDDY_LOG_ERROR, "record.unfinished", "staged transfers: the %" PRIu64 "-byte ring is held "
+                     "by host recordings not known to have finished; call eddy_recorded_work_done once they have, "
+                     "or give eddy_record_desc.done_semaphore", r->size);
+            return EDDY_ERROR_LIMIT;
+        }
     }
 }
 
-/* Gives every pending span of the ring the value of the submission that
- * carries it. */
-static void ring_submitted(struct eddy_ring *r, uint64_t value)
+/* Gives every pending span of the ring the use of the submission or host
+ * recording that carries it. */
+static void ring_submitted(struct eddy_ring *r, eddy_use use)
 {
-    for (uint32_t i = r->span_count; i-- > 0 && r->spans[i].value == PENDING;)
-        r->spans[i].value = value;
+    for (uint32_t i = r->span_count; i-- > 0 && r->spans[i].use.value == PENDING;)
+        r->spans[i].use = use;
 }
 
 eddy_result eddy_rings_create(eddy_engine *e)
@@ -231,11 +243,11 @@ eddy_result eddy_ring_chunks(eddy_engine *e, bool upload, char *host, uint64_t u
         if (res == EDDY_OK)
             res = record(e, cb, r->buffer, at, done, n, user);
         if (res == EDDY_OK)
-            res = eddy_end_transfer_value(e, &r->spans[r->span_count - 1].value);
+            res = eddy_end_transfer_value(e, &r->spans[r->span_count - 1].use.value);
         if (res != EDDY_OK) {
             /* Never submitted: the span goes at once. */
-            if (r->span_count && r->spans[r->span_count - 1].value == PENDING)
-                r->spans[r->span_count - 1].value = 0;
+            if (r->span_count && r->spans[r->span_count - 1].use.value == PENDING)
+                r->spans[r->span_count - 1].use.value = 0;
             return res;
         }
         if (!upload)
@@ -320,7 +332,7 @@ eddy_result eddy_buffer_stage_read(eddy_engine *e, eddy_buffer h, uint64_t offse
     eddy_result r = stage(e, h, offset, size, out, false, &at, &none);
     if (r != EDDY_OK || none)
         return r;
-    e->staged->reads[e->staged->read_count++] = (staged_read){ h.id, offset, size, at, out, PENDING };
+    e->staged->reads[e->staged->read_count++] = (staged_read){ h.id, offset, size, at, out, { PENDING, 0 } };
     return EDDY_OK;
 }
 
@@ -330,7 +342,7 @@ bool eddy_staged_pending(const eddy_engine *e)
     if (st->write_count)
         return true;
     for (uint32_t i = 0; i < st->read_count; i++)
-        if (st->reads[i].value == PENDING)
+        if (st->reads[i].use.value == PENDING)
             return true;
     return false;
 }
@@ -385,6 +397,66 @@ static eddy_result one_time_cb(eddy_engine *e, VkCommandBuffer *cb)
     return EDDY_OK;
 }
 
+/* The queued staged writes as copies into cb, between full barriers.
+ * Writes land in call order: one that overlaps an earlier write of this
+ * batch waits for it (a transfer barrier), so the later value wins (a system
+ * set twice before a step, a tool placed then moved). */
+static void record_writes(eddy_engine *e, VkCommandBuffer cb)
+{
+    struct eddy_staged *st = e->staged;
+    eddy_cmd_barrier_in(e, cb);
+    uint32_t window = 0;
+    for (uint32_t i = 0; i < st->write_count; i++) {
+        const staged_write *w = &st->writes[i];
+        eddy_buffer_obj *b = eddy_pool_get(&e->buffers, w->buffer);
+        if (!b)
+            continue; /* destroyed since: nothing to write */
+        bool overlaps = false;
+        for (uint32_t j = window; j < i && !overlaps; j++) {
+            const staged_write *o = &st->writes[j];
+            overlaps = o->buffer == w->buffer && o->offset < w->offset + w->size && w->offset < o->offset + o->size;
+        }
+        if (overlaps) {
+            VkMemoryBarrier mb = {
+                .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+            };
+            e->vk.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
+                                       &mb, 0, NULL, 0, NULL);
+            window = i;
+        }
+        VkBufferCopy region = { w->ring_offset, w->offset, w->size };
+        e->vk.vkCmdCopyBuffer(cb, e->upload_ring->buffer, b->buffer, 1, &region);
+    }
+    eddy_cmd_barrier_out(e, cb);
+}
+
+static bool reads_queued(const struct eddy_staged *st)
+{
+    for (uint32_t i = 0; i < st->read_count; i++)
+        if (st->reads[i].use.value == PENDING)
+            return true;
+    return false;
+}
+
+/* The queued staged reads as copies into the download ring, between full
+ * barriers (the last one makes them visible to the host). */
+static void record_reads(eddy_engine *e, VkCommandBuffer cb)
+{
+    struct eddy_staged *st = e->staged;
+    eddy_cmd_barrier_in(e, cb);
+    for (uint32_t i = 0; i < st->read_count; i++) {
+        const staged_read *rd = &st->reads[i];
+        eddy_buffer_obj *b = eddy_pool_get(&e->buffers, rd->buffer);
+        if (rd->use.value != PENDING || !b)
+            continue;
+        VkBufferCopy region = { rd->offset, rd->ring_offset, rd->size };
+        e->vk.vkCmdCopyBuffer(cb, b->buffer, e->download_ring->buffer, 1, &region);
+    }
+    eddy_cmd_barrier_out(e, cb);
+}
+
 static eddy_result staged_record(eddy_engine *e, VkCommandBuffer *pre, VkCommandBuffer *post)
 {
     struct eddy_staged *st = e->staged;
@@ -394,55 +466,15 @@ static eddy_result staged_record(eddy_engine *e, VkCommandBuffer *pre, VkCommand
         r = one_time_cb(e, pre);
         if (r != EDDY_OK)
             return r;
-        eddy_cmd_barrier_in(e, *pre);
-        /* Writes land in call order: one that overlaps an earlier write of
-         * this batch waits for it (a transfer barrier), so the later value
-         * wins (a system set twice before a step, a tool placed then moved). */
-        uint32_t window = 0;
-        for (uint32_t i = 0; i < st->write_count; i++) {
-            const staged_write *w = &st->writes[i];
-            eddy_buffer_obj *b = eddy_pool_get(&e->buffers, w->buffer);
-            if (!b)
-                continue; /* destroyed since: nothing to write */
-            bool overlaps = false;
-            for (uint32_t j = window; j < i && !overlaps; j++) {
-                const staged_write *o = &st->writes[j];
-                overlaps = o->buffer == w->buffer && o->offset < w->offset + w->size && w->offset < o->offset + o->size;
-            }
-            if (overlaps) {
-                VkMemoryBarrier mb = {
-                    .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                    .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                    .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                };
-                e->vk.vkCmdPipelineBarrier(*pre, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
-                                           &mb, 0, NULL, 0, NULL);
-                window = i;
-            }
-            VkBufferCopy region = { w->ring_offset, w->offset, w->size };
-            e->vk.vkCmdCopyBuffer(*pre, e->upload_ring->buffer, b->buffer, 1, &region);
-        }
-        eddy_cmd_barrier_out(e, *pre);
+        record_writes(e, *pre);
         VkResult vr = e->vk.vkEndCommandBuffer(*pre);
         if (vr != VK_SUCCESS)
             r = eddy_vk_fail(e, vr, "vkEndCommandBuffer (staged writes)");
     }
-    bool reads = false;
-    for (uint32_t i = 0; i < st->read_count; i++)
-        reads |= st->reads[i].value == PENDING;
-    if (r == EDDY_OK && reads) {
+    if (r == EDDY_OK && reads_queued(st)) {
         r = one_time_cb(e, post);
         if (r == EDDY_OK) {
-            eddy_cmd_barrier_in(e, *post);
-            for (uint32_t i = 0; i < st->read_count; i++) {
-                const staged_read *rd = &st->reads[i];
-                eddy_buffer_obj *b = eddy_pool_get(&e->buffers, rd->buffer);
-                if (rd->value != PENDING || !b)
-                    continue;
-                VkBufferCopy region = { rd->offset, rd->ring_offset, rd->size };
-                e->vk.vkCmdCopyBuffer(*post, b->buffer, e->download_ring->buffer, 1, &region);
-            }
-            eddy_cmd_barrier_out(e, *post);
+            record_reads(e, *post);
             VkResult vr = e->vk.vkEndCommandBuffer(*post);
             if (vr != VK_SUCCESS)
                 r = eddy_vk_fail(e, vr, "vkEndCommandBuffer (staged reads)");
@@ -456,43 +488,90 @@ static eddy_result staged_record(eddy_engine *e, VkCommandBuffer *pre, VkCommand
     return r;
 }
 
-static void staged_submitted(eddy_engine *e, uint64_t value, VkCommandBuffer pre, VkCommandBuffer post)
+/* The queued staged I/O now rides on `use` (a submission's timeline value
+ * or a host recording's mark). */
+static void staged_carried(eddy_engine *e, eddy_use use)
 {
     struct eddy_staged *st = e->staged;
     for (uint32_t i = 0; i < st->write_count; i++) {
         eddy_buffer_obj *b = eddy_pool_get(&e->buffers, st->writes[i].buffer);
         if (b)
-            eddy_use_merge(&b->use, (eddy_use){ value, 0 });
+            eddy_use_merge(&b->use, use);
     }
     st->write_count = 0;
     for (uint32_t i = 0; i < st->read_count; i++)
-        if (st->reads[i].value == PENDING) {
-            st->reads[i].value = value;
+        if (st->reads[i].use.value == PENDING) {
+            st->reads[i].use = use;
             eddy_buffer_obj *b = eddy_pool_get(&e->buffers, st->reads[i].buffer);
             if (b)
-                eddy_use_merge(&b->use, (eddy_use){ value, 0 });
+                eddy_use_merge(&b->use, use);
         }
-    ring_submitted(e->upload_ring, value);
-    ring_submitted(e->download_ring, value);
+    ring_submitted(e->upload_ring, use);
+    ring_submitted(e->download_ring, use);
+}
+
+static void staged_submitted(eddy_engine *e, uint64_t value, VkCommandBuffer pre, VkCommandBuffer post)
+{
+    staged_carried(e, (eddy_use){ value, 0 });
     give_back(e, pre, value);
     give_back(e, post, value);
 }
 
-/* Staged reads whose submission has finished land in their destinations. */
+void eddy_staged_record_writes(eddy_engine *e, VkCommandBuffer cb)
+{
+    if (e->staged->write_count)
+        record_writes(e, cb);
+}
+
+void eddy_staged_record_reads(eddy_engine *e, VkCommandBuffer cb)
+{
+    if (reads_queued(e->staged))
+        record_reads(e, cb);
+}
+
+void eddy_staged_recorded(eddy_engine *e, uint64_t epoch)
+{
+    if (eddy_staged_pending(e))
+        staged_carried(e, (eddy_use){ 0, epoch });
+}
+
+/* A destroyed buffer's staged reads never land and its queued writes are
+ * dropped: their owner is going (its `out` with it, perhaps), and the id
+ * may name a new buffer later. */
+void eddy_staged_forget(eddy_engine *e, uint32_t buffer)
+{
+    struct eddy_staged *st = e->staged;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; st && i < st->read_count; i++)
+        if (st->reads[i].buffer != buffer)
+            st->reads[kept++] = st->reads[i];
+    if (st)
+        st->read_count = kept;
+    kept = 0;
+    for (uint32_t i = 0; st && i < st->write_count; i++)
+        if (st->writes[i].buffer != buffer)
+            st->writes[kept++] = st->writes[i];
+    if (st)
+        st->write_count = kept;
+}
+
+/* Staged reads whose submission or recording has finished land in their
+ * destinations, in call order (several steps recorded into one command
+ * buffer read into the same place: the last step's bytes stay). */
 void eddy_staged_collect(eddy_engine *e)
 {
     struct eddy_staged *st = e->staged;
     if (!st)
         return;
-    for (uint32_t i = 0; i < st->read_count;) {
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < st->read_count; i++) {
         staged_read *rd = &st->reads[i];
-        if (rd->value != PENDING && eddy_use_done(e, (eddy_use){ rd->value, 0 })) {
+        if (rd->use.value != PENDING && eddy_use_done(e, rd->use))
             memcpy(rd->out, e->download_ring->mapped + rd->ring_offset, rd->size);
-            st->reads[i] = st->reads[--st->read_count];
-        } else {
-            i++;
-        }
+        else
+            st->reads[kept++] = *rd;
     }
+    st->read_count = kept;
 }
 
 eddy_result eddy_submit_staged(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t count, uint64_t *value)
@@ -535,11 +614,22 @@ eddy_result eddy_flush_staged(eddy_engine *e)
         if (r != EDDY_OK)
             return r;
     }
-    /* Reads in flight (a submission not waited for yet): wait for the last. */
+    /* Reads in flight (a submission not waited for yet, a host recording
+     * not finished yet): wait for the last. */
     eddy_staged_collect(e);
-    uint64_t last = 0;
+    eddy_use last = { 0, 0 };
     for (uint32_t i = 0; i < e->staged->read_count; i++)
-        if (e->staged->reads[i].value > last)
-            last = e->staged->reads[i].value;
-    return last ? eddy_wait(e, last, EDDY_WAIT_FOREVER) : EDDY_OK;
+        eddy_use_merge(&last, e->staged->reads[i].use);
+    if (!last.value && !last.host_epoch)
+        return EDDY_OK;
+    eddy_result r = eddy_wait_use(e, last);
+    if (r != EDDY_OK)
+        return r;
+    eddy_staged_collect(e);
+    if (e->staged->read_count) {
+        eddy_log(e, EDDY_LOG_ERROR, "record.unfinished", "staged reads wait for a host recording not known to "
+                 "have finished; call eddy_recorded_work_done once it has, or give eddy_record_desc.done_semaphore");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    return EDDY_OK;
 }

@@ -81,6 +81,8 @@ struct eddy_scene {
     eddy_solid *solids;
     uint32_t solid_count;
     eddy_graph graph;
+    uint64_t generation;      /* of graph: grows each time adaptive stepping replaces it */
+    bool recorded;            /* steps recorded by a host not yet known finished (outputs unread) */
     bool out_closed;          /* the .tmp logs (stats.jsonl, tool CSVs) of a ready output were
                                  renamed by eddy_scene_finish_output: no more frames */
     eddy_pvd_entry *pvd;      /* per set and frame; file names owned here */
@@ -198,6 +200,8 @@ bool scene_parse_images(parse_ctx *c, eddy_scene *s, const cJSON *j, eddy_render
 /* Adaptive stepping: called by load for the first substep count and by
  * eddy_scene_run after each frame. */
 eddy_result scene_adapt(eddy_scene *s);
+/* Waits for a host's recorded steps and reads their outputs (scene_step.c). */
+eddy_result scene_wait_recorded(eddy_scene *s);
 
 /* ------------------------------------------------------------------ scene_output.c */
 

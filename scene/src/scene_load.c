@@ -444,6 +444,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         .label = "step", .times = s->substeps, .timestamps = desc->profile });
     if (!s->graph.id)
         return scene_fail(c, "scene.system", NULL, "the step graph could not be created");
+    s->generation = 1;
     index = 0;
     for (const cJSON *js = systems->child; js; js = js->next, index++) {
         char path[64];
@@ -696,6 +697,7 @@ eddy_scene_info eddy_scene_get_info(const eddy_scene *s)
         .frame_every = s->frame_every,
         .particle_count = particles,
         .out_dir = s->out_dir,
+        .graph_generation = s->generation,
     };
 }
 

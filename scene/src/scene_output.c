@@ -223,6 +223,10 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
                  "no more frames can be written");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
+    /* A host's recorded steps first: the frame shows their particles. */
+    eddy_result wr = scene_wait_recorded(s);
+    if (wr != EDDY_OK)
+        return wr;
     double t = (double)s->steps_done * s->dt;
     eddy_stats st = { 0 };
     st.first = true;

@@ -183,9 +183,10 @@ static bool log_ports(eddy_scene *s, scene_system *sys, double t)
     return append_text(sys, line);
 }
 
-/* One step with the active systems' inputs set first and their outputs read
- * after: still one submission (the modules stage their transfers). */
-static eddy_result port_step(eddy_scene *s)
+/* The active systems' inputs for the next step: the host's value, the
+ * path's at the step's end, or where the input is. The modules stage the
+ * transfers, so they ride on the step's submission or recording. */
+static eddy_result set_inputs(eddy_scene *s)
 {
     double t1 = (double)(s->steps_done + 1) * s->dt;
     for (uint32_t i = 0; i < s->system_count; i++) {
@@ -205,20 +206,37 @@ static eddy_result port_step(eddy_scene *s)
             memcpy(in->at, to, sizeof to);
         }
     }
-    eddy_result r = eddy_graph_run(s->e, s->graph, 1);
-    if (r != EDDY_OK)
-        return r;
-    s->steps_done++;
+    return EDDY_OK;
+}
+
+/* The active systems' outputs after the last step, and their log line. */
+static eddy_result read_outputs(eddy_scene *s)
+{
+    double t = (double)s->steps_done * s->dt;
     for (uint32_t i = 0; i < s->system_count; i++) {
         scene_system *sys = &s->systems[i];
+        eddy_result r;
         if (!sys->active)
             continue;
         if (sys->module->output_count && (r = sys->module->read_outputs(sys->state, sys->outputs)) != EDDY_OK)
             return r;
-        if (sys->log && !s->no_output && !log_ports(s, sys, t1))
+        if (sys->log && !s->no_output && !log_ports(s, sys, t))
             return EDDY_ERROR_OUT_OF_MEMORY;
     }
     return EDDY_OK;
+}
+
+/* One step with the active systems' inputs set first and their outputs read
+ * after: still one submission. */
+static eddy_result port_step(eddy_scene *s)
+{
+    eddy_result r = set_inputs(s);
+    if (r == EDDY_OK)
+        r = eddy_graph_run(s->e, s->graph, 1);
+    if (r != EDDY_OK)
+        return r;
+    s->steps_done++;
+    return read_outputs(s);
 }
 
 static bool has_ports(const eddy_scene *s)
@@ -229,8 +247,78 @@ static bool has_ports(const eddy_scene *s)
     return false;
 }
 
+/* The outputs of a host's recorded steps: read once the recordings have
+ * finished; `wait` waits for them (through their done_semaphore). */
+static eddy_result collect_recorded(eddy_scene *s, bool wait)
+{
+    if (!s->recorded)
+        return EDDY_OK;
+    eddy_result r = wait ? eddy_wait_recorded(s->e) : eddy_poll_idle(s->e);
+    if (r != EDDY_OK)
+        return r;
+    s->recorded = false;
+    return has_ports(s) ? read_outputs(s) : EDDY_OK;
+}
+
+eddy_result scene_wait_recorded(eddy_scene *s)
+{
+    return collect_recorded(s, true);
+}
+
+eddy_result eddy_scene_collect(eddy_scene *s)
+{
+    return s ? collect_recorded(s, false) : EDDY_ERROR_INVALID_ARGUMENT;
+}
+
+eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_desc *desc)
+{
+    if (!s)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!desc || !desc->command_buffer || desc->steps > EDDY_SCENE_RECORD_MAX_STEPS) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "scene.record", "scene '%s': eddy_scene_record needs %s", s->name,
+                 !desc || !desc->command_buffer ? "a desc with the host's command_buffer"
+                                                : "steps at most EDDY_SCENE_RECORD_MAX_STEPS (1000)");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    eddy_result r = collect_recorded(s, false);
+    if (r != EDDY_OK && r != EDDY_TIMEOUT)
+        return r;
+    /* stable_dt may read the particles: only once the recordings that move
+     * them have finished, never by waiting for them. */
+    if (s->adaptive && eddy_poll_idle(s->e) == EDDY_OK && (r = scene_adapt(s)) != EDDY_OK)
+        return r;
+    bool ports = has_ports(s);
+    uint32_t steps = desc->steps ? desc->steps : 1;
+    /* Between two recorded steps the next step's compute passes are the
+     * only "host" use, so the barriers there are eddy's own. */
+    static const eddy_host_use compute = { { 0 }, EDDY_STAGE_COMPUTE,
+                                           EDDY_ACCESS_SHADER_READ | EDDY_ACCESS_SHADER_WRITE, { 0 } };
+    for (uint32_t k = 0; k < steps; k++) {
+        if (ports && (r = set_inputs(s)) != EDDY_OK)
+            return r;
+        bool first = k == 0, last = k + 1 == steps;
+        r = eddy_graph_record(s->e, s->graph, &(eddy_record_desc){
+            .command_buffer = desc->command_buffer,
+            .done_semaphore = desc->done_semaphore,
+            .done_value = desc->done_value,
+            .before = first ? desc->before : &compute,
+            .before_count = first ? desc->before_count : 1,
+            .after = last ? desc->after : &compute,
+            .after_count = last ? desc->after_count : 1,
+        });
+        if (r != EDDY_OK)
+            return r;
+        s->steps_done++;
+        s->recorded = true;
+    }
+    return EDDY_OK;
+}
+
 eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps)
 {
+    eddy_result wr = collect_recorded(s, true);
+    if (wr != EDDY_OK)
+        return wr;
     if (has_ports(s)) {
         for (; steps; steps--) {
             eddy_result r = port_step(s);
@@ -267,6 +355,7 @@ eddy_result scene_adapt(eddy_scene *s)
     if (s->graph.id && n == s->current_substeps)
         return EDDY_OK;
     eddy_destroy_graph(s->e, s->graph);
+    s->generation++;
     s->graph = eddy_create_graph(s->e, &(eddy_graph_desc){
         .label = "step", .times = n, .timestamps = s->profile });
     if (!s->graph.id)

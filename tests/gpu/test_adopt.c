@@ -5,81 +5,24 @@
 #undef VK_NO_PROTOTYPES
 #include "gpu_test.h"
 
-#include <vulkan/vulkan.h>
+#include "host_vk.h"
 #include <math.h>
 
 static const uint32_t ops_spv[] =
 #include "ops.spv.inc"
     ;
 
-static uint32_t host_messages;
-
-static VKAPI_ATTR VkBool32 VKAPI_CALL host_debug(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
-                                                 VkDebugUtilsMessageTypeFlagsEXT types,
-                                                 const VkDebugUtilsMessengerCallbackDataEXT *d,
-                                                 void *user)
-{
-    (void)types, (void)user;
-    if (sev & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
-        host_messages++;
-        fprintf(stderr, "[host validation] %s\n", d->pMessage);
-    }
-    return VK_FALSE;
-}
-
-#define VK(x) REQUIRE((x) == VK_SUCCESS)
 enum { N = 4096 };
 
 int main(void)
 {
-    const char *layer = "VK_LAYER_KHRONOS_validation";
-    const char *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-    VkValidationFeatureEnableEXT en = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
-    VkValidationFeaturesEXT vf = { .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
-                                   .enabledValidationFeatureCount = 1, .pEnabledValidationFeatures = &en };
-    VkApplicationInfo app = { .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_2 };
-    VkInstanceCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pNext = &vf,
-                                 .pApplicationInfo = &app, .enabledLayerCount = 1, .ppEnabledLayerNames = &layer,
-                                 .enabledExtensionCount = 1, .ppEnabledExtensionNames = &ext };
-    VkInstance instance;
-    VK(vkCreateInstance(&ici, NULL, &instance));
-    PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
-        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT");
-    PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger =
-        (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT");
-    VkDebugUtilsMessengerCreateInfoEXT mci = {
-        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
-        .pfnUserCallback = host_debug };
-    VkDebugUtilsMessengerEXT messenger;
-    VK(create_messenger(instance, &mci, NULL, &messenger));
-
-    uint32_t n = 1;
-    VkPhysicalDevice pd;
-    VkResult er = vkEnumeratePhysicalDevices(instance, &n, &pd);
-    REQUIRE((er == VK_SUCCESS || er == VK_INCOMPLETE) && n >= 1);
-    uint32_t nf = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nf, NULL);
-    VkQueueFamilyProperties fams[16];
-    nf = nf > 16 ? 16 : nf;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nf, fams);
-    uint32_t family = UINT32_MAX;
-    for (uint32_t i = 0; i < nf && family == UINT32_MAX; i++)
-        if (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
-            family = i;
-    REQUIRE(family != UINT32_MAX);
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                    .queueFamilyIndex = family, .queueCount = 1, .pQueuePriorities = &prio };
-    VkPhysicalDeviceVulkan12Features f12 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-                                             .timelineSemaphore = VK_TRUE };
-    VkDeviceCreateInfo dci = { .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f12,
-                               .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci };
-    VkDevice device;
-    VK(vkCreateDevice(pd, &dci, NULL, &device));
-    VkQueue queue;
-    vkGetDeviceQueue(device, family, 0, &queue);
+    host_vk hk;
+    host_vk_create(&hk);
+    VkInstance instance = hk.instance;
+    VkPhysicalDevice pd = hk.pd;
+    VkDevice device = hk.device;
+    VkQueue queue = hk.queue;
+    uint32_t family = hk.family;
 
     /* adopt.queue_family is checked against the device (issue 19). */
     test_clear_error();
@@ -139,10 +82,10 @@ int main(void)
         injected += k;
         CHECKF(eddy_validation_message_count(e) == seen + injected, "after the message about the %s: eddy counts %u "
                "(expected %u)", k ? "eddy's buffer" : "host's queue", eddy_validation_message_count(e) - seen, injected);
-        CHECKF(host_messages == (uint32_t)k + 1, "the host's messenger got %u messages, expected %d", host_messages, k + 1);
+        CHECKF(hk.messages == (uint32_t)k + 1, "the host's messenger got %u messages, expected %d", hk.messages, k + 1);
     }
     printf("adopt: a message about the host's queue stays the host's; one about eddy's buffer reaches eddy's log too\n");
-    host_messages = 0;
+    hk.messages = 0;
     struct { uint32_t count, op; } p = { N, 1 };
     eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "b+=a" });
     CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = k, .threads = N,
@@ -392,10 +335,7 @@ int main(void)
     vkDestroyBuffer(device, buf, NULL);
     vkFreeMemory(device, mem, NULL);
     vkDestroyCommandPool(device, pool, NULL);
-    VK(vkDeviceWaitIdle(device));
-    vkDestroyDevice(device, NULL);
-    destroy_messenger(instance, messenger, NULL);
-    vkDestroyInstance(instance, NULL);
-    CHECKF(host_messages == 0, "%u validation message(s) on the host's instance", host_messages);
+    host_vk_destroy(&hk);
+    CHECKF(hk.messages == 0, "%u validation message(s) on the host's instance", hk.messages);
     return test_report("adopt");
 }

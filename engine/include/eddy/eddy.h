@@ -231,6 +231,16 @@ eddy_vk_objects eddy_engine_vk(const eddy_engine *e);
 /* Waits until all work eddy submitted has finished (eddy's timeline only:
  * never the whole queue, which an adopted one shares with the host). */
 eddy_result eddy_wait_idle(eddy_engine *e);
+/* Never waits: EDDY_OK when all work eddy submitted and every host command
+ * buffer eddy recorded into has finished (staged reads have then landed),
+ * EDDY_TIMEOUT while some still runs. A recording without a done_semaphore
+ * counts as running until eddy_recorded_work_done. */
+eddy_result eddy_poll_idle(eddy_engine *e);
+/* Waits until every host command buffer eddy recorded into has finished,
+ * through the recordings' done_semaphores (never the host's queue; the host
+ * must have submitted them). A recording without one is refused with
+ * record.unfinished until eddy_recorded_work_done. */
+eddy_result eddy_wait_recorded(eddy_engine *e);
 
 /* ------------------------------------------------------------------ buffers */
 
@@ -287,18 +297,24 @@ typedef struct eddy_vk_buffer {
     VkDeviceSize offset, size;
 } eddy_vk_buffer;
 /* Staged transfers, for small per-step data: the bytes ride on the engine's
- * next graph submission (eddy_graph_run / eddy_graph_submit) instead of a
+ * next graph submission (eddy_graph_run / eddy_graph_submit) or recording
+ * into a host's command buffer (eddy_graph_record) instead of a
  * transfer of their own, through persistent staging rings (no allocation,
  * no submit, no wait here). stage_write copies `data` now; the GPU copies it
  * into the buffer at the start of that submission, in call order.
  * stage_read copies the buffer's bytes at the end of that submission into
  * `out`, which must stay valid until the submission has been waited for
  * (eddy_graph_run returns, eddy_wait on its value, eddy_wait_idle): then the
- * bytes are there. At most half a ring (4 MiB) queued per submission;
+ * bytes are there. In a recording, they land once the host's command buffer
+ * has finished, at the next eddy call that looks (eddy_poll_idle,
+ * eddy_flush_staged, a wait); reads recorded twice into one place land in
+ * call order. At most half a ring (4 MiB) queued per submission;
  * larger data goes through eddy_buffer_upload/download. A step that writes
  * its inputs and reads its results this way is one submit and one wait.
  * eddy_flush_staged submits what is queued on its own, and waits until every
- * staged read has landed; with nothing queued or in flight it returns at
+ * staged read has landed (a recording's through its done_semaphore; one
+ * without is refused with record.unfinished until
+ * eddy_recorded_work_done); with nothing queued or in flight it returns at
  * once (no submit, no wait). */
 eddy_result eddy_buffer_stage_write(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size,
                                     const void *data);

@@ -62,6 +62,8 @@
  *                             that names a buffer and an image
  *   graph.destroyed_resource E a graph binds a buffer, image or kernel that was destroyed;
  *                             the graph cannot run
+ *   record.unfinished      E  a wait for a host recording not known to have finished (no
+ *                             done_semaphore, and no eddy_recorded_work_done yet)
  * Primitives and particle sets
  *   prims.invalid          E  scan, sort, reduce or grid arguments out of their rules
  *   grid.too_large         E  a grid's cell tables over maxStorageBufferRange
@@ -100,6 +102,7 @@
  *   scene.unknown_set      E  a system names a particle set the scene does not have
  *   scene.unknown_system   E  a call names a system the scene does not have
  *   scene.system           E  a module could not set up a system (its own message is first)
+ *   scene.record           E  eddy_scene_record's arguments out of their rules
  *   adaptive.limited       W  max_substeps are too few for a stable adaptive substep
  * Output, rendering, haptics
  *   output.write           E  an output file cannot be created, written or renamed

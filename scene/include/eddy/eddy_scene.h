@@ -59,6 +59,9 @@ typedef struct eddy_scene_info {
     uint32_t frame_every; /* steps between output frames */
     uint32_t particle_count; /* all sets */
     const char *out_dir;
+    uint64_t graph_generation; /* from 1; grows whenever the scene replaces its step
+                                  graph (adaptive stepping): a host that records
+                                  eddy_scene_graph itself records it again then */
 } eddy_scene_info;
 eddy_scene_info eddy_scene_get_info(const eddy_scene *s);
 
@@ -80,7 +83,62 @@ eddy_result eddy_scene_finish_output(eddy_scene *s);
 /* Runs the scene to its end (or max_steps when non-zero), writing frames; prints
  * a progress line when progress is true. */
 eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress);
+/* The scene's step graph now (one step: all substeps). Adaptive stepping
+ * replaces it (eddy_scene_info.graph_generation changes); the old one is
+ * destroyed, and freed once no recording uses it. Hosts that want time,
+ * inputs and outputs to advance record with eddy_scene_record instead. */
 eddy_graph eddy_scene_graph(const eddy_scene *s);
+
+/* ------------------------------------------------------------------ hosts */
+
+#define EDDY_SCENE_RECORD_MAX_STEPS 1000u
+
+/* Steps of the scene recorded into a host's command buffer (a Vulkan
+ * renderer's frame), instead of submitted by eddy. */
+typedef struct eddy_scene_record_desc {
+    /* Required: in the recording state, for a queue of the engine's queue
+     * family (eddy_engine_vk). Not owned by eddy. */
+    VkCommandBuffer command_buffer;
+    /* As in eddy_record_desc: a timeline semaphore the host's submission
+     * signals to done_value once the command buffer has finished; or
+     * VK_NULL_HANDLE, and the host calls eddy_recorded_work_done then. */
+    VkSemaphore done_semaphore;
+    uint64_t done_value;
+    uint32_t steps;        /* steps to record; 0 = 1; at most EDDY_SCENE_RECORD_MAX_STEPS */
+    /* The host's own uses of eddy's buffers before and after the recorded
+     * steps (eddy_host_use; NULL and 0: "anything", always safe). */
+    const eddy_host_use *before;
+    uint32_t before_count;
+    const eddy_host_use *after;
+    uint32_t after_count;
+} eddy_scene_record_desc;
+
+/* Records desc->steps steps into the host's command buffer exactly as
+ * eddy_scene_step would run them: the same passes, so the host's submission
+ * gives bitwise the same particles. The scene advances at once (steps done,
+ * time), and each step's inputs are set as eddy_scene_step sets them (a
+ * path's value at the step's end, or the host's eddy_scene_set_input), their
+ * transfers riding in the command buffer. Outputs come back when the host's
+ * command buffer has finished: see eddy_scene_collect.
+ *
+ * Adaptive scenes adapt at each call once every earlier recording has
+ * finished (eddy_poll_idle; a host that waits for its frame before recording
+ * the next adapts every call, like eddy_scene_run after every frame), and
+ * never wait for it; a new graph changes
+ * eddy_scene_info.graph_generation. Recording must not overlap another call
+ * on the same engine (one thread at a time). Fails with scene.record for a
+ * missing command buffer or steps over the limit. */
+eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_desc *desc);
+/* Never waits. When every recording has finished (eddy_poll_idle), reads the
+ * outputs of the last recorded step (eddy_scene_output gives them from then
+ * on) and writes one line of each logged system's ports (ports_<system>.csv)
+ * for that step; returns EDDY_OK. Steps recorded since the last collect
+ * without a line of their own are not logged: a host that wants every step
+ * in the log collects after every one-step recording. EDDY_TIMEOUT while a
+ * recording still runs (outputs keep their values before it). eddy_scene_step,
+ * eddy_scene_run and eddy_scene_write_frame first wait for the recordings
+ * (the host must have submitted them). */
+eddy_result eddy_scene_collect(eddy_scene *s);
 
 /* ------------------------------------------------------------------ ports */
 

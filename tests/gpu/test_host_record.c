@@ -1,0 +1,278 @@
+/* A host records the scene's steps into its own command buffers
+ * (eddy_scene_record, issue 19 item 2): a plain-Vulkan host (validation and
+ * synchronization validation on) adopts its device into eddy and submits
+ * the steps itself, signalling its own timeline semaphore.
+ *  - pbf_tool_5k (the shipped scene): 50 steps a frame at a time on the
+ *    scene's tool path, then the host drives the tool down into the water
+ *    with eddy_scene_set_input, 5 steps a frame. The same schedule through
+ *    eddy_scene_step gives bitwise the same steps, time, tool position,
+ *    tool forces (every frame) and particles.
+ *  - an adaptive SPH scene recorded a step a frame adapts as eddy_scene_run
+ *    does after every frame: the same substeps, graph generations and
+ *    particles.
+ *  - a recording without a done_semaphore holds the scene's next step
+ *    (record.unfinished) until the host says it has finished; bad arguments
+ *    get scene.record. */
+#undef VK_NO_PROTOTYPES
+#include "gpu_test.h"
+
+#include "host_vk.h"
+#include <math.h>
+#include <stdlib.h>
+
+static const char *const tool_outputs[] = { "tool.centre", "tool.force.push", "tool.force.adhesion",
+                                            "tool.force.damping", "tool.force.total" };
+enum { OUTPUTS = sizeof tool_outputs / sizeof *tool_outputs, FRAMES = 60 };
+
+/* The scene's state a frame: steps, time, tool position and outputs. */
+typedef struct frame_state {
+    uint64_t steps;
+    double time, tool[3], out[OUTPUTS][3];
+} frame_state;
+
+typedef struct host {
+    host_vk vk;
+    eddy_engine *e;
+    VkCommandPool pool;
+    VkCommandBuffer cb;
+    VkSemaphore timeline;
+    uint64_t frame;
+} host;
+
+/* The schedule: frames 0-49 a step each on the path; frames 50-59 five
+ * steps each, the host pushing the tool 15 mm deeper a frame. */
+static uint32_t frame_steps(int f)
+{
+    return f < 50 ? 1 : 5;
+}
+
+static void drive(eddy_scene *s, int f)
+{
+    if (f < 50)
+        return;
+    double at[3] = { 0.24, 0.27 - 0.015 * (f - 49), 0.12 };
+    CHECK(eddy_scene_set_input(s, "tool", "tool.position", at) == EDDY_OK);
+}
+
+static void read_state(eddy_scene *s, frame_state *st)
+{
+    eddy_scene_info info = eddy_scene_get_info(s);
+    st->steps = info.steps_done;
+    st->time = info.time;
+    CHECK(eddy_scene_input(s, "tool", "tool.position", st->tool) == EDDY_OK);
+    for (int k = 0; k < OUTPUTS; k++)
+        CHECK(eddy_scene_output(s, "tool", tool_outputs[k], st->out[k]) == EDDY_OK);
+}
+
+static float *positions(eddy_engine *e, const char *set, uint32_t *n)
+{
+    eddy_particles p = eddy_find_particles(e, set);
+    *n = eddy_particles_count(e, p);
+    float *pos = malloc(16ull * *n);
+    REQUIRE(pos);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * *n, pos) == EDDY_OK);
+    return pos;
+}
+
+/* Records `steps` steps into the host's command buffer, submits it
+ * signalling the host's timeline and waits for it there (never on eddy). */
+static void host_frame(host *h, eddy_scene *s, uint32_t steps)
+{
+    VK(vkResetCommandPool(h->vk.device, h->pool, 0));
+    VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
+    VK(vkBeginCommandBuffer(h->cb, &bi));
+    uint64_t value = ++h->frame;
+    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ .command_buffer = h->cb, .done_semaphore = h->timeline,
+                                                         .done_value = value, .steps = steps }) == EDDY_OK);
+    VK(vkEndCommandBuffer(h->cb));
+    VkTimelineSemaphoreSubmitInfo ts = { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                         .signalSemaphoreValueCount = 1, .pSignalSemaphoreValues = &value };
+    VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &ts, .commandBufferCount = 1,
+                        .pCommandBuffers = &h->cb, .signalSemaphoreCount = 1, .pSignalSemaphores = &h->timeline };
+    VK(vkQueueSubmit(h->vk.queue, 1, &si, VK_NULL_HANDLE));
+    VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
+                               .pSemaphores = &h->timeline, .pValues = &value };
+    VK(vkWaitSemaphores(h->vk.device, &wi, UINT64_MAX));
+}
+
+static eddy_scene *load_file(eddy_engine *e, const char *root, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/scenes/%s", root, name);
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = path, .no_output = true });
+    REQUIRE(s);
+    return s;
+}
+
+static void tool_scene(host *h, const char *root)
+{
+    static frame_state stepped[FRAMES], recorded[FRAMES];
+    uint32_t n = 0, n2 = 0;
+    eddy_scene *s = load_file(h->e, root, "pbf_tool_5k.json");
+    for (int f = 0; f < FRAMES; f++) {
+        drive(s, f);
+        CHECK(eddy_scene_step(s, frame_steps(f)) == EDDY_OK);
+        read_state(s, &stepped[f]);
+    }
+    float *ref = positions(h->e, "water", &n);
+    eddy_destroy_scene(s);
+
+    s = load_file(h->e, root, "pbf_tool_5k.json");
+    uint64_t generation = eddy_scene_get_info(s).graph_generation;
+    for (int f = 0; f < FRAMES; f++) {
+        drive(s, f);
+        host_frame(h, s, frame_steps(f));
+        CHECK(eddy_scene_collect(s) == EDDY_OK);
+        read_state(s, &recorded[f]);
+    }
+    float *got = positions(h->e, "water", &n2);
+    CHECK(eddy_scene_get_info(s).graph_generation == generation);
+    int differ = -1;
+    for (int f = 0; f < FRAMES && differ < 0; f++)
+        if (memcmp(&stepped[f], &recorded[f], sizeof stepped[f]))
+            differ = f;
+    CHECKF(differ < 0, "frame %d: recorded (steps %llu, t %.9g, tool y %.9g, force %.9g) differs from stepped "
+           "(steps %llu, t %.9g, tool y %.9g, force %.9g)", differ,
+           differ < 0 ? 0ull : (unsigned long long)recorded[differ].steps, differ < 0 ? 0 : recorded[differ].time,
+           differ < 0 ? 0 : recorded[differ].tool[1], differ < 0 ? 0 : recorded[differ].out[4][1],
+           differ < 0 ? 0ull : (unsigned long long)stepped[differ].steps, differ < 0 ? 0 : stepped[differ].time,
+           differ < 0 ? 0 : stepped[differ].tool[1], differ < 0 ? 0 : stepped[differ].out[4][1]);
+    CHECK(n == n2 && n > 5000 && memcmp(ref, got, 16ull * n) == 0);
+    const frame_state *last = &recorded[FRAMES - 1];
+    CHECKF(last->steps == 100 && fabs(last->time - 0.5) < 1e-12, "recorded %llu steps, t = %g s",
+           (unsigned long long)last->steps, last->time);
+    /* The tool went into the water: the test compares real forces. */
+    CHECKF(last->out[4][1] > 0.1, "the tool's upward force at its deepest is %g N", last->out[4][1]);
+    printf("host_record: pbf_tool_5k, %u particles, 100 steps recorded in %d host frames: steps, time, tool "
+           "position, forces (last %.6g N up) and particles bitwise equal to eddy_scene_step\n",
+           n, FRAMES, last->out[4][1]);
+    eddy_destroy_scene(s);
+    free(ref);
+    free(got);
+}
+
+static const char adaptive_json[] =
+    "{ \"dt\": 0.004, \"duration\": 0.04, \"adaptive\": { \"max_substeps\": 50 },"
+    "  \"box\": { \"min\": [0, 0, 0], \"max\": [0.5, 0.3, 0.2] },"
+    "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.02,"
+    "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0.1, 0], \"max\": [0.2, 0.3, 0.2] } } ],"
+    "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\","
+    "      \"params\": { \"h\": 0.04, \"stiffness\": 139.24, \"artificial_viscosity\": 0 } } ],"
+    "  \"output\": { \"frame_interval\": 0.004 } }";
+
+static void adaptive(host *h)
+{
+    enum { STEPS = 10 };
+    eddy_scene_desc d = { .path = "adaptive", .json = adaptive_json, .no_output = true };
+    eddy_scene *s = eddy_load_scene(h->e, &d);
+    REQUIRE(s);
+    uint32_t first = eddy_scene_get_info(s).substeps;
+    CHECK(eddy_scene_run(s, STEPS, false) == EDDY_OK);
+    eddy_scene_info ran = eddy_scene_get_info(s);
+    uint32_t n = 0, n2 = 0;
+    float *ref = positions(h->e, "water", &n);
+    eddy_destroy_scene(s);
+
+    s = eddy_load_scene(h->e, &d);
+    REQUIRE(s);
+    for (int f = 0; f < STEPS; f++)
+        host_frame(h, s, 1);
+    /* The run adapts after its last frame too: so does the next recording. */
+    CHECK(eddy_scene_collect(s) == EDDY_OK);
+    eddy_scene_info rec = eddy_scene_get_info(s);
+    float *got = positions(h->e, "water", &n2);
+    CHECKF(ran.substeps != first, "the run did not adapt (%u substeps throughout)", first);
+    CHECKF(rec.steps_done == ran.steps_done && memcmp(ref, got, 16ull * n) == 0 && n == n2,
+           "recorded adaptive steps differ from eddy_scene_run's");
+    /* The recording adapts before each step, the run after each frame: the
+     * last adaptation of the run is the next recording's first. */
+    host_frame(h, s, 1);
+    rec = eddy_scene_get_info(s);
+    CHECKF(rec.substeps == ran.substeps && rec.graph_generation == ran.graph_generation,
+           "recorded: %u substeps, generation %llu; run: %u, %llu", rec.substeps,
+           (unsigned long long)rec.graph_generation, ran.substeps, (unsigned long long)ran.graph_generation);
+    printf("host_record: adaptive SPH recorded a step a frame: %u substeps at the start, %u after %d steps "
+           "(graph generation %llu), particles bitwise equal to eddy_scene_run\n", first, ran.substeps, STEPS,
+           (unsigned long long)ran.graph_generation);
+    eddy_destroy_scene(s);
+    free(ref);
+    free(got);
+}
+
+/* Without a done_semaphore eddy cannot know when the host's command buffer
+ * has finished: the scene's next step is refused until the host says so. */
+static void unannounced(host *h, const char *root)
+{
+    eddy_scene *s = load_file(h->e, root, "pbf_tool_5k.json");
+    VK(vkResetCommandPool(h->vk.device, h->pool, 0));
+    VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+    VK(vkBeginCommandBuffer(h->cb, &bi));
+    test_clear_error();
+    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ .command_buffer = h->cb,
+                                                         .steps = EDDY_SCENE_RECORD_MAX_STEPS + 1 }) ==
+          EDDY_ERROR_INVALID_ARGUMENT);
+    CHECK(!strcmp(test_last_id, "scene.record") && strstr(test_last_error, "1000"));
+    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ 0 }) == EDDY_ERROR_INVALID_ARGUMENT);
+    CHECK(!strcmp(test_last_id, "scene.record") && strstr(test_last_error, "command_buffer"));
+    CHECK(eddy_scene_get_info(s).steps_done == 0);
+    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ .command_buffer = h->cb, .steps = 2 }) == EDDY_OK);
+    VK(vkEndCommandBuffer(h->cb));
+    VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+    VkFence fence;
+    VK(vkCreateFence(h->vk.device, &fci, NULL, &fence));
+    VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &h->cb };
+    VK(vkQueueSubmit(h->vk.queue, 1, &si, fence));
+    VK(vkWaitForFences(h->vk.device, 1, &fence, VK_TRUE, UINT64_MAX));
+    CHECK(eddy_scene_collect(s) == EDDY_TIMEOUT);
+    CHECK(eddy_poll_idle(h->e) == EDDY_TIMEOUT);
+    test_clear_error();
+    CHECK(eddy_scene_step(s, 1) == EDDY_ERROR_INVALID_ARGUMENT);
+    CHECK(!strcmp(test_last_id, "record.unfinished"));
+    eddy_recorded_work_done(h->e);
+    CHECK(eddy_poll_idle(h->e) == EDDY_OK);
+    CHECK(eddy_scene_step(s, 1) == EDDY_OK);
+    CHECK(eddy_scene_get_info(s).steps_done == 3);
+    vkDestroyFence(h->vk.device, fence, NULL);
+    eddy_destroy_scene(s);
+    printf("host_record: without a done_semaphore the next step waits for eddy_recorded_work_done "
+           "(record.unfinished); steps over %u and a missing command buffer refused (scene.record)\n",
+           EDDY_SCENE_RECORD_MAX_STEPS);
+}
+
+/* Arguments: the source root, then parts: tool, adaptive, unannounced. */
+int main(int argc, char **argv)
+{
+    REQUIRE(argc > 1);
+    test_require_device();
+    host h = { 0 };
+    host_vk_create(&h.vk);
+    h.e = eddy_create_engine(&(eddy_engine_desc){ .log = test_log, .adopt = HOST_VK_ADOPT(&h.vk) });
+    REQUIRE(h.e);
+    REQUIRE(eddy_register_builtin_modules(h.e) == EDDY_OK);
+    VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                    .queueFamilyIndex = h.vk.family };
+    VK(vkCreateCommandPool(h.vk.device, &pci, NULL, &h.pool));
+    VkCommandBufferAllocateInfo cai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                        .commandPool = h.pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                        .commandBufferCount = 1 };
+    VK(vkAllocateCommandBuffers(h.vk.device, &cai, &h.cb));
+    VkSemaphoreTypeCreateInfo tci = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE };
+    VkSemaphoreCreateInfo sci = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &tci };
+    VK(vkCreateSemaphore(h.vk.device, &sci, NULL, &h.timeline));
+
+    if (test_part(argc, argv, 2, "tool"))
+        tool_scene(&h, argv[1]);
+    if (test_part(argc, argv, 2, "adaptive"))
+        adaptive(&h);
+    if (test_part(argc, argv, 2, "unannounced"))
+        unannounced(&h, argv[1]);
+
+    test_finish(h.e); /* no validation message on eddy's side, every part known */
+    vkDestroySemaphore(h.vk.device, h.timeline, NULL);
+    vkDestroyCommandPool(h.vk.device, h.pool, NULL);
+    host_vk_destroy(&h.vk);
+    CHECKF(h.vk.messages == 0, "%u validation message(s) on the host's instance", h.vk.messages);
+    return test_report("host_record");
+}
