@@ -10,8 +10,9 @@
 # (examples/wind/check_wind.py). Ends with "install: N passed, N failed" and
 # exits non-zero on any failure. It also checks the data, scenes and shader
 # headers under share/eddy, runs the installed tool under env -i, and builds
-# examples/subproject (eddy as a meson subproject) and examples/cmake (CMake
-# through pkg-config). KEEP=1 keeps the temporary folder.
+# examples/subproject (eddy as a meson subproject), examples/cmake (CMake
+# through pkg-config) and examples/host (a Vulkan host drawing from eddy's
+# buffers). KEEP=1 keeps the temporary folder.
 # usage: tools/check-install.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -216,6 +217,17 @@ consumer cmake "examples/cmake (pkg-config eddy-modules)" \
     'cmake -S examples/cmake -B "$cm"' \
     'cmake --build "$cm"' \
     '(cd "$tmp" && env -i "$cm/eddy_cmake_example")'
+
+# 4e. The example Vulkan host (examples/host) through pkg-config alone: its
+#     own device adopted by eddy, eddy's steps recorded into its command
+#     buffers, the particles drawn from eddy's position buffer, the picture
+#     checked against the particles, under synchronization validation, run
+#     with no environment.
+hb=$tmp/host-build
+consumer host "examples/host (a Vulkan host: record, draw, PNG)" \
+    'meson setup "$hb" examples/host' \
+    'ninja -C "$hb"' \
+    '(cd "$tmp" && env -i "$hb/eddy_host" --validate --out "$tmp/host.png" && test -s "$tmp/host.png")'
 
 # 5. The module's own test (examples/wind/test_wind.c: the kernel against its
 #    CPU reference and the exact solution, under synchronization validation).
