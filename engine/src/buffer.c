@@ -85,7 +85,9 @@ static eddy_result create_raw(eddy_engine *e, uint64_t size, VkBufferUsageFlags 
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = size,
         .usage = usage,
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+        .sharingMode = e->share_count > 1 ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE,
+        .queueFamilyIndexCount = e->share_count > 1 ? e->share_count : 0,
+        .pQueueFamilyIndices = e->share_families,
     };
     VkResult r = e->vk.vkCreateBuffer(e->device, &ci, NULL, &out->buffer);
     if (r != VK_SUCCESS)

@@ -540,6 +540,27 @@ static eddy_result init_adopted(eddy_engine *e, const eddy_adopt_desc *a)
                  (unsigned)fam[a->queue_family].queueFlags);
         return EDDY_ERROR_UNSUPPORTED;
     }
+    if (a->share_family_count > EDDY_SHARE_FAMILIES_MAX || (a->share_family_count && !a->share_families)) {
+        eddy_log(e, EDDY_LOG_ERROR, "adopt.invalid", "adopt.share_family_count is %u%s; expected at most "
+                 "EDDY_SHARE_FAMILIES_MAX (8) families in adopt.share_families", a->share_family_count,
+                 a->share_families ? "" : " with no share_families");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    e->share_families[0] = a->queue_family;
+    e->share_count = 1;
+    for (uint32_t i = 0; i < a->share_family_count; i++) {
+        uint32_t f = a->share_families[i];
+        if (f >= nf) {
+            eddy_log(e, EDDY_LOG_ERROR, "adopt.invalid", "adopt.share_families[%u] is %u; expected a queue family "
+                     "below the device's %u", i, f, nf);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+        bool seen = false;
+        for (uint32_t k = 0; k < e->share_count; k++)
+            seen |= e->share_families[k] == f;
+        if (!seen)
+            e->share_families[e->share_count++] = f;
+    }
     /* Find the adopted device's index so `info.index` means the same as elsewhere. */
     uint32_t n = 0, index = 0;
     vkEnumeratePhysicalDevices(a->instance, &n, NULL);

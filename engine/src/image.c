@@ -193,7 +193,9 @@ eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc)
             .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
                      ((usage & EDDY_IMAGE_STORAGE) ? VK_IMAGE_USAGE_STORAGE_BIT : 0) |
                      ((usage & EDDY_IMAGE_SAMPLED) ? VK_IMAGE_USAGE_SAMPLED_BIT : 0),
-            .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+            .sharingMode = e->share_count > 1 ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE,
+            .queueFamilyIndexCount = e->share_count > 1 ? e->share_count : 0,
+            .pQueueFamilyIndices = e->share_families,
             .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
         };
         vr = e->vk.vkCreateImage(e->device, &ci, NULL, &tmp.image);

@@ -230,6 +230,8 @@ struct eddy_engine {
     VkDevice device;
     VkQueue queue;
     uint32_t queue_family;
+    uint32_t share_families[9];   /* queue_family first, then the adopt desc's others */
+    uint32_t share_count;         /* > 1: buffers and images are created concurrent over these */
     bool queue_graphics;     /* the queue family has VK_QUEUE_GRAPHICS_BIT */
     VkDebugUtilsMessengerEXT messenger;
     bool debug_utils;

@@ -253,7 +253,9 @@ static eddy_result collect_recorded(eddy_scene *s, bool wait)
 {
     if (!s->recorded)
         return EDDY_OK;
-    eddy_result r = wait ? eddy_wait_recorded(s->e) : eddy_poll_idle(s->e);
+    eddy_result r = wait ? eddy_wait_idle(s->e) : eddy_poll_idle(s->e);
+    if (r == EDDY_OK && wait)
+        r = eddy_wait_recorded(s->e);
     if (r != EDDY_OK)
         return r;
     s->recorded = false;
@@ -270,48 +272,91 @@ eddy_result eddy_scene_collect(eddy_scene *s)
     return s ? collect_recorded(s, false) : EDDY_ERROR_INVALID_ARGUMENT;
 }
 
-eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_desc *desc)
+/* Steps a host takes (recorded into its command buffer, or submitted
+ * without waiting): the same inputs and adaptation for both. */
+typedef struct host_steps {
+    const eddy_scene_record_desc *record; /* or */
+    const eddy_scene_submit_desc *submit;
+    uint64_t value;                       /* submit: the last step's timeline value */
+} host_steps;
+
+static eddy_result host_step(eddy_scene *s, host_steps *h, uint32_t k, uint32_t steps)
 {
-    if (!s)
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    if (!desc || !desc->command_buffer || desc->steps > EDDY_SCENE_RECORD_MAX_STEPS) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "scene.record", "scene '%s': eddy_scene_record needs %s", s->name,
-                 !desc || !desc->command_buffer ? "a desc with the host's command_buffer"
-                                                : "steps at most EDDY_SCENE_RECORD_MAX_STEPS (1000)");
+    if (h->submit) {
+        return eddy_graph_submit_after(s->e, s->graph, &(eddy_submit_desc){
+            .times = 1, .waits = k ? NULL : h->submit->waits, .wait_count = k ? 0 : h->submit->wait_count },
+            &h->value);
+    }
+    /* Between two recorded steps the next step's compute passes are the
+     * only "host" use, so the barriers there are eddy's own. */
+    static const eddy_host_use compute = { { 0 }, EDDY_STAGE_COMPUTE,
+                                           EDDY_ACCESS_SHADER_READ | EDDY_ACCESS_SHADER_WRITE, { 0 } };
+    const eddy_scene_record_desc *d = h->record;
+    bool first = k == 0, last = k + 1 == steps;
+    return eddy_graph_record(s->e, s->graph, &(eddy_record_desc){
+        .command_buffer = d->command_buffer,
+        .done_semaphore = d->done_semaphore,
+        .done_value = d->done_value,
+        .before = first ? d->before : &compute,
+        .before_count = first ? d->before_count : 1,
+        .after = last ? d->after : &compute,
+        .after_count = last ? d->after_count : 1,
+    });
+}
+
+static eddy_result host_steps_run(eddy_scene *s, host_steps *h, uint32_t steps)
+{
+    const char *call = h->submit ? "eddy_scene_submit" : "eddy_scene_record";
+    if (steps > EDDY_SCENE_RECORD_MAX_STEPS) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "scene.record", "scene '%s': %s needs steps at most "
+                 "EDDY_SCENE_RECORD_MAX_STEPS (1000), got %u", s->name, call, steps);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     eddy_result r = collect_recorded(s, false);
     if (r != EDDY_OK && r != EDDY_TIMEOUT)
         return r;
-    /* stable_dt may read the particles: only once the recordings that move
-     * them have finished, never by waiting for them. */
+    /* stable_dt may read the particles: only once the steps that move them
+     * have finished, never by waiting for them. */
     if (s->adaptive && eddy_poll_idle(s->e) == EDDY_OK && (r = scene_adapt(s)) != EDDY_OK)
         return r;
     bool ports = has_ports(s);
-    uint32_t steps = desc->steps ? desc->steps : 1;
-    /* Between two recorded steps the next step's compute passes are the
-     * only "host" use, so the barriers there are eddy's own. */
-    static const eddy_host_use compute = { { 0 }, EDDY_STAGE_COMPUTE,
-                                           EDDY_ACCESS_SHADER_READ | EDDY_ACCESS_SHADER_WRITE, { 0 } };
+    steps = steps ? steps : 1;
     for (uint32_t k = 0; k < steps; k++) {
         if (ports && (r = set_inputs(s)) != EDDY_OK)
             return r;
-        bool first = k == 0, last = k + 1 == steps;
-        r = eddy_graph_record(s->e, s->graph, &(eddy_record_desc){
-            .command_buffer = desc->command_buffer,
-            .done_semaphore = desc->done_semaphore,
-            .done_value = desc->done_value,
-            .before = first ? desc->before : &compute,
-            .before_count = first ? desc->before_count : 1,
-            .after = last ? desc->after : &compute,
-            .after_count = last ? desc->after_count : 1,
-        });
-        if (r != EDDY_OK)
+        if ((r = host_step(s, h, k, steps)) != EDDY_OK)
             return r;
         s->steps_done++;
         s->recorded = true;
     }
     return EDDY_OK;
+}
+
+eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_desc *desc)
+{
+    if (!s)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!desc || !desc->command_buffer) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "scene.record", "scene '%s': eddy_scene_record needs a desc with the host's "
+                 "command_buffer", s->name);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    return host_steps_run(s, &(host_steps){ .record = desc }, desc->steps);
+}
+
+eddy_result eddy_scene_submit(eddy_scene *s, const eddy_scene_submit_desc *desc, uint64_t *value)
+{
+    if (!s)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!desc || !value) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "scene.record", "scene '%s': eddy_scene_submit needs a desc and a value "
+                 "to return", s->name);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    host_steps h = { .submit = desc };
+    eddy_result r = host_steps_run(s, &h, desc->steps);
+    *value = h.value;
+    return r;
 }
 
 eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps)

@@ -17,9 +17,13 @@ typedef struct host_vk {
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDevice pd;
     VkDevice device;
-    VkQueue queue;
-    uint32_t family;   /* the first family with compute */
-    uint32_t messages; /* validation warnings and errors on the host's instance */
+    VkQueue queue;        /* eddy's */
+    uint32_t family;      /* its family */
+    VkQueue gfx_queue;    /* the host's own (the same as queue unless async) */
+    uint32_t gfx_family;
+    const char *where;    /* async: what runs where */
+    bool large_points;    /* point sizes above 1 enabled */
+    uint32_t messages;    /* validation warnings and errors on the host's instance */
 } host_vk;
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL host_vk_debug(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
@@ -34,7 +38,13 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL host_vk_debug(VkDebugUtilsMessageSeverityF
     return VK_FALSE;
 }
 
-static inline void host_vk_create(host_vk *h)
+/* The device with, for async compute (`async`), a graphics queue for the
+ * host (gfx_queue, gfx_family) beside eddy's compute queue (queue, family):
+ * a family with compute and no graphics where there is one, else a second
+ * queue of the graphics family, else the graphics queue itself (lavapipe:
+ * one family, one queue). Without `async` both are the first compute
+ * family's first queue. `where` says which. */
+static inline void host_vk_create_for(host_vk *h, bool async)
 {
     *h = (host_vk){ 0 };
     const char *layer = "VK_LAYER_KHRONOS_validation";
@@ -65,20 +75,47 @@ static inline void host_vk_create(host_vk *h)
     VkQueueFamilyProperties fams[16];
     nf = nf > 16 ? 16 : nf;
     vkGetPhysicalDeviceQueueFamilyProperties(h->pd, &nf, fams);
-    h->family = UINT32_MAX;
-    for (uint32_t i = 0; i < nf && h->family == UINT32_MAX; i++)
-        if (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
+    h->family = h->gfx_family = UINT32_MAX;
+    const VkQueueFlags gc = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+    for (uint32_t i = 0; i < nf; i++) {
+        if (h->gfx_family == UINT32_MAX && (fams[i].queueFlags & (async ? gc : VK_QUEUE_COMPUTE_BIT)) ==
+                                               (async ? gc : VK_QUEUE_COMPUTE_BIT))
+            h->gfx_family = i;
+        if (async && h->family == UINT32_MAX && (fams[i].queueFlags & gc) == VK_QUEUE_COMPUTE_BIT)
             h->family = i;
-    REQUIRE(h->family != UINT32_MAX);
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                    .queueFamilyIndex = h->family, .queueCount = 1, .pQueuePriorities = &prio };
+    }
+    REQUIRE(h->gfx_family != UINT32_MAX);
+    uint32_t second = 0; /* eddy's queue index in the graphics family */
+    if (h->family != UINT32_MAX)
+        h->where = "eddy on a compute-only family, the host on a graphics family (concurrent sharing)";
+    else if (async && fams[h->gfx_family].queueCount > 1)
+        h->family = h->gfx_family, second = 1, h->where = "eddy and the host on two queues of one family";
+    else
+        h->family = h->gfx_family, h->where = "eddy and the host on one queue (the device has one)";
+    float prio[2] = { 1.0f, 1.0f };
+    VkDeviceQueueCreateInfo qci[2] = {
+        { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = h->gfx_family,
+          .queueCount = 1 + second, .pQueuePriorities = prio },
+        { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = h->family, .queueCount = 1,
+          .pQueuePriorities = prio },
+    };
+    VkPhysicalDeviceFeatures has;
+    vkGetPhysicalDeviceFeatures(h->pd, &has);
+    VkPhysicalDeviceFeatures want = { .largePoints = has.largePoints };
+    h->large_points = has.largePoints;
     VkPhysicalDeviceVulkan12Features f12 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                              .timelineSemaphore = VK_TRUE };
     VkDeviceCreateInfo dci = { .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f12,
-                               .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci };
+                               .queueCreateInfoCount = h->family != h->gfx_family ? 2 : 1,
+                               .pQueueCreateInfos = qci, .pEnabledFeatures = &want };
     VK(vkCreateDevice(h->pd, &dci, NULL, &h->device));
-    vkGetDeviceQueue(h->device, h->family, 0, &h->queue);
+    vkGetDeviceQueue(h->device, h->gfx_family, 0, &h->gfx_queue);
+    vkGetDeviceQueue(h->device, h->family, second, &h->queue);
+}
+
+static inline void host_vk_create(host_vk *h)
+{
+    host_vk_create_for(h, false);
 }
 
 /* The engine adopting the host's device; eddy's own messages go to test_log. */

@@ -35,6 +35,17 @@ int main(void)
     CHECKF(!strcmp(test_last_id, "adopt.invalid") && strstr(test_last_error, "queue_family is 1000"),
            "adopting with queue family 1000: '%s' %s", test_last_id, test_last_error);
     printf("adopt: queue family 1000 refused: %s\n", test_last_error);
+    /* adopt.share_families (async compute) is checked too. */
+    uint32_t bad_share[2] = { family, 77 };
+    test_clear_error();
+    misfamily = eddy_create_engine(&(eddy_engine_desc){
+        .log = test_log,
+        .adopt = { .instance = instance, .physical_device = pd, .device = device, .queue = queue,
+                   .queue_family = family, .get_instance_proc_addr = vkGetInstanceProcAddr,
+                   .share_families = bad_share, .share_family_count = 2 } });
+    CHECK(misfamily == NULL);
+    CHECKF(!strcmp(test_last_id, "adopt.invalid") && strstr(test_last_error, "share_families[1] is 77"),
+           "adopting with share family 77: '%s' %s", test_last_id, test_last_error);
 
     eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){
         .log = test_log,

@@ -12,11 +12,16 @@
  *    particles.
  *  - a recording without a done_semaphore holds the scene's next step
  *    (record.unfinished) until the host says it has finished; bad arguments
- *    get scene.record. */
+ *    get scene.record.
+ *  - async compute: eddy's steps submitted on its own (compute) queue with
+ *    eddy_scene_submit, the host copying the positions and drawing them on
+ *    its graphics queue, the two ordered by timeline semaphores only, 100
+ *    frames: the particles bitwise those of eddy_scene_step, the host's
+ *    copy equal to them, the picture right, no validation message. */
 #undef VK_NO_PROTOTYPES
 #include "gpu_test.h"
 
-#include "host_vk.h"
+#include "host_points.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -240,7 +245,144 @@ static void unannounced(host *h, const char *root)
            EDDY_SCENE_RECORD_MAX_STEPS);
 }
 
-/* Arguments: the source root, then parts: tool, adaptive, unannounced. */
+static const char dam_json[] =
+    "{ \"name\": \"async_dam\", \"dt\": 0.004, \"duration\": 1,"
+    "  \"box\": { \"min\": [0, 0, 0], \"max\": [0.6, 0.3, 0.1] },"
+    "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.01,"
+    "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [0.15, 0.2, 0.1] } } ],"
+    "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\","
+    "      \"params\": { \"h\": 0.02, \"iterations\": 3 } } ] }";
+
+/* Frame f: eddy's step f on its queue after the host's copy of frame f-1
+ * (host timeline 2f-3); the host's copy of the positions after eddy's step
+ * (eddy's timeline), signalling 2f-1; its draw from the copy, signalling 2f,
+ * while eddy's step f+1 may already run. */
+static void async_compute(void)
+{
+    enum { FRAMES = 100 };
+    host_vk hv;
+    host_vk_create_for(&hv, true);
+    eddy_adopt_desc ad = HOST_VK_ADOPT(&hv);
+    ad.share_families = &hv.gfx_family;
+    ad.share_family_count = 1;
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ .log = test_log, .adopt = ad });
+    REQUIRE(e && eddy_register_builtin_modules(e) == EDDY_OK);
+    eddy_scene_desc d = { .path = "async_dam", .json = dam_json, .no_output = true };
+    eddy_scene *s = eddy_load_scene(e, &d);
+    REQUIRE(s);
+    CHECK(eddy_scene_step(s, FRAMES) == EDDY_OK);
+    uint32_t n = 0, n2 = 0;
+    float *ref = positions(e, "water", &n);
+    eddy_destroy_scene(s);
+    s = eddy_load_scene(e, &d);
+    REQUIRE(s);
+
+    eddy_vk_buffer vb;
+    CHECK(eddy_buffer_vk(e, eddy_particles_buffer(e, eddy_scene_set(s, 0), "position"), &vb) == EDDY_OK);
+    VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = 16ull * n,
+                               .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT };
+    VkBuffer copy;
+    VK(vkCreateBuffer(hv.device, &bci, NULL, &copy));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(hv.device, copy, &req);
+    VkDeviceMemory copy_mem = host_memory(&hv, req, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    VK(vkBindBufferMemory(hv.device, copy, copy_mem, 0));
+    double lo[3], hi[3];
+    eddy_scene_box(s, lo, hi);
+    host_points r;
+    host_points_create(&r, &hv, lo, hi);
+    VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                    .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                    .queueFamilyIndex = hv.gfx_family };
+    VkCommandPool pool;
+    VK(vkCreateCommandPool(hv.device, &pci, NULL, &pool));
+    VkCommandBuffer cbs[4]; /* copy and draw, two frames */
+    VkCommandBufferAllocateInfo cai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
+                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 4 };
+    VK(vkAllocateCommandBuffers(hv.device, &cai, cbs));
+    VkSemaphoreTypeCreateInfo tci = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE };
+    VkSemaphoreCreateInfo sci = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &tci };
+    VkSemaphore hs;
+    VK(vkCreateSemaphore(hv.device, &sci, NULL, &hs));
+    VkSemaphore eddy_timeline = eddy_engine_timeline(e);
+    VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
+    for (uint64_t f = 1; f <= FRAMES; f++) {
+        uint64_t v = 0;
+        eddy_semaphore_wait copied = { hs, 2 * f - 3 };
+        CHECK(eddy_scene_submit(s, &(eddy_scene_submit_desc){ .steps = 1, .waits = f > 1 ? &copied : NULL,
+                                                              .wait_count = f > 1 }, &v) == EDDY_OK);
+        if (f > 2) { /* frame f-2's command buffers are free again */
+            uint64_t done = 2 * (f - 2);
+            VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
+                                       .pSemaphores = &hs, .pValues = &done };
+            VK(vkWaitSemaphores(hv.device, &wi, UINT64_MAX));
+        }
+        VkCommandBuffer cc = cbs[2 * (f % 2)], dc = cbs[2 * (f % 2) + 1];
+        VK(vkBeginCommandBuffer(cc, &bi));
+        /* The last frame's draw read the copy (vertex input) before this
+         * frame's copy overwrites it. */
+        vkCmdPipelineBarrier(cc, VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0,
+                             NULL, 0, NULL);
+        VkBufferCopy region = { vb.offset, 0, 16ull * n };
+        vkCmdCopyBuffer(cc, vb.buffer, copy, 1, &region);
+        VK(vkEndCommandBuffer(cc));
+        VK(vkBeginCommandBuffer(dc, &bi));
+        host_points_draw(&r, dc, copy, 0, n);
+        VK(vkEndCommandBuffer(dc));
+        uint64_t signal[2] = { 2 * f - 1, 2 * f };
+        VkPipelineStageFlags stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
+        VkTimelineSemaphoreSubmitInfo ts[2] = {
+            { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO, .waitSemaphoreValueCount = 1,
+              .pWaitSemaphoreValues = &v, .signalSemaphoreValueCount = 1, .pSignalSemaphoreValues = &signal[0] },
+            { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO, .signalSemaphoreValueCount = 1,
+              .pSignalSemaphoreValues = &signal[1] },
+        };
+        VkSubmitInfo si[2] = {
+            { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &ts[0], .waitSemaphoreCount = 1,
+              .pWaitSemaphores = &eddy_timeline, .pWaitDstStageMask = &stage, .commandBufferCount = 1,
+              .pCommandBuffers = &cc, .signalSemaphoreCount = 1, .pSignalSemaphores = &hs },
+            { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &ts[1], .commandBufferCount = 1,
+              .pCommandBuffers = &dc, .signalSemaphoreCount = 1, .pSignalSemaphores = &hs },
+        };
+        VK(vkQueueSubmit(hv.gfx_queue, 2, si, VK_NULL_HANDLE));
+    }
+    uint64_t last = 2 * FRAMES;
+    VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
+                               .pSemaphores = &hs, .pValues = &last };
+    VK(vkWaitSemaphores(hv.device, &wi, UINT64_MAX));
+    CHECK(eddy_scene_collect(s) == EDDY_OK);
+    CHECK(eddy_scene_get_info(s).steps_done == FRAMES);
+    float *got = positions(e, "water", &n2);
+    CHECKF(n == n2 && memcmp(ref, got, 16ull * n) == 0, "async steps differ from eddy_scene_step's");
+    void *mapped;
+    VK(vkMapMemory(hv.device, copy_mem, 0, VK_WHOLE_SIZE, 0, &mapped));
+    CHECKF(memcmp(mapped, got, 16ull * n) == 0, "the host's copy of the last frame differs from eddy's positions");
+    vkUnmapMemory(hv.device, copy_mem);
+    uint8_t *rgba = malloc(4ull * HOST_W * HOST_H);
+    REQUIRE(rgba);
+    uint32_t lit = 0, bad = host_points_check(&r, &hv, got, n, rgba, &lit);
+    CHECKF(bad == 0 && lit > 1000, "the last picture: %u particles unlit or pixels stray, %u lit", bad, lit);
+    printf("host_record: async compute, %s: %d frames of %u particles (eddy's step on its queue, the host's copy "
+           "and draw on its graphics queue, timeline semaphores between), particles bitwise equal to "
+           "eddy_scene_step, the picture right (%u lit pixels)\n", hv.where, FRAMES, n, lit);
+    eddy_destroy_scene(s);
+    test_finish(e);
+    vkDestroySemaphore(hv.device, hs, NULL);
+    vkDestroyCommandPool(hv.device, pool, NULL);
+    host_points_destroy(&r, &hv);
+    vkDestroyBuffer(hv.device, copy, NULL);
+    vkFreeMemory(hv.device, copy_mem, NULL);
+    host_vk_destroy(&hv);
+    CHECKF(hv.messages == 0, "%u validation message(s) on the host's instance", hv.messages);
+    free(ref);
+    free(got);
+    free(rgba);
+}
+
+/* Arguments: the source root, then parts: tool, adaptive, unannounced, async. */
 int main(int argc, char **argv)
 {
     REQUIRE(argc > 1);
@@ -268,6 +410,8 @@ int main(int argc, char **argv)
         adaptive(&h);
     if (test_part(argc, argv, 2, "unannounced"))
         unannounced(&h, argv[1]);
+    if (test_part(argc, argv, 2, "async"))
+        async_compute();
 
     test_finish(h.e); /* no validation message on eddy's side, every part known */
     vkDestroySemaphore(h.vk.device, h.timeline, NULL);

@@ -123,7 +123,20 @@ typedef struct eddy_adopt_desc {
     bool log_validation;      /* with debug_utils_enabled: route the messages about eddy's
                                  objects to eddy's log too (default false: the host's
                                  messenger alone delivers them, once) */
+    /* Async compute: the other queue families that use eddy's buffers and
+     * images, typically the host's graphics family when `queue` is a
+     * compute queue of another family. eddy then creates its buffers and
+     * images with VK_SHARING_MODE_CONCURRENT over queue_family and these
+     * (no ownership transfers; the host orders the two queues with
+     * semaphores: eddy_graph_submit_after / eddy_scene_submit wait on the
+     * host's, the host waits on eddy_engine_timeline). Copied; each below
+     * the device's family count; queue_family itself and repeats are
+     * ignored. NULL and 0 (default): eddy's family alone, exclusive
+     * sharing; a queue of the same family needs nothing here. */
+    const uint32_t *share_families;
+    uint32_t share_family_count; /* at most EDDY_SHARE_FAMILIES_MAX */
 } eddy_adopt_desc;
+#define EDDY_SHARE_FAMILIES_MAX 8u
 
 typedef struct eddy_engine_desc {
     /* Device choice: a decimal index into `eddy devices`, or a case-insensitive

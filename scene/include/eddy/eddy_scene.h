@@ -129,6 +129,24 @@ typedef struct eddy_scene_record_desc {
  * on the same engine (one thread at a time). Fails with scene.record for a
  * missing command buffer or steps over the limit. */
 eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_desc *desc);
+/* Async compute: steps submitted on eddy's queue (an adopted compute queue
+ * beside the host's graphics queue, eddy_adopt_desc.share_families) without
+ * waiting, after the host's semaphores. */
+typedef struct eddy_scene_submit_desc {
+    uint32_t steps;                   /* 0 = 1; at most EDDY_SCENE_RECORD_MAX_STEPS */
+    const eddy_semaphore_wait *waits; /* the host's semaphores the first step waits on (its
+                                         frame done with what eddy writes); copied */
+    uint32_t wait_count;              /* 0..EDDY_SUBMIT_WAITS_MAX */
+} eddy_scene_submit_desc;
+
+/* Submits desc->steps steps as eddy_scene_step runs them (bitwise the same),
+ * the first after desc->waits, and returns at once: *value is the value of
+ * eddy_engine_timeline(e) that signals their end, for the host's queue to
+ * wait on before it reads eddy's buffers (and for eddy_wait). The scene
+ * advances at once; inputs and adaptive stepping as in eddy_scene_record,
+ * outputs through eddy_scene_collect. Refused with scene.record for steps
+ * over the limit, submit.invalid for bad waits. */
+eddy_result eddy_scene_submit(eddy_scene *s, const eddy_scene_submit_desc *desc, uint64_t *value);
 /* Never waits. When every recording has finished (eddy_poll_idle), reads the
  * outputs of the last recorded step (eddy_scene_output gives them from then
  * on) and writes one line of each logged system's ports (ports_<system>.csv)
