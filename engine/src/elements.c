@@ -80,10 +80,20 @@ eddy_elements eddy_particles_add_elements(eddy_engine *e, eddy_particles p, cons
         .data_size = d->indices ? (uint64_t)d->count * (uint64_t)d->kind * 4u : 0 });
     if (!b.id)
         return none;
+    /* VkDrawIndexedIndirectCommand: { indexCount, instanceCount, firstIndex, vertexOffset, firstInstance } */
+    const uint32_t draw[5] = { d->count * (uint32_t)d->kind, 1, 0, 0, 0 };
+    snprintf(label, sizeof label, "%s.%s.draw", s->name, name);
+    eddy_buffer db = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof draw, .label = label, .data = draw,
+                                                                 .data_size = sizeof draw });
+    if (!db.id) {
+        eddy_destroy_buffer(e, b);
+        return none;
+    }
     s = eddy_particles_get(e, p);
     eddy_element_set *grown = realloc(s->element_sets, (s->element_set_count + 1) * sizeof *grown);
     if (!grown) {
         eddy_destroy_buffer(e, b);
+        eddy_destroy_buffer(e, db);
         eddy_log(e, EDDY_LOG_ERROR, "memory.host", "particle set '%s': out of host memory", s->name);
         return none;
     }
@@ -92,7 +102,18 @@ eddy_elements eddy_particles_add_elements(eddy_engine *e, eddy_particles p, cons
     memset(es, 0, sizeof *es);
     snprintf(es->name, sizeof es->name, "%s", name);
     es->elements = (eddy_elements){ .buffer = b, .kind = d->kind, .count = d->count, .capacity = capacity };
+    es->draw = db;
     return es->elements;
+}
+
+eddy_buffer eddy_particles_elements_draw(eddy_engine *e, eddy_particles p, const char *name)
+{
+    eddy_particles_obj *s = eddy_particles_get(e, p);
+    eddy_element_set *es = s ? find(s, name) : NULL;
+    if (!es)
+        eddy_log(e, EDDY_LOG_ERROR, "particles.invalid", "elements_draw: particle set '%s' has no element set '%s'",
+                 s ? s->name : "?", name ? name : "(null)");
+    return es ? es->draw : (eddy_buffer){ 0 };
 }
 
 eddy_elements eddy_particles_elements(eddy_engine *e, eddy_particles p, const char *name)
@@ -123,5 +144,8 @@ eddy_result eddy_particles_set_element_count(eddy_engine *e, eddy_particles p, c
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     es->elements.count = count;
-    return EDDY_OK;
+    /* In the stream of eddy's work, so a draw recorded after eddy's next
+     * submission or recording reads the new count, never a half-written one. */
+    uint32_t index_count = count * (uint32_t)es->elements.kind;
+    return eddy_buffer_stage_write(e, es->draw, 0, sizeof index_count, &index_count);
 }

@@ -201,6 +201,7 @@ typedef struct eddy_named_buffer {
 typedef struct eddy_element_set {
     char name[64];
     eddy_elements elements;
+    eddy_buffer draw; /* VkDrawIndexedIndirectCommand of the elements in use */
 } eddy_element_set;
 
 typedef struct eddy_particles_obj {
@@ -211,6 +212,7 @@ typedef struct eddy_particles_obj {
     uint32_t buffer_count;
     eddy_element_set *element_sets;
     uint32_t element_set_count;
+    eddy_buffer draw; /* two VkDrawIndirectCommand: points, and a quad per particle */
 } eddy_particles_obj;
 
 eddy_particles_obj *eddy_particles_get(eddy_engine *e, eddy_particles p);

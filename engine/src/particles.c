@@ -24,8 +24,12 @@ static void free_set(eddy_engine *e, eddy_particles_obj *s)
     free(s->buffers);
     s->buffers = NULL;
     s->buffer_count = 0;
-    for (uint32_t i = 0; i < s->element_set_count; i++)
+    for (uint32_t i = 0; i < s->element_set_count; i++) {
         eddy_destroy_buffer(e, s->element_sets[i].elements.buffer);
+        eddy_destroy_buffer(e, s->element_sets[i].draw);
+    }
+    eddy_destroy_buffer(e, s->draw);
+    s->draw = (eddy_buffer){ 0 };
     free(s->element_sets);
     s->element_sets = NULL;
     s->element_set_count = 0;
@@ -62,7 +66,25 @@ eddy_particles eddy_create_particles(eddy_engine *e, const eddy_particles_desc *
             eddy_destroy_particles(e, h);
             return none;
         }
+    /* VkDrawIndirectCommand x 2: { vertexCount, instanceCount, firstVertex, firstInstance } */
+    const uint32_t draws[8] = { s->count, 1, 0, 0, 6, s->count, 0, 0 };
+    char label[80];
+    snprintf(label, sizeof label, "%s.draw", s->name);
+    s->draw = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof draws, .label = label, .data = draws,
+                                                          .data_size = sizeof draws });
+    if (!s->draw.id) {
+        eddy_destroy_particles(e, h);
+        return none;
+    }
     return h;
+}
+
+eddy_buffer eddy_particles_draw(eddy_engine *e, eddy_particles p)
+{
+    eddy_particles_obj *s = eddy_particles_get(e, p);
+    if (!s)
+        eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "particles_draw: not a live particle set");
+    return s ? s->draw : (eddy_buffer){ 0 };
 }
 
 void eddy_destroy_particles(eddy_engine *e, eddy_particles p)

@@ -184,8 +184,8 @@ int main(int argc, char **argv)
     eddy_particles water = eddy_scene_set(scene, 0);
     uint32_t count = eddy_particles_count(e, water);
     eddy_buffer position = eddy_particles_buffer(e, water, "position");
-    eddy_vk_buffer vb;
-    if (eddy_buffer_vk(e, position, &vb) != EDDY_OK)
+    eddy_vk_buffer vb, draw;
+    if (eddy_buffer_vk(e, position, &vb) != EDDY_OK || eddy_buffer_vk(e, eddy_particles_draw(e, water), &draw) != EDDY_OK)
         return 1;
 
     /* ---- the renderer: an offscreen colour target, a point pipeline, a readback buffer */
@@ -335,7 +335,8 @@ int main(int argc, char **argv)
         vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
         vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof push, &push);
         vkCmdBindVertexBuffers(cb, 0, 1, &vb.buffer, &vb.offset);
-        vkCmdDraw(cb, count, 1, 0, 0);
+        /* eddy's draw record: { particles in use, 1, 0, 0 } */
+        vkCmdDrawIndirect(cb, draw.buffer, draw.offset, 1, 16);
         vkCmdEndRenderPass(cb);
         VkBufferImageCopy copy = { .imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
                                    .imageExtent = { W, H, 1 } };

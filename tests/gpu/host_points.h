@@ -171,10 +171,11 @@ static inline void host_points_create(host_points *r, const host_vk *h, const do
     r->push.size = h->large_points ? 3 : 1;
 }
 
-/* The draw of count points from vb into the image, and its copy to the
- * readback buffer, made visible to the host. */
+/* The draw of count points from vb into the image (or of what the draw
+ * record at `record` says, an eddy_particles_draw buffer, when given), and
+ * its copy to the readback buffer, made visible to the host. */
 static inline void host_points_draw(host_points *r, VkCommandBuffer cb, VkBuffer vb, VkDeviceSize offset,
-                                    uint32_t count)
+                                    uint32_t count, const eddy_vk_buffer *record)
 {
     VkClearValue clear = { .color = { { 0.97f, 0.97f, 0.95f, 1 } } };
     VkRenderPassBeginInfo rbi = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = r->pass,
@@ -184,7 +185,10 @@ static inline void host_points_draw(host_points *r, VkCommandBuffer cb, VkBuffer
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline);
     vkCmdPushConstants(cb, r->layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof r->push, &r->push);
     vkCmdBindVertexBuffers(cb, 0, 1, &vb, &offset);
-    vkCmdDraw(cb, count, 1, 0, 0);
+    if (record)
+        vkCmdDrawIndirect(cb, record->buffer, record->offset, 1, 16);
+    else
+        vkCmdDraw(cb, count, 1, 0, 0);
     vkCmdEndRenderPass(cb);
     VkBufferImageCopy copy = { .imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
                                .imageExtent = { HOST_W, HOST_H, 1 } };

@@ -222,8 +222,29 @@ int main(void)
     eddy_elements later = eddy_particles_add_elements(e, body, &(eddy_elements_desc){
         .name = "later", .kind = EDDY_TRIANGLES, .capacity = 100 });
     CHECK(later.buffer.id && later.count == 0 && later.capacity == 100);
+    /* The draw records: the particles' two, each element set's one, which
+     * follows set_element_count with eddy's next submission. */
+    uint32_t pd_rec[8], ed_rec[5];
+    CHECK(eddy_buffer_download(e, eddy_particles_draw(e, body), 0, sizeof pd_rec, pd_rec) == EDDY_OK);
+    CHECKF(pd_rec[0] == VERTS && pd_rec[1] == 1 && pd_rec[4] == 6 && pd_rec[5] == VERTS,
+           "particle draw record { %u, %u, .. } { %u, %u, .. }", pd_rec[0], pd_rec[1], pd_rec[4], pd_rec[5]);
+    CHECK(eddy_buffer_download(e, eddy_particles_elements_draw(e, body, "later"), 0, sizeof ed_rec, ed_rec) ==
+          EDDY_OK);
+    CHECK(ed_rec[0] == 0 && ed_rec[1] == 1);
     CHECK(eddy_particles_set_element_count(e, body, "later", 100) == EDDY_OK);
     CHECK(eddy_particles_elements(e, body, "later").count == 100);
+    CHECK(eddy_flush_staged(e) == EDDY_OK);
+    CHECK(eddy_buffer_download(e, eddy_particles_elements_draw(e, body, "later"), 0, sizeof ed_rec, ed_rec) ==
+          EDDY_OK);
+    CHECKF(ed_rec[0] == 300 && ed_rec[1] == 1 && ed_rec[2] == 0, "element draw record after 100 triangles: "
+           "{ %u, %u, %u }", ed_rec[0], ed_rec[1], ed_rec[2]);
+    CHECK(eddy_buffer_download(e, eddy_particles_elements_draw(e, body, "tets"), 0, sizeof ed_rec, ed_rec) ==
+          EDDY_OK);
+    CHECK(ed_rec[0] == 4 * TETS);
+    test_clear_error();
+    CHECK(!eddy_particles_elements_draw(e, body, "none").id && !strcmp(test_last_id, "particles.invalid"));
+    printf("draw records: points { %u, 1 }, impostors { 6, %u }, 100 triangles { 300, 1 } after set_element_count\n",
+           pd_rec[0], pd_rec[5]);
     test_clear_error();
     CHECK(eddy_particles_set_element_count(e, body, "later", 101) == EDDY_ERROR_INVALID_ARGUMENT);
     CHECK(!strcmp(test_last_id, "particles.invalid"));

@@ -277,8 +277,10 @@ static void async_compute(void)
     s = eddy_load_scene(e, &d);
     REQUIRE(s);
 
-    eddy_vk_buffer vb;
+    /* The host draws as many points as eddy's draw record says. */
+    eddy_vk_buffer vb, record;
     CHECK(eddy_buffer_vk(e, eddy_particles_buffer(e, eddy_scene_set(s, 0), "position"), &vb) == EDDY_OK);
+    CHECK(eddy_buffer_vk(e, eddy_particles_draw(e, eddy_scene_set(s, 0)), &record) == EDDY_OK);
     VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = 16ull * n,
                                .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT };
     VkBuffer copy;
@@ -330,7 +332,7 @@ static void async_compute(void)
         vkCmdCopyBuffer(cc, vb.buffer, copy, 1, &region);
         VK(vkEndCommandBuffer(cc));
         VK(vkBeginCommandBuffer(dc, &bi));
-        host_points_draw(&r, dc, copy, 0, n);
+        host_points_draw(&r, dc, copy, 0, n, &record);
         VK(vkEndCommandBuffer(dc));
         uint64_t signal[2] = { 2 * f - 1, 2 * f };
         VkPipelineStageFlags stage = VK_PIPELINE_STAGE_TRANSFER_BIT;

@@ -760,8 +760,25 @@ eddy_elements eddy_particles_elements(eddy_engine *e, eddy_particles p, const ch
 /* The name of p's element set `index` (in creation order), or NULL past the last. */
 const char *eddy_particles_elements_name(eddy_engine *e, eddy_particles p, uint32_t index);
 /* Sets how many elements are in use (<= capacity): for modules that build
- * or change them on the device. */
+ * or change them on the device. The element set's draw record follows with
+ * eddy's next submission or recording (eddy_flush_staged: at once). */
 eddy_result eddy_particles_set_element_count(eddy_engine *e, eddy_particles p, const char *name, uint32_t count);
+
+/* Draw-indirect records for renderers, kept current by eddy: buffers a host
+ * passes to vkCmdDrawIndirect / vkCmdDrawIndexedIndirect (every eddy buffer
+ * has INDIRECT usage), destroyed with the set. Zero handle after a message
+ * for an unknown set or element set.
+ *   eddy_particles_draw: two VkDrawIndirectCommand (stride 16):
+ *     [0] { count, 1, 0, 0 }: the particles in use as points, a vertex each
+ *         (the "position" buffer as the vertex buffer);
+ *     [1] { 6, count, 0, 0 }: six vertices (two triangles) per particle
+ *         instance, for sphere impostors (the "position" buffer per instance).
+ *   eddy_particles_elements_draw: one VkDrawIndexedIndirectCommand
+ *     { kind x count, 1, 0, 0, 0 }: the elements in use, the element buffer
+ *     as the index buffer (a triangle set's surface mesh as a triangle list,
+ *     edges as a line list). */
+eddy_buffer eddy_particles_draw(eddy_engine *e, eddy_particles p);
+eddy_buffer eddy_particles_elements_draw(eddy_engine *e, eddy_particles p, const char *name);
 
 /* ------------------------------------------------------------------ modules */
 
