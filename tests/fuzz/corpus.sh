@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Gathers the seed corpus of a fuzz harness into DIR from the shipped files.
-# usage: corpus.sh scene|obj|tet|cache SOURCE_ROOT DIR [small]
+# usage: corpus.sh scene|obj|tet|cache|view_events SOURCE_ROOT DIR [small]
 #   scene: scene files (with "small", only the test scenes: quick to load)
 #   obj:   meshes
 #   tet:   tetrahedral meshes in fuzz_tet's form (a format byte, then the file)
 #   cache: pipeline-cache files
+#   view_events: eddy view's events files
 set -eu
 kind=$1 root=$2 dir=$3 size=${4:-all}
 mkdir -p "$dir"
@@ -56,6 +57,9 @@ for name, b in seeds.items():
     open(os.path.join(sys.argv[1], "cache_" + name), "wb").write(b)
 PY
     exit 0;;
+view_events)
+    files=("$root"/tests/view/*.events)
+    ;;
 *)
     echo "corpus.sh: unknown harness '$kind'" >&2
     exit 2;;

@@ -6,6 +6,7 @@
 
 #include "bench.h"
 #include "paths.h"
+#include "view.h"
 #include "voxelize.h"
 
 #include <inttypes.h>
@@ -31,6 +32,8 @@ static const char *usage =
     "      --no-output        write nothing (timing runs)\n"
     "      --allow-plugins    load the module libraries the scene's \"plugins\" names\n"
     "      --quiet            no progress line\n"
+    "  eddy view SCENE.json [options]    watch and steer the scene live in a window, or render it\n"
+    "                                    offscreen to PNG (`eddy view --help` lists the options)\n"
     "  eddy haptic SCENE.json [options] a 1 kHz haptic loop on the scene's tool, the device\n"
     "                                    played by the scene's tool path in wall-clock time;\n"
     "                                    options of run, and:\n"
@@ -477,6 +480,8 @@ int main(int argc, char **argv)
         return cmd_bench(argc, argv);
     if (!strcmp(cmd, "voxelize"))
         return eddy_voxelize_main(argc, argv);
+    if (!strcmp(cmd, "view"))
+        return eddy_view_main(argc, argv);
     options o = { 0 };
     if (parse_options(argc, argv, 2, &o) != 0)
         return 2;

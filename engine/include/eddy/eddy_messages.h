@@ -119,6 +119,7 @@
  *   mesh.invalid           E  a mesh bounds no solid, or cannot be voxelised as asked
  *   run.stopped            E  a run or benchmark stopped early (the cause is logged first)
  *   validation.reported    W  the validation layer reported messages during the run
+ *   view.no_display        E  eddy view: no display or no GLFW for a window (--offscreen works)
  */
 
 #endif
