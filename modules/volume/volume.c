@@ -10,6 +10,7 @@
  * tree level: a complete binary tree over the faces in Morton order, built
  * again each frame so it follows the deformation); volume.cast. */
 #include "volume.h"
+#include <vulkan/vulkan_core.h>
 
 #include <errno.h>
 #include <stdarg.h>

@@ -7,6 +7,7 @@
 
 #include "../test.h"
 #include "eddy/eddy.h"
+#include <vulkan/vulkan_core.h> /* the tests use Vulkan's names; eddy.h declares only its handles */
 #include "eddy/eddy_module.h"
 #include "eddy/eddy_scene.h"
 #include "eddy/eddy_builtin.h"

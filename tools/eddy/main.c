@@ -1,5 +1,6 @@
 /* eddy: the command line tool. `eddy help` lists the commands. */
 #include "eddy/eddy.h"
+#include <vulkan/vulkan_core.h>
 #include "eddy/eddy_module.h"
 #include "eddy/eddy_scene.h"
 #include "eddy/eddy_builtin.h"

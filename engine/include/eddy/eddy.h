@@ -21,7 +21,37 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <vulkan/vulkan_core.h>
+
+/* The few Vulkan types eddy's API names, declared here as Vulkan's headers
+ * declare them (identical typedefs may repeat in C11), so that eddy.h may
+ * come before or after <vulkan/vulkan.h> or <volk.h>, with or without
+ * VK_NO_PROTOTYPES: eddy.h never includes vulkan_core.h itself, and never
+ * decides whether the program gets Vulkan's prototypes. Vulkan's enums and
+ * structs appear in eddy's structs as plain integers of the same size. */
+#include <vulkan/vk_platform.h>
+#ifndef VULKAN_CORE_H_
+#if defined(__LP64__) || defined(_WIN64) || (defined(__x86_64__) && !defined(__ILP32__)) || defined(_M_X64) || \
+    defined(__ia64) || defined(_M_IA64) || defined(__aarch64__) || defined(__powerpc64__) ||                   \
+    (defined(__riscv) && __riscv_xlen == 64)
+#define EDDY_VK_HANDLE64(name) typedef struct name##_T *name;
+#else
+#define EDDY_VK_HANDLE64(name) typedef uint64_t name;
+#endif
+typedef struct VkInstance_T *VkInstance;
+typedef struct VkPhysicalDevice_T *VkPhysicalDevice;
+typedef struct VkDevice_T *VkDevice;
+typedef struct VkQueue_T *VkQueue;
+typedef struct VkCommandBuffer_T *VkCommandBuffer;
+EDDY_VK_HANDLE64(VkSemaphore)
+EDDY_VK_HANDLE64(VkBuffer)
+EDDY_VK_HANDLE64(VkImage)
+EDDY_VK_HANDLE64(VkImageView)
+EDDY_VK_HANDLE64(VkSampler)
+#undef EDDY_VK_HANDLE64
+typedef uint64_t VkDeviceSize;
+typedef void(VKAPI_PTR *PFN_vkVoidFunction)(void);
+typedef PFN_vkVoidFunction(VKAPI_PTR *PFN_vkGetInstanceProcAddr)(VkInstance instance, const char *pName);
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -210,7 +240,7 @@ eddy_pipeline_cache_info eddy_engine_pipeline_cache(const eddy_engine *e);
 typedef struct eddy_device_info {
     char name[256];
     uint32_t index;              /* index in the enumeration */
-    VkPhysicalDeviceType type;
+    int32_t type;                /* a VkPhysicalDeviceType */
     uint32_t api_version;
     uint32_t vendor_id, device_id;
     uint64_t max_storage_buffer_range; /* bytes */
@@ -390,8 +420,8 @@ typedef struct eddy_image_desc {
      * the given extent. eddy creates its own view and sampler and moves the
      * image from adopt_layout to GENERAL at adoption. */
     VkImage adopt_image;         /* VK_NULL_HANDLE = eddy creates and owns the image */
-    VkImageLayout adopt_layout;  /* the adopted image's current layout (UNDEFINED
-                                    discards the contents) */
+    int32_t adopt_layout;        /* a VkImageLayout: the adopted image's current layout
+                                    (VK_IMAGE_LAYOUT_UNDEFINED discards the contents) */
 } eddy_image_desc;
 
 /* Creates an image (or adopts one). Refused with a message naming the format
@@ -430,9 +460,11 @@ typedef struct eddy_vk_image {
     VkImage image;
     VkImageView view;
     VkSampler sampler;
-    VkFormat format;
-    VkExtent3D extent;
-    VkImageLayout layout;
+    int32_t format;              /* a VkFormat */
+    struct {
+        uint32_t width, height, depth;
+    } extent;                    /* texels, laid out as VkExtent3D */
+    int32_t layout;              /* a VkImageLayout */
 } eddy_vk_image;
 eddy_result eddy_image_vk(eddy_engine *e, eddy_image im, eddy_vk_image *out);
 
