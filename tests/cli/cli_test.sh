@@ -170,6 +170,24 @@ assert r['rate_hz'] == 1000 and r['samples'] > 0 and 'match' not in r, r
     echo "ok ($case)";;
 malformed_json)
     expect_bad "$scenes/malformed.json" -- "[scene.json]" "malformed.json:3:15:";;
+run_by_name)
+    # An example scene by name: found in the scenes folder (this tree's, or
+    # PREFIX/share/eddy/scenes installed) and run.
+    "$eddy" run bounce --steps 4 --no-output --quiet >"$tmp/outlog" 2>"$tmp/err" || fail "by name: exit status $?"
+    grep -q "^done: 4 steps" "$tmp/outlog" || fail "by name: no summary line: $(cat "$tmp/outlog")"
+    # Hostile names never reach the scenes folder: a parent part, a slash,
+    # a character outside [A-Za-z0-9_.-], a name over 128 characters. Each
+    # stays a path as given, and a missing one gets scene.file naming the
+    # scenes folder, with no output.
+    long=$(printf 'b%.0s' $(seq 1 200))
+    for name in ../scenes/bounce "../../$(basename "$root")/scenes/bounce" 'bounce;rm' "$long" '%2e%2e' ''; do
+        (cd "$tmp" && "$eddy" run "$name" --steps 1 --out "$out" --quiet >"$tmp/outlog" 2>"$tmp/err")
+        rc=$?
+        [ $rc -ne 0 ] || fail "name '$name' ran (exit 0)"
+        grep -qF "[scene.file]" "$tmp/err" || grep -qF "[cli.usage]" "$tmp/err" || fail "name '$name': no message"
+        [ ! -e "$out" ] || fail "name '$name' wrote $out"
+    done
+    echo "ok ($case): 'bounce' runs by name; 6 hostile names refused: $(grep -m1 error "$tmp/err")";;
 missing_file)
     expect_bad "$scenes/does_not_exist.json" -- "[scene.file]" "does_not_exist.json";;
 unknown_module)

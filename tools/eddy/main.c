@@ -290,7 +290,7 @@ static double now_s(void)
 
 static int cmd_run(const options *o)
 {
-    if (!o->scene) {
+    if (!o->scene || !*o->scene) {
         fprintf(stderr, "eddy error [cli.usage]: run: no scene file given\n%s", usage);
         return 2;
     }
