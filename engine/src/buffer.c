@@ -246,6 +246,11 @@ static eddy_result transfer(eddy_engine *e, eddy_buffer h, uint64_t offset, uint
         return EDDY_ERROR_INVALID_ARGUMENT;
     if (size == 0)
         return EDDY_OK;
+    if (!host) {
+        eddy_log(e, EDDY_LOG_ERROR, "buffer.invalid", "%s of '%s': no host memory given for %" PRIu64 " bytes",
+                 upload ? "upload" : "download", b->label, size);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
     if (b->mapped) {
         /* Only the buffer's own last use: the GPU may still read what an
          * upload overwrites or write what a download reads. */

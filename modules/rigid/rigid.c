@@ -43,7 +43,7 @@ static const eddy_param_info params[P_COUNT] = {
     [P_GRANULAR] = { "granular", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1, "granular material: every particle moves on its own (section 29.3.1); else bodies by phase" },
 };
 
-static const char *const shared[] = { "position", "velocity", "mass", "phase", "rigid.body", "rigid.matrix",
+static const char *const shared[] = { "position", "velocity", "mass", "phase", "rigid.body", "rigid.matrix", "rigid.rest",
                                       "rigid.inverse_mass", "rigid.external.<k>", "clamped" };
 
 /* K_CONTACT_COUPLED and K_EXTERNAL_SUM are made when a step finds slices. */
@@ -72,7 +72,7 @@ static void destroy(void *state)
     eddy_destroy_grid(s->e, s->grid);
     for (int i = 0; i < K_COUNT; i++)
         eddy_destroy_kernel(s->e, s->k[i]);
-    eddy_buffer own[] = { s->params, s->rest, s->offsets, s->force, s->torque, s->bforce, s->btorque,
+    eddy_buffer own[] = { s->params, s->offsets, s->force, s->torque, s->bforce, s->btorque,
                           s->sp, s->sv, s->sbody, s->hid, s->hxi, s->hid_next, s->hxi_next, s->external_sum };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(s->e, own[i]);
@@ -250,7 +250,10 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         if (n && (!fw.id || !fluid_w || eddy_buffer_upload(e, fw, 0, 4ull * n, fluid_w) != EDDY_OK))
             r = EDDY_ERROR_OUT_OF_MEMORY;
         s->params = scratch(s, "params", sizeof *p, p);
-        s->rest = scratch(s, "rest", 16ull * n, rest);
+        /* Shared: a renderer draws each body's particles as matrix[body] x rest. */
+        s->rest = eddy_particles_add_buffer(e, s->set, "rigid.rest", 16);
+        if (!s->rest.id || (n && rest && eddy_buffer_upload(e, s->rest, 0, 16ull * n, rest) != EDDY_OK))
+            r = EDDY_ERROR_OUT_OF_MEMORY;
         s->offsets = scratch(s, "offsets", 4ull * (B + 1), offsets);
         s->force = scratch(s, "force", 16ull * n, NULL);
         s->torque = scratch(s, "torque", 16ull * n, NULL);

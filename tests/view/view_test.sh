@@ -9,6 +9,8 @@
 #               through the same handlers as the window's callbacks) move the
 #               pbf tool down into the water and its force goes from 0 to
 #               holding it up
+#   bodies      rigid bodies drawn from their per-body transforms give the
+#               picture their particles' positions give
 #   keys        pause, one step, steps a frame, colour, zoom, orbit and reset
 #               (tests/view/keys.events) change the steps as they should
 #   bad_events, bad_option, no_scene
@@ -72,6 +74,22 @@ ok = len(rows) == 40 and drop > 0.1 and mag(f_before) < 1e-6 and held > 2
 sys.exit(0 if ok else 1)
 PY
     echo "ok ($case): $(cat "$tmp/check"); $(cat "$tmp/out")"
+    ;;
+bodies)
+    # Rigid bodies drawn from their per-body transforms (rigid.matrix x
+    # rigid.rest, the default) and from their particles' positions, after
+    # 0.06 s of a falling body: the same picture but for rounding (at most
+    # 0.1% of the pixels).
+    for b in on off; do
+        "$eddy" view rigid_drop --offscreen "$tmp/$b.png" --frames 20 --steps-per-frame 20 --size $size \
+            --color phase --bodies $b >"$tmp/out_$b" 2>>"$tmp/err" || fail "--bodies $b: exit status $?"
+    done
+    python3 "$here/png_compare.py" "$tmp/on.png" "$tmp/off.png" --skip-top $bar --max-differ 138 >"$tmp/cmp" \
+        || fail "$(cat "$tmp/cmp")"
+    python3 "$here/png_compare.py" "$tmp/on.png" --lit 1000 --skip-top $bar >>"$tmp/cmp" || fail "$(cat "$tmp/cmp")"
+    grep -q " 1 set(s) from body transforms" "$tmp/out_on" || fail "--bodies on: $(cat "$tmp/out_on")"
+    grep -q " 0 set(s) from body transforms" "$tmp/out_off" || fail "--bodies off: $(cat "$tmp/out_off")"
+    echo "ok ($case): $(tr '\n' ' ' <"$tmp/cmp")"
     ;;
 keys)
     # Offscreen: the same handlers as a window's keys and mouse.

@@ -72,6 +72,7 @@ typedef struct view_opts {
     double range[2];
     bool range_set;
     int validation;           /* 0 off, 1 on, 2 sync */
+    bool no_bodies;           /* rigid bodies from "position", not their transforms */
 } view_opts;
 
 typedef struct viewer {
@@ -100,7 +101,10 @@ typedef struct viewer {
     void *readback_map, *bar_map, *tool_map;
     VkRenderPass pass;
     VkPipelineLayout layout;
-    VkPipeline spheres, meshes;
+    VkPipeline spheres, bodies, meshes;
+    VkDescriptorSetLayout set_layout;  /* the rigid bodies' matrices (a storage buffer) */
+    VkDescriptorPool descriptor_pool;
+    VkDescriptorSet descriptors[MAX_SETS + 1]; /* per particle set; the last: the tool's */
     VkCommandPool pool;
     VkCommandBuffer cb;
     uint32_t width, height;
@@ -117,6 +121,7 @@ typedef struct viewer {
     int dragging; /* 0 none, 1 orbit, 2 pan, 3 tool */
     double tool_at_press[3], plane_at_press[3];
     bool paused, step_once, reset, quit;
+    uint32_t body_sets; /* sets the last frame placed by their bodies' transforms */
     uint64_t frame;
     double frame_ms_sum, last_rate;
     double force[3];
@@ -635,7 +640,8 @@ static bool make_targets(viewer *v)
                        &v->readback_mem, &v->readback_map) &&
            make_buffer(v, 4ull * v->width * BAR_MAX, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &v->bar, &v->bar_mem,
                        &v->bar_map) &&
-           make_buffer(v, 64, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, &v->tool, &v->tool_mem, &v->tool_map);
+           make_buffer(v, 64, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &v->tool,
+                       &v->tool_mem, &v->tool_map);
 }
 
 static VkShaderModule shader(viewer *v, const uint32_t *code, size_t size)
@@ -683,25 +689,45 @@ static bool make_pipelines(viewer *v)
                                     .dependencyCount = 2, .pDependencies = deps };
     if (!VKV(vkCreateRenderPass(v->dev, &rpci, NULL, &v->pass)))
         return false;
+    VkDescriptorSetLayoutBinding matrices = { 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT,
+                                              NULL };
+    VkDescriptorSetLayoutCreateInfo dslci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                              .bindingCount = 1, .pBindings = &matrices };
+    VkDescriptorPoolSize pool_size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, MAX_SETS + 1 };
+    VkDescriptorPoolCreateInfo dpci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                        .maxSets = MAX_SETS + 1, .poolSizeCount = 1, .pPoolSizes = &pool_size };
+    if (!VKV(vkCreateDescriptorSetLayout(v->dev, &dslci, NULL, &v->set_layout)) ||
+        !VKV(vkCreateDescriptorPool(v->dev, &dpci, NULL, &v->descriptor_pool)))
+        return false;
+    VkDescriptorSetLayout layouts[MAX_SETS + 1];
+    for (int i = 0; i <= MAX_SETS; i++)
+        layouts[i] = v->set_layout;
+    VkDescriptorSetAllocateInfo dsai = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                         .descriptorPool = v->descriptor_pool, .descriptorSetCount = MAX_SETS + 1,
+                                         .pSetLayouts = layouts };
     VkPushConstantRange range = { VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push_view) };
     VkPipelineLayoutCreateInfo plci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                        .setLayoutCount = 1, .pSetLayouts = &v->set_layout,
                                         .pushConstantRangeCount = 1, .pPushConstantRanges = &range };
-    if (!VKV(vkCreatePipelineLayout(v->dev, &plci, NULL, &v->layout)))
+    if (!VKV(vkAllocateDescriptorSets(v->dev, &dsai, v->descriptors)) ||
+        !VKV(vkCreatePipelineLayout(v->dev, &plci, NULL, &v->layout)))
         return false;
     /* Spheres: position, velocity, phase and density, one of each per
      * instance, from the set's buffers as they are. */
-    VkVertexInputBindingDescription sb[4] = { { 0, 16, VK_VERTEX_INPUT_RATE_INSTANCE },
+    VkVertexInputBindingDescription sb[5] = { { 0, 16, VK_VERTEX_INPUT_RATE_INSTANCE },
                                               { 1, 16, VK_VERTEX_INPUT_RATE_INSTANCE },
                                               { 2, 4, VK_VERTEX_INPUT_RATE_INSTANCE },
-                                              { 3, 4, VK_VERTEX_INPUT_RATE_INSTANCE } };
-    VkVertexInputAttributeDescription sa[4] = { { 0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0 },
+                                              { 3, 4, VK_VERTEX_INPUT_RATE_INSTANCE },
+                                              { 4, 16, VK_VERTEX_INPUT_RATE_INSTANCE } };
+    VkVertexInputAttributeDescription sa[5] = { { 0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0 },
                                                 { 1, 1, VK_FORMAT_R32G32B32A32_SFLOAT, 0 },
                                                 { 2, 2, VK_FORMAT_R32_UINT, 0 },
-                                                { 3, 3, VK_FORMAT_R32_SFLOAT, 0 } };
+                                                { 3, 3, VK_FORMAT_R32_SFLOAT, 0 },
+                                                { 4, 4, VK_FORMAT_R32G32B32A32_SFLOAT, 0 } };
     VkVertexInputBindingDescription mb = { 0, 16, VK_VERTEX_INPUT_RATE_VERTEX };
     VkPipelineVertexInputStateCreateInfo vin[2] = {
-        { .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO, .vertexBindingDescriptionCount = 4,
-          .pVertexBindingDescriptions = sb, .vertexAttributeDescriptionCount = 4, .pVertexAttributeDescriptions = sa },
+        { .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO, .vertexBindingDescriptionCount = 5,
+          .pVertexBindingDescriptions = sb, .vertexAttributeDescriptionCount = 5, .pVertexAttributeDescriptions = sa },
         { .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO, .vertexBindingDescriptionCount = 1,
           .pVertexBindingDescriptions = &mb, .vertexAttributeDescriptionCount = 1, .pVertexAttributeDescriptions = sa },
     };
@@ -725,20 +751,27 @@ static bool make_pipelines(viewer *v)
     VkShaderModule mods[4] = { shader(v, sphere_vert, sizeof sphere_vert), shader(v, sphere_frag, sizeof sphere_frag),
                                shader(v, mesh_vert, sizeof mesh_vert), shader(v, mesh_frag, sizeof mesh_frag) };
     bool ok = mods[0] && mods[1] && mods[2] && mods[3];
-    for (int p = 0; ok && p < 2; p++) {
+    /* Three pipelines: spheres, spheres placed by their bodies' transforms
+     * (the specialization constant BODIES), surfaces. */
+    VkPipeline *out[3] = { &v->spheres, &v->bodies, &v->meshes };
+    for (int p = 0; ok && p < 3; p++) {
+        int m = p == 2; /* the mesh shaders for the last */
+        VkBool32 bodies = p == 1;
+        VkSpecializationMapEntry entry = { 0, 0, sizeof bodies };
+        VkSpecializationInfo spec = { 1, &entry, sizeof bodies, &bodies };
         VkPipelineShaderStageCreateInfo st[2] = {
             { .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
-              .module = mods[2 * p], .pName = "main" },
+              .module = mods[2 * m], .pName = "main", .pSpecializationInfo = m ? NULL : &spec },
             { .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-              .module = mods[2 * p + 1], .pName = "main" },
+              .module = mods[2 * m + 1], .pName = "main" },
         };
         VkGraphicsPipelineCreateInfo gp = { .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, .stageCount = 2,
-                                            .pStages = st, .pVertexInputState = &vin[p], .pInputAssemblyState = &ia,
+                                            .pStages = st, .pVertexInputState = &vin[m], .pInputAssemblyState = &ia,
                                             .pViewportState = &vp, .pRasterizationState = &rs,
                                             .pMultisampleState = &ms, .pDepthStencilState = &dss,
                                             .pColorBlendState = &cbs, .pDynamicState = &ds, .layout = v->layout,
                                             .renderPass = v->pass };
-        ok = VKV(vkCreateGraphicsPipelines(v->dev, VK_NULL_HANDLE, 1, &gp, NULL, p ? &v->meshes : &v->spheres));
+        ok = VKV(vkCreateGraphicsPipelines(v->dev, VK_NULL_HANDLE, 1, &gp, NULL, out[p]));
     }
     for (int i = 0; i < 4; i++)
         vkDestroyShaderModule(v->dev, mods[i], NULL);
@@ -785,8 +818,21 @@ static bool load(viewer *v)
 }
 
 /* What the frame's draws read of eddy's buffers, before and after the recorded steps. */
-static const eddy_host_use draw_use[] = { { .stages = EDDY_STAGE_VERTEX_INPUT,
-                                            .access = EDDY_ACCESS_VERTEX_READ } };
+static const eddy_host_use draw_use[] = { { .stages = EDDY_STAGE_VERTEX_INPUT | EDDY_STAGE_VERTEX_SHADER,
+                                            .access = EDDY_ACCESS_VERTEX_READ | EDDY_ACCESS_SHADER_READ } };
+
+/* Points the set's descriptor at a buffer: the bodies' matrices, or any
+ * live storage buffer where the pipeline reads none. The last frame has
+ * finished (one frame in flight), so the set is free to change. */
+static void bind_matrices(viewer *v, VkCommandBuffer cb, uint32_t index, VkBuffer buffer, VkDeviceSize offset)
+{
+    VkDescriptorBufferInfo bi = { buffer, offset, VK_WHOLE_SIZE };
+    VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = v->descriptors[index],
+                               .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                               .pBufferInfo = &bi };
+    vkUpdateDescriptorSets(v->dev, 1, &w, 0, NULL);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, v->layout, 0, 1, &v->descriptors[index], 0, NULL);
+}
 
 static void record_draws(viewer *v, VkCommandBuffer cb, uint32_t image)
 {
@@ -802,6 +848,7 @@ static void record_draws(viewer *v, VkCommandBuffer cb, uint32_t image)
     vkCmdSetScissor(cb, 0, 1, &scissor);
     push_view pv;
     matrices(v, &pv);
+    v->body_sets = 0;
     static const double defaults[4][2] = { { 0, 1 }, { 900, 1100 }, { 0, 1 }, { 0, 1 } };
     const double *range = v->o.range_set ? v->o.range : defaults[v->o.colour];
     pv.colour[0] = (float)v->o.colour, pv.colour[1] = (float)range[0], pv.colour[2] = (float)range[1];
@@ -809,13 +856,18 @@ static void record_draws(viewer *v, VkCommandBuffer cb, uint32_t image)
         eddy_particles p = eddy_scene_set(v->scene, si);
         if (!p.id)
             break;
-        eddy_vk_buffer b[4], draw;
+        eddy_vk_buffer b[6], draw;
         eddy_buffer density = eddy_particles_buffer(v->e, p, "density");
-        eddy_buffer src[4] = { eddy_particles_buffer(v->e, p, "position"), eddy_particles_buffer(v->e, p, "velocity"),
+        eddy_buffer rest = eddy_particles_buffer(v->e, p, "rigid.rest");
+        eddy_buffer matrix = eddy_particles_buffer(v->e, p, "rigid.matrix");
+        bool bodies = rest.id && matrix.id && !v->o.no_bodies;
+        eddy_buffer src[6] = { eddy_particles_buffer(v->e, p, "position"), eddy_particles_buffer(v->e, p, "velocity"),
                                eddy_particles_buffer(v->e, p, "phase"),
-                               density.id ? density : eddy_particles_buffer(v->e, p, "mass") };
+                               density.id ? density : eddy_particles_buffer(v->e, p, "mass"),
+                               bodies ? rest : eddy_particles_buffer(v->e, p, "position"),
+                               bodies ? matrix : eddy_particles_buffer(v->e, p, "position") };
         bool ok = eddy_buffer_vk(v->e, eddy_particles_draw(v->e, p), &draw) == EDDY_OK;
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < 6; k++)
             ok = ok && eddy_buffer_vk(v->e, src[k], &b[k]) == EDDY_OK;
         if (!ok)
             continue;
@@ -839,11 +891,13 @@ static void record_draws(viewer *v, VkCommandBuffer cb, uint32_t image)
             continue; /* a meshed set shows its surface, not its particles */
         pv.colour[3] = (float)si;
         pv.extra[0] = 0.005f;
-        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, v->spheres);
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, bodies ? v->bodies : v->spheres);
+        v->body_sets += bodies;
         vkCmdPushConstants(cb, v->layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof pv, &pv);
-        VkBuffer bufs[4] = { b[0].buffer, b[1].buffer, b[2].buffer, b[3].buffer };
-        VkDeviceSize offs[4] = { b[0].offset, b[1].offset, b[2].offset, b[3].offset };
-        vkCmdBindVertexBuffers(cb, 0, 4, bufs, offs);
+        bind_matrices(v, cb, si, b[5].buffer, b[5].offset);
+        VkBuffer bufs[5] = { b[0].buffer, b[1].buffer, b[2].buffer, b[3].buffer, b[4].buffer };
+        VkDeviceSize offs[5] = { b[0].offset, b[1].offset, b[2].offset, b[3].offset, b[4].offset };
+        vkCmdBindVertexBuffers(cb, 0, 5, bufs, offs);
         /* eddy's record [1]: six vertices for each particle in use. */
         vkCmdDrawIndirect(cb, draw.buffer, draw.offset + 16, 1, 16);
     }
@@ -858,9 +912,10 @@ static void record_draws(viewer *v, VkCommandBuffer cb, uint32_t image)
         pv.colour[0] = 2, pv.colour[3] = 40;
         vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, v->spheres);
         vkCmdPushConstants(cb, v->layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof pv, &pv);
-        VkBuffer bufs[4] = { v->tool, v->tool, v->tool, v->tool };
-        VkDeviceSize offs[4] = { 0, 16, 32, 48 };
-        vkCmdBindVertexBuffers(cb, 0, 4, bufs, offs);
+        bind_matrices(v, cb, MAX_SETS, v->tool, 0);
+        VkBuffer bufs[5] = { v->tool, v->tool, v->tool, v->tool, v->tool };
+        VkDeviceSize offs[5] = { 0, 16, 32, 48, 0 };
+        vkCmdBindVertexBuffers(cb, 0, 5, bufs, offs);
         vkCmdDraw(cb, 6, 1, 0, 0);
     }
     vkCmdEndRenderPass(cb);
@@ -1006,6 +1061,9 @@ static void destroy(viewer *v)
         VkDevice d = v->dev;
         vkDestroyPipeline(d, v->spheres, NULL);
         vkDestroyPipeline(d, v->meshes, NULL);
+        vkDestroyPipeline(d, v->bodies, NULL);
+        vkDestroyDescriptorPool(d, v->descriptor_pool, NULL);
+        vkDestroyDescriptorSetLayout(d, v->set_layout, NULL);
         vkDestroyPipelineLayout(d, v->layout, NULL);
         for (uint32_t i = 0; i < MAX_IMAGES; i++) {
             vkDestroyFramebuffer(d, v->framebuffers[i], NULL);
@@ -1061,6 +1119,8 @@ static const char *usage_text =
     "  --range MIN,MAX       the colour scale (default speed 0,1 m/s, density 900,1100 kg/m^3)\n"
     "  --events FILE         input replayed at given frames (see docs/viewer.md)\n"
     "  --log FILE.csv        a line a frame: frame, time, tool position, tool force\n"
+    "  --bodies on|off       rigid bodies placed by their transforms (default on), or their\n"
+    "                        particles' positions\n"
     "  --validation V        off, on or sync (default: EDDY_VALIDATION, else off); any message\n"
     "                        fails the run\n"
     "mouse: left drag orbit, middle (or shift + left) pan, wheel zoom, right (or ctrl + left)\n"
@@ -1122,6 +1182,10 @@ static bool parse(int argc, char **argv, view_opts *o)
             if (val && sscanf(val, "%lf,%lf%c", &o->range[0], &o->range[1], &tail) == 2 && isfinite(o->range[0]) &&
                 isfinite(o->range[1]) && o->range[1] > o->range[0])
                 o->range_set = true, expect = NULL;
+        } else if (!strcmp(a, "--bodies")) {
+            expect = "on or off";
+            if (val && (!strcmp(val, "on") || !strcmp(val, "off")))
+                o->no_bodies = !strcmp(val, "off"), expect = NULL;
         } else if (!strcmp(a, "--validation")) {
             expect = "off, on or sync";
             if (val && (!strcmp(val, "off") || !strcmp(val, "on") || !strcmp(val, "sync")))
@@ -1262,9 +1326,10 @@ int eddy_view_main(int argc, char **argv)
     if (v.scene) {
         eddy_scene_info info = eddy_scene_get_info(v.scene);
         printf("view: %" PRIu64 " frames, %.2f ms a frame (mean, wall), t = %.4g s, %" PRIu64 " steps, %u particles, "
-               "%ux%u %s%s%s, %u validation messages\n", v.frame, v.frame ? v.frame_ms_sum / (double)v.frame : 0.0,
-               info.time, info.steps_done, info.particle_count, v.width, v.height, windowed ? "window" : "offscreen",
-               png && ok ? ", wrote " : "", png && ok ? png : "", v.messages);
+               "%u set(s) from body transforms, %ux%u %s%s%s, %u validation messages\n", v.frame,
+               v.frame ? v.frame_ms_sum / (double)v.frame : 0.0, info.time, info.steps_done, info.particle_count,
+               v.body_sets, v.width, v.height, windowed ? "window" : "offscreen", png && ok ? ", wrote " : "",
+               png && ok ? png : "", v.messages);
     }
     ok = ok && v.messages == 0 && (!v.e || eddy_validation_message_count(v.e) == 0);
     destroy(&v);

@@ -5,6 +5,12 @@ layout(location = 0) in vec4 position; // xyz m, w radius m (per instance)
 layout(location = 1) in vec4 velocity; // m/s (per instance)
 layout(location = 2) in uint phase;    // body / material (per instance)
 layout(location = 3) in float scalar;  // density kg/m^3 (per instance), when the set has one
+layout(location = 4) in vec4 rest;     // rigid bodies: the particle in its body's rest frame (m)
+
+// Rigid bodies: each particle placed by its body's transform, matrix[phase] x rest
+// (the rigid module's "rigid.matrix" and "rigid.rest"), not read from "position".
+layout(constant_id = 0) const bool BODIES = false;
+layout(std430, set = 0, binding = 0) readonly buffer Bodies { mat4 matrix[]; };
 
 layout(push_constant) uniform View {
     mat4 view;       // world to view (m)
@@ -41,7 +47,8 @@ void main()
 {
     radius = position.w > 0.0 ? position.w : v.extra.x;
     corner = corners[gl_VertexIndex];
-    centre = (v.view * vec4(position.xyz, 1.0)).xyz;
+    vec3 world = BODIES ? (matrix[phase] * vec4(rest.xyz, 1.0)).xyz : position.xyz;
+    centre = (v.view * vec4(world, 1.0)).xyz;
     // The quad in front of the sphere, large enough for its silhouette.
     vec3 at = centre + vec3(corner * radius, 0.0);
     gl_Position = clip(at);
