@@ -39,6 +39,9 @@ static const uint32_t mt_count_spv[] =
 static const uint32_t mt_emit_spv[] =
 #include "sph_mt_emit.spv.inc"
     ;
+static const uint32_t mt_draw_spv[] =
+#include "sph_mt_draw.spv.inc"
+    ;
 static const uint32_t iisph_diag_spv[] =
 #include "sph_iisph_diag.spv.inc"
     ;
@@ -71,7 +74,7 @@ enum {
     P_VORTEX_AXIS, P_VORTEX_OMEGA, P_VORTEX_RATE, P_VORTEX_RADIUS, P_FRONT_AXIS, P_SURFACE_MESH,
     P_SURFACE_CELL, P_SURFACE_ISO, P_WALL_SPACING, P_PUSH_CENTER, P_PUSH_VELOCITY,
     P_PUSH_RADIUS, P_PUSH_STRENGTH, P_PRESSURE_FORCE, P_CLAMP_NEGATIVE, P_EOS, P_C0, P_ALPHA, P_NORMALISE,
-    P_SOLVER, P_TOLERANCE, P_MAX_ITERATIONS, P_RELAXATION, P_COUNT
+    P_SOLVER, P_TOLERANCE, P_MAX_ITERATIONS, P_RELAXATION, P_SURFACE_LIVE, P_SURFACE_MAX_TRIANGLES, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -125,6 +128,13 @@ static const eddy_param_info params[P_COUNT] = {
     [P_RELAXATION] = { "relaxation", EDDY_PARAM_FLOAT, "1", { 0.5 }, 0.01, 1,
                        "IISPH: relaxed Jacobi factor omega of the pressure update" },
     [P_SURFACE_ISO] = { "surface_iso", EDDY_PARAM_FLOAT, "1", { 0.45 }, 1e-3, 0.999, "level of the fluid indicator at the surface (1 inside, 0 outside)" },
+    [P_SURFACE_LIVE] = { "surface_live", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1,
+                         "with surface_mesh: also extract the iso-surface at the end of every substep, on the GPU, "
+                         "into the particle set '<set>.surface' (three vertices a triangle in its \"position\") with "
+                         "the element set \"triangles\", whose draw record the GPU keeps current, for renderers" },
+    [P_SURFACE_MAX_TRIANGLES] = { "surface_max_triangles", EDDY_PARAM_INT, "1", { 0 }, 0, 16777216,
+                                  "surface_live: triangles kept at most (more are dropped); 0 = 8 x particles + "
+                                  "1024" },
 };
 
 static const char *const shared[] = { "position", "velocity", "mass", "density", "normal", "clamped" };
@@ -159,6 +169,12 @@ typedef struct sph {
     eddy_graph g_field, g_emit;
     eddy_pvd_entry *series; /* the surface meshes written so far, for <name>_surface.pvd */
     uint32_t series_count;
+    uint32_t field_vertices;
+    /* surface_live: the iso-surface every substep, as a particle set for renderers. */
+    bool live;
+    uint32_t live_max;        /* triangles */
+    eddy_particles live_set;  /* "<set>.surface" */
+    eddy_kernel k_emit_live, k_draw;
 } sph;
 
 static void destroy(void *state)
@@ -176,6 +192,9 @@ static void destroy(void *state)
     eddy_destroy_kernel(e, s->k_field);
     eddy_destroy_kernel(e, s->k_count);
     eddy_destroy_kernel(e, s->k_emit);
+    eddy_destroy_kernel(e, s->k_emit_live);
+    eddy_destroy_kernel(e, s->k_draw);
+    eddy_destroy_particles(e, s->live_set);
     eddy_buffer surf[] = { s->field, s->counts, s->offsets, s->tris };
     for (size_t i = 0; i < 4; i++)
         eddy_destroy_buffer(e, surf[i]);
@@ -314,6 +333,8 @@ static eddy_result record_density(sph *s, eddy_graph g)
     return rc < 0 ? (eddy_result)rc : EDDY_OK;
 }
 
+static eddy_result record_field(sph *s, eddy_graph g);
+
 /* The surface grid covers the box and one cell beyond it, where the colour
  * field is zero, so the iso-surface closes even where fluid touches a wall. */
 static eddy_result create_surface(sph *s, const eddy_system_ctx *ctx, double h, double cell,
@@ -349,27 +370,98 @@ static eddy_result create_surface(sph *s, const eddy_system_ctx *ctx, double h, 
     if (!s->field.id || !s->counts.id || !s->offsets.id || !s->scan || !s->k_field.id ||
         !s->k_count.id || !s->k_emit.id)
         return EDDY_ERROR_VULKAN;
-    /* The field graph rebuilds the grid from the current positions, so the
-     * surface belongs to the frame's particles, not to the last substep's start. */
-    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    s->field_vertices = (uint32_t)nv;
     s->g_field = eddy_create_graph(e, &(eddy_graph_desc){ .label = "sph.surface" });
-    eddy_result r = record_density(s, s->g_field);
+    return s->g_field.id ? record_field(s, s->g_field) : EDDY_ERROR_VULKAN;
+}
+
+/* The colour field on the surface grid, its cubes' triangle counts and
+ * their scan. It rebuilds the grid from the current positions, so the
+ * surface belongs to the frame's particles, not to the last substep's start. */
+static eddy_result record_field(sph *s, eddy_graph g)
+{
+    eddy_engine *e = s->e;
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    eddy_result r = record_density(s, g);
     if (r != EDDY_OK)
         return r;
-    int rc = eddy_graph_add_pass(e, s->g_field, &(eddy_pass_desc){
-            .label = "sph.surface.field", .kernel = s->k_field, .threads = (uint32_t)nv,
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "sph.surface.field", .kernel = s->k_field, .threads = s->field_vertices,
             .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
                           { s->sdensity, EDDY_READ }, { gb.cell_start, EDDY_READ },
                           { gb.cell_end, EDDY_READ }, { s->field, EDDY_WRITE } },
             .push = &s->vgrid, .push_size = sizeof s->vgrid });
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, s->g_field, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.surface.count", .kernel = s->k_count, .threads = s->cells,
             .bindings = { { s->field, EDDY_READ }, { s->counts, EDDY_WRITE } },
             .push = &s->vgrid, .push_size = sizeof s->vgrid });
     if (rc < 0)
         return (eddy_result)rc;
-    return eddy_scan_record(e, s->scan, s->g_field, s->counts, 0, s->offsets, 0, s->cells, false);
+    return eddy_scan_record(e, s->scan, g, s->counts, 0, s->offsets, 0, s->cells, false);
+}
+
+/* surface_live: the particle set "<set>.surface" (three vertices a
+ * triangle, at most live_max triangles), its element set "triangles"
+ * (indices 0, 1, 2, ...) and the kernels that fill them every substep. */
+static eddy_result create_live(sph *s, const eddy_system_ctx *ctx, double max_triangles)
+{
+    eddy_engine *e = s->e;
+    uint64_t max = max_triangles > 0 ? (uint64_t)max_triangles : 8ull * s->n + 1024;
+    const char *set = eddy_particles_name(e, ctx->particles);
+    char name[96];
+    int len = snprintf(name, sizeof name, "%s.surface", set);
+    if (len < 0 || len > 63 || 3 * max > UINT32_MAX / 4) {
+        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': surface_live needs the set name '%s' at most 55 "
+                 "characters and at most %u triangles (surface_max_triangles)", ctx->name, set, UINT32_MAX / 12);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    uint32_t vertices = (uint32_t)(3 * max);
+    uint32_t *index = malloc(4ull * vertices);
+    if (!index) {
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "system '%s': out of host memory for %u surface indices",
+                 ctx->name, vertices);
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    for (uint32_t i = 0; i < vertices; i++)
+        index[i] = i;
+    s->live = true;
+    s->live_max = (uint32_t)max;
+    s->live_set = eddy_create_particles(e, &(eddy_particles_desc){ .name = name, .count = vertices });
+    eddy_elements el = s->live_set.id ? eddy_particles_add_elements(e, s->live_set, &(eddy_elements_desc){
+        .name = "triangles", .kind = EDDY_TRIANGLES, .count = (uint32_t)max, .indices = index }) : (eddy_elements){ 0 };
+    free(index);
+    eddy_specialization live[2] = { { 1, 1 }, { 2, s->live_max } };
+    s->k_emit_live = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.surface.emit_live",
+        EDDY_SPIRV(mt_emit_spv), .specialization = { live[0], live[1] }, .specialization_count = 2 });
+    s->k_draw = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.surface.draw", EDDY_SPIRV(mt_draw_spv),
+        .specialization = { live[1] }, .specialization_count = 1 });
+    if (!el.buffer.id)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    return s->k_emit_live.id && s->k_draw.id ? EDDY_OK : EDDY_ERROR_VULKAN;
+}
+
+/* surface_live, at the end of each substep: the field, the triangles into
+ * the set's positions and the draw record. */
+static eddy_result record_live(sph *s, eddy_graph g)
+{
+    eddy_engine *e = s->e;
+    eddy_result r = record_field(s, g);
+    if (r != EDDY_OK)
+        return r;
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        .label = "sph.surface.emit_live", .kernel = s->k_emit_live, .threads = s->cells,
+        .bindings = { { s->field, EDDY_READ }, { s->offsets, EDDY_READ },
+                      { eddy_particles_buffer(e, s->live_set, "position"), EDDY_WRITE } },
+        .push = &s->vgrid, .push_size = sizeof s->vgrid });
+    uint32_t cells = s->cells;
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+            .label = "sph.surface.draw", .kernel = s->k_draw, .threads = 1,
+            .bindings = { { s->offsets, EDDY_READ }, { s->counts, EDDY_READ },
+                          { eddy_particles_elements_draw(e, s->live_set, "triangles"), EDDY_WRITE } },
+            .push = &cells, .push_size = sizeof cells });
+    return rc < 0 ? (eddy_result)rc : EDDY_OK;
 }
 
 static eddy_result create(const eddy_system_ctx *ctx, void **state)
@@ -518,9 +610,17 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             return EDDY_ERROR_VULKAN;
     }
     snprintf(s->name, sizeof s->name, "%s", ctx->name);
+    if (v[P_SURFACE_LIVE].v[0] != 0 && v[P_SURFACE_MESH].v[0] == 0) {
+        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': surface_live extracts the surface_mesh; expected "
+                 "\"surface_mesh\": true with it", ctx->name);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    eddy_result sr = EDDY_OK;
     if (v[P_SURFACE_MESH].v[0] != 0)
-        return create_surface(s, ctx, h, v[P_SURFACE_CELL].v[0], v[P_SURFACE_ISO].v[0]);
-    return EDDY_OK;
+        sr = create_surface(s, ctx, h, v[P_SURFACE_CELL].v[0], v[P_SURFACE_ISO].v[0]);
+    if (sr == EDDY_OK && v[P_SURFACE_LIVE].v[0] != 0 && s->n)
+        sr = create_live(s, ctx, v[P_SURFACE_MAX_TRIANGLES].v[0]);
+    return sr;
 }
 
 /* IISPH after the other forces: the system, the iterations (indirect,
@@ -620,7 +720,10 @@ static eddy_result declare_step(void *state, eddy_graph g)
             .bindings = { { s->params, EDDY_READ }, { s->clock, EDDY_READ_WRITE } } });
     if (rc < 0)
         return (eddy_result)rc;
-    return s->couple ? eddy_couple_record_end(e, s->couple, g) : EDDY_OK;
+    r = s->couple ? eddy_couple_record_end(e, s->couple, g) : EDDY_OK;
+    /* The next substep gathers its own sorted state again from the
+     * positions, so the surface's passes change nothing the step reads. */
+    return r == EDDY_OK && s->live ? record_live(s, g) : r;
 }
 
 /* Per frame: density error against rho0, the surge front, surface

@@ -316,7 +316,7 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
         eddy_vk_image vi;
         if (!host[k].im.id)
             continue;
-        if (eddy_image_vk(e, host[k].im, &vi) != EDDY_OK || vi.format != host[k].format ||
+        if (eddy_image_vk(e, host[k].im, &vi) != EDDY_OK || vi.format != (int32_t)host[k].format ||
             vi.extent.width != d->width || vi.extent.height != d->height || vi.extent.depth != 1) {
             fail(e, label, "the host's %s must be %u x %u px in that format, with storage use", host[k].what,
                  d->width, d->height);

@@ -2,7 +2,11 @@
  * gravity): the particles flagged as surface (|grad c| > l) are the outer
  * layer, and the iso-surface mesh written for the frame is closed (every
  * edge shared by exactly two triangles, consistently wound) and encloses the
- * fluid's volume N m / rho0 within 5%. */
+ * fluid's volume N m / rho0 within 5%. With surface_live the same
+ * surface is extracted on the GPU every substep into the set
+ * "water.surface": its draw record counts the frame's triangles and its
+ * vertices enclose the same volume, and the fluid moves bitwise as without
+ * it. */
 #include "../gpu/gpu_test.h"
 
 #include <math.h>
@@ -15,7 +19,9 @@ static int cmp_edge(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void drop(eddy_engine *e, double R)
+static float *last_pos; /* the run before, to compare a live run with */
+
+static void drop(eddy_engine *e, double R, bool live)
 {
     char dir[] = "/tmp/eddy-surface-XXXXXX";
     REQUIRE(mkdtemp(dir) != NULL);
@@ -26,8 +32,8 @@ static void drop(eddy_engine *e, double R)
         "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.02,"
         "      \"fill\": { \"shape\": \"sphere\", \"center\": [0.2, 0.2, 0.2], \"radius\": %g } } ],"
         "  \"systems\": [ { \"name\": \"drop\", \"module\": \"sph\", \"set\": \"water\","
-        "      \"params\": { \"h\": 0.04, \"stiffness\": 100, \"gravity\": [0, 0, 0], \"surface_mesh\": true } } ],"
-        "  \"output\": { \"vtk\": false } }", R);
+        "      \"params\": { \"h\": 0.04, \"stiffness\": 100, \"gravity\": [0, 0, 0], \"surface_mesh\": true%s } } ],"
+        "  \"output\": { \"vtk\": false } }", R, live ? ", \"surface_live\": true" : "");
     eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "surface", .json = json, .out_dir = dir });
     REQUIRE(sc != NULL);
     CHECK(eddy_scene_step(sc, 1) == EDDY_OK);
@@ -101,7 +107,37 @@ static void drop(eddy_engine *e, double R)
     CHECKF(fabs(volume - fluid) <= 0.05 * fluid, "mesh encloses %g m^3, the fluid %g m^3 (5%%)", volume, fluid);
     printf("sphere of radius %g m, %u particles: %u surface particles (outer layer %u); mesh %ld vertices, %ld triangles, closed; "
            "volume %.4g m^3 vs fluid %.4g m^3 (%.2f%%)\n", R, n, surface, outer, nv, nf, volume, fluid, 100 * (volume - fluid) / fluid);
-    free(pos), free(nrm), free(v), free(tri), free(edges), free(rev);
+    if (live) {
+        /* The live surface of the same step: the frame's triangles, as a soup. */
+        eddy_particles ls = eddy_find_particles(e, "water.surface");
+        uint32_t draw[5] = { 0 };
+        REQUIRE(ls.id);
+        CHECK(eddy_buffer_download(e, eddy_particles_elements_draw(e, ls, "triangles"), 0, sizeof draw, draw) ==
+              EDDY_OK);
+        uint32_t live_tris = draw[0] / 3;
+        float *lv = malloc(48ull * (live_tris + 1));
+        REQUIRE(lv);
+        CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, ls, "position"), 0, 48ull * live_tris, lv) == EDDY_OK);
+        double live_volume = 0;
+        for (uint32_t t = 0; t < live_tris; t++) {
+            const float *A = lv + 12 * t, *B = A + 4, *C = A + 8;
+            live_volume += (A[0] * ((double)B[1] * C[2] - (double)B[2] * C[1]) -
+                            A[1] * ((double)B[0] * C[2] - (double)B[2] * C[0]) +
+                            A[2] * ((double)B[0] * C[1] - (double)B[1] * C[0])) / 6.0;
+        }
+        CHECKF(draw[0] % 3 == 0 && live_tris == (uint32_t)nf && draw[1] == 1 && draw[2] == 0,
+               "live draw record { %u, %u, %u }: %u triangles, the frame has %ld", draw[0], draw[1], draw[2],
+               live_tris, nf);
+        CHECKF(fabs(live_volume - volume) <= 1e-9 * fabs(volume), "live surface encloses %.12g m^3, the frame's mesh "
+               "%.12g m^3", live_volume, volume);
+        CHECKF(last_pos && memcmp(last_pos, pos, 16ull * n) == 0, "the fluid with surface_live differs from without");
+        printf("surface_live: draw record { %u, 1, 0, 0, 0 } = the frame's %ld triangles, volume %.6g m^3 as the "
+               "frame's; the fluid bitwise as without\n", draw[0], nf, live_volume);
+        free(lv);
+    }
+    free(last_pos);
+    last_pos = pos;
+    free(nrm), free(v), free(tri), free(edges), free(rev);
     eddy_destroy_scene(sc);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -111,8 +147,10 @@ static void drop(eddy_engine *e, double R)
 int main(void)
 {
     eddy_engine *e = test_engine();
-    drop(e, 0.1);   /* R = 2.5 h, 552 particles */
-    drop(e, 0.17);  /* R = 4.25 h */
+    drop(e, 0.1, false);   /* R = 2.5 h, 552 particles */
+    drop(e, 0.1, true);    /* the same with the live surface */
+    drop(e, 0.17, false);  /* R = 4.25 h */
+    free(last_pos);
     test_finish(e);
     return test_report("sph_surface");
 }

@@ -9,6 +9,7 @@
 #               through the same handlers as the window's callbacks) move the
 #               pbf tool down into the water and its force goes from 0 to
 #               holding it up
+#   surface     a fluid's live iso-surface drawn from its GPU draw record
 #   bodies      rigid bodies drawn from their per-body transforms give the
 #               picture their particles' positions give
 #   keys        pause, one step, steps a frame, colour, zoom, orbit and reset
@@ -74,6 +75,15 @@ ok = len(rows) == 40 and drop > 0.1 and mag(f_before) < 1e-6 and held > 2
 sys.exit(0 if ok else 1)
 PY
     echo "ok ($case): $(cat "$tmp/check"); $(cat "$tmp/out")"
+    ;;
+surface)
+    # A fluid's live iso-surface (sph surface_live: "water.surface"), drawn
+    # from its GPU-written draw record in place of the particles.
+    "$eddy" view "$here/live_surface.json" --offscreen "$tmp/a.png" --frames 3 --size $size >"$tmp/out" \
+        2>"$tmp/err" || fail "exit status $?"
+    grep -q " 1 surface mesh(es)" "$tmp/out" || fail "no surface drawn: $(cat "$tmp/out")"
+    python3 "$here/png_compare.py" "$tmp/a.png" --lit 3000 --skip-top $bar >"$tmp/cmp" || fail "$(cat "$tmp/cmp")"
+    echo "ok ($case): $(cat "$tmp/out"); $(cat "$tmp/cmp")"
     ;;
 bodies)
     # Rigid bodies drawn from their per-body transforms (rigid.matrix x

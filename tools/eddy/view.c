@@ -122,6 +122,7 @@ typedef struct viewer {
     double tool_at_press[3], plane_at_press[3];
     bool paused, step_once, reset, quit;
     uint32_t body_sets; /* sets the last frame placed by their bodies' transforms */
+    uint32_t mesh_draws; /* triangle element sets the last frame drew */
     uint64_t frame;
     double frame_ms_sum, last_rate;
     double force[3];
@@ -818,8 +819,9 @@ static bool load(viewer *v)
 }
 
 /* What the frame's draws read of eddy's buffers, before and after the recorded steps. */
-static const eddy_host_use draw_use[] = { { .stages = EDDY_STAGE_VERTEX_INPUT | EDDY_STAGE_VERTEX_SHADER,
-                                            .access = EDDY_ACCESS_VERTEX_READ | EDDY_ACCESS_SHADER_READ } };
+static const eddy_host_use draw_use[] = {
+    { .stages = EDDY_STAGE_VERTEX_INPUT | EDDY_STAGE_VERTEX_SHADER | EDDY_STAGE_INDIRECT,
+      .access = EDDY_ACCESS_VERTEX_READ | EDDY_ACCESS_SHADER_READ | EDDY_ACCESS_INDIRECT_READ } };
 
 /* Points the set's descriptor at a buffer: the bodies' matrices, or any
  * live storage buffer where the pipeline reads none. The last frame has
@@ -832,6 +834,35 @@ static void bind_matrices(viewer *v, VkCommandBuffer cb, uint32_t index, VkBuffe
                                .pBufferInfo = &bi };
     vkUpdateDescriptorSets(v->dev, 1, &w, 0, NULL);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, v->layout, 0, 1, &v->descriptors[index], 0, NULL);
+}
+
+/* The set's triangle element sets over its positions, from their draw
+ * records; whether it has any. */
+static bool draw_meshes(viewer *v, VkCommandBuffer cb, eddy_particles p, const push_view *pv)
+{
+    eddy_vk_buffer pos;
+    if (eddy_buffer_vk(v->e, eddy_particles_buffer(v->e, p, "position"), &pos) != EDDY_OK)
+        return false;
+    bool meshed = false;
+    for (uint32_t k = 0; eddy_particles_elements_name(v->e, p, k); k++) {
+        const char *name = eddy_particles_elements_name(v->e, p, k);
+        eddy_elements el = eddy_particles_elements(v->e, p, name);
+        eddy_vk_buffer ib, ed;
+        if (el.kind != EDDY_TRIANGLES || eddy_buffer_vk(v->e, el.buffer, &ib) != EDDY_OK ||
+            eddy_buffer_vk(v->e, eddy_particles_elements_draw(v->e, p, name), &ed) != EDDY_OK)
+            continue;
+        if (!meshed) {
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, v->meshes);
+            vkCmdPushConstants(cb, v->layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                               sizeof *pv, pv);
+            vkCmdBindVertexBuffers(cb, 0, 1, &pos.buffer, &pos.offset);
+        }
+        vkCmdBindIndexBuffer(cb, ib.buffer, ib.offset, VK_INDEX_TYPE_UINT32);
+        vkCmdDrawIndexedIndirect(cb, ed.buffer, ed.offset, 1, 20);
+        meshed = true;
+        v->mesh_draws++;
+    }
+    return meshed;
 }
 
 static void record_draws(viewer *v, VkCommandBuffer cb, uint32_t image)
@@ -848,7 +879,7 @@ static void record_draws(viewer *v, VkCommandBuffer cb, uint32_t image)
     vkCmdSetScissor(cb, 0, 1, &scissor);
     push_view pv;
     matrices(v, &pv);
-    v->body_sets = 0;
+    v->body_sets = v->mesh_draws = 0;
     static const double defaults[4][2] = { { 0, 1 }, { 900, 1100 }, { 0, 1 }, { 0, 1 } };
     const double *range = v->o.range_set ? v->o.range : defaults[v->o.colour];
     pv.colour[0] = (float)v->o.colour, pv.colour[1] = (float)range[0], pv.colour[2] = (float)range[1];
@@ -871,22 +902,14 @@ static void record_draws(viewer *v, VkCommandBuffer cb, uint32_t image)
             ok = ok && eddy_buffer_vk(v->e, src[k], &b[k]) == EDDY_OK;
         if (!ok)
             continue;
-        /* Surface meshes: the set's triangle element sets. */
-        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, v->meshes);
-        vkCmdPushConstants(cb, v->layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof pv, &pv);
-        vkCmdBindVertexBuffers(cb, 0, 1, &b[0].buffer, &b[0].offset);
-        bool meshed = false;
-        for (uint32_t k = 0; eddy_particles_elements_name(v->e, p, k); k++) {
-            const char *name = eddy_particles_elements_name(v->e, p, k);
-            eddy_elements el = eddy_particles_elements(v->e, p, name);
-            eddy_vk_buffer ib, ed;
-            if (el.kind != EDDY_TRIANGLES || eddy_buffer_vk(v->e, el.buffer, &ib) != EDDY_OK ||
-                eddy_buffer_vk(v->e, eddy_particles_elements_draw(v->e, p, name), &ed) != EDDY_OK)
-                continue;
-            vkCmdBindIndexBuffer(cb, ib.buffer, ib.offset, VK_INDEX_TYPE_UINT32);
-            vkCmdDrawIndexedIndirect(cb, ed.buffer, ed.offset, 1, 20);
-            meshed = true;
-        }
+        /* Surface meshes: the set's triangle element sets, and a fluid's
+         * live iso-surface (the sph module's "<set>.surface", surface_live). */
+        bool meshed = draw_meshes(v, cb, p, &pv);
+        char live[96];
+        snprintf(live, sizeof live, "%s.surface", eddy_particles_name(v->e, p));
+        eddy_particles surface = eddy_find_particles(v->e, live);
+        if (surface.id)
+            meshed |= draw_meshes(v, cb, surface, &pv);
         if (meshed)
             continue; /* a meshed set shows its surface, not its particles */
         pv.colour[3] = (float)si;
@@ -1326,9 +1349,9 @@ int eddy_view_main(int argc, char **argv)
     if (v.scene) {
         eddy_scene_info info = eddy_scene_get_info(v.scene);
         printf("view: %" PRIu64 " frames, %.2f ms a frame (mean, wall), t = %.4g s, %" PRIu64 " steps, %u particles, "
-               "%u set(s) from body transforms, %ux%u %s%s%s, %u validation messages\n", v.frame,
+               "%u set(s) from body transforms, %u surface mesh(es), %ux%u %s%s%s, %u validation messages\n", v.frame,
                v.frame ? v.frame_ms_sum / (double)v.frame : 0.0, info.time, info.steps_done, info.particle_count,
-               v.body_sets, v.width, v.height, windowed ? "window" : "offscreen", png && ok ? ", wrote " : "",
+               v.body_sets, v.mesh_draws, v.width, v.height, windowed ? "window" : "offscreen", png && ok ? ", wrote " : "",
                png && ok ? png : "", v.messages);
     }
     ok = ok && v.messages == 0 && (!v.e || eddy_validation_message_count(v.e) == 0);

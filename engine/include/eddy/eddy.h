@@ -808,7 +808,9 @@ eddy_result eddy_particles_set_element_count(eddy_engine *e, eddy_particles p, c
  *   eddy_particles_elements_draw: one VkDrawIndexedIndirectCommand
  *     { kind x count, 1, 0, 0, 0 }: the elements in use, the element buffer
  *     as the index buffer (a triangle set's surface mesh as a triangle list,
- *     edges as a line list). */
+ *     edges as a line list). A module that builds elements on the GPU may
+ *     write this record in its own pass instead (the sph module's live
+ *     surface does). */
 eddy_buffer eddy_particles_draw(eddy_engine *e, eddy_particles p);
 eddy_buffer eddy_particles_elements_draw(eddy_engine *e, eddy_particles p, const char *name);
 

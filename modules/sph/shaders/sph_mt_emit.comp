@@ -5,8 +5,13 @@
 #include "sph_mt.glsl"
 
 layout(local_size_x_id = 0) in;
+// LIVE (surface_live): three vec4 vertices per triangle into a particle
+// set's "position" buffer, at most MAX_TRIANGLES of them; else 9 packed
+// floats per triangle for an output frame.
+layout(constant_id = 1) const bool LIVE = false;
+layout(constant_id = 2) const uint MAX_TRIANGLES = 0u;
 layout(std430, binding = 1) readonly buffer Offsets { uint offsets[]; };
-layout(std430, binding = 2) writeonly buffer Tris { float tris[]; }; // 9 floats per triangle
+layout(std430, binding = 2) writeonly buffer Tris { float tris[]; };
 
 uint out_at;
 
@@ -15,10 +20,19 @@ void emit(vec3 a, vec3 b, vec3 c, vec3 outward)
     if (dot(cross(b - a, c - a), outward) < 0.0) {
         vec3 t = b; b = c; c = t;
     }
-    uint o = 9u * out_at;
-    tris[o] = a.x; tris[o + 1u] = a.y; tris[o + 2u] = a.z;
-    tris[o + 3u] = b.x; tris[o + 4u] = b.y; tris[o + 5u] = b.z;
-    tris[o + 6u] = c.x; tris[o + 7u] = c.y; tris[o + 8u] = c.z;
+    if (LIVE) {
+        if (out_at < MAX_TRIANGLES) {
+            uint o = 12u * out_at;
+            tris[o] = a.x; tris[o + 1u] = a.y; tris[o + 2u] = a.z; tris[o + 3u] = 0.0;
+            tris[o + 4u] = b.x; tris[o + 5u] = b.y; tris[o + 6u] = b.z; tris[o + 7u] = 0.0;
+            tris[o + 8u] = c.x; tris[o + 9u] = c.y; tris[o + 10u] = c.z; tris[o + 11u] = 0.0;
+        }
+    } else {
+        uint o = 9u * out_at;
+        tris[o] = a.x; tris[o + 1u] = a.y; tris[o + 2u] = a.z;
+        tris[o + 3u] = b.x; tris[o + 4u] = b.y; tris[o + 5u] = b.z;
+        tris[o + 6u] = c.x; tris[o + 7u] = c.y; tris[o + 8u] = c.z;
+    }
     out_at++;
 }
 
