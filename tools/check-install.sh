@@ -184,6 +184,15 @@ else
     show "$tmp/bench.log"
     fail "the installed eddy bench finds no installed data"
 fi
+# The installed viewer with no display and no environment: an example scene
+# by name rendered offscreen to a PNG.
+if (cd "$elsewhere" && env -i "$eddy" view bounce --offscreen "$tmp/view.png" --frames 3 --size 160x120) \
+        >"$tmp/view.log" 2>&1 && [ -s "$tmp/view.png" ]; then
+    pass "env -i eddy view bounce --offscreen: $(grep -o '^view: [0-9]* frames[^,]*' "$tmp/view.log")"
+else
+    show "$tmp/view.log"
+    fail "the installed eddy view renders no PNG offscreen"
+fi
 
 # 4c. eddy as a meson subproject (examples/subproject): the tree linked as
 #     subprojects/eddy and the fallback forced (pkg-config would find the
