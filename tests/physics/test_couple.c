@@ -109,7 +109,7 @@ static void against_cpu(eddy_engine *e)
         binv[i] = i % 2 ? 1.0f / 0.001f : 0.0f;
     CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, b, "rigid.inverse_mass"), 0, 4ull * nb, binv) == EDDY_OK);
     const eddy_module_desc *md = eddy_pbf_module();
-    eddy_param_value values[32];
+    eddy_param_value values[64]; /* room for any module's parameters (the scene loader's limit) */
     for (uint32_t i = 0; i < md->param_count; i++)
         memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
     struct eddy_pbf_params prm;
@@ -175,7 +175,7 @@ static void against_cpu_sheet(eddy_engine *e)
         memcpy(&tris[4 * t + 3], &tau, 4);
     }
     const eddy_module_desc *md = eddy_pbf_module();
-    eddy_param_value values[32];
+    eddy_param_value values[64]; /* room for any module's parameters (the scene loader's limit) */
     for (uint32_t i = 0; i < md->param_count; i++) {
         memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
         if (!strcmp(md->params[i].name, "h"))
@@ -264,7 +264,7 @@ static void against_cpu_sph(eddy_engine *e, bool iisph)
     float *press = calloc(n, sizeof *press);
     REQUIRE(rho && boundary && force && press);
     const eddy_module_desc *md = eddy_sph_module();
-    eddy_param_value values[32];
+    eddy_param_value values[64]; /* room for any module's parameters (the scene loader's limit) */
     for (uint32_t i = 0; i < md->param_count; i++) {
         const char *name = md->params[i].name;
         memcpy(values[i].v, md->params[i].def, sizeof values[i].v);

@@ -132,7 +132,7 @@ static sim sim_create(eddy_engine *e, eddy_particles set, double dt, const float
                       const setting *s, int count)
 {
     sim r = { deform_module(e), NULL, { 0 } };
-    eddy_param_value v[32];
+    eddy_param_value v[64]; /* room for any module's parameters */
     fill_params(r.m, v, s, count);
     eddy_slot_sets slot = { &set, 1 };
     eddy_system_ctx ctx = { .size = sizeof ctx, .engine = e, .name = "body", .particles = set, .slots = &slot,

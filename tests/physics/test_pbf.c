@@ -45,7 +45,7 @@ static void against_cpu(eddy_engine *e, bool unilateral)
     CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "velocity"), 0, 16ull * n, vel) == EDDY_OK);
     CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, "mass"), 0, 4ull * n, mass) == EDDY_OK);
     const eddy_module_desc *md = eddy_pbf_module();
-    eddy_param_value values[32];
+    eddy_param_value values[64]; /* room for any module's parameters (the scene loader's limit) */
     for (uint32_t i = 0; i < md->param_count; i++) {
         memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
         if (!strcmp(md->params[i].name, "vorticity"))

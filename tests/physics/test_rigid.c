@@ -66,7 +66,7 @@ typedef struct direct {
 static direct direct_rigid(eddy_engine *e, eddy_particles set, double dt, double stiffness, double friction)
 {
     direct d = { .m = eddy_rigid_module() };
-    eddy_param_value v[16];
+    eddy_param_value v[64]; /* room for any module's parameters */
     REQUIRE(d.m->param_count <= 16);
     for (uint32_t i = 0; i < d.m->param_count; i++) {
         memcpy(v[i].v, d.m->params[i].def, sizeof v[i].v);

@@ -93,7 +93,7 @@ static void against_cpu(eddy_engine *e, int form)
     CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "mass"), 0, 4ull * m.n, mass) == EDDY_OK);
     /* The same parameter block the system built from the scene's values. */
     const eddy_module_desc *md = eddy_sph_module();
-    eddy_param_value values[32];
+    eddy_param_value values[64]; /* room for any module's parameters (the scene loader's limit) */
     for (uint32_t i = 0; i < md->param_count; i++)
         memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
     struct { const char *name; double v[3]; } set[] = {

@@ -457,8 +457,8 @@ static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, u
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, gpos) != EDDY_OK)
         goto done;
     const eddy_module_desc *md = kind == FLUID_PBF ? eddy_pbf_module() : eddy_sph_module();
-    eddy_param_value values[32];
-    for (uint32_t i = 0; i < md->param_count && i < 32; i++) {
+    eddy_param_value values[64]; /* room for any module's parameters (the scene loader's limit) */
+    for (uint32_t i = 0; i < md->param_count && i < 64; i++) {
         memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
         const char *pn = md->params[i].name;
         if (!strcmp(pn, "h"))

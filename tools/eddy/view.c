@@ -1244,8 +1244,10 @@ int eddy_view_main(int argc, char **argv)
     static char found[4352];
     if (eddy_tool_find_scene(v.o.scene, found, sizeof found))
         v.o.scene = found;
-    if (v.o.events && !read_events(&v, v.o.events))
+    if (v.o.events && !read_events(&v, v.o.events)) {
+        free(v.events);
         return 2;
+    }
     v.width = v.o.width, v.height = v.o.height;
     bool windowed = !v.o.offscreen;
 #ifdef EDDY_HAVE_GLFW
@@ -1253,6 +1255,7 @@ int eddy_view_main(int argc, char **argv)
         if (!glfwInit()) {
             fprintf(stderr, "eddy error [view.no_display]: view: no display for a window (GLFW could not start); "
                     "use --offscreen FILE.png\n");
+            free(v.events);
             return 1;
         }
         glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
@@ -1261,6 +1264,7 @@ int eddy_view_main(int argc, char **argv)
         if (!v.window) {
             fprintf(stderr, "eddy error [view.no_display]: view: the window could not be created; use --offscreen\n");
             glfwTerminate();
+            free(v.events);
             return 1;
         }
         glfwSetWindowUserPointer(v.window, &v);
@@ -1273,6 +1277,7 @@ int eddy_view_main(int argc, char **argv)
     if (windowed) {
         fprintf(stderr, "eddy error [view.no_display]: view: this eddy was built without GLFW; use --offscreen "
                 "FILE.png\n");
+        free(v.events);
         return 1;
     }
 #endif
