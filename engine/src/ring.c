@@ -127,16 +127,15 @@ static void ring_destroy(eddy_engine *e, struct eddy_ring *r)
 
 void eddy_staged_collect(eddy_engine *e);
 
-/* Frees the spans whose submissions have finished by `limit`; staged reads
- * up to it are copied out first, so a freed download span holds nothing
- * still to be read. */
+/* Frees the spans whose submissions or host recordings have finished;
+ * staged reads up to them are copied out first, so a freed download span
+ * holds nothing still to be read. */
 static void ring_reclaim(eddy_engine *e, struct eddy_ring *r)
 {
-    uint64_t limit = eddy_completed(e);
+    eddy_completed(e); /* the timeline's value, read once for the spans below */
     eddy_staged_collect(e);
     uint32_t done = 0;
-    while (done < r->span_count && r->spans[done].use.value != PENDING &&
-           (r->spans[done].use.host_epoch ? eddy_use_done(e, r->spans[done].use) : r->spans[done].use.value <= limit))
+    while (done < r->span_count && r->spans[done].use.value != PENDING && eddy_use_done(e, r->spans[done].use))
         r->tail = r->spans[done++].end;
     if (done) {
         memmove(r->spans, r->spans + done, (r->span_count - done) * sizeof *r->spans);
