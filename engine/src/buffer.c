@@ -129,11 +129,13 @@ eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
         eddy_log(e, EDDY_LOG_ERROR, "buffer.invalid", "buffer '%s': size must be > 0 bytes", label);
         return none;
     }
-    if (desc->size > e->info.max_storage_buffer_range) {
+    uint64_t range = desc->texel_only ? 16ull * e->info.max_texel_buffer_elements : e->info.max_storage_buffer_range;
+    if (desc->size > range) {
         eddy_log(e, EDDY_LOG_ERROR,
-                 "buffer.too_large", "buffer '%s': %" PRIu64 " bytes exceeds the device's maxStorageBufferRange of %"
+                 "buffer.too_large", "buffer '%s': %" PRIu64 " bytes exceeds the device's %s of %"
                  PRIu64 " bytes (device '%s')",
-                 label, desc->size, e->info.max_storage_buffer_range, e->info.name);
+                 label, desc->size, desc->texel_only ? "maxTexelBufferElements (16-byte texels)" : "maxStorageBufferRange",
+                 range, e->info.name);
         return none;
     }
     if (e->max_allocation && desc->size > e->max_allocation) {
@@ -152,7 +154,8 @@ eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
     /* Rounded to 4 bytes so that whole-buffer fills and copies are legal. */
     uint64_t size = (desc->size + 3) & ~3ull;
     if (create_raw(e, size,
-                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT |
+                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                        VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
                        VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
                    EDDY_MEM_DEVICE, label, &raw) != EDDY_OK)
@@ -168,6 +171,7 @@ eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
     b->alloc = raw.alloc;
     b->mapped = raw.mapped;
     b->size = desc->size;
+    b->texel_only = desc->texel_only;
     eddy_copy_label(b->label, sizeof b->label, desc->label, "(unnamed)");
     eddy_set_name(e, VK_OBJECT_TYPE_BUFFER, (uint64_t)raw.buffer, b->label);
     eddy_buffer h = { id };
@@ -189,7 +193,9 @@ void eddy_destroy_buffer(eddy_engine *e, eddy_buffer h)
     if (!b)
         return;
     eddy_staged_forget(e, h.id);
-    eddy_defer(e, &(eddy_deferred){ .use = b->use, .buffer = b->buffer, .alloc = b->alloc });
+    eddy_deferred d = { .use = b->use, .buffer = b->buffer, .alloc = b->alloc };
+    memcpy(d.buffer_views, b->views, sizeof d.buffer_views);
+    eddy_defer(e, &d);
     eddy_pool_free(&e->buffers, h.id);
     e->destroys++;
 }
@@ -200,11 +206,82 @@ void eddy_destroy_all_buffers(eddy_engine *e)
     for (uint32_t i = 0; i < e->buffers.count; i++) {
         eddy_buffer_obj *b = (eddy_buffer_obj *)(e->buffers.items + (size_t)i * e->buffers.elem_size);
         if (b->slot.live) {
+            for (int v = 0; v < EDDY_TEXEL_VIEWS; v++)
+                if (b->views[v])
+                    e->vk.vkDestroyBufferView(e->device, b->views[v], NULL);
             raw_buffer raw = { b->buffer, b->alloc, b->mapped };
             destroy_raw(e, &raw);
             b->slot.live = false;
         }
     }
+}
+
+uint32_t eddy_texel_size(int32_t format)
+{
+    switch (format) {
+    case VK_FORMAT_R32_SFLOAT:
+    case VK_FORMAT_R32_SINT:
+    case VK_FORMAT_R32_UINT: return 4;
+    case VK_FORMAT_R32G32_SFLOAT: return 8;
+    default: return 16;
+    }
+}
+
+eddy_result eddy_buffer_texel_check(eddy_engine *e, const eddy_buffer_obj *b, int32_t format, const char *what)
+{
+    uint32_t ts = eddy_texel_size(format);
+    VkFormatProperties fp;
+    e->vki.vkGetPhysicalDeviceFormatProperties(e->physical_device, (VkFormat)format, &fp);
+    if (!(fp.bufferFeatures & VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT)) {
+        eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "%s: buffer '%s' is read as a storage texel buffer of VkFormat %d, "
+                 "which device '%s' cannot view buffers in", what, b->label, (int)format, e->info.name);
+        return EDDY_ERROR_UNSUPPORTED;
+    }
+    if (b->size < ts) {
+        eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "%s: buffer '%s' (%" PRIu64 " bytes) is read as a storage texel "
+                 "buffer of %u-byte texels; expected at least one texel", what, b->label, b->size, ts);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (b->size / ts > e->info.max_texel_buffer_elements) {
+        eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "%s: buffer '%s' holds %" PRIu64 " texels of %u bytes, over the "
+                 "device's maxTexelBufferElements of %u ('%s')", what, b->label, b->size / ts, ts,
+                 e->info.max_texel_buffer_elements, e->info.name);
+        return EDDY_ERROR_LIMIT;
+    }
+    return EDDY_OK;
+}
+
+VkBufferView eddy_buffer_texel_view(eddy_engine *e, eddy_buffer_obj *b, int32_t format)
+{
+    int free_slot = -1;
+    for (int v = 0; v < EDDY_TEXEL_VIEWS; v++) {
+        if (b->views[v] && b->view_formats[v] == format)
+            return b->views[v];
+        if (!b->views[v] && free_slot < 0)
+            free_slot = v;
+    }
+    if (free_slot < 0) {
+        eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "buffer '%s' is read as texels of more than %d formats",
+                 b->label, EDDY_TEXEL_VIEWS);
+        return VK_NULL_HANDLE;
+    }
+    uint32_t ts = eddy_texel_size(format);
+    VkBufferViewCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+        .buffer = b->buffer,
+        .format = (VkFormat)format,
+        .offset = 0,
+        .range = b->size / ts * ts,
+    };
+    VkBufferView view;
+    VkResult r = e->vk.vkCreateBufferView(e->device, &ci, NULL, &view);
+    if (r != VK_SUCCESS) {
+        eddy_vk_fail(e, r, "vkCreateBufferView");
+        return VK_NULL_HANDLE;
+    }
+    b->views[free_slot] = view;
+    b->view_formats[free_slot] = format;
+    return view;
 }
 
 uint64_t eddy_buffer_size(eddy_engine *e, eddy_buffer h)

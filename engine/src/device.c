@@ -148,6 +148,7 @@ static void fill_info(VkPhysicalDevice pd, uint32_t index, eddy_device_info *inf
     info->vendor_id = p->vendorID;
     info->device_id = p->deviceID;
     info->max_storage_buffer_range = p->limits.maxStorageBufferRange;
+    info->max_texel_buffer_elements = p->limits.maxTexelBufferElements;
     info->subgroup_size = sub.subgroupSize;
     info->subgroup_arithmetic =
         (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&

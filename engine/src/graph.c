@@ -6,6 +6,8 @@
  * sets and records, checks and submits the command buffers. */
 #include "internal.h"
 
+#include <inttypes.h>
+
 eddy_graph_obj *eddy_graph_get(eddy_engine *e, eddy_graph g)
 {
     return eddy_pool_get(&e->graphs, g.id);
@@ -205,6 +207,20 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
             eddy_log(e, EDDY_LOG_ERROR, "pass.access", "pass '%s': binding %u of kernel '%s' is declared %s", label, i,
                      k->label, why);
             return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+        const eddy_buffer_obj *bo = eddy_buffer_get(e, b->buffer);
+        if (!k->shared->texel_formats[i] && bo->texel_only && i < k->shared->binding_count) {
+            eddy_log(e, EDDY_LOG_ERROR, "pass.binding", "pass '%s': binding %u of kernel '%s' is a storage buffer, "
+                     "but buffer '%s' was made texel_only (%" PRIu64 " bytes); bind it as a storage texel buffer "
+                     "(imageBuffer)", label, i, k->label, bo->label, bo->size);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+        if (k->shared->texel_formats[i]) {
+            char what[160];
+            snprintf(what, sizeof what, "pass '%s', binding %u of kernel '%s'", label, i, k->label);
+            eddy_result r = eddy_buffer_texel_check(e, eddy_buffer_get(e, b->buffer), k->shared->texel_formats[i], what);
+            if (r != EDDY_OK)
+                return r;
         }
         p.bindings[i] = *b;
         eddy_copy_label(p.binding_labels[i], sizeof p.binding_labels[i], eddy_buffer_label(e, b->buffer),

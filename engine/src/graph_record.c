@@ -320,20 +320,21 @@ static eddy_result plan_graph(eddy_engine *e, eddy_graph_obj *g, bool own, const
 static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
 {
     /* Each descriptor type counted apart (buffers, storage images, combined
-     * image samplers, in eddy_binding_kind order). */
-    VkDescriptorPoolSize sizes[3] = { { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0 },
+     * image samplers, in eddy_binding_kind order; then storage texel buffers). */
+    VkDescriptorPoolSize sizes[4] = { { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0 },
                                       { VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 0 },
-                                      { VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 0 } };
+                                      { VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 0 },
+                                      { VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 0 } };
     for (uint32_t i = 0; i < g->pass_count; i++) {
         const eddy_kernel_obj *k = eddy_kernel_get(e, g->passes[i].kernel);
         for (uint32_t b = 0; k && b < g->passes[i].binding_count; b++)
-            sizes[k->shared->kinds[b]].descriptorCount++;
+            sizes[k->shared->texel_formats[b] ? 3 : k->shared->kinds[b]].descriptorCount++;
     }
-    VkDescriptorPoolSize used[3];
+    VkDescriptorPoolSize used[4];
     uint32_t used_count = 0;
-    for (int t = 0; t < 3; t++)
-        if (sizes[t].descriptorCount || (t == 0 && !used_count && !sizes[1].descriptorCount &&
-                                         !sizes[2].descriptorCount))
+    for (int t = 0; t < 4; t++)
+        if (sizes[t].descriptorCount || (t == 0 && !sizes[1].descriptorCount && !sizes[2].descriptorCount &&
+                                         !sizes[3].descriptorCount))
             used[used_count++] = (VkDescriptorPoolSize){ sizes[t].type,
                                                          sizes[t].descriptorCount ? sizes[t].descriptorCount : 1 };
     VkDescriptorPoolCreateInfo pci = {
@@ -364,6 +365,7 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
             return eddy_vk_fail(e, r, "vkAllocateDescriptorSets");
         VkDescriptorBufferInfo infos[EDDY_MAX_BINDINGS];
         VkDescriptorImageInfo image_infos[EDDY_MAX_BINDINGS];
+        VkBufferView texel_views[EDDY_MAX_BINDINGS];
         VkWriteDescriptorSet writes[EDDY_MAX_BINDINGS];
         for (uint32_t b = 0; b < p->binding_count; b++) {
             if (k->shared->kinds[b] != EDDY_BIND_BUFFER) {
@@ -396,6 +398,21 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
                 return EDDY_ERROR_INVALID_ARGUMENT;
             }
             infos[b] = (VkDescriptorBufferInfo){ bo->buffer, 0, VK_WHOLE_SIZE };
+            int32_t tf = k->shared->texel_formats[b];
+            if (tf) {
+                texel_views[b] = eddy_buffer_texel_view(e, bo, tf);
+                if (!texel_views[b])
+                    return EDDY_ERROR_VULKAN;
+                writes[b] = (VkWriteDescriptorSet){
+                    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                    .dstSet = p->set,
+                    .dstBinding = b,
+                    .descriptorCount = 1,
+                    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
+                    .pTexelBufferView = &texel_views[b],
+                };
+                continue;
+            }
             writes[b] = (VkWriteDescriptorSet){
                 .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                 .dstSet = p->set,

@@ -67,9 +67,13 @@ typedef struct eddy_use {
 
 /* Vulkan objects waiting for their last use to finish; any field may be
  * null. */
+/* Formats a buffer can be viewed in as a storage texel buffer at once. */
+#define EDDY_TEXEL_VIEWS 4
+
 typedef struct eddy_deferred {
     eddy_use use;
     VkBuffer buffer;
+    VkBufferView buffer_views[EDDY_TEXEL_VIEWS];
     eddy_alloc alloc;
     struct eddy_shared_pipeline *pipeline;
     VkDescriptorPool pool;
@@ -99,6 +103,9 @@ typedef struct eddy_buffer_obj {
     void *mapped; /* non-NULL where the memory is host-visible and coherent */
     eddy_use use;
     char label[96];
+    VkBufferView views[EDDY_TEXEL_VIEWS]; /* texel views of the whole buffer, made at first use */
+    bool texel_only; /* never bound as a storage buffer (eddy_buffer_desc.texel_only) */
+    int32_t view_formats[EDDY_TEXEL_VIEWS];
 } eddy_buffer_obj;
 
 typedef struct eddy_image_obj {
@@ -140,6 +147,8 @@ typedef struct eddy_shared_pipeline {
     uint32_t no_write, no_read; /* per binding bit: NonWritable / NonReadable in the SPIR-V */
     uint8_t kinds[EDDY_MAX_BINDINGS]; /* eddy_binding_kind per binding */
     uint8_t dims[EDDY_MAX_BINDINGS];  /* image bindings: 1, 2 or 3 (0: unknown) */
+    int32_t texel_formats[EDDY_MAX_BINDINGS]; /* a buffer binding's VkFormat when the shader reads it as a
+                                                 storage texel buffer (imageBuffer); 0: storage buffer */
 } eddy_shared_pipeline;
 
 typedef struct eddy_kernel_obj {
@@ -315,6 +324,12 @@ void eddy_set_name(eddy_engine *e, VkObjectType type, uint64_t handle, const cha
 void eddy_copy_label(char *dst, size_t cap, const char *src, const char *fallback);
 
 eddy_buffer_obj *eddy_buffer_get(eddy_engine *e, eddy_buffer b);
+/* Storage texel buffers: bytes per texel of a format eddy views buffers in,
+ * whether buffer b can be viewed in it (a message naming `what` if not),
+ * and its view (made at first use, destroyed with the buffer). */
+uint32_t eddy_texel_size(int32_t format);
+eddy_result eddy_buffer_texel_check(eddy_engine *e, const eddy_buffer_obj *b, int32_t format, const char *what);
+VkBufferView eddy_buffer_texel_view(eddy_engine *e, eddy_buffer_obj *b, int32_t format);
 eddy_kernel_obj *eddy_kernel_get(eddy_engine *e, eddy_kernel k);
 eddy_image_obj *eddy_image_get(eddy_engine *e, eddy_image im);
 eddy_graph_obj *eddy_graph_get(eddy_engine *e, eddy_graph g);

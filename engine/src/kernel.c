@@ -22,6 +22,7 @@ typedef struct spirv_facts {
     bool other_set;          /* a binding in a set other than 0 */
     uint8_t kinds[32];       /* eddy_binding_kind per binding */
     uint8_t dims[32];        /* image bindings: 1, 2, 3 (0: other dimensionality) */
+    int32_t texel_formats[32]; /* storage texel buffers: the VkFormat of the shader's format */
     int32_t bad_binding;     /* a binding of a kind eddy cannot bind (a separate texture or
                                 sampler, a sampled image's Dim not 1D/2D/3D), else -1 */
 } spirv_facts;
@@ -44,6 +45,22 @@ enum {
     MODE_LOCAL_SIZE = 17,
 };
 
+/* The VkFormat of a SPIR-V Image Format a storage texel buffer may have
+ * (0: one eddy does not view buffers in). */
+static int32_t texel_format(uint32_t spirv_format)
+{
+    switch (spirv_format) {
+    case 1: return VK_FORMAT_R32G32B32A32_SFLOAT; /* Rgba32f */
+    case 3: return VK_FORMAT_R32_SFLOAT;          /* R32f */
+    case 6: return VK_FORMAT_R32G32_SFLOAT;       /* Rg32f */
+    case 21: return VK_FORMAT_R32G32B32A32_SINT;  /* Rgba32i */
+    case 24: return VK_FORMAT_R32_SINT;           /* R32i */
+    case 30: return VK_FORMAT_R32G32B32A32_UINT;  /* Rgba32ui */
+    case 33: return VK_FORMAT_R32_UINT;           /* R32ui */
+    default: return 0;
+    }
+}
+
 /* Per SPIR-V id, what the scan gathers. */
 typedef struct spirv_id {
     int32_t binding, set;
@@ -54,7 +71,8 @@ typedef struct spirv_id {
     bool nw, nr;            /* the id itself decorated */
     uint8_t image;          /* OpTypeImage: 1 + Sampled operand (1: texture, 2: storage);
                                OpTypeSampledImage: 4; OpTypeSampler: 5 */
-    uint8_t dim;            /* OpTypeImage: 1, 2, 3 for Dim 1D/2D/3D, else 0 */
+    uint8_t dim;            /* OpTypeImage: 1, 2, 3 for Dim 1D/2D/3D, 4 for Buffer, else 0 */
+    uint32_t format;        /* OpTypeImage: its Image Format operand */
     uint32_t image_type;    /* OpTypeSampledImage: its image type */
 } spirv_id;
 
@@ -102,7 +120,8 @@ static bool read_spirv(const uint32_t *w, size_t words, spirv_facts *f)
             id[o[0]].members = count - 2;
         } else if (op == OP_TYPE_IMAGE && count >= 9 && o[0] < bound) {
             id[o[0]].image = (uint8_t)(1 + (o[6] <= 2 ? o[6] : 0));
-            id[o[0]].dim = (uint8_t)(o[2] <= 2 && !o[4] && !o[5] ? o[2] + 1 : 0); /* not arrayed, not multisampled */
+            id[o[0]].dim = (uint8_t)(o[2] <= 2 && !o[4] && !o[5] ? o[2] + 1 : o[2] == 5 ? 4 : 0); /* not arrayed, not multisampled */
+            id[o[0]].format = o[7];
         } else if (op == OP_TYPE_SAMPLED_IMAGE && count >= 3 && o[0] < bound) {
             id[o[0]].image = 4;
             id[o[0]].image_type = o[1];
@@ -141,7 +160,12 @@ static bool read_spirv(const uint32_t *w, size_t words, spirv_facts *f)
         const spirv_id *block = ptr && ptr->pointee < bound ? &id[ptr->pointee] : NULL;
         bool nw = id[i].nw || (block && block->members && block->members_nw >= block->members);
         bool nr = id[i].nr || (block && block->members && block->members_nr >= block->members);
-        if (block && block->image == 3) { /* storage image: decorations on the variable */
+        if (block && block->image == 3 && block->dim == 4) { /* storage texel buffer: a buffer */
+            f->kinds[b] = EDDY_BIND_BUFFER;
+            f->texel_formats[b] = texel_format(block->format);
+            if (!f->texel_formats[b] && f->bad_binding < 0)
+                f->bad_binding = (int32_t)b;
+        } else if (block && block->image == 3) { /* storage image: decorations on the variable */
             f->kinds[b] = EDDY_BIND_STORAGE_IMAGE;
             f->dims[b] = block->dim;
             if (!block->dim && f->bad_binding < 0)
@@ -291,13 +315,14 @@ static eddy_shared_pipeline *make_shared(eddy_engine *e, const char *label, cons
     sp->no_read = facts->no_read;
     memcpy(sp->kinds, facts->kinds, sizeof sp->kinds);
     memcpy(sp->dims, facts->dims, sizeof sp->dims);
+    memcpy(sp->texel_formats, facts->texel_formats, sizeof sp->texel_formats);
     static const VkDescriptorType types[] = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
                                               VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER };
     VkDescriptorSetLayoutBinding bindings[EDDY_MAX_BINDINGS];
     for (uint32_t i = 0; i < sp->binding_count; i++)
         bindings[i] = (VkDescriptorSetLayoutBinding){
             .binding = i,
-            .descriptorType = types[sp->kinds[i]],
+            .descriptorType = sp->texel_formats[i] ? VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER : types[sp->kinds[i]],
             .descriptorCount = 1,
             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
         };
@@ -405,9 +430,10 @@ eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
     if (facts.other_set || facts.binding_count > EDDY_MAX_BINDINGS || facts.bad_binding >= 0) {
         eddy_log(e, EDDY_LOG_ERROR,
                  "kernel.unsupported", "kernel '%s': bindings must be storage buffers, storage images or combined image "
-                 "samplers (1D, 2D or 3D) 0..%u of set 0%s", label, EDDY_MAX_BINDINGS - 1,
-                 facts.bad_binding >= 0 ? "; a separate texture or sampler, or another image "
-                                          "dimensionality, is not supported" : "");
+                 "samplers (1D, 2D or 3D) or storage texel buffers (r32f, rg32f, rgba32f, r32i, rgba32i, r32ui, "
+                 "rgba32ui) 0..%u of set 0%s", label, EDDY_MAX_BINDINGS - 1,
+                 facts.bad_binding >= 0 ? "; a separate texture or sampler, another image "
+                                          "dimensionality or another texel format is not supported" : "");
         free(compiled);
         return none;
     }
@@ -512,5 +538,9 @@ eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e)
         c.images_live += ((const eddy_slot *)(e->images.items + (size_t)i * e->images.elem_size))->live;
     for (uint32_t i = 0; i < e->kernels.count; i++)
         c.kernels_live += ((const eddy_slot *)(e->kernels.items + (size_t)i * e->kernels.elem_size))->live;
+    for (uint32_t i = 0; i < e->buffers.count; i++) {
+        const eddy_buffer_obj *b = (const eddy_buffer_obj *)(e->buffers.items + (size_t)i * e->buffers.elem_size);
+        c.buffer_bytes += b->slot.live ? b->size : 0;
+    }
     return c;
 }

@@ -63,6 +63,9 @@ static void release(eddy_engine *e, const eddy_deferred *d)
         e->vk.vkDestroyQueryPool(e->device, d->queries, NULL);
     if (d->pipeline)
         eddy_destroy_shared_pipeline(e, d->pipeline);
+    for (int v = 0; v < EDDY_TEXEL_VIEWS; v++)
+        if (d->buffer_views[v])
+            e->vk.vkDestroyBufferView(e->device, d->buffer_views[v], NULL);
     if (d->buffer)
         e->vk.vkDestroyBuffer(e->device, d->buffer, NULL);
     if (d->sampler)

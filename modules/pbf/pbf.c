@@ -2,6 +2,7 @@
 #include "pbf.h"
 
 #include "common/fluid_stats.h"
+#include "common/nlist.h"
 #include "couple/couple.h"
 #include "eddy/eddy_prims.h"
 #include "sph_kernels.h"
@@ -48,11 +49,14 @@ static const uint32_t tool_force_spv[] =
 static const uint32_t tool_end_spv[] =
 #include "pbf_tool_end.spv.inc"
     ;
+static const uint32_t neighbours_spv[] =
+#include "pbf_neighbours.spv.inc"
+    ;
 
 enum {
     P_H, P_RHO0, P_ITERATIONS, P_EPSILON, P_TENSILE_K, P_TENSILE_N, P_TENSILE_DQ, P_XSPH,
     P_GRAVITY, P_WALL_SPACING, P_VORTICITY, P_TOOL_RADIUS, P_TOOL_POSITION, P_TOOL_ADHESION,
-    P_TOOL_RANGE, P_TOOL_DAMPING, P_UNILATERAL, P_COUNT
+    P_TOOL_RANGE, P_TOOL_DAMPING, P_UNILATERAL, P_NEIGHBOURS, P_SKIN, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -74,6 +78,15 @@ static const eddy_param_info params[P_COUNT] = {
     [P_UNILATERAL] = { "unilateral", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1,
                        "density constraint only where the fluid is compressed, C = max(rho / rho0 - 1, 0) "
                        "(false: the paper's C, which pulls a free surface, where rho < rho0, into the bulk)" },
+    [P_NEIGHBOURS] = { "neighbour_list", EDDY_PARAM_INT, "1", { 64 }, 0, 1024,
+                       "neighbours (within h + neighbour_skin) a particle keeps in its list, 4 bytes each: one "
+                       "scan of the 27 grid cells a substep, which every later neighbour loop reads (a particle "
+                       "with more neighbours scans the cells in each loop); 0 = every loop scans. The results "
+                       "are bitwise the same either way" },
+    [P_SKIN] = { "neighbour_skin", EDDY_PARAM_FLOAT, "1", { 0.1 }, 0, 1,
+                 "margin of the neighbour lists beyond h, as a fraction of h: they stay valid while no particle "
+                 "moves more than 0.45 of it from its predicted position in the solver iterations (else the "
+                 "substep's remaining loops scan the cells)" },
     [P_TOOL_DAMPING] = { "tool_damping", EDDY_PARAM_FLOAT, "N s/m", { 0.02 }, 0, 1e6, "damping k (seed eq. 14) per particle in contact (closer than R + wall spacing)" },
 };
 
@@ -120,6 +133,9 @@ void eddy_pbf_params_from_values(struct eddy_pbf_params *p, const eddy_param_val
     p->options[1] = v[P_UNILATERAL].v[0] != 0 ? 1.0f : 0.0f;
     p->options[3] = (float)v[P_VORTICITY].v[0];
     p->misc[0] = count;
+    p->misc[1] = (uint32_t)v[P_NEIGHBOURS].v[0];
+    float list_r = (float)(h * (1.0 + v[P_SKIN].v[0]));
+    memcpy(&p->misc[2], &list_r, 4);
     p->tool[0] = (float)v[P_TOOL_RADIUS].v[0];
     p->tool[1] = (float)v[P_TOOL_ADHESION].v[0];
     p->tool[2] = (float)(v[P_TOOL_RANGE].v[0] > 0 ? v[P_TOOL_RANGE].v[0] : h);
@@ -132,7 +148,7 @@ uint32_t eddy_pbf_iterations(const eddy_param_value *v)
 }
 
 enum { K_PREDICT, K_LAMBDA, K_DELTA, K_APPLY, K_VELOCITY, K_FINISH, K_VORTICITY, K_TOOL_BEGIN,
-       K_TOOL_FORCE, K_TOOL_END, K_COUNT };
+       K_TOOL_FORCE, K_TOOL_END, K_NEIGHBOURS, K_COUNT };
 
 typedef struct pbf {
     eddy_engine *e;
@@ -146,6 +162,8 @@ typedef struct pbf {
     eddy_kernel k[K_COUNT];
     eddy_buffer params, solids, pred, sp, sbin, sold, smass, lambda, dp, sv, svort;
     eddy_buffer tool, tpush, tadh, tdamp, tsums;
+    eddy_buffer sghost; /* pbf.lambda's ghost gradient sums for pbf.delta: walls, then the tool's */
+    eddy_buffer nlist, ncount, lpos; /* neighbour lists (shaders/neighbours.glsl); 16-byte stand-ins without */
     eddy_buffer position, velocity, mass, density, clamped_flags;
     bool clamped; /* the tool was kept off a wall once (warned) */
     struct eddy_pbf_tool tool_host; /* the tool's state after the last step (a staged read) */
@@ -163,7 +181,8 @@ static void destroy(void *state)
     for (int i = 0; i < K_COUNT; i++)
         eddy_destroy_kernel(s->e, s->k[i]);
     eddy_buffer own[] = { s->params, s->solids, s->pred, s->sp, s->sbin, s->sold, s->smass, s->lambda, s->dp,
-                          s->sv, s->svort, s->tool, s->tpush, s->tadh, s->tdamp, s->tsums };
+                          s->sv, s->svort, s->tool, s->tpush, s->tadh, s->tdamp, s->tsums,
+                          s->nlist, s->ncount, s->lpos, s->sghost };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(s->e, own[i]);
     free(s);
@@ -225,6 +244,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->density = eddy_particles_add_buffer(e, s->set, "density", 4);
     s->clamped_flags = eddy_particles_add_buffer(e, s->set, "clamped", 4);
     uint64_t n = s->n;
+    uint64_t cap = eddy_nlist_capacity(e, ctx->name, s->p.misc[1], n);
+    s->p.misc[1] = (uint32_t)cap;
     s->params = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof s->p, .label = "pbf.params", .data = &s->p });
     s->solids = scratch(s, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1));
     s->pred = scratch(s, "predicted", 16 * n);
@@ -247,9 +268,14 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->tadh = scratch(s, "sorted.tool_adhesion", tool ? 16 * n : 16);
     s->tdamp = scratch(s, "sorted.tool_damping", tool ? 16 * n : 16);
     s->tsums = scratch(s, "tool_sums", 48);
+    s->nlist = eddy_nlist_buffer(e, ctx->name, cap, n);
+    s->ncount = scratch(s, "sorted.neighbour_count", 4 * n + 4); /* [n]: the lists' flag */
+    s->lpos = scratch(s, "sorted.list_position", cap ? 16 * n : 16);
+    s->sghost = scratch(s, "sorted.ghosts", (tool ? 32 : 16) * n);
     if (!s->density.id || !s->clamped_flags.id || !s->params.id || !s->solids.id || !s->pred.id || !s->sp.id || !s->sbin.id ||
         !s->sold.id || !s->smass.id || !s->lambda.id || !s->dp.id || !s->sv.id || !s->svort.id ||
-        !s->tool.id || !s->tpush.id || !s->tadh.id || !s->tdamp.id || !s->tsums.id)
+        !s->tool.id || !s->tpush.id || !s->tadh.id || !s->tdamp.id || !s->tsums.id || !s->nlist.id || !s->ncount.id ||
+        !s->lpos.id || !s->sghost.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
     if (tool) {
         char rl[160];
@@ -269,6 +295,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         { tool_begin_spv, sizeof tool_begin_spv, "pbf.tool_begin" },
         { tool_force_spv, sizeof tool_force_spv, "pbf.tool_force" },
         { tool_end_spv, sizeof tool_end_spv, "pbf.tool_end" },
+        { neighbours_spv, sizeof neighbours_spv, "pbf.neighbours" },
     };
     for (int i = 0; i < K_COUNT; i++) {
         const uint32_t *spv = ks[i].spv;
@@ -282,6 +309,17 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             return EDDY_ERROR_VULKAN;
     }
     return EDDY_OK;
+}
+
+/* always: build the lists; else only where the last pbf.apply set the flag. */
+static int add_neighbours(pbf *s, eddy_graph g, const eddy_grid_buffers *gb, uint32_t always)
+{
+    return eddy_graph_add_pass(s->e, g, &(eddy_pass_desc){
+        .label = always ? "pbf.neighbours" : "pbf.neighbours_check", .kernel = s->k[K_NEIGHBOURS],
+        .threads = s->n, .push = &always, .push_size = sizeof always,
+        .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { gb->cell_start, EDDY_READ },
+                      { gb->cell_end, EDDY_READ }, { s->sbin, EDDY_READ }, { s->nlist, EDDY_WRITE },
+                      { s->ncount, EDDY_READ_WRITE }, { s->lpos, EDDY_WRITE } } });
 }
 
 static eddy_result declare_step(void *state, eddy_graph g)
@@ -301,7 +339,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.predict", .kernel = s->k[K_PREDICT], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->position, EDDY_READ }, { s->velocity, EDDY_READ },
-                          { s->pred, EDDY_WRITE }, { s->tpush, EDDY_WRITE } } });
+                          { s->pred, EDDY_WRITE }, { s->tpush, EDDY_WRITE }, { s->mass, EDDY_READ } } });
     eddy_result r = rc < 0 ? (eddy_result)rc : EDDY_OK;
     /* The neighbours of the predicted positions, for the whole substep. */
     if (r == EDDY_OK)
@@ -323,21 +361,27 @@ static eddy_result declare_step(void *state, eddy_graph g)
     /* The coupled variants bind the boundary after their own buffers. */
     eddy_couple_bindings cb = coupled ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
     eddy_access cr = coupled ? EDDY_READ : 0;
-    int first = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    /* With lists: the substep's neighbours once (without, the shaders do
+     * not read the list bindings). */
+    bool lists = s->p.misc[1] > 0;
+    eddy_access lr = EDDY_READ;
+    rc = lists ? add_neighbours(s, g, &gb, 1) : 0;
+    int first = rc < 0 ? rc : eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "pbf.lambda", .kernel = s->k[K_LAMBDA], .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->lambda, EDDY_WRITE },
-                      { s->tool, EDDY_READ }, { s->sbin, EDDY_READ }, { cb.params, cr }, { cb.particles, cr },
-                      { cb.cell_start, cr }, { cb.cell_end, cr }, { cb.inverse_mass, cr } } });
+                      { s->tool, EDDY_READ }, { s->sbin, EDDY_READ }, { s->nlist, lr }, { s->ncount, EDDY_READ_WRITE },
+                      { s->sghost, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr },
+                      { cb.inverse_mass, cr } } });
     rc = first;
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.delta", .kernel = s->k[K_DELTA], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
                           { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                          { s->dp, EDDY_WRITE }, { s->tool, EDDY_READ }, { s->tpush, EDDY_READ_WRITE },
-                          { s->sbin, EDDY_READ }, { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr },
-                          { cb.cell_end, cr } } });
+                          { s->dp, EDDY_WRITE }, { s->sghost, EDDY_READ }, { s->tpush, EDDY_READ_WRITE },
+                          { s->sbin, EDDY_READ }, { s->nlist, lr }, { s->ncount, lr }, { cb.params, cr },
+                          { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
     /* The same corrections' reaction on the boundary particles, before
      * pbf.apply moves the fluid. */
     if (rc >= 0 && coupled)
@@ -347,10 +391,15 @@ static eddy_result declare_step(void *state, eddy_graph g)
             .label = "pbf.apply", .kernel = s->k[K_APPLY], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ_WRITE }, { s->dp, EDDY_READ },
                           { s->solids, EDDY_READ }, { s->tool, EDDY_READ }, { s->tpush, EDDY_READ_WRITE },
-                          { gb.sorted_index, EDDY_READ }, { s->clamped_flags, EDDY_WRITE } } });
+                          { gb.sorted_index, EDDY_READ }, { s->clamped_flags, EDDY_WRITE }, { s->lpos, EDDY_READ },
+                          { s->ncount, EDDY_READ_WRITE }, { s->sold, EDDY_READ } } });
+    /* Lists again where the iteration moved a particle too far. */
+    if (rc >= 0 && lists)
+        rc = add_neighbours(s, g, &gb, 0);
     /* The solver iterations: one recorded range, replayed. */
     if (rc >= 0 && s->iterations > 1)
-        rc = eddy_graph_repeat(e, g, (uint32_t)first, coupled ? 4 : 3, s->iterations) == EDDY_OK ? 0 : -1;
+        rc = eddy_graph_repeat(e, g, (uint32_t)first, (coupled ? 4 : 3) + (lists ? 1 : 0), s->iterations) == EDDY_OK
+                 ? 0 : -1;
     /* Off the coupled sheets (a cloth's triangles), before the velocities. */
     if (rc >= 0 && coupled)
         rc = eddy_couple_record_sheet(e, s->couple, g, s->sp, s->sold, s->smass, gb.cell_start, gb.cell_end) ==
@@ -360,12 +409,19 @@ static eddy_result declare_step(void *state, eddy_graph g)
             .label = "pbf.velocity", .kernel = s->k[K_VELOCITY], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sold, EDDY_READ },
                           { s->sv, EDDY_WRITE } } });
+    /* The coupled sheets moved particles without the check of pbf.apply:
+     * the final positions' own lists, for the viscosity and vorticity. */
+    bool ends = s->p.options[0] != 0 || s->p.options[3] != 0;
+    if (rc >= 0 && lists && ends && coupled)
+        rc = add_neighbours(s, g, &gb, 1);
+    eddy_access er = EDDY_READ;
     if (rc >= 0 && s->p.options[3] != 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.vorticity", .kernel = s->k[K_VORTICITY], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sv, EDDY_READ },
                           { s->smass, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                          { s->svort, EDDY_WRITE }, { s->sbin, EDDY_READ } } });
+                          { s->svort, EDDY_WRITE }, { s->sbin, EDDY_READ }, { s->nlist, er },
+                          { s->ncount, er } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.finish", .kernel = s->k[K_FINISH], .threads = s->n,
@@ -373,7 +429,8 @@ static eddy_result declare_step(void *state, eddy_graph g)
                           { s->smass, EDDY_READ }, { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ },
                           { gb.cell_end, EDDY_READ }, { gb.sorted_index, EDDY_READ },
                           { s->position, EDDY_WRITE }, { s->velocity, EDDY_WRITE },
-                          { s->density, EDDY_WRITE }, { s->svort, EDDY_READ }, { s->sbin, EDDY_READ } } });
+                          { s->density, EDDY_WRITE }, { s->svort, EDDY_READ }, { s->sbin, EDDY_READ },
+                          { s->nlist, er }, { s->ncount, er }, { s->sold, EDDY_READ } } });
     if (rc < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
     r = coupled ? eddy_couple_record_end(e, s->couple, g) : EDDY_OK;

@@ -396,7 +396,10 @@ static eddy_result declare_step(void *state, eddy_graph g)
                       { s->hid_next, EDDY_WRITE }, { s->hxi_next, EDDY_WRITE }, { external, EDDY_READ } } });
     if (rc >= 0 && s->p.coeffs[3] > 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
-            .label = "rigid.history", .kernel = s->k[K_HISTORY], .threads = 16 * s->n,
+            /* 16 slots a particle: a grid-stride copy, within the device's
+             * workgroup count at any size (64-thread groups, the default). */
+            .label = "rigid.history", .kernel = s->k[K_HISTORY],
+            .groups = { (uint32_t)fmin(ceil(16.0 * s->n / 64), eddy_engine_device(e)->max_workgroup_count[0]) },
             .bindings = { { s->params, EDDY_READ }, { s->hid_next, EDDY_READ }, { s->hxi_next, EDDY_READ },
                           { s->hid, EDDY_WRITE }, { s->hxi, EDDY_WRITE } } });
     if (rc < 0)

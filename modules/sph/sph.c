@@ -2,6 +2,7 @@
 #include "sph.h"
 
 #include "common/fluid_stats.h"
+#include "common/nlist.h"
 #include "couple/couple.h"
 #include "eddy/eddy_prims.h"
 #include "sph_kernels.h"
@@ -74,7 +75,7 @@ enum {
     P_VORTEX_AXIS, P_VORTEX_OMEGA, P_VORTEX_RATE, P_VORTEX_RADIUS, P_FRONT_AXIS, P_SURFACE_MESH,
     P_SURFACE_CELL, P_SURFACE_ISO, P_WALL_SPACING, P_PUSH_CENTER, P_PUSH_VELOCITY,
     P_PUSH_RADIUS, P_PUSH_STRENGTH, P_PRESSURE_FORCE, P_CLAMP_NEGATIVE, P_EOS, P_C0, P_ALPHA, P_NORMALISE,
-    P_SOLVER, P_TOLERANCE, P_MAX_ITERATIONS, P_RELAXATION, P_SURFACE_LIVE, P_SURFACE_MAX_TRIANGLES, P_COUNT
+    P_SOLVER, P_TOLERANCE, P_MAX_ITERATIONS, P_RELAXATION, P_SURFACE_LIVE, P_SURFACE_MAX_TRIANGLES, P_NEIGHBOURS, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -135,6 +136,10 @@ static const eddy_param_info params[P_COUNT] = {
     [P_SURFACE_MAX_TRIANGLES] = { "surface_max_triangles", EDDY_PARAM_INT, "1", { 0 }, 0, 16777216,
                                   "surface_live: triangles kept at most (more are dropped); 0 = 8 x particles + "
                                   "1024" },
+    [P_NEIGHBOURS] = { "neighbour_list", EDDY_PARAM_INT, "1", { 64 }, 0, 1024,
+                       "neighbours (within h) a particle keeps in its list, 4 bytes each: sph.density scans the "
+                       "27 grid cells and sph.forces reads the list (a particle with more neighbours scans the "
+                       "cells again); 0 = both scan. The results are bitwise the same either way" },
 };
 
 static const char *const shared[] = { "position", "velocity", "mass", "density", "normal", "clamped" };
@@ -149,6 +154,8 @@ typedef struct sph {
     eddy_kernel k_density, k_forces, k_integrate, k_clock;
     eddy_buffer params, solids, pushes, clock;
     eddy_buffer spos, svel, smass, sdensity, saccel, snormal, spm, svr;
+    eddy_buffer nlist, ncount; /* neighbour lists (shaders/neighbours.glsl); 16-byte stand-ins without */
+    uint32_t nlist_cap;
     eddy_buffer position, velocity, mass, density, normal, clamped;
     /* IISPH (solver 1): the pressure (particle order, also output), its
      * sorted copy, the system (source, diagonal), the pressure
@@ -209,7 +216,7 @@ static void destroy(void *state)
         eddy_destroy_kernel(e, iis[i]);
     eddy_buffer own[] = { s->params, s->solids, s->pushes, s->clock, s->spos, s->svel, s->smass,
                           s->sdensity, s->saccel, s->snormal, s->spm, s->svr, s->spress, s->siis,
-                          s->sap, s->partials, s->args, s->istate };
+                          s->sap, s->partials, s->args, s->istate, s->nlist, s->ncount };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(e, own[i]);
     free(s);
@@ -328,8 +335,8 @@ static eddy_result record_density(sph *s, eddy_graph g)
         .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                       { s->sdensity, EDDY_WRITE }, { s->svel, EDDY_READ }, { s->spm, EDDY_WRITE },
-                      { s->svr, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr },
-                      { cb.cell_start, cr }, { cb.cell_end, cr } } });
+                      { s->svr, EDDY_WRITE }, { s->nlist, EDDY_WRITE }, { s->ncount, EDDY_WRITE },
+                      { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
     return rc < 0 ? (eddy_result)rc : EDDY_OK;
 }
 
@@ -570,9 +577,13 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->snormal = scratch(s, ctx->name, "sorted.normal", 16 * n);
     s->spm = scratch(s, ctx->name, "sorted.position_mass", 16 * n);
     s->svr = scratch(s, ctx->name, "sorted.velocity_density", 16 * n);
+    uint64_t cap = eddy_nlist_capacity(e, ctx->name, (uint64_t)ctx->params[P_NEIGHBOURS].v[0], n);
+    s->nlist_cap = (uint32_t)cap;
+    s->nlist = eddy_nlist_buffer(e, ctx->name, cap, n);
+    s->ncount = scratch(s, ctx->name, "sorted.neighbour_count", cap ? 4 * n : 16);
     if (!s->density.id || !s->clamped.id || !s->normal.id || !s->params.id || !s->solids.id || !s->pushes.id || !s->clock.id ||
         !s->spos.id || !s->svel.id || !s->smass.id || !s->sdensity.id || !s->saccel.id ||
-        !s->snormal.id || !s->spm.id || !s->svr.id)
+        !s->snormal.id || !s->spm.id || !s->svr.id || !s->nlist.id || !s->ncount.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
     if (ctx->solid_count &&
         eddy_buffer_upload(e, s->solids, 0, sizeof(eddy_solid) * ctx->solid_count, ctx->solids) != EDDY_OK)
@@ -580,8 +591,10 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     /* The coupled variants bind the boundary particles after their own
      * bindings. */
     bool cpl = s->couple != NULL;
-    s->k_density = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.density", SPH_VARIANT(cpl, density) });
-    s->k_forces = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.forces", SPH_VARIANT(cpl, forces) });
+    s->k_density = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.density", SPH_VARIANT(cpl, density),
+        .specialization = { { 1, s->nlist_cap } }, .specialization_count = 1 });
+    s->k_forces = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.forces", SPH_VARIANT(cpl, forces),
+        .specialization = { { 1, s->nlist_cap } }, .specialization_count = 1 });
     s->k_integrate = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.integrate", EDDY_SPIRV(integrate_spv) });
     s->k_clock = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.clock", EDDY_SPIRV(clock_spv) });
     if (!s->k_density.id || !s->k_forces.id || !s->k_integrate.id || !s->k_clock.id)
@@ -697,8 +710,8 @@ static eddy_result declare_step(void *state, eddy_graph g)
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                           { s->saccel, EDDY_WRITE }, { s->snormal, EDDY_WRITE },
-                          { s->clock, EDDY_READ }, { cb.params, cr }, { cb.particles, cr },
-                          { cb.cell_start, cr }, { cb.cell_end, cr } } });
+                          { s->clock, EDDY_READ }, { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ },
+                          { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
     /* The same pairs' reaction on the boundary particles (IISPH: after
      * its solve, record_iisph). */
     if (rc >= 0 && s->couple && !s->iisph)

@@ -56,6 +56,8 @@ typedef struct scene_system {
     bool log;             /* write ports_<system>.csv */
     char *text;           /* log lines not yet appended to the file */
     size_t len, cap;
+    eddy_param_value *params; /* module->param_count values as created (eddy_scene_system_param) */
+    eddy_particles set;       /* the first slot's first set */
 } scene_system;
 
 struct eddy_scene {

@@ -522,6 +522,11 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         memcpy(ctx.box_max, s->box_max, sizeof ctx.box_max);
         eddy_result made = m->create(&ctx, &sys->state);
         scene_free_param_lists(lists, m->param_count);
+        sys->set = bound[0].sets[0];
+        sys->params = malloc(sizeof *sys->params * (m->param_count ? m->param_count : 1));
+        if (!sys->params)
+            return scene_fail(c, "memory.host", path, "out of host memory");
+        memcpy(sys->params, values, sizeof *sys->params * m->param_count);
         if (made != EDDY_OK)
             return scene_fail(c, "scene.system", path, "module '%s' could not create the system (see above)", m->name);
         if (rate == 0) {
@@ -669,6 +674,7 @@ void eddy_destroy_scene(eddy_scene *s)
         free(s->systems[i].inputs);
         free(s->systems[i].outputs);
         free(s->systems[i].text);
+        free(s->systems[i].params);
     }
     for (uint32_t i = 0; i < s->set_count; i++)
         eddy_destroy_particles(e, s->sets[i].handle);
@@ -710,6 +716,33 @@ const eddy_module_desc *eddy_scene_system_module(const eddy_scene *s, const char
         eddy_log(s->e, EDDY_LOG_ERROR, "scene.unknown_system", "scene '%s' has no system named '%s'", s->name,
                  name ? name : "(null)");
     return NULL;
+}
+
+eddy_result eddy_scene_system_param(const eddy_scene *s, const char *system, const char *param, double value[3])
+{
+    const eddy_module_desc *m = eddy_scene_system_module(s, system);
+    if (!m)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    const scene_system *sys = NULL;
+    for (uint32_t i = 0; i < s->system_count; i++)
+        if (!strcmp(s->systems[i].name, system))
+            sys = &s->systems[i];
+    for (uint32_t k = 0; sys && sys->params && param && k < m->param_count; k++)
+        if (!strcmp(m->params[k].name, param)) {
+            memcpy(value, sys->params[k].v, 3 * sizeof *value);
+            return EDDY_OK;
+        }
+    eddy_log(s->e, EDDY_LOG_ERROR, "scene.unknown_param", "scene '%s': system '%s' (module '%s') has no parameter "
+             "'%s' (`eddy modules` lists them)", s->name, system, m->name, param ? param : "(null)");
+    return EDDY_ERROR_INVALID_ARGUMENT;
+}
+
+eddy_particles eddy_scene_system_set(const eddy_scene *s, const char *system)
+{
+    for (uint32_t i = 0; s && system && i < s->system_count; i++)
+        if (!strcmp(s->systems[i].name, system))
+            return s->systems[i].set;
+    return (eddy_particles){ 0 };
 }
 
 eddy_engine *eddy_scene_engine(const eddy_scene *s)

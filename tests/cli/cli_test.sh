@@ -168,6 +168,55 @@ assert r['rate_hz'] == 1000 and r['samples'] > 0 and 'match' not in r, r
     "$eddy" bench no.such.case >"$tmp/outlog" 2>"$tmp/err" && fail "an unknown case was accepted"
     grep -qF "[cli.usage]" "$tmp/err" || fail "no message for an unknown case"
     echo "ok ($case)";;
+bench_model)
+    # The pass profile and the time model: fields and consistency, no figure
+    # (timing is noise here). A fluid case at 2,000 particles without its C
+    # reference, predicted for the H100 file that docs/benchmarks.md uses.
+    "$eddy" bench sph.16k pbf.dam50k --particles 2000 --no-reference --iterations 1 \
+        --model "$root/docs/data/devices/h100_sxm.json" >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
+    python3 -c "
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r['case'] for r in rows] == ['sph.16k', 'pbf.dam50k'], rows
+for r in rows:
+    assert r['match'] is None and r['cpu_ms'] is None and 1500 < r['particles'] < 2600, r
+    nb = r['neighbours']
+    # A fill of spacing h / 2 after one step: about 4/3 pi 2^3 = 33 within h, 27 x 8 = 216 candidates.
+    assert 20 < nb['within_h'] < 40 and nb['within_h'] <= nb['list'] < nb['candidates'] < 260, nb
+    assert r['bytes_per_particle'] > 100, r
+    prof, model = r['profile'], r['model']
+    assert model['device'].startswith('NVIDIA H100') and model['ms'] > 0, model
+    assert set(model['passes']) == set(r['passes']), (model['passes'], r['passes'])
+    assert abs(sum(p['ms'] for p in model['passes'].values()) - model['ms']) < 1e-3 * model['ms'] + 1e-3, model
+    for name, p in prof.items():
+        assert p['bound'] in ('memory', 'gather', 'compute', 'latency', 'overhead'), (name, p)
+        assert p['bytes'] > 0 and p['ms'] >= 0, (name, p)
+    loop = 'sph.forces' if r['case'].startswith('sph') else 'pbf.lambda'
+    assert prof[loop]['visits'] > 10 and prof[loop]['flops'] > 100, prof[loop]
+print('ok', [(r['case'], r['particles'], round(r['model']['ms'], 3)) for r in rows])
+" "$tmp/outlog" || fail "bench profile: $(cat "$tmp/outlog")"
+    # A device file with a bad field: one message naming the file and field, exit 2.
+    printf '{ "name": "x", "bandwidth_GBps": -1, "cache_GBps": 1, "gflops": 1, "pass_overhead_us": 1 }' >"$tmp/dev.json"
+    "$eddy" bench sph.16k --model "$tmp/dev.json" >"$tmp/outlog" 2>"$tmp/err"
+    [ $? -eq 2 ] || fail "a bad device file was not refused with exit status 2"
+    grep -qF "[bench.model]" "$tmp/err" && grep -qF "dev.json: field \"bandwidth_GBps\"" "$tmp/err" \
+        || fail "no message naming the file and field: $(cat "$tmp/err")"
+    [ ! -s "$tmp/outlog" ] || fail "a refused device file still ran: $(cat "$tmp/outlog")"
+    "$eddy" bench sph.16k --model "$tmp/no_such.json" >"$tmp/outlog" 2>"$tmp/err"
+    [ $? -eq 2 ] && grep -qF "no_such.json: cannot open" "$tmp/err" || fail "a missing device file: $(cat "$tmp/err")"
+    "$eddy" bench sph.16k --particles 12 >"$tmp/outlog" 2>"$tmp/err"
+    [ $? -eq 2 ] && grep -qF "[cli.usage]: --particles" "$tmp/err" || fail "--particles 12 was not refused"
+    echo "ok ($case)";;
+profile_fluid)
+    # eddy run --profile on a fluid: each pbf pass's bytes, visits and
+    # flops per particle after the time table.
+    "$eddy" run "$root/scenes/pbf_dam_break.json" --steps 3 --profile --no-output --quiet \
+        >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
+    grep -qE "^system 'fluid' \(pbf, 4500 particles" "$tmp/outlog" || fail "no system line: $(cat "$tmp/outlog")"
+    grep -qE "^  neighbours per particle: [0-9.]+ candidates" "$tmp/outlog" || fail "no neighbour counts"
+    grep -qE "^  pbf.lambda +[0-9.]+ +[0-9.]+ " "$tmp/outlog" || fail "no pbf.lambda row: $(cat "$tmp/outlog")"
+    grep -qE "^  pbf.lambda +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%" "$tmp/outlog" || fail "no share column"
+    echo "ok ($case)";;
 malformed_json)
     expect_bad "$scenes/malformed.json" -- "[scene.json]" "malformed.json:3:15:";;
 run_by_name)

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Gathers the seed corpus of a fuzz harness into DIR from the shipped files.
-# usage: corpus.sh scene|obj|tet|cache|view_events SOURCE_ROOT DIR [small]
+# usage: corpus.sh scene|obj|tet|cache|view_events|bench_model SOURCE_ROOT DIR [small]
 #   scene: scene files (with "small", only the test scenes: quick to load)
 #   obj:   meshes
 #   tet:   tetrahedral meshes in fuzz_tet's form (a format byte, then the file)
 #   cache: pipeline-cache files
 #   view_events: eddy view's events files
+#   bench_model: eddy bench --model's device files
 set -eu
 kind=$1 root=$2 dir=$3 size=${4:-all}
 mkdir -p "$dir"
@@ -59,6 +60,9 @@ PY
     exit 0;;
 view_events)
     files=("$root"/tests/view/*.events)
+    ;;
+bench_model)
+    files=("$root"/docs/data/devices/*.json)
     ;;
 *)
     echo "corpus.sh: unknown harness '$kind'" >&2

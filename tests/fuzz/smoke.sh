@@ -3,7 +3,7 @@
 # corpus (the seeds first, then mutations). Fails on any crash, sanitizer
 # report, leak or timeout libFuzzer finds; prints its executions. The scene
 # harness needs a Vulkan device: without one it skips (exit 77).
-# usage: smoke.sh HARNESS scene|obj|tet|cache|view_events SOURCE_ROOT
+# usage: smoke.sh HARNESS scene|obj|tet|cache|view_events|bench_model SOURCE_ROOT
 set -u
 harness=$1 kind=$2 root=$3
 tmp=$(mktemp -d)

@@ -22,7 +22,7 @@ if len(listed) < 40:
     print(f"FAIL: only {len(listed)} identifiers parsed from eddy_messages.h; the list's format changed?")
     sys.exit(1)
 
-sources = sorted(p for d in ("engine/src", "scene/src", "modules", "tools/eddy") for p in (root / d).rglob("*.c"))
+sources = sorted(p for d in ("engine/src", "scene/src", "modules", "tools/eddy") for ext in ("*.c", "*.h") for p in (root / d).rglob(ext))
 used = {}
 problems = []
 level_of = {"EDDY_LOG_ERROR": "E", "EDDY_LOG_WARN": "W", "EDDY_LOG_INFO": "I", "EDDY_LOG_DEBUG": "D"}

@@ -3,6 +3,7 @@
  * object per case on stdout. Each case also checks that the device's result
  * equals the C result (a benchmark of a wrong answer is worthless). */
 #include "bench.h"
+#include "bench_model.h"
 #include "paths.h"
 
 #include "eddy/eddy_prims.h"
@@ -158,35 +159,52 @@ typedef struct result {
     const char *unit; /* what n counts */
     eddy_pass_time passes[64];
     int pass_count;
+    uint64_t bytes; /* device buffers the case's scene created (0: not measured) */
+    bool no_reference; /* the C reference did not run (--no-reference): no cpu figures, no match */
+    bool has_stats;    /* ns holds the final particles' neighbour counts: print the pass profile */
+    bench_neighbour_stats ns;
+    const bench_device_model *model; /* --model: the device the time model predicts for */
 } result;
 
 static void print_result(const eddy_device_info *d, const result *r)
 {
     double per_gpu = r->gpu_ms / r->iterations, per_wall = r->wall_ms / r->iterations,
            per_cpu = r->cpu_ms / r->iterations;
-    printf("{\"case\":\"%s\",\"device\":\"%s\",\"%s\":%u,\"iterations\":%u,"
-           "\"gpu_ms\":%.4f,\"wall_ms\":%.4f,\"cpu_ms\":%.4f,\"ratio_gpu_to_cpu\":%.4f,"
-           "\"ratio_wall_to_cpu\":%.4f,\"%s_per_s\":%.6g,\"cpu_%s_per_s\":%.6g,\"match\":%s,\"passes\":{",
-           r->name, d->name, r->unit, r->n, r->iterations, per_gpu, per_wall, per_cpu,
-           per_gpu / per_cpu, per_wall / per_cpu,
-           !strcmp(r->unit, "particles") ? "particle_steps" : "elements",
-           r->n / (per_gpu * 1e-3), !strcmp(r->unit, "particles") ? "particle_steps" : "elements",
-           r->n / (per_cpu * 1e-3), r->match ? "true" : "false");
+    const char *rate = !strcmp(r->unit, "particles") ? "particle_steps" : "elements";
+    printf("{\"case\":\"%s\",\"device\":\"%s\",\"%s\":%u,\"iterations\":%u,\"gpu_ms\":%.4f,\"wall_ms\":%.4f,",
+           r->name, d->name, r->unit, r->n, r->iterations, per_gpu, per_wall);
+    if (r->no_reference)
+        printf("\"cpu_ms\":null,\"%s_per_s\":%.6g,\"match\":null,", rate, r->n / (per_gpu * 1e-3));
+    else
+        printf("\"cpu_ms\":%.4f,\"ratio_gpu_to_cpu\":%.4f,\"ratio_wall_to_cpu\":%.4f,\"%s_per_s\":%.6g,"
+               "\"cpu_%s_per_s\":%.6g,\"match\":%s,",
+               per_cpu, per_gpu / per_cpu, per_wall / per_cpu, rate, r->n / (per_gpu * 1e-3), rate,
+               r->n / (per_cpu * 1e-3), r->match ? "true" : "false");
+    if (r->bytes && r->n)
+        printf("\"bytes_per_particle\":%.1f,", (double)r->bytes / r->n);
     /* Passes of one iteration, summed by label. */
-    for (int i = 0, first = 1; i < r->pass_count; i++) {
+    bench_pass_measure sum[64];
+    int nsum = 0;
+    printf("\"passes\":{");
+    for (int i = 0; i < r->pass_count; i++) {
         int dup = 0;
         for (int j = 0; j < i; j++)
             dup |= !strcmp(r->passes[j].label, r->passes[i].label);
         if (dup)
             continue;
-        double ms = 0;
+        double ms = 0, calls = 0;
         for (int j = i; j < r->pass_count; j++)
-            if (!strcmp(r->passes[j].label, r->passes[i].label))
+            if (!strcmp(r->passes[j].label, r->passes[i].label)) {
                 ms += r->passes[j].total_ms;
-        printf("%s\"%s\":%.4f", first ? "" : ",", r->passes[i].label, ms / r->iterations);
-        first = 0;
+                calls += (double)r->passes[j].calls;
+            }
+        printf("%s\"%s\":%.4f", nsum ? "," : "", r->passes[i].label, ms / r->iterations);
+        sum[nsum++] = (bench_pass_measure){ r->passes[i].label, calls / r->iterations, ms / r->iterations };
     }
-    printf("}}\n");
+    printf("}");
+    if (r->has_stats)
+        bench_print_profile(stdout, sum, nsum, r->n, &r->ns, r->model);
+    printf("}\n");
     fflush(stdout);
 }
 
@@ -208,6 +226,7 @@ static eddy_result time_graph(eddy_engine *e, eddy_graph g, uint32_t iterations,
     r->gpu_ms = 0;
     for (int i = 0; i < r->pass_count && i < n; i++) {
         r->passes[i].total_ms -= before[i].total_ms;
+        r->passes[i].calls -= before[i].calls;
         r->gpu_ms += r->passes[i].total_ms;
     }
     r->iterations = iterations;
@@ -219,6 +238,7 @@ static eddy_result time_graph(eddy_engine *e, eddy_graph g, uint32_t iterations,
 typedef struct bench_ctx {
     eddy_engine *e;
     uint32_t iterations;
+    const bench_options *o;
 } bench_ctx;
 
 static int bench_scan(bench_ctx *c, const char *name, uint32_t n)
@@ -414,18 +434,23 @@ done:
  * (h = 0.02 m) against the wall of a tank four columns long. The device
  * runs the module's full step; the C step is the module's reference with the
  * same equations and grid. PBF uses 4 iterations at dt = 4 ms, except the
- * pbf.dam50k case (3 iterations at dt = 1 ms, the issue's comparison case);
+ * pbf.dam50k case (a 37^3 cube, 3 iterations at dt = 1 ms: the settings of
+ * the CPU libraries' 50,653-particle figure);
  * SPH uses dt = 0.4 ms, IISPH (sph solver 1, default tolerance, normalised
  * density: the raw sum reads the fill 1% compressed) dt = 2 ms. */
 typedef enum fluid { FLUID_SPH, FLUID_PBF, FLUID_IISPH } fluid;
 
 static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, uint32_t iterations,
-                       double dt)
+                       double dt, bool cube)
 {
     eddy_engine *e = c->e;
-    uint32_t nx = (uint32_t)round(cbrt(n / 2.0));
+    if (c->o->particles)
+        n = c->o->particles;
+    /* A column twice as high as wide, or a cube: the dam break of the CPU
+     * libraries' figure (50,653 = 37^3 particles). */
+    uint32_t nx = (uint32_t)round(cbrt(cube ? (double)n : n / 2.0));
     const double s = 0.01;
-    double cx = nx * s, cy = 2 * nx * s;
+    double cx = nx * s, cy = (cube ? 1 : 2) * nx * s;
     char json[2048], extra[128];
     if (kind == FLUID_SPH)
         snprintf(extra, sizeof extra, "\"stiffness\": 400, \"viscosity\": 10");
@@ -440,6 +465,7 @@ static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, u
              "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"%s\", \"set\": \"water\","
              "      \"params\": { \"h\": 0.02, %s } } ] }",
              dt, 4 * cx, 1.5 * cy, cx, s, cx, cy, cx, kind == FLUID_PBF ? "pbf" : "sph", extra);
+    uint64_t bytes0 = eddy_engine_get_counters(e).buffer_bytes;
     eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = name, .json = json, .profile = true, .no_output = true });
     if (!sc)
         return 1;
@@ -448,7 +474,9 @@ static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, u
     float *pos = malloc(16ull * count), *vel = malloc(16ull * count), *mass = malloc(4ull * count);
     float *rho = malloc(4ull * count), *gpos = malloc(16ull * count), *press = calloc(count + 1ull, 4);
     int rc = 1;
-    result r = { .name = name, .n = count, .unit = "particles" };
+    result r = { .name = name, .n = count, .unit = "particles",
+                 .bytes = eddy_engine_get_counters(e).buffer_bytes - bytes0, .model = c->o->model,
+                 .no_reference = c->o->no_reference };
     if (!pos || !vel || !mass || !rho || !gpos || !press ||
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, pos) != EDDY_OK ||
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "velocity"), 0, 16ull * count, vel) != EDDY_OK ||
@@ -457,6 +485,20 @@ static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, u
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, gpos) != EDDY_OK)
         goto done;
     const eddy_module_desc *md = kind == FLUID_PBF ? eddy_pbf_module() : eddy_sph_module();
+    /* The neighbour counts of the result, for the pass profile: pbf's lists
+     * reach h (1 + neighbour_skin), sph's hold the neighbours within h. */
+    double skin = 0;
+    for (uint32_t i = 0; kind == FLUID_PBF && i < md->param_count; i++)
+        if (!strcmp(md->params[i].name, "neighbour_skin"))
+            skin = md->params[i].def[0];
+    r.has_stats = bench_count_neighbours(gpos, count, 0.02f, (float)(0.02 * (1 + skin)), &r.ns);
+    const float lo[3] = { 0, 0, 0 }, hi[3] = { (float)(4 * cx), (float)(1.5 * cy), (float)cx };
+    bench_count_ghosts(gpos, count, 0.02f, (float)s, lo, hi, &r.ns); /* wall spacing: the fill's */
+    if (c->o->no_reference) {
+        print_result(eddy_engine_device(e), &r);
+        rc = 0;
+        goto done;
+    }
     eddy_param_value values[64]; /* room for any module's parameters (the scene loader's limit) */
     for (uint32_t i = 0; i < md->param_count && i < 64; i++) {
         memcpy(values[i].v, md->params[i].def, sizeof values[i].v);
@@ -472,7 +514,6 @@ static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, u
         else if (kind == FLUID_PBF && !strcmp(pn, "iterations"))
             values[i].v[0] = iterations;
     }
-    const float lo[3] = { 0, 0, 0 }, hi[3] = { (float)(4 * cx), (float)(1.5 * cy), (float)cx };
     struct eddy_sph_params sp;
     struct eddy_pbf_params pp;
     if (kind != FLUID_PBF)
@@ -507,12 +548,12 @@ done:
 
 static int bench_sph(bench_ctx *c, const char *name, uint32_t n, bool iisph)
 {
-    return iisph ? bench_fluid(c, name, n, FLUID_IISPH, 0, 2e-3) : bench_fluid(c, name, n, FLUID_SPH, 0, 4e-4);
+    return iisph ? bench_fluid(c, name, n, FLUID_IISPH, 0, 2e-3, false) : bench_fluid(c, name, n, FLUID_SPH, 0, 4e-4, false);
 }
 
 static int bench_pbf(bench_ctx *c, const char *name, uint32_t n, bool dam50k)
 {
-    return bench_fluid(c, name, n, FLUID_PBF, dam50k ? 3 : 4, dam50k ? 1e-3 : 4e-3);
+    return bench_fluid(c, name, n, FLUID_PBF, dam50k ? 3 : 4, dam50k ? 1e-3 : 4e-3, dam50k);
 }
 
 /* Rigid bodies: 16,384 chess pawns of 4 particles (the chapter's 65,536),
@@ -521,18 +562,22 @@ static int bench_pbf(bench_ctx *c, const char *name, uint32_t n, bool dam50k)
  * same start; body centres (grains) must agree within 1e-4 of the box. */
 static int bench_rigid(bench_ctx *c, const char *name, uint32_t n, bool granular)
 {
-    (void)n; /* the scenes fix it: 16,384 pawns x 4, 16,384 grains */
+    (void)n; /* the scenes fix it: 16,384 pawns x 4, 16,384 grains (--particles scales the grains' box) */
     eddy_engine *e = c->e;
     const char *data = eddy_tool_data_dir();
     char json[4096];
     const double d = 0.02, dt = 3e-4;
+    double f = granular && c->o->particles ? cbrt(c->o->particles / 16384.0) : 1;
+    const double hd[3] = { granular ? 1.6 * f : 1.4, granular ? fmax(1.0, f) : 1.6, granular ? 1.6 * f : 1.4 };
+    const float hi[3] = { (float)hd[0], (float)hd[1], (float)hd[2] };
     if (granular)
         snprintf(json, sizeof json,
-                 "{ \"dt\": %g, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [1.6, 1, 1.6] },"
+                 "{ \"dt\": %g, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [%.9g, %.9g, %.9g] },"
                  "  \"particle_sets\": [ { \"name\": \"b\", \"spacing\": %g, \"mass\": 0.0208,"
-                 "      \"fill\": { \"shape\": \"box\", \"min\": [0.48, 0, 0.48], \"max\": [1.12, 0.32, 1.12], \"jitter\": 0.2 } } ],"
+                 "      \"fill\": { \"shape\": \"box\", \"min\": [%.9g, 0, %.9g], \"max\": [%.9g, %.9g, %.9g], \"jitter\": 0.2 } } ],"
                  "  \"systems\": [ { \"name\": \"r\", \"module\": \"rigid\", \"set\": \"b\","
-                 "      \"params\": { \"granular\": true, \"stiffness\": 2000, \"friction\": 0.5 } } ] }", dt, d);
+                 "      \"params\": { \"granular\": true, \"stiffness\": 2000, \"friction\": 0.5 } } ] }", dt,
+                 hd[0], hd[1], hd[2], d, 0.48 * f, 0.48 * f, 1.12 * f, 0.32 * f, 1.12 * f);
     else
         snprintf(json, sizeof json,
                  "{ \"dt\": %g, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [1.4, 1.6, 1.4] },"
@@ -542,6 +587,7 @@ static int bench_rigid(bench_ctx *c, const char *name, uint32_t n, bool granular
                  "        \"copies\": { \"count\": [32, 16, 32], \"step\": [0.042, 0.05, 0.042] } } } ],"
                  "  \"systems\": [ { \"name\": \"r\", \"module\": \"rigid\", \"set\": \"b\","
                  "      \"params\": { \"stiffness\": 2000, \"friction\": 0.5 } } ] }", dt, d, data, d);
+    uint64_t bytes0 = eddy_engine_get_counters(e).buffer_bytes;
     eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = name, .json = json, .profile = true, .no_output = true });
     if (!sc)
         return 1;
@@ -553,7 +599,8 @@ static int bench_rigid(bench_ctx *c, const char *name, uint32_t n, bool granular
     struct eddy_rigid_body *bodies = NULL;
     float *rest = NULL;
     int rc = 1;
-    result r = { .name = name, .n = count, .unit = "particles" };
+    result r = { .name = name, .n = count, .unit = "particles", .model = c->o->model,
+                 .bytes = eddy_engine_get_counters(e).buffer_bytes - bytes0, .no_reference = c->o->no_reference };
     char err[256];
     int64_t B = 0;
     if (!pos || !vel || !mass || !gpos || !hxi || !phase || !hid ||
@@ -565,12 +612,18 @@ static int bench_rigid(bench_ctx *c, const char *name, uint32_t n, bool granular
         time_graph(e, eddy_scene_graph(sc), c->iterations, &r) != EDDY_OK ||
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, gpos) != EDDY_OK)
         goto done;
+    /* Contacts reach one diameter: the scan's candidates and the pairs in touch. */
+    r.has_stats = bench_count_neighbours(gpos, count, (float)d, (float)d, &r.ns);
+    if (c->o->no_reference) {
+        print_result(eddy_engine_device(e), &r);
+        rc = 0;
+        goto done;
+    }
     memset(hid, 0xff, 4ull * EDDY_RIGID_SLOTS * count);
     struct eddy_rigid_params rp = { .grid = { (float)-d, (float)-d, (float)-d, (float)(1 / d) },
                                     .box_min = { 0, 0, 0, (float)d }, .box_max = { 0, 0, 0, (float)dt },
                                     .gravity = { 0, -9.81f, 0, 2000 }, .coeffs = { 2, 1, 2000, 0.5f },
                                     .counts = { count, (uint32_t)B } };
-    const float hi[3] = { granular ? 1.6f : 1.4f, granular ? 1.0f : 1.6f, granular ? 1.6f : 1.4f };
     for (int a = 0; a < 3; a++) {
         rp.box_max[a] = hi[a];
         rp.dims[a] = (int32_t)(ceil(hi[a] / d) + 2);
@@ -633,7 +686,7 @@ static int bench_deform(bench_ctx *c, const char *name, uint32_t n, bool explici
     eddy_deform_topology t = { 0 };
     eddy_deform_cpu cpu = { 0 };
     int rc = 1;
-    result r = { .name = name, .n = count, .unit = "vertices" };
+    result r = { .name = name, .n = count, .unit = "vertices", .model = c->o->model };
     if (!pos || !vel || !mass || !gpos || !prev || !tets || !flags ||
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "position"), 0, 16ull * count, pos) != EDDY_OK ||
         eddy_buffer_download(e, eddy_particles_buffer(e, p, "velocity"), 0, 16ull * count, vel) != EDDY_OK ||
@@ -648,6 +701,11 @@ static int bench_deform(bench_ctx *c, const char *name, uint32_t n, bool explici
             hi[a] = fmax(hi[a], pos[4 * i + a]);
         }
     double size = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    /* The pass profile's neighbours: each vertex's degree in the spring graph
+     * (its matrix row's off-diagonal blocks) and its springs. */
+    r.ns = (bench_neighbour_stats){ .neighbours = count ? 2.0 * t.edge_count / count : 0,
+                                    .list = count ? (double)t.edge_count / count : 0 };
+    r.has_stats = true;
     for (uint32_t i = 0; i < count; i++)
         flags[i] = bar && pos[4 * i] <= 1e-6 * size ? 0 : EDDY_DEFORM_FREE;
     for (uint32_t k = 0; k < t.edge_count; k++) {
@@ -933,9 +991,9 @@ static const bench_case cases[] = {
     { "haptic.1k", bench_haptic, 1000, false }, /* n: the rate (Hz); --iterations: seconds */
 };
 
-int eddy_bench_main(eddy_engine *e, int argc, char **argv, uint32_t iterations)
+int eddy_bench_main(eddy_engine *e, int argc, char **argv, const bench_options *o)
 {
-    bench_ctx c = { e, iterations ? iterations : 5 };
+    bench_ctx c = { e, o->iterations ? o->iterations : 5, o };
     int failed = 0, ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         bool want = argc == 0;

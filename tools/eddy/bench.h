@@ -4,9 +4,18 @@
 
 #include "eddy/eddy.h"
 #include "eddy/eddy_scene.h"
+#include "bench_model.h"
 
-/* Runs the named cases (all when argc is 0), `iterations` timed runs each
- * (0 = 5). Returns 0, 1 when a case failed, 2 when no case matched. */
-int eddy_bench_main(eddy_engine *e, int argc, char **argv, uint32_t iterations);
+typedef struct bench_options {
+    uint32_t iterations;               /* timed runs a case; 0 = 5 */
+    uint32_t particles;                /* the sph, pbf and granular cases at about this many
+                                          particles instead of their own; 0 = theirs */
+    bool no_reference;                 /* skip the C references (large scaling runs) */
+    const bench_device_model *model;   /* predict each case's time on this device; NULL = no */
+} bench_options;
+
+/* Runs the named cases (all when argc is 0). Returns 0, 1 when a case
+ * failed, 2 when no case matched. */
+int eddy_bench_main(eddy_engine *e, int argc, char **argv, const bench_options *o);
 
 #endif

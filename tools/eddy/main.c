@@ -41,7 +41,8 @@ static const char *usage =
     "      --system NAME      the system with the tool path (default: the scene's first)\n"
     "      --seconds S        wall-clock seconds to run (default: the scene's duration)\n"
     "      --rate HZ          force samples per second (default 1000)\n"
-    "  eddy bench [CASE...] [--iterations N] [--device X]\n"
+    "  eddy bench [CASE...] [--iterations N] [--device X] [--particles N] [--no-reference]\n"
+    "             [--model DEVICE.json]\n"
     "                                    time the shared GPU building blocks against a C\n"
     "                                    reference of the same algorithm (JSON lines); cases:\n"
     "                                    scan.1M scan.16M sort.1M sort.4M grid.64k grid.256k\n"
@@ -53,7 +54,12 @@ static const char *usage =
     "                                    haptic.1k (the 1 kHz haptic loop for N seconds: rate\n"
     "                                    and jitter, no reference), or a group (scan, sort,\n"
     "                                    grid, density, sph, pbf, rigid, granular, haptic);\n"
-    "                                    default all\n"
+    "                                    default all. --particles N: the sph, pbf and granular\n"
+    "                                    cases at about N particles; --no-reference: skip the C\n"
+    "                                    references; --model DEVICE.json: each pass's predicted\n"
+    "                                    time on that device (docs/benchmarks.md); the fluid\n"
+    "                                    cases print each pass's bytes, neighbour visits and\n"
+    "                                    flops per particle (\"profile\")\n"
     "  eddy voxelize MESH.obj --diameter D [--scale S] [--density RHO] [--surface-only]\n"
     "                [--max-bytes N] [--out FILE.csv|FILE.vtk]\n"
     "                                    a closed mesh to particles of diameter D (m) as the\n"
@@ -288,6 +294,42 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* eddy run --profile: for each pbf or sph system, what each of its passes
+ * moves and visits per particle (bench_model.h), from its particles' last
+ * positions. */
+static void print_fluid_profile(eddy_engine *e, const eddy_scene *s, const eddy_pass_time *times, int n)
+{
+    bench_pass_measure pm[256];
+    for (int i = 0; i < n; i++)
+        pm[i] = (bench_pass_measure){ times[i].label, (double)times[i].calls, times[i].total_ms };
+    double lo[3], hi[3];
+    eddy_scene_box(s, lo, hi);
+    const float flo[3] = { (float)lo[0], (float)lo[1], (float)lo[2] }, fhi[3] = { (float)hi[0], (float)hi[1], (float)hi[2] };
+    for (uint32_t k = 0; eddy_scene_system_name(s, k); k++) {
+        const char *name = eddy_scene_system_name(s, k);
+        const eddy_module_desc *m = eddy_scene_system_module(s, name);
+        bool pbf = m && !strcmp(m->name, "pbf"), sph = m && !strcmp(m->name, "sph");
+        double h[3] = { 0 }, skin[3] = { 0 }, ws[3] = { 0 };
+        if ((!pbf && !sph) || eddy_scene_system_param(s, name, "h", h) != EDDY_OK ||
+            (pbf && eddy_scene_system_param(s, name, "neighbour_skin", skin) != EDDY_OK) ||
+            eddy_scene_system_param(s, name, "wall_spacing", ws) != EDDY_OK)
+            continue;
+        eddy_particles set = eddy_scene_system_set(s, name);
+        uint32_t count = eddy_particles_count(e, set);
+        float *pos = count ? malloc(16ull * count) : NULL;
+        bench_neighbour_stats ns;
+        if (pos && eddy_buffer_download(e, eddy_particles_buffer(e, set, "position"), 0, 16ull * count, pos) == EDDY_OK &&
+            bench_count_neighbours(pos, count, (float)h[0], (float)(h[0] * (1 + skin[0])), &ns)) {
+            bench_count_ghosts(pos, count, (float)h[0], (float)(ws[0] > 0 ? ws[0] : h[0] / 2), flo, fhi, &ns);
+            printf("system '%s' (%s, %u particles; the last step's positions):\n", name, m->name, count);
+            char prefix[16];
+            snprintf(prefix, sizeof prefix, "%s.", m->name);
+            bench_print_profile_text(stdout, pm, n, count, &ns, prefix);
+        }
+        free(pos);
+    }
+}
+
 static int cmd_run(const options *o)
 {
     if (!o->scene || !*o->scene) {
@@ -338,11 +380,16 @@ static int cmd_run(const options *o)
         eddy_pass_time times[256];
         int n = eddy_graph_profile(e, eddy_scene_graph(s), times, 256);
         printf("profile (GPU time per pass, %s):\n", d->name);
-        printf("  %-32s %10s %12s %12s\n", "pass", "calls", "total ms", "mean us");
+        printf("  %-32s %10s %12s %12s %6s\n", "pass", "calls", "total ms", "mean us", "share");
+        double all = 0;
         for (int i = 0; i < n && i < 256; i++)
-            printf("  %-32s %10" PRIu64 " %12.3f %12.3f\n", times[i].label, times[i].calls,
+            all += times[i].total_ms;
+        for (int i = 0; i < n && i < 256; i++)
+            printf("  %-32s %10" PRIu64 " %12.3f %12.3f %5.1f%%\n", times[i].label, times[i].calls,
                    times[i].total_ms,
-                   times[i].calls ? 1e3 * times[i].total_ms / (double)times[i].calls : 0.0);
+                   times[i].calls ? 1e3 * times[i].total_ms / (double)times[i].calls : 0.0,
+                   all > 0 ? 100 * times[i].total_ms / all : 0.0);
+        print_fluid_profile(e, s, times, n < 256 ? n : 256);
     }
     uint32_t vmsg = eddy_validation_message_count(e);
     if (vmsg)
@@ -434,7 +481,9 @@ static int cmd_haptic(const options *o)
 static int cmd_bench(int argc, char **argv)
 {
     options o = { 0 };
-    uint64_t iterations = 0;
+    uint64_t iterations = 0, particles = 0;
+    bench_options bo = { 0 };
+    bench_device_model model;
     char *names[64];
     int n = 0;
     for (int i = 2; i < argc; i++) {
@@ -444,6 +493,21 @@ static int cmd_bench(int argc, char **argv)
                                 "got '%s'\n", argv[i]);
                 return 2;
             }
+        } else if (!strcmp(argv[i], "--particles") && i + 1 < argc) {
+            if (parse_u64(argv[++i], &particles) != 0 || particles < 1000 || particles > 16000000) {
+                fprintf(stderr, "eddy error [cli.usage]: --particles: expected a whole number in 1000..16000000, "
+                                "got '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--no-reference")) {
+            bo.no_reference = true;
+        } else if (!strcmp(argv[i], "--model") && i + 1 < argc) {
+            char err[512];
+            if (bench_model_load(argv[++i], &model, err, sizeof err) != 0) {
+                fprintf(stderr, "eddy error [bench.model]: %s\n", err);
+                return 2;
+            }
+            bo.model = &model;
         } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
             o.device = argv[++i];
         } else if (argv[i][0] == '-') {
@@ -453,10 +517,12 @@ static int cmd_bench(int argc, char **argv)
             names[n++] = argv[i];
         }
     }
+    bo.iterations = (uint32_t)iterations;
+    bo.particles = (uint32_t)particles;
     eddy_engine *e = make_engine(&o);
     if (!e)
         return 1;
-    int rc = eddy_bench_main(e, n, names, (uint32_t)iterations);
+    int rc = eddy_bench_main(e, n, names, &bo);
     eddy_destroy_engine(e);
     return rc;
 }

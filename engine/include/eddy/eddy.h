@@ -228,6 +228,8 @@ typedef struct eddy_engine_counters {
     uint32_t deferred;          /* released objects waiting for the GPU to finish with them */
     uint32_t memory_allocations; /* live device memory allocations (buffers share blocks) */
     uint32_t images_live;       /* image handles alive now (own and adopted) */
+    uint64_t buffer_bytes;      /* bytes of the buffer handles alive now (own and adopted; each
+                                   rounded up to 4), for memory per particle */
 } eddy_engine_counters;
 eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e);
 
@@ -252,6 +254,7 @@ typedef struct eddy_device_info {
     uint32_t max_push_constants;       /* bytes */
     float timestamp_period_ns;         /* 0 = no timestamps on the compute queue */
     bool adopted;
+    uint32_t max_texel_buffer_elements; /* texels a storage texel buffer binding reaches */
 } eddy_device_info;
 
 /* Lists the Vulkan devices of this machine (creates and destroys a temporary
@@ -288,11 +291,15 @@ eddy_result eddy_wait_recorded(eddy_engine *e);
 /* ------------------------------------------------------------------ buffers */
 
 typedef struct eddy_buffer_desc {
-    uint64_t size;           /* bytes, required (> 0); at most maxStorageBufferRange */
+    uint64_t size;           /* bytes, required (> 0); at most maxStorageBufferRange (texel_only:
+                                16 x maxTexelBufferElements) */
     const char *label;       /* debug name shown in validation messages and tools; copied */
     const void *data;        /* optional: uploaded at creation; else zero-filled */
     uint64_t data_size;      /* bytes of data to upload, <= size (the rest is zero-filled);
                                 0 = size. For padded buffers whose data is shorter. */
+    bool texel_only;         /* passes bind it only as a storage texel buffer (imageBuffer),
+                                never as a storage buffer, so it may exceed maxStorageBufferRange;
+                                a pass that binds it as a storage buffer is refused. Default false */
 } eddy_buffer_desc;
 
 /* Creates a device-local storage buffer (also usable as indirect-argument,
@@ -482,7 +489,13 @@ typedef struct eddy_specialization {
 /* A compute kernel: a pipeline with its descriptor layout. Its bindings are
  * read from the SPIR-V (set 0, bindings 0..n-1: storage buffers, storage
  * images (image1D/2D/3D) and combined image samplers (sampler1D/2D/3D)) so a
- * pass must bind exactly those, each with a resource of its kind. Push constants: up to
+ * pass must bind exactly those, each with a resource of its kind. A storage
+ * texel buffer (`layout(rgba32f) readonly uniform imageBuffer`; formats r32f,
+ * rg32f, rgba32f, r32i, rgba32i, r32ui, rgba32ui) binds a buffer in
+ * bindings[] like a storage buffer: the engine views the whole buffer (up to
+ * eddy_device_info.max_texel_buffer_elements texels) in the shader's format.
+ * Some drivers load texels for all lanes at once where they load a storage
+ * buffer's values lane by lane (lavapipe). Push constants: up to
  * EDDY_PUSH_CONSTANT_BYTES. The workgroup size along x is specialization
  * constant 0 when the shader declares `layout(local_size_x_id = 0) in;`. */
 typedef struct eddy_kernel_desc {

@@ -86,6 +86,8 @@
  *   system.no_port         E  the system has no input or output of that name, or the
  *                             scene gives the input no path
  *   system.tool_clamped    W  a driven tool was kept inside the box walls
+ *   system.no_lists        I  the neighbour lists would exceed the device's texel buffer limit:
+ *                             the system scans the grid cells instead (same results)
  * Scenes (eddy_load_scene); the message starts with the file and the field
  *   scene.invalid          E  eddy_load_scene was given neither a path nor JSON text
  *   scene.file             E  the scene file cannot be read
@@ -101,6 +103,7 @@
  *   scene.unknown_module   E  a system names a module that is not registered
  *   scene.unknown_set      E  a system names a particle set the scene does not have
  *   scene.unknown_system   E  a call names a system the scene does not have
+ *   scene.unknown_param    E  eddy_scene_system_param names a parameter the module does not have
  *   scene.system           E  a module could not set up a system (its own message is first)
  *   scene.record           E  eddy_scene_record's arguments out of their rules
  *   adaptive.limited       W  max_substeps are too few for a stable adaptive substep
@@ -114,6 +117,8 @@
  *   haptic.invalid         E  eddy_haptic_desc out of its rules
  *   haptic.thread          E  the haptic thread could not be started
  * The `eddy` tool's own
+ *   bench.model            E  eddy bench --model: the device file cannot be read, or a field is missing
+ *                             or out of range
  *   cli.usage              E  an unknown command or option, or a bad option value
  *   mesh.file              E  a mesh file cannot be read or parsed
  *   mesh.invalid           E  a mesh bounds no solid, or cannot be voxelised as asked

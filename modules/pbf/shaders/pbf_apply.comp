@@ -12,6 +12,9 @@ layout(std430, binding = 4) readonly buffer Tool { eddy_pbf_tool T; };
 layout(std430, binding = 5) buffer ToolPush { vec4 tpush[]; };
 layout(std430, binding = 6) readonly buffer Index { uint sorted_index[]; };
 layout(std430, binding = 7) writeonly buffer Clamped { uint clamped[]; };
+layout(std430, binding = 8) readonly buffer Built { vec4 lpos[]; }; // where the lists were built
+layout(std430, binding = 9) buffer Count { uint ncount[]; }; // [n]: the neighbour lists' flag
+layout(std430, binding = 10) readonly buffer Old { vec4 sold[]; }; // w: the radius (sp's w is the mass)
 
 #include "solids.glsl"
 
@@ -22,11 +25,12 @@ void main()
         return;
     vec4 x = sp[i];
     vec3 p = x.xyz + dp[i].xyz, v = vec3(0.0);
+    float radius = sold[i].w;
     // Out of the tool first, radially to one particle radius off its
     // surface; the move is part of the tool's contact push.
     if (PBF_TOOL_R > 0.0) {
         vec3 d = p - T.centre.xyz;
-        float r = length(d), lim = PBF_TOOL_R + x.w;
+        float r = length(d), lim = PBF_TOOL_R + radius;
         if (r < lim) {
             vec3 q = T.centre.xyz + (r > 0.0 ? d / r : vec3(0.0, 1.0, 0.0)) * lim;
             tpush[i].xyz += q - p;
@@ -35,6 +39,14 @@ void main()
     }
     if (eddy_past_box(p, P.box_min.xyz, P.box_max.xyz))
         clamped[sorted_index[i]] = 1u;
-    eddy_collide(p, v, x.w, 0.0, P.box_min.xyz, P.box_max.xyz, uint(P.dims.w));
+    eddy_collide(p, v, radius, 0.0, P.box_min.xyz, P.box_max.xyz, uint(P.dims.w));
     sp[i] = vec4(p, x.w);
+    // Past 0.45 skin (0.05 skin for rounding) the lists may miss a pair:
+    // pbf.neighbours builds them again.
+    if (PBF_NLIST > 0u) {
+        vec3 moved = p - lpos[i].xyz;
+        float skin = PBF_LIST_R - PBF_H;
+        if (dot(moved, moved) > 0.2025 * skin * skin)
+            atomicOr(ncount[PBF_COUNT], 1u);
+    }
 }

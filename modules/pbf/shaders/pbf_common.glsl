@@ -18,6 +18,9 @@ layout(std430, set = 0, binding = 0) readonly buffer Params { eddy_pbf_params P;
 #define PBF_DT (P.box_max.w)
 #define PBF_RHO0 (P.gravity.w)
 #define PBF_COUNT (P.misc.x)
+#define PBF_NLIST (P.misc.y) // neighbour list capacity (0: no lists)
+#define PBF_LIST_R (uintBitsToFloat(P.misc.z)) // list radius h + skin (m)
+#define PBF_USE_LIST (PBF_NLIST > 0u)
 #define PBF_WALL_S (P.options.z)
 
 // Wall ghosts (shaders/ghosts.glsl); each ghost has mass rho0 s^3.

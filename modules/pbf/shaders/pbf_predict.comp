@@ -9,6 +9,7 @@ layout(std430, binding = 1) readonly buffer Position { vec4 position[]; };
 layout(std430, binding = 2) readonly buffer Velocity { vec4 velocity[]; };
 layout(std430, binding = 3) writeonly buffer Predicted { vec4 predicted[]; };
 layout(std430, binding = 4) writeonly buffer ToolPush { vec4 tpush[]; }; // cell order, cleared here
+layout(std430, binding = 5) readonly buffer Mass { float mass[]; };
 
 void main()
 {
@@ -17,7 +18,9 @@ void main()
         return;
     vec4 x = position[i];
     vec3 v = velocity[i].xyz + PBF_DT * P.gravity.xyz;
-    predicted[i] = vec4(x.xyz + PBF_DT * v, x.w);
+    // w: the mass, so a neighbour loop reads position and mass in one load
+    // (the radius stays in the sorted start positions' w).
+    predicted[i] = vec4(x.xyz + PBF_DT * v, mass[i]);
     if (PBF_TOOL_R > 0.0)
         tpush[i] = vec4(0.0);
 }

@@ -14,9 +14,9 @@ void rigid_remember(uint id, vec3 xi) {}
 
 void main()
 {
-    uint k = gl_GlobalInvocationID.x;
-    if (k >= RIGID_N * RIGID_SLOTS)
-        return;
-    id_out[k] = id_in[k];
-    xi_out[k] = xi_in[k];
+    uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    for (uint k = gl_GlobalInvocationID.x; k < RIGID_N * RIGID_SLOTS; k += stride) {
+        id_out[k] = id_in[k];
+        xi_out[k] = xi_in[k];
+    }
 }

@@ -3,10 +3,13 @@
 // j = i included (Müller et al. 2003, eq. 3), plus the wall ghosts' share.
 #extension GL_GOOGLE_include_directive : require
 #include "sph_common.glsl"
+#include "neighbours.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(std430, binding = 1) readonly buffer Pos { vec4 spos[]; };
-layout(std430, binding = 2) readonly buffer Mass { float smass[]; };
+layout(binding = 1, rgba32f) readonly uniform imageBuffer spos_tex;
+#define spos_at(j) imageLoad(spos_tex, int(j))
+layout(binding = 2, r32f) readonly uniform imageBuffer smass_tex;
+#define smass_at(j) imageLoad(smass_tex, int(j)).x
 layout(std430, binding = 3) readonly buffer Start { uint cell_start[]; };
 layout(std430, binding = 4) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 5) writeonly buffer Density { float sdensity[]; };
@@ -15,40 +18,49 @@ layout(std430, binding = 6) readonly buffer Vel { vec4 svel[]; };
 // 16-byte loads instead of four scattered ones.
 layout(std430, binding = 7) writeonly buffer PosMass { vec4 spm[]; }; // xyz position, w mass
 layout(std430, binding = 8) writeonly buffer VelRho { vec4 svr[]; };  // xyz velocity, w density
+// The neighbours within h, for sph.forces (shaders/neighbours.glsl): at
+// most SPH_NLIST a particle (0: no lists).
+layout(constant_id = 1) const uint SPH_NLIST = 0u;
+layout(binding = 9, r32ui) writeonly uniform uimageBuffer nlist_tex;
+layout(std430, binding = 10) writeonly buffer Count { uint ncount[]; };
 #ifdef EDDY_COUPLED
-#define COUPLE_BINDING 9
+#define COUPLE_BINDING 11
 #include "../../couple/shaders/couple_boundary.glsl"
 #endif
+
+uint g_i, g_count, g_n;
+vec3 g_p;
+float g_h2, g_c6, g_rho;
+
+void visit(uint j)
+{
+    vec3 d = g_p - spos_at(j).xyz;
+    float r2 = dot(d, d), q = max(g_h2 - r2, 0.0);
+    g_rho += smass_at(j) * (g_c6 * (q * q * q));
+    if (SPH_NLIST > 0u && r2 < g_h2) {
+        if (g_count < SPH_NLIST)
+            imageStore(nlist_tex, int(g_count * g_n + g_i), uvec4(j));
+        g_count++;
+    }
+}
 
 void main()
 {
     uint i = gl_GlobalInvocationID.x;
     if (i >= SPH_COUNT)
         return;
-    vec3 p = spos[i].xyz;
+    vec3 p = spos_at(i).xyz;
     // Parameters into registers once: the loop below runs ~30 times a particle.
     ivec3 dims = P.dims.xyz;
     ivec3 c = eddy_grid_cell(p, P.grid.xyz, P.grid.w, dims);
-    float h = SPH_H, h2 = h * h, rho = 0.0;
+    float h = SPH_H, h2 = h * h;
     // W_poly6 with its constant hoisted: the same value as eddy_w_poly6.
-    float c6 = eddy_w_poly6(0.0, h) / (h2 * h2 * h2);
-    for (int dz = -1; dz <= 1; dz++)
-    for (int dy = -1; dy <= 1; dy++)
-    for (int dx = -1; dx <= 1; dx++) {
-        ivec3 q = c + ivec3(dx, dy, dz);
-        if (any(lessThan(q, ivec3(0))) || any(greaterThanEqual(q, dims)))
-            continue;
-        uint cell = eddy_grid_linear(q, dims);
-        uint s = cell_start[cell];
-        if (s == EDDY_GRID_EMPTY)
-            continue;
-        uint e = cell_end[cell];
-        for (uint j = s; j < e; j++) {
-            vec3 d = p - spos[j].xyz;
-            float q = max(h2 - dot(d, d), 0.0);
-            rho += smass[j] * (c6 * (q * q * q));
-        }
-    }
+    g_i = i, g_n = SPH_COUNT, g_count = 0u, g_p = p, g_h2 = h2, g_rho = 0.0;
+    g_c6 = eddy_w_poly6(0.0, h) / (h2 * h2 * h2);
+    EDDY_GRID_SCAN(c, dims, cell_start, cell_end, visit)
+    float rho = g_rho;
+    if (SPH_NLIST > 0u)
+        ncount[i] = g_count;
     float s3 = uintBitsToFloat(P.misc.w);
     s3 = s3 * s3 * s3;
     rho += SPH_RHO0 * s3 * sph_ghosts(p).w; // ghost mass rho0 s^3
@@ -59,6 +71,6 @@ void main()
 #endif
     rho *= P.lattice.x; // normalise_density: the rest lattice reads rho0
     sdensity[i] = rho;
-    spm[i] = vec4(p, smass[i]);
+    spm[i] = vec4(p, smass_at(i));
     svr[i] = vec4(svel[i].xyz, rho);
 }

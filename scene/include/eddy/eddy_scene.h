@@ -201,6 +201,14 @@ const char *eddy_scene_system_name(const eddy_scene *s, uint32_t index);
 /* The module of the scene's system `name` (its ports: inputs, outputs), or
  * NULL after a message. */
 const eddy_module_desc *eddy_scene_system_module(const eddy_scene *s, const char *name);
+/* The value of parameter `param` of system `system` as the system was
+ * created with it (the module's default where the scene left it out; a
+ * float or int in value[0], a vec3 in all three), or an error after a
+ * message naming both. */
+eddy_result eddy_scene_system_param(const eddy_scene *s, const char *system, const char *param, double value[3]);
+/* The particle set in system `system`'s first slot (its own set), or a
+ * zero handle when there is no such system. */
+eddy_particles eddy_scene_system_set(const eddy_scene *s, const char *system);
 
 /* ------------------------------------------------------------------ haptics */
 
