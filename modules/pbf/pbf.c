@@ -364,13 +364,12 @@ static eddy_result declare_step(void *state, eddy_graph g)
     /* With lists: the substep's neighbours once (without, the shaders do
      * not read the list bindings). */
     bool lists = s->p.misc[1] > 0;
-    eddy_access lr = EDDY_READ;
     rc = lists ? add_neighbours(s, g, &gb, 1) : 0;
     int first = rc < 0 ? rc : eddy_graph_add_pass(e, g, &(eddy_pass_desc){
         .label = "pbf.lambda", .kernel = s->k[K_LAMBDA], .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->lambda, EDDY_WRITE },
-                      { s->tool, EDDY_READ }, { s->sbin, EDDY_READ }, { s->nlist, lr }, { s->ncount, EDDY_READ_WRITE },
+                      { s->tool, EDDY_READ }, { s->sbin, EDDY_READ }, { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ_WRITE },
                       { s->sghost, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr },
                       { cb.inverse_mass, cr } } });
     rc = first;
@@ -380,7 +379,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
                           { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                           { s->dp, EDDY_WRITE }, { s->sghost, EDDY_READ }, { s->tpush, EDDY_READ_WRITE },
-                          { s->sbin, EDDY_READ }, { s->nlist, lr }, { s->ncount, lr }, { cb.params, cr },
+                          { s->sbin, EDDY_READ }, { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ }, { cb.params, cr },
                           { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
     /* The same corrections' reaction on the boundary particles, before
      * pbf.apply moves the fluid. */
@@ -414,14 +413,13 @@ static eddy_result declare_step(void *state, eddy_graph g)
     bool ends = s->p.options[0] != 0 || s->p.options[3] != 0;
     if (rc >= 0 && lists && ends && coupled)
         rc = add_neighbours(s, g, &gb, 1);
-    eddy_access er = EDDY_READ;
     if (rc >= 0 && s->p.options[3] != 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.vorticity", .kernel = s->k[K_VORTICITY], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sv, EDDY_READ },
                           { s->smass, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                          { s->svort, EDDY_WRITE }, { s->sbin, EDDY_READ }, { s->nlist, er },
-                          { s->ncount, er } } });
+                          { s->svort, EDDY_WRITE }, { s->sbin, EDDY_READ }, { s->nlist, EDDY_READ },
+                          { s->ncount, EDDY_READ } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "pbf.finish", .kernel = s->k[K_FINISH], .threads = s->n,
@@ -430,7 +428,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
                           { gb.cell_end, EDDY_READ }, { gb.sorted_index, EDDY_READ },
                           { s->position, EDDY_WRITE }, { s->velocity, EDDY_WRITE },
                           { s->density, EDDY_WRITE }, { s->svort, EDDY_READ }, { s->sbin, EDDY_READ },
-                          { s->nlist, er }, { s->ncount, er }, { s->sold, EDDY_READ } } });
+                          { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ }, { s->sold, EDDY_READ } } });
     if (rc < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
     r = coupled ? eddy_couple_record_end(e, s->couple, g) : EDDY_OK;
