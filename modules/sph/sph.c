@@ -159,11 +159,12 @@ typedef struct sph {
     eddy_buffer position, velocity, mass, density, normal, clamped;
     /* IISPH (solver 1): the pressure (particle order, also output), its
      * sorted copy, the system (source, diagonal), the pressure
-     * accelerations, the groups' error sums, dispatch arguments and state. */
+     * accelerations, the groups' error sums, dispatch arguments and state,
+     * and the wall ghosts' sums the iterations reuse (sph_iisph.glsl). */
     bool iisph;
     uint32_t max_iterations;
     eddy_kernel k_diag, k_accel, k_accel_final, k_update, k_check;
-    eddy_buffer pressure, spress, siis, sap, partials, args, istate;
+    eddy_buffer pressure, spress, siis, sap, partials, args, istate, sghost;
     eddy_couple *couple; /* the boundary slot's sets as boundary particles; NULL without */
     /* Surface extraction (surface_mesh): run per output frame. */
     char name[64];
@@ -216,7 +217,7 @@ static void destroy(void *state)
         eddy_destroy_kernel(e, iis[i]);
     eddy_buffer own[] = { s->params, s->solids, s->pushes, s->clock, s->spos, s->svel, s->smass,
                           s->sdensity, s->saccel, s->snormal, s->spm, s->svr, s->spress, s->siis,
-                          s->sap, s->partials, s->args, s->istate, s->nlist, s->ncount };
+                          s->sap, s->partials, s->args, s->istate, s->sghost, s->nlist, s->ncount };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(e, own[i]);
     free(s);
@@ -609,15 +610,19 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         s->partials = scratch(s, ctx->name, "iisph.partials", 16 * groups);
         s->args = scratch(s, ctx->name, "iisph.args", 24);
         s->istate = scratch(s, ctx->name, "iisph.state", sizeof(struct eddy_sph_iisph_state));
+        s->sghost = scratch(s, ctx->name, "iisph.ghosts", 48 * n); /* SPH_IISPH_GHOSTS vec4 a particle */
         s->k_diag = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_diag", SPH_VARIANT(cpl, iisph_diag) });
-        s->k_accel = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_accel", SPH_VARIANT(cpl, iisph_accel) });
+        /* The iterations read sph.density's lists (constant 2: their capacity). */
+        s->k_accel = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_accel", SPH_VARIANT(cpl, iisph_accel),
+            .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
         s->k_accel_final = eddy_create_kernel(e, &(eddy_kernel_desc){
-            .label = "sph.iisph_accel_final", SPH_VARIANT(cpl, iisph_accel), .specialization = { { 1, 1 } },
-            .specialization_count = 1 });
-        s->k_update = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_update", SPH_VARIANT(cpl, iisph_update) });
+            .label = "sph.iisph_accel_final", SPH_VARIANT(cpl, iisph_accel),
+            .specialization = { { 1, 1 }, { 2, s->nlist_cap } }, .specialization_count = 2 });
+        s->k_update = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_update", SPH_VARIANT(cpl, iisph_update),
+            .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
         s->k_check = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_check", EDDY_SPIRV(iisph_check_spv) });
         if (!s->pressure.id || !s->spress.id || !s->siis.id || !s->sap.id || !s->partials.id || !s->args.id ||
-            !s->istate.id)
+            !s->istate.id || !s->sghost.id)
             return EDDY_ERROR_OUT_OF_MEMORY;
         if (!s->k_diag.id || !s->k_accel.id || !s->k_accel_final.id || !s->k_update.id || !s->k_check.id)
             return EDDY_ERROR_VULKAN;
@@ -653,7 +658,7 @@ static int record_iisph(sph *s, eddy_graph g)
         .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                       { s->saccel, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                       { s->spress, EDDY_READ_WRITE }, { s->siis, EDDY_WRITE }, { s->args, EDDY_WRITE },
-                      { s->istate, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr },
+                      { s->istate, EDDY_WRITE }, { s->sghost, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr },
                       { cb.cell_start, cr }, { cb.cell_end, cr }, { cb.velocity, cr } } });
     int first = rc >= 0 ? (int)eddy_graph_pass_count(e, g) : -1;
     if (rc >= 0)
@@ -662,13 +667,14 @@ static int record_iisph(sph *s, eddy_graph g)
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
                           { s->sap, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ }, { s->pressure, EDDY_WRITE },
-                          { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
+                          { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ }, { s->sghost, EDDY_READ }, { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
             .label = "sph.iisph_update", .kernel = s->k_update, .indirect = s->args,
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { gb.cell_start, EDDY_READ },
                           { gb.cell_end, EDDY_READ }, { s->sap, EDDY_READ }, { s->siis, EDDY_READ },
-                          { s->spress, EDDY_READ_WRITE }, { s->partials, EDDY_WRITE }, { cb.params, cr },
+                          { s->spress, EDDY_READ_WRITE }, { s->partials, EDDY_WRITE }, { s->nlist, EDDY_READ },
+                          { s->ncount, EDDY_READ }, { s->sghost, EDDY_READ }, { cb.params, cr },
                           { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
@@ -683,7 +689,8 @@ static int record_iisph(sph *s, eddy_graph g)
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
                           { s->saccel, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ },
-                          { s->pressure, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr },
+                          { s->pressure, EDDY_WRITE }, { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ },
+                          { s->sghost, EDDY_READ }, { cb.params, cr }, { cb.particles, cr },
                           { cb.cell_start, cr }, { cb.cell_end, cr } } });
     /* The bodies feel the solved pressure. */
     if (rc >= 0 && s->couple)

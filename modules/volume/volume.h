@@ -151,6 +151,26 @@ void eddy_volume_cast_cpu(const struct eddy_volume_params *p, const float *posit
                           const float *scalar, const uint32_t *tets, const uint32_t *neighbours,
                           const uint32_t *boundary, const float *transfer, const float *table,
                           float *rgba, float *depth);
+/* What a frame of eddy_volume_cast_cpu did, the same work as volume.raster
+ * and volume.cast (eddy bench's profile of the volume passes). */
+typedef struct eddy_volume_cast_counts {
+    uint64_t tested;       /* volume.raster: pixels tested against a boundary face, over all faces */
+    uint64_t fragments;    /* of which the face covers (added to the pixel's count and list) */
+    uint64_t tested_max;   /* the most pixels one face tested (its 8 threads' share: the pass's longest chain) */
+    uint64_t rays_hit;     /* volume.cast: pixels whose ray enters the mesh */
+    uint64_t steps;        /* tetrahedra crossed, over all rays */
+    uint64_t lane_steps8;  /* the steps SIMD lanes run: 8 lanes (4 x 2 pixels) as long as their longest ray */
+    uint64_t lane_steps32; /* the same for 32 lanes (8 x 4 pixels) */
+    uint64_t pieces;       /* table samples composited (a segment longer than the table's: several) */
+    uint64_t enters;       /* entry lookups: the first, and one after each exit through the boundary */
+    uint64_t entries_read; /* pixel-list entries those lookups read */
+    uint64_t bvh_enters;   /* lookups through the BVH (a pixel's list overflowed, or no lists) */
+    uint64_t bvh_nodes;    /* BVH nodes those visited */
+} eddy_volume_cast_counts;
+void eddy_volume_cast_cpu_counted(const struct eddy_volume_params *p, const float *position,
+                                  const float *scalar, const uint32_t *tets, const uint32_t *neighbours,
+                                  const uint32_t *boundary, const float *transfer, const float *table,
+                                  float *rgba, float *depth, eddy_volume_cast_counts *counts);
 /* The reference ray integral (no traversal, no table): every tet cut by
  * every ray on its own, the pieces in order along the ray, each integrated
  * through the transfer function with `steps` slabs; no early stop. A ray

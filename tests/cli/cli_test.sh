@@ -195,6 +195,30 @@ for r in rows:
     assert prof[loop]['visits'] > 10 and prof[loop]['flops'] > 100, prof[loop]
 print('ok', [(r['case'], r['particles'], round(r['model']['ms'], 3)) for r in rows])
 " "$tmp/outlog" || fail "bench profile: $(cat "$tmp/outlog")"
+    # The volume renderer: per tet, face and ray, from the C twin's counts
+    # of the frame (bunny_5k: 4,830 tets, 1,000 boundary faces, 512 x 512).
+    "$eddy" bench volume.bunny_5k --iterations 1 --model "$root/docs/data/devices/h100_sxm.json" \
+        >"$tmp/outlog" 2>"$tmp/err" || fail "volume: exit status $?"
+    python3 -c "
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+f, prof, model = r['frame'], r['profile'], r['model']
+assert (f['tets'], f['faces'], f['rays']) == (4830, 1000, 262144), f
+assert 1 < f['tets_per_ray'] <= f['lane_steps8_per_ray'] <= f['lane_steps32_per_ray'] < 100, f
+assert 0 < f['covered_per_face'] <= f['tested_per_face'] <= f['tested_max'], f
+assert prof['volume.cast']['per'] == 'ray' and prof['volume.geometry']['per'] == 'tet', prof
+assert prof['volume.geometry']['elements'] == 4830 and prof['eddy.sort.scatter']['per'] == 'face', prof
+assert prof['volume.cast']['visits'] > 1 and prof['volume.cast']['gathered'] > 84, prof['volume.cast']
+assert set(model['passes']) == set(r['passes']) and model['ms'] > 0 and model['elements_per_s'] > 0, model
+assert all(p.get('modelled', True) for p in model['passes'].values()), model
+print('ok volume', round(model['ms'], 3), 'ms predicted')
+" "$tmp/outlog" || fail "bench volume profile: $(cat "$tmp/outlog")"
+    # simd_width is 8 or 32 (or 0).
+    printf '{ "name": "x", "bandwidth_GBps": 1, "cache_GBps": 1, "gflops": 1, "pass_overhead_us": 1, "simd_width": 16 }' \
+        >"$tmp/dev.json"
+    "$eddy" bench sph.16k --model "$tmp/dev.json" >"$tmp/outlog" 2>"$tmp/err"
+    [ $? -eq 2 ] && grep -qF "dev.json: field \"simd_width\": expected 8 or 32" "$tmp/err" \
+        || fail "simd_width 16 was not refused: $(cat "$tmp/err")"
     # A device file with a bad field: one message naming the file and field, exit 2.
     printf '{ "name": "x", "bandwidth_GBps": -1, "cache_GBps": 1, "gflops": 1, "pass_overhead_us": 1 }' >"$tmp/dev.json"
     "$eddy" bench sph.16k --model "$tmp/dev.json" >"$tmp/outlog" 2>"$tmp/err"

@@ -19,7 +19,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     if (!memchr(m.name, 0, sizeof m.name) || !m.name[0] || !(m.bandwidth_gbps > 0) || !(m.cache_gbps > 0) ||
-        !(m.gflops > 0) || !(m.pass_overhead_us >= 0) || !(m.visit_latency_ns >= 0) || !isfinite(m.gflops))
+        !(m.gflops > 0) || !(m.pass_overhead_us >= 0) || !(m.visit_latency_ns >= 0) || !(m.resident_threads >= 0) ||
+        (m.simd_width != 0 && m.simd_width != 8 && m.simd_width != 32) ||
+        !isfinite(m.gflops))
         abort();
     return 0;
 }

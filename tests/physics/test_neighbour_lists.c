@@ -7,7 +7,9 @@
  *    iteration that moves a particle builds the lists again) and with a
  *    skin that never needs a rebuild (0.5 h, 160 neighbours);
  *  - sph: a released column, 40 steps at dt 0.4 ms, with the default list,
- *    without lists and with lists of 12.
+ *    without lists and with lists of 12;
+ *  - iisph: the same column under IISPH (whose iterations read sph.density's
+ *    lists and sph.iisph_diag's wall-ghost sums), 40 steps at dt 2 ms.
  * Positions and velocities must be equal bit for bit, and the profile must
  * show the list passes exactly where lists are on. */
 #include "../gpu/gpu_test.h"
@@ -104,21 +106,24 @@ static void pbf(eddy_engine *e)
              "pbf.neighbours", v, 5);
 }
 
-static void sph(eddy_engine *e)
+/* The released column under sph: `dt` and the solver's params (IISPH's
+ * iterations read sph.density's lists too). sph's lists live in its
+ * density and forces passes: no pass of their own. */
+static void sph_column(eddy_engine *e, const char *label, const char *dt, const char *params)
 {
     static const char *const v[][2] = {
         { "", "default lists" },
         { ", \"neighbour_list\": 0", "no lists" },
         { ", \"neighbour_list\": 12", "lists of 12" },
     };
-    /* sph's lists live in its density and forces passes: no pass of their own. */
-    variants(e, "sph",
-             "{ \"dt\": 0.0004, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [0.5, 0.4, 0.3] },"
+    char format[1024];
+    snprintf(format, sizeof format,
+             "{ \"dt\": %s, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [0.5, 0.4, 0.3] },"
              "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.02,"
              "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [0.2, 0.3, 0.3] } } ],"
              "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"set\": \"water\","
-             "      \"params\": { \"h\": 0.04, \"stiffness\": 400, \"viscosity\": 10, \"surface_tension\": 0.07 %s } } ] }",
-             NULL, v, 3);
+             "      \"params\": { \"h\": 0.04, %s %%s } } ] }", dt, params);
+    variants(e, label, format, NULL, v, 3);
 }
 
 int main(int argc, char **argv)
@@ -127,7 +132,9 @@ int main(int argc, char **argv)
     if (test_part(argc, argv, 1, "pbf"))
         pbf(e);
     if (test_part(argc, argv, 1, "sph"))
-        sph(e);
+        sph_column(e, "sph", "0.0004", "\"stiffness\": 400, \"viscosity\": 10, \"surface_tension\": 0.07");
+    if (test_part(argc, argv, 1, "iisph"))
+        sph_column(e, "iisph", "0.002", "\"solver\": 1, \"viscosity\": 10");
     test_finish(e);
     return test_report("neighbour_lists");
 }

@@ -424,6 +424,34 @@ static void part_twin(eddy_engine *e)
     REQUIRE(cb && dcb);
     eddy_volume_cast_cpu(&bvh_only, m.pos, m.scalar, m.tets, neigh, bound, tf4, table, cb, dcb);
     CHECKF(!memcmp(c, cb, 16 * px) && !memcmp(dc, dcb, 4 * px), "the C twin's lists miss entries the BVH finds");
+    /* The counting twin (eddy bench's profile of the frame) renders the
+     * same bits, and its counts agree with the image: a ray that entered
+     * has a depth, every pixel looks up at least one entry, each ray that
+     * entered crossed a tet; without lists every lookup is the BVH's. */
+    eddy_volume_cast_counts k, kb;
+    eddy_volume_cast_cpu_counted(p, m.pos, m.scalar, m.tets, neigh, bound, tf4, table, cb, dcb, &k);
+    CHECKF(!memcmp(c, cb, 16 * px) && !memcmp(dc, dcb, 4 * px), "the counting twin renders other bits");
+    eddy_volume_cast_cpu_counted(&bvh_only, m.pos, m.scalar, m.tets, neigh, bound, tf4, table, cb, dcb, &kb);
+    uint64_t entered = 0;
+    for (size_t i = 0; i < px; i++)
+        entered += isfinite(dc[i]) != 0;
+    CHECKF(k.rays_hit == entered && kb.rays_hit == entered, "%llu and %llu rays entered the mesh, %llu pixels have a "
+           "depth", (unsigned long long)k.rays_hit, (unsigned long long)kb.rays_hit, (unsigned long long)entered);
+    CHECKF(k.enters >= px && k.steps >= k.rays_hit && k.pieces >= k.rays_hit && k.fragments <= k.tested &&
+           k.fragments >= k.rays_hit && k.entries_read > 0 && k.lane_steps8 >= k.steps &&
+           k.lane_steps32 >= k.lane_steps8, "inconsistent counts: %llu lookups, %llu steps, %llu "
+           "pieces, %llu of %llu pixels covered", (unsigned long long)k.enters, (unsigned long long)k.steps,
+           (unsigned long long)k.pieces, (unsigned long long)k.fragments, (unsigned long long)k.tested);
+    CHECKF(kb.bvh_enters == kb.enters && kb.enters == k.enters && kb.entries_read == 0 && kb.tested == 0 &&
+           kb.bvh_nodes >= kb.enters && kb.steps == k.steps && kb.pieces == k.pieces,
+           "without lists: %llu of %llu lookups through the BVH, %llu nodes, %llu steps (%llu with lists)",
+           (unsigned long long)kb.bvh_enters, (unsigned long long)kb.enters, (unsigned long long)kb.bvh_nodes,
+           (unsigned long long)kb.steps, (unsigned long long)k.steps);
+    printf("counts: %llu rays entered, %.2f tets and %.2f pieces a ray that entered, %.1f pixels tested and %.1f "
+           "covered a boundary face, %llu of %llu lookups through the BVH; lanes of 8 run %.2f times the steps, of "
+           "32 %.2f times\n", (unsigned long long)k.rays_hit, (double)k.steps / (double)k.rays_hit, (double)k.pieces / (double)k.rays_hit, (double)k.tested / nb,
+           (double)k.fragments / nb, (unsigned long long)k.bvh_enters, (unsigned long long)k.enters,
+           (double)k.lane_steps8 / (double)k.steps, (double)k.lane_steps32 / (double)k.steps);
     free(cb), free(dcb);
     double worst = 0, dworst = 0;
     uint32_t hits = 0, depth_mismatch = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 enum { VISIT_NONE, VISIT_CANDIDATES, VISIT_LIST, VISIT_NEIGHBOURS };
+enum { PER_N, PER_KEY };
 
 /* Per particle and call, read off each pass's shader (bytes of 4-byte
  * floats and indices; a flop is an add, multiply, divide or square root, an
@@ -22,58 +23,67 @@ typedef struct pass_cost {
     double visit_bytes, visit_flops, flops;
     double ghost_flops; /* per wall-ghost lattice point the pass's ghost loop visits */
     double visit_stream; /* bytes each visit streams (a matrix entry, a spring's state), not gathered */
+    int per;             /* PER_N: per particle (the case's element); PER_KEY: per sort key */
 } pass_cost;
 
 static const pass_cost pass_costs[] = {
     /* the shared grid build (eddy_grid): cell keys, the radix sort's passes, ranges, gathers */
-    { "eddy.fill", 4, 0, VISIT_NONE, 0, 0, 0, 0, 0 },
-    { "eddy.grid.cell", 28, 0, VISIT_NONE, 0, 0, 10, 0, 0 },
-    { "eddy.sort.histogram", 4, 0, VISIT_NONE, 0, 0, 2, 0, 0 },
-    { "eddy.scan.block", 0.5, 0, VISIT_NONE, 0, 0, 0.5, 0, 0 },
-    { "eddy.scan.add", 0.5, 0, VISIT_NONE, 0, 0, 0.5, 0, 0 },
-    { "eddy.sort.scatter", 16, 0, VISIT_NONE, 0, 0, 4, 0, 0 },
-    { "eddy.grid.range", 12, 0, VISIT_NONE, 0, 0, 2, 0, 0 },
-    { "eddy.grid.gather", 30, 0, VISIT_NONE, 0, 0, 0, 0, 0 },
+    { "eddy.fill", 4, 0, VISIT_NONE, 0, 0, 0, 0, 0, PER_N },
+    { "eddy.grid.cell", 28, 0, VISIT_NONE, 0, 0, 10, 0, 0, PER_N },
+    { "eddy.sort.histogram", 4, 0, VISIT_NONE, 0, 0, 2, 0, 0, PER_KEY },
+    { "eddy.scan.block", 0.5, 0, VISIT_NONE, 0, 0, 0.5, 0, 0, PER_KEY },
+    { "eddy.scan.add", 0.5, 0, VISIT_NONE, 0, 0, 0.5, 0, 0, PER_KEY },
+    { "eddy.sort.scatter", 16, 0, VISIT_NONE, 0, 0, 4, 0, 0, PER_KEY },
+    { "eddy.grid.range", 12, 0, VISIT_NONE, 0, 0, 2, 0, 0, PER_N },
+    { "eddy.grid.gather", 30, 0, VISIT_NONE, 0, 0, 0, 0, 0, PER_N },
     /* pbf: predicted position, velocity, mass in; the list built once a
      * substep (and again after an iteration that moved a particle past the
      * skin: pbf.neighbours_check, which otherwise reads one flag) */
-    { "pbf.predict", 52, 0, VISIT_NONE, 0, 0, 8, 0, 0 },
-    { "pbf.neighbours", 52, 4, VISIT_CANDIDATES, 16, 8, 10, 0, 0 },
-    { "pbf.neighbours_check", 4, 0, VISIT_NONE, 0, 0, 0, 0, 0 },
-    { "pbf.lambda", 72, 4, VISIT_LIST, 16, 30, 40, 30, 0 },
-    { "pbf.delta", 84, 4, VISIT_LIST, 32, 45, 20, 0, 0 },
-    { "pbf.apply", 84, 0, VISIT_NONE, 0, 0, 30, 0, 0 },
-    { "pbf.velocity", 48, 0, VISIT_NONE, 0, 0, 5, 0, 0 },
-    { "pbf.vorticity", 52, 4, VISIT_LIST, 32, 25, 10, 0, 0 },
-    { "pbf.finish", 108, 4, VISIT_LIST, 32, 20, 20, 0, 0 },
+    { "pbf.predict", 52, 0, VISIT_NONE, 0, 0, 8, 0, 0, PER_N },
+    { "pbf.neighbours", 52, 4, VISIT_CANDIDATES, 16, 8, 10, 0, 0, PER_N },
+    { "pbf.neighbours_check", 4, 0, VISIT_NONE, 0, 0, 0, 0, 0, PER_N },
+    { "pbf.lambda", 72, 4, VISIT_LIST, 16, 30, 40, 30, 0, PER_N },
+    { "pbf.delta", 84, 4, VISIT_LIST, 32, 45, 20, 0, 0, PER_N },
+    { "pbf.apply", 84, 0, VISIT_NONE, 0, 0, 30, 0, 0, PER_N },
+    { "pbf.velocity", 48, 0, VISIT_NONE, 0, 0, 5, 0, 0, PER_N },
+    { "pbf.vorticity", 52, 4, VISIT_LIST, 32, 25, 10, 0, 0, PER_N },
+    { "pbf.finish", 108, 4, VISIT_LIST, 32, 20, 20, 0, 0, PER_N },
     /* sph: the density pass scans the cells and writes the list, forces read it */
-    { "sph.density", 72, 4, VISIT_CANDIDATES, 20, 12, 20, 30, 0 },
-    { "sph.forces", 68, 4, VISIT_NEIGHBOURS, 32, 70, 40, 40, 0 },
-    { "sph.integrate", 120, 0, VISIT_NONE, 0, 0, 30, 0, 0 },
+    { "sph.density", 72, 4, VISIT_CANDIDATES, 20, 12, 20, 30, 0, PER_N },
+    { "sph.forces", 68, 4, VISIT_NEIGHBOURS, 32, 70, 40, 40, 0, PER_N },
+    { "sph.integrate", 120, 0, VISIT_NONE, 0, 0, 30, 0, 0, PER_N },
+    /* IISPH: the system once a substep (a scan: the lists' bindings would
+     * be over the limit), then per iteration the pressure accelerations and
+     * the Jacobi update over sph.density's lists, the wall-ghost sums read
+     * from the system pass's copy (48 bytes a particle, written once) */
+    { "sph.iisph_diag", 140, 0, VISIT_CANDIDATES, 48, 70, 60, 60, 0, PER_N },
+    { "sph.iisph_accel", 88, 4, VISIT_NEIGHBOURS, 36, 25, 25, 0, 0, PER_N },
+    { "sph.iisph_update", 76, 4, VISIT_NEIGHBOURS, 32, 20, 25, 0, 0, PER_N },
+    { "sph.iisph_accel_final", 120, 4, VISIT_NEIGHBOURS, 36, 25, 30, 0, 0, PER_N },
     /* rigid (cells of one particle diameter): body state to particles, the
      * contact scan with its 16-slot friction memory in and out, the memory's
      * copy, the per-body sums and the integration */
-    { "rigid.particles", 80, 0, VISIT_NONE, 0, 0, 40, 0, 0 },
-    { "rigid.contact", 712, 0, VISIT_CANDIDATES, 40, 80, 60, 0, 0 },
-    { "rigid.history", 640, 0, VISIT_NONE, 0, 0, 0, 0, 0 },
-    { "eddy.segmented_reduce", 32, 0, VISIT_NONE, 0, 0, 8, 0, 0 },
-    { "rigid.integrate", 64, 0, VISIT_NONE, 0, 0, 60, 0, 0 },
-    { "rigid.granular", 64, 0, VISIT_NONE, 0, 0, 30, 0, 0 },
+    { "rigid.particles", 80, 0, VISIT_NONE, 0, 0, 40, 0, 0, PER_N },
+    { "rigid.contact", 712, 0, VISIT_CANDIDATES, 40, 80, 60, 0, 0, PER_N },
+    { "rigid.history", 640, 0, VISIT_NONE, 0, 0, 0, 0, 0, PER_N },
+    { "eddy.segmented_reduce", 32, 0, VISIT_NONE, 0, 0, 8, 0, 0, PER_N },
+    { "rigid.integrate", 64, 0, VISIT_NONE, 0, 0, 60, 0, 0, PER_N },
+    { "rigid.granular", 64, 0, VISIT_NONE, 0, 0, 30, 0, 0, PER_N },
     /* deform (per vertex; "neighbours" is the vertex's degree d in the
      * spring graph, "list" its springs, d / 2): springs, the assembly of
      * the matrix rows, and per CG iteration the product (a 36-byte entry
      * streamed and the neighbour's direction gathered per off-diagonal
      * block), the update and the direction; alpha and beta are one-group
      * reductions (overhead) */
-    { "deform.springs", 0, 0, VISIT_LIST, 0, 40, 0, 0, 184 },
-    { "deform.assemble", 170, 0, VISIT_NEIGHBOURS, 0, 30, 60, 0, 56 },
-    { "deform.cg_begin", 48, 0, VISIT_NONE, 0, 0, 6, 0, 0 },
-    { "deform.cg_matvec", 100, 0, VISIT_NEIGHBOURS, 16, 18, 15, 0, 36 },
-    { "deform.cg_update", 176, 0, VISIT_NONE, 0, 0, 30, 0, 0 },
-    { "deform.cg_direction", 48, 0, VISIT_NONE, 0, 0, 6, 0, 0 },
-    { "deform.implicit_end", 64, 0, VISIT_NONE, 0, 0, 10, 0, 0 },
-    { "deform.forces", 100, 0, VISIT_NEIGHBOURS, 16, 20, 20, 0, 32 },
-    { "deform.explicit", 64, 0, VISIT_NONE, 0, 0, 20, 0, 0 },
+    { "deform.springs", 0, 0, VISIT_LIST, 0, 40, 0, 0, 184, PER_N },
+    { "deform.assemble", 170, 0, VISIT_NEIGHBOURS, 0, 30, 60, 0, 56, PER_N },
+    { "deform.cg_begin", 48, 0, VISIT_NONE, 0, 0, 6, 0, 0, PER_N },
+    { "deform.cg_matvec", 100, 0, VISIT_NEIGHBOURS, 16, 18, 15, 0, 36, PER_N },
+    { "deform.cg_update", 176, 0, VISIT_NONE, 0, 0, 30, 0, 0, PER_N },
+    { "deform.cg_direction", 48, 0, VISIT_NONE, 0, 0, 6, 0, 0, PER_N },
+    { "deform.implicit_end", 64, 0, VISIT_NONE, 0, 0, 10, 0, 0, PER_N },
+    { "deform.forces", 100, 0, VISIT_NEIGHBOURS, 16, 20, 20, 0, 32, PER_N },
+    { "deform.explicit", 64, 0, VISIT_NONE, 0, 0, 20, 0, 0, PER_N },
 };
 
 static const pass_cost *find_cost(const char *label)
@@ -134,6 +144,14 @@ int bench_model_parse(const char *text, size_t len, const char *source, bench_de
         rc = field(root, "pass_overhead_us", 0, 1e6, true, &out->pass_overhead_us, source, err, errlen);
     if (rc == 0)
         rc = field(root, "visit_latency_ns", 0, 1e6, false, &out->visit_latency_ns, source, err, errlen);
+    if (rc == 0)
+        rc = field(root, "resident_threads", 0, 1e9, false, &out->resident_threads, source, err, errlen);
+    if (rc == 0)
+        rc = field(root, "simd_width", 0, 64, false, &out->simd_width, source, err, errlen);
+    if (rc == 0 && out->simd_width != 0 && out->simd_width != 8 && out->simd_width != 32) {
+        snprintf(err, errlen, "%s: field \"simd_width\": expected 8 or 32 (or 0: lanes not in lockstep)", source);
+        rc = -1;
+    }
     cJSON_Delete(root);
     return rc;
 }
@@ -268,8 +286,60 @@ void bench_count_ghosts(const float *pos, uint32_t n, float h, float s, const fl
 /* ------------------------------------------------------------------ profile and model */
 
 typedef struct pass_model {
-    double stream, gathered, visits, flops; /* per particle and call */
+    double stream, gathered, visits, flops; /* per element and call */
 } pass_model;
+
+/* The volume renderer's passes (modules/volume/shaders), per element and
+ * call, from the frame's counts: geometry per tet (4 corners and scalars
+ * in, 4 planes and the gradient out); keys and leaves per boundary face;
+ * the BVH levels per face, spread over the calls (a binary tree has about
+ * as many inner nodes as leaves); raster per face (the face in, a ray test
+ * per pixel tested, a counter increment and a list entry per pixel
+ * covered); cast per ray (its counter and list, its colour and depth out;
+ * per tet crossed a gather of 4 planes, the gradient and the neighbour; per
+ * piece a trilinear table sample, 8 texels, whose filter counts as 64
+ * flops though a GPU's texture units do it; per BVH node a box test). */
+static bool volume_model(const char *label, double calls, const bench_volume_stats *v, const bench_device_model *d,
+                         pass_model *m, double *count, const char **per)
+{
+    *m = (pass_model){ 0 };
+    double faces = v->faces > 0 ? v->faces : 1, rays = v->rays > 0 ? v->rays : 1;
+    if (!strcmp(label, "volume.geometry")) {
+        *count = v->tets, *per = "tet";
+        *m = (pass_model){ 16 + 16 + 80, 64, 0, 200 };
+    } else if (!strcmp(label, "volume.keys")) {
+        *count = v->faces, *per = "face";
+        *m = (pass_model){ 4 + 8, 60, 0, 30 };
+    } else if (!strcmp(label, "volume.leaves")) {
+        *count = v->faces, *per = "face";
+        *m = (pass_model){ 4 + 32, 60, 0, 20 };
+    } else if (!strcmp(label, "volume.level")) {
+        *count = v->faces / (calls > 0 ? calls : 1), *per = "face";
+        *m = (pass_model){ 96, 0, 0, 12 };
+    } else if (!strcmp(label, "volume.raster")) {
+        double tested = v->tested / faces, covered = v->fragments / faces;
+        *count = v->faces, *per = "face";
+        /* visits: the pass lasts as long as its largest face, whose 8
+         * threads test its pixels in turn (a covered one waits on the
+         * counter's increment for its entry's slot) */
+        *m = (pass_model){ 20 + 16 * covered, 60, v->tested_max / 8, 60 + 40 * tested };
+    } else if (!strcmp(label, "volume.cast") || !strcmp(label, "volume.cast_point")) {
+        double steps = v->steps / rays, pieces = v->pieces / rays, nodes = v->bvh_nodes / rays;
+        /* Lanes in lockstep run (and wait on) their group's longest ray:
+         * the arithmetic and the latency chain at the lanes' steps, the
+         * gathers at the rays' own (idle lanes fetch nothing). */
+        double lanes = d && d->simd_width == 8    ? v->lane_steps8
+                     : d && d->simd_width == 32 ? v->lane_steps32
+                                                : v->steps;
+        double run = v->steps > 0 ? lanes / v->steps : 1;
+        *count = v->rays, *per = "ray";
+        *m = (pass_model){ 24 + 8 * v->entries_read / rays, 84 * steps + 128 * pieces + 32 * nodes,
+                           steps * run + nodes, 30 + (70 * steps + (24 + 64) * pieces) * run + 30 * nodes };
+    } else {
+        return false;
+    }
+    return true;
+}
 
 static pass_model model_of(const pass_cost *pc, const bench_neighbour_stats *ns)
 {
@@ -287,10 +357,34 @@ static pass_model model_of(const pass_cost *pc, const bench_neighbour_stats *ns)
     return m;
 }
 
-static const char *bound_of(const pass_model *m, const bench_device_model *d, uint32_t n, double *t_us)
+/* The cost of a pass of `calls` a step per element, and how many elements
+ * (n, the sort's keys, or the volume's tets, faces or rays). False: no
+ * cost description. */
+static bool cost_of(const char *label, double calls, uint32_t n, const bench_neighbour_stats *ns,
+                    const bench_device_model *d, pass_model *m, double *count, const char **per)
+{
+    bool volume = ns->volume.tets > 0;
+    *per = NULL;
+    if (volume && volume_model(label, calls, &ns->volume, d, m, count, per))
+        return true;
+    const pass_cost *pc = find_cost(label);
+    if (!pc)
+        return false;
+    *m = model_of(pc, ns);
+    *count = pc->per == PER_KEY && volume ? ns->volume.faces : n;
+    if (pc->per == PER_KEY && volume)
+        *per = "face";
+    else if (volume)
+        *per = "ray";
+    return true;
+}
+
+static const char *bound_of(const pass_model *m, const bench_device_model *d, double n, double *t_us)
 {
     double terms[4] = { m->stream * n / (d->bandwidth_gbps * 1e3), m->gathered * n / (d->cache_gbps * 1e3),
-                        m->flops * n / (d->gflops * 1e3), m->visits * d->visit_latency_ns * 1e-3 };
+                        m->flops * n / (d->gflops * 1e3),
+                        m->visits * d->visit_latency_ns * 1e-3 *
+                            (d->resident_threads >= 1 ? ceil(n / d->resident_threads) : 1) };
     static const char *names[4] = { "memory", "gather", "compute", "latency" };
     int k = 0;
     for (int i = 1; i < 4; i++)
@@ -303,24 +397,39 @@ static const char *bound_of(const pass_model *m, const bench_device_model *d, ui
 void bench_print_profile(FILE *f, const bench_pass_measure *passes, int count, uint32_t n,
                          const bench_neighbour_stats *ns, const bench_device_model *device)
 {
-    fprintf(f, ",\"neighbours\":{\"candidates\":%.1f,\"within_h\":%.1f,\"list\":%.1f,\"ghost_points\":%.1f}",
-            ns->candidates, ns->neighbours, ns->list, ns->ghosts);
+    const bench_volume_stats *v = &ns->volume;
+    if (v->tets > 0)
+        fprintf(f, ",\"frame\":{\"tets\":%.0f,\"faces\":%.0f,\"rays\":%.0f,\"tested_per_face\":%.2f,"
+                   "\"covered_per_face\":%.2f,\"tested_max\":%.0f,\"tets_per_ray\":%.3f,\"pieces_per_ray\":%.3f,"
+                   "\"entries_per_ray\":%.3f,\"bvh_nodes_per_ray\":%.3f,\"lane_steps8_per_ray\":%.3f,"
+                   "\"lane_steps32_per_ray\":%.3f}",
+                v->tets, v->faces, v->rays, v->faces > 0 ? v->tested / v->faces : 0,
+                v->faces > 0 ? v->fragments / v->faces : 0, v->tested_max, v->rays > 0 ? v->steps / v->rays : 0,
+                v->rays > 0 ? v->pieces / v->rays : 0, v->rays > 0 ? v->entries_read / v->rays : 0,
+                v->rays > 0 ? v->bvh_nodes / v->rays : 0, v->rays > 0 ? v->lane_steps8 / v->rays : 0,
+                v->rays > 0 ? v->lane_steps32 / v->rays : 0);
+    else
+        fprintf(f, ",\"neighbours\":{\"candidates\":%.1f,\"within_h\":%.1f,\"list\":%.1f,\"ghost_points\":%.1f}",
+                ns->candidates, ns->neighbours, ns->list, ns->ghosts);
     fprintf(f, ",\"profile\":{");
     int first = 1;
     for (int i = 0; i < count; i++) {
-        const pass_cost *pc = find_cost(passes[i].label);
-        if (!pc || n == 0)
+        pass_model m;
+        double elems, calls = passes[i].calls, s = passes[i].ms * 1e-3;
+        const char *per;
+        if (n == 0 || !cost_of(passes[i].label, calls, n, ns, device, &m, &elems, &per))
             continue;
-        pass_model m = model_of(pc, ns);
-        double calls = passes[i].calls, s = passes[i].ms * 1e-3;
-        fprintf(f, "%s\"%s\":{\"ms\":%.4f,\"calls\":%g,\"bytes\":%.1f,\"visits\":%.1f,\"gathered\":%.1f,"
+        fprintf(f, "%s\"%s\":{\"ms\":%.4f,\"calls\":%g,", first ? "" : ",", passes[i].label, passes[i].ms, calls);
+        if (per)
+            fprintf(f, "\"per\":\"%s\",\"elements\":%.0f,", per, elems);
+        fprintf(f, "\"bytes\":%.1f,\"visits\":%.1f,\"gathered\":%.1f,"
                    "\"flops\":%.1f,\"GBps\":%.3g,\"visits_per_s\":%.3g,\"flops_per_byte\":%.2f",
-                first ? "" : ",", passes[i].label, passes[i].ms, calls, m.stream * calls, m.visits * calls,
-                m.gathered * calls, m.flops * calls, s > 0 ? m.stream * calls * n / s * 1e-9 : 0,
-                s > 0 ? m.visits * calls * n / s : 0, m.stream > 0 ? m.flops / m.stream : 0);
+                m.stream * calls, m.visits * calls, m.gathered * calls, m.flops * calls,
+                s > 0 ? m.stream * calls * elems / s * 1e-9 : 0, s > 0 ? m.visits * calls * elems / s : 0,
+                m.stream > 0 ? m.flops / m.stream : 0);
         if (device) {
             double t_us;
-            const char *bound = bound_of(&m, device, n, &t_us);
+            const char *bound = bound_of(&m, device, elems, &t_us);
             fprintf(f, ",\"bound\":\"%s\"", bound);
         }
         fprintf(f, "}");
@@ -335,19 +444,19 @@ void bench_print_profile(FILE *f, const bench_pass_measure *passes, int count, u
     fprintf(f, ",\"model\":{\"device\":\"%s\",\"passes\":{", device->name);
     first = 1;
     for (int i = 0; i < count; i++) {
-        const pass_cost *pc = find_cost(passes[i].label);
-        double t_us = device->pass_overhead_us;
-        const char *bound = "overhead";
-        if (pc) {
-            pass_model m = model_of(pc, ns);
-            bound = bound_of(&m, device, n, &t_us);
-        }
+        pass_model m;
+        double elems, t_us = device->pass_overhead_us;
+        const char *per, *bound = "overhead";
+        bool modelled = n > 0 && cost_of(passes[i].label, passes[i].calls, n, ns, device, &m, &elems, &per);
+        if (modelled)
+            bound = bound_of(&m, device, elems, &t_us);
         total_us += t_us * passes[i].calls;
         fprintf(f, "%s\"%s\":{\"ms\":%.4f,\"bound\":\"%s\"%s}", first ? "" : ",", passes[i].label,
-                t_us * passes[i].calls * 1e-3, bound, pc ? "" : ",\"modelled\":false");
+                t_us * passes[i].calls * 1e-3, bound, modelled ? "" : ",\"modelled\":false");
         first = 0;
     }
-    fprintf(f, "},\"ms\":%.4f,\"particle_steps_per_s\":%.4g}", total_us * 1e-3, total_us > 0 ? n / (total_us * 1e-6) : 0);
+    fprintf(f, "},\"ms\":%.4f,\"%s_per_s\":%.4g}", total_us * 1e-3, v->tets > 0 ? "elements" : "particle_steps",
+            total_us > 0 ? n / (total_us * 1e-6) : 0);
 }
 
 void bench_print_profile_text(FILE *f, const bench_pass_measure *passes, int count, uint32_t n,
@@ -358,13 +467,15 @@ void bench_print_profile_text(FILE *f, const bench_pass_measure *passes, int cou
     fprintf(f, "  %-24s %10s %10s %10s %10s %9s %11s %8s\n", "pass (per particle, call)", "bytes", "visits",
             "gathered", "flops", "GB/s", "visits/s", "flops/B");
     for (int i = 0; i < count; i++) {
-        const pass_cost *pc = find_cost(passes[i].label);
-        if (!pc || strncmp(passes[i].label, prefix, strlen(prefix)) || passes[i].calls <= 0 || n == 0)
+        pass_model m;
+        double elems;
+        const char *per;
+        if (strncmp(passes[i].label, prefix, strlen(prefix)) || passes[i].calls <= 0 || n == 0 ||
+            !cost_of(passes[i].label, passes[i].calls, n, ns, NULL, &m, &elems, &per))
             continue;
-        pass_model m = model_of(pc, ns);
         double s = passes[i].ms * 1e-3 / passes[i].calls; /* per call */
         fprintf(f, "  %-24s %10.1f %10.1f %10.1f %10.1f %9.3g %11.3g %8.2f\n", passes[i].label, m.stream, m.visits,
-                m.gathered, m.flops, s > 0 ? m.stream * n / s * 1e-9 : 0, s > 0 ? m.visits * n / s : 0,
+                m.gathered, m.flops, s > 0 ? m.stream * elems / s * 1e-9 : 0, s > 0 ? m.visits * elems / s : 0,
                 m.stream > 0 ? m.flops / m.stream : 0);
     }
 }

@@ -12,6 +12,14 @@
 #ifndef SPH_IISPH_GLSL
 #define SPH_IISPH_GLSL
 
+// The wall ghosts' sums depend on the position alone, which the solve does
+// not change: sph.iisph_diag keeps them, SPH_IISPH_GHOSTS vec4 a particle
+// (sorted order), for the passes that run every iteration.
+#define SPH_IISPH_GHOSTS 3u
+#define SPH_IISPH_GHOST_SPIKY 0u // sum grad W_spiky (sph.iisph_accel)
+#define SPH_IISPH_GHOST_LEVER 1u // the hydrostatic lever with gravity (sph.iisph_accel)
+#define SPH_IISPH_GHOST_POLY6 2u // sum grad W_poly6 (sph.iisph_update)
+
 // Indirect dispatch arguments: [0..2] the per-particle passes (256-thread
 // groups), [3..5] the one-group check; a converged solve sets both to zero
 // groups, so the iterations left in the recorded graph are empty. The

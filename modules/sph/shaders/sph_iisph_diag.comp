@@ -2,26 +2,53 @@
 // IISPH, once a substep after sph.forces (cell order): the source term
 // rho0 - rho*_i, the diagonal a_ii of the pressure system, and the pressure
 // the iterations start from (EDDY_SPH_IISPH_WARM of the last substep's).
+// It keeps the wall ghosts' sums for the iterations (sph_iisph.glsl).
 // Thread 0 resets the solver's state and dispatch arguments.
 #extension GL_GOOGLE_include_directive : require
 #include "sph_common.glsl"
 #include "sph_iisph.glsl"
+#include "neighbours.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(std430, binding = 1) readonly buffer PosMass { vec4 spm[]; }; // xyz position, w mass
-layout(std430, binding = 2) readonly buffer VelRho { vec4 svr[]; };  // xyz velocity, w density
-layout(std430, binding = 3) readonly buffer Accel { vec4 saccel[]; }; // non-pressure acceleration
+layout(binding = 1, rgba32f) readonly uniform imageBuffer spm_tex;
+#define spm_at(j) imageLoad(spm_tex, int(j)) // xyz position, w mass
+layout(binding = 2, rgba32f) readonly uniform imageBuffer svr_tex;
+#define svr_at(j) imageLoad(svr_tex, int(j)) // xyz velocity, w density
+layout(binding = 3, rgba32f) readonly uniform imageBuffer saccel_tex;
+#define saccel_at(j) imageLoad(saccel_tex, int(j)) // non-pressure acceleration
 layout(std430, binding = 4) readonly buffer Start { uint cell_start[]; };
 layout(std430, binding = 5) readonly buffer End { uint cell_end[]; };
 layout(std430, binding = 6) buffer Pressure { float spress[]; };
 layout(std430, binding = 7) writeonly buffer System { vec4 siis[]; }; // x rho0 - rho*, y a_ii
 layout(std430, binding = 8) writeonly buffer Args { uint args[]; };
 layout(std430, binding = 9) writeonly buffer State { eddy_sph_iisph_state st; };
+layout(std430, binding = 10) writeonly buffer Ghosts { vec4 sghost[]; }; // SPH_IISPH_GHOSTS a particle
 #ifdef EDDY_COUPLED
-#define COUPLE_BINDING 10
-#define COUPLE_VELOCITY_BINDING 14
+#define COUPLE_BINDING 11
+#define COUPLE_VELOCITY_BINDING 15
 #include "../../couple/shaders/couple_boundary.glsl"
 #endif
+
+uint g_i;
+vec3 g_x, g_vs, g_K, g_M;
+float g_h, g_dt, g_m_i, g_rho_i, g_div, g_D;
+bool g_symmetric;
+
+void visit(uint j)
+{
+    vec4 pm = spm_at(j);
+    vec3 r = g_x - pm.xyz;
+    float r2 = dot(r, r), h = g_h;
+    if (r2 >= h * h || j == g_i)
+        return;
+    vec4 vrj = svr_at(j);
+    vec3 gw = eddy_grad_spiky(r2, h) * r, gd = eddy_grad_poly6(r2, h) * r;
+    float m_j = pm.w, rho_j = vrj.w;
+    g_div += m_j * dot(g_vs - (vrj.xyz + g_dt * saccel_at(j).xyz), gd);
+    g_K += eddy_sph_pair(g_symmetric, m_j, g_rho_i, 1.0, rho_j, 0.0) * gw;
+    g_M += m_j * gd;
+    g_D += m_j / rho_j * eddy_sph_pair(g_symmetric, g_m_i, rho_j, 0.0, g_rho_i, 1.0) * dot(gw, gd);
+}
 
 void main()
 {
@@ -39,40 +66,24 @@ void main()
     if (i >= SPH_COUNT)
         return;
     bool symmetric = P.model.x == EDDY_SPH_SYMMETRIC;
-    vec4 pmi = spm[i], vri = svr[i];
+    vec4 pmi = spm_at(i), vri = svr_at(i);
     vec3 x = pmi.xyz;
     float h = SPH_H, dt = SPH_DT, rho0 = SPH_RHO0, m_i = pmi.w, rho_i = vri.w;
-    vec3 vs = vri.xyz + dt * saccel[i].xyz;
-    float div = 0.0, D = 0.0;
-    vec3 K = vec3(0.0), M = vec3(0.0);
-    ivec3 c = sph_cell(x);
-    for (int dz = -1; dz <= 1; dz++)
-    for (int dy = -1; dy <= 1; dy++)
-    for (int dx = -1; dx <= 1; dx++) {
-        ivec3 q = c + ivec3(dx, dy, dz);
-        if (any(lessThan(q, ivec3(0))) || any(greaterThanEqual(q, P.dims.xyz)))
-            continue;
-        uint cell = eddy_grid_linear(q, P.dims.xyz);
-        uint s0 = cell_start[cell];
-        if (s0 == EDDY_GRID_EMPTY)
-            continue;
-        for (uint j = s0; j < cell_end[cell]; j++) {
-            vec4 pm = spm[j];
-            vec3 r = x - pm.xyz;
-            float r2 = dot(r, r);
-            if (r2 >= h * h || j == i)
-                continue;
-            vec4 vrj = svr[j];
-            vec3 gw = eddy_grad_spiky(r2, h) * r, gd = eddy_grad_poly6(r2, h) * r;
-            float m_j = pm.w, rho_j = vrj.w;
-            div += m_j * dot(vs - (vrj.xyz + dt * saccel[j].xyz), gd);
-            K += eddy_sph_pair(symmetric, m_j, rho_i, 1.0, rho_j, 0.0) * gw;
-            M += m_j * gd;
-            D += m_j / rho_j * eddy_sph_pair(symmetric, m_i, rho_j, 0.0, rho_i, 1.0) * dot(gw, gd);
-        }
-    }
+    vec3 vs = vri.xyz + dt * saccel_at(i).xyz;
+    g_i = i, g_x = x, g_vs = vs, g_h = h, g_dt = dt, g_m_i = m_i, g_rho_i = rho_i, g_symmetric = symmetric;
+    g_div = 0.0, g_D = 0.0, g_K = vec3(0.0), g_M = vec3(0.0);
+    // Once a substep: the scan (the lists' bindings would be over the limit).
+    ivec3 c = sph_cell(x), dims = P.dims.xyz;
+    EDDY_GRID_SCAN(c, dims, cell_start, cell_end, visit)
+    float div = g_div, D = g_D;
+    vec3 K = g_K, M = g_M;
     float s = uintBitsToFloat(P.misc.w), s3 = s * s * s, L = P.lattice.x;
-    vec3 G = sph_ghosts(x).xyz, Gd = eddy_wall_ghosts_grad_poly6(x, h, s, P.box_min.xyz, P.box_max.xyz);
+    vec3 lever;
+    vec3 G = eddy_wall_ghosts_lever(x, h, s, P.box_min.xyz, P.box_max.xyz, P.gravity.xyz, lever).xyz,
+         Gd = eddy_wall_ghosts_grad_poly6(x, h, s, P.box_min.xyz, P.box_max.xyz);
+    sghost[SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_SPIKY] = vec4(G, 0.0);
+    sghost[SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_LEVER] = vec4(lever, 0.0);
+    sghost[SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_POLY6] = vec4(Gd, 0.0);
     div += rho0 * s3 * dot(vs, Gd);
     vec3 B = s3 * G, Md = M + rho0 * s3 * Gd;
     // A coupled set's particles: boundary like the ghosts, of volume V_b

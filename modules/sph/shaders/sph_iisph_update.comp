@@ -4,54 +4,62 @@
 // Jacobi update p_i += omega (rho0 - rho*_i - (A p)_i) / a_ii (p >= 0; 0
 // where a_ii is 0, a particle with no neighbours), and this group's sum of
 // the density error (rho*_i + (A p)_i - rho0) / rho0 for sph.iisph_check:
-// its size where pressure acts, compression only where none does.
+// its size where pressure acts, compression only where none does. Like
+// sph.iisph_accel it reads sph.density's lists and sph.iisph_diag's
+// wall-ghost sums.
 #extension GL_GOOGLE_include_directive : require
 #include "sph_common.glsl"
 #include "sph_iisph.glsl"
 #include "partials.glsl"
+#include "neighbours.glsl"
 
 layout(local_size_x = 256) in;
-layout(std430, binding = 1) readonly buffer PosMass { vec4 spm[]; }; // xyz position, w mass
+layout(constant_id = 2) const uint SPH_NLIST = 0u;
+layout(binding = 1, rgba32f) readonly uniform imageBuffer spm_tex;
+#define spm_at(j) imageLoad(spm_tex, int(j)) // xyz position, w mass
 layout(std430, binding = 2) readonly buffer Start { uint cell_start[]; };
 layout(std430, binding = 3) readonly buffer End { uint cell_end[]; };
-layout(std430, binding = 4) readonly buffer Acc { vec4 acc[]; };
+layout(binding = 4, rgba32f) readonly uniform imageBuffer acc_tex;
+#define acc_at(j) imageLoad(acc_tex, int(j))
 layout(std430, binding = 5) readonly buffer System { vec4 siis[]; };
 layout(std430, binding = 6) buffer SPressure { float spress[]; };
 layout(std430, binding = 7) writeonly buffer Partials { vec4 partials[]; }; // one per group
+layout(binding = 8, r32ui) readonly uniform uimageBuffer nlist_tex;
+#define nlist_at(j) imageLoad(nlist_tex, int(j)).x
+layout(std430, binding = 9) readonly buffer Count { uint ncount[]; };
+layout(std430, binding = 10) readonly buffer Ghosts { vec4 sghost[]; }; // SPH_IISPH_GHOSTS a particle
 #ifdef EDDY_COUPLED
-#define COUPLE_BINDING 8
+#define COUPLE_BINDING 11
 #include "../../couple/shaders/couple_boundary.glsl"
 #endif
+
+uint g_i;
+vec3 g_x, g_ai;
+float g_h, g_sum;
+
+void visit(uint j)
+{
+    vec4 pm = spm_at(j);
+    vec3 r = g_x - pm.xyz;
+    float r2 = dot(r, r), h = g_h;
+    if (r2 >= h * h || j == g_i)
+        return;
+    g_sum += pm.w * dot(g_ai - acc_at(j).xyz, eddy_grad_poly6(r2, h) * r);
+}
 
 void main()
 {
     uint i = gl_GlobalInvocationID.x;
     float err = 0.0;
     if (i < SPH_COUNT) {
-        vec3 x = spm[i].xyz, ai = acc[i].xyz;
-        float h = SPH_H, dt = SPH_DT, rho0 = SPH_RHO0, sum = 0.0;
-        ivec3 c = sph_cell(x);
-        for (int dz = -1; dz <= 1; dz++)
-        for (int dy = -1; dy <= 1; dy++)
-        for (int dx = -1; dx <= 1; dx++) {
-            ivec3 q = c + ivec3(dx, dy, dz);
-            if (any(lessThan(q, ivec3(0))) || any(greaterThanEqual(q, P.dims.xyz)))
-                continue;
-            uint cell = eddy_grid_linear(q, P.dims.xyz);
-            uint s0 = cell_start[cell];
-            if (s0 == EDDY_GRID_EMPTY)
-                continue;
-            for (uint j = s0; j < cell_end[cell]; j++) {
-                vec4 pm = spm[j];
-                vec3 r = x - pm.xyz;
-                float r2 = dot(r, r);
-                if (r2 >= h * h || j == i)
-                    continue;
-                sum += pm.w * dot(ai - acc[j].xyz, eddy_grad_poly6(r2, h) * r);
-            }
-        }
-        float s = uintBitsToFloat(P.misc.w);
-        sum += rho0 * (s * s * s) * dot(ai, eddy_wall_ghosts_grad_poly6(x, h, s, P.box_min.xyz, P.box_max.xyz));
+        vec3 x = spm_at(i).xyz, ai = acc_at(i).xyz;
+        float h = SPH_H, dt = SPH_DT, rho0 = SPH_RHO0;
+        g_i = i, g_x = x, g_ai = ai, g_h = h, g_sum = 0.0;
+        ivec3 c = sph_cell(x), dims = P.dims.xyz;
+        uint count = SPH_COUNT;
+        EDDY_NEIGHBOURS(i, count, SPH_NLIST > 0u, SPH_NLIST, nlist_at, ncount, c, dims, cell_start, cell_end, visit)
+        float sum = g_sum, s = uintBitsToFloat(P.misc.w);
+        sum += rho0 * (s * s * s) * dot(ai, sghost[SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_POLY6].xyz);
 #ifdef EDDY_COUPLED
         vec3 Bd;
         couple_boundary_iisph(x, h, vec3(0.0), Bd);
