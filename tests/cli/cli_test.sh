@@ -195,6 +195,20 @@ for r in rows:
     assert prof[loop]['visits'] > 10 and prof[loop]['flops'] > 100, prof[loop]
 print('ok', [(r['case'], r['particles'], round(r['model']['ms'], 3)) for r in rows])
 " "$tmp/outlog" || fail "bench profile: $(cat "$tmp/outlog")"
+    # --no-lists: the same cases scanning the cells; the model's list loops
+    # visit the candidates, and pbf builds no lists.
+    "$eddy" bench sph.16k pbf.dam50k --particles 2000 --no-reference --iterations 1 --no-lists \
+        --model "$root/docs/data/devices/h100_sxm.json" >"$tmp/outlog" 2>"$tmp/err" || fail "--no-lists: exit $?"
+    python3 -c "
+import json, sys
+for r in map(json.loads, open(sys.argv[1])):
+    nb, prof = r['neighbours'], r['profile']
+    assert nb['lists'] is False and 'pbf.neighbours' not in r['passes'], r
+    loop = prof['sph.forces' if r['case'].startswith('sph') else 'pbf.finish']
+    assert abs(loop['visits'] - nb['candidates']) < 0.1, (loop, nb)
+    assert r['bytes_per_particle'] < 300, r
+print('ok --no-lists')
+" "$tmp/outlog" || fail "bench --no-lists: $(cat "$tmp/outlog")"
     # The volume renderer: per tet, face and ray, from the C twin's counts
     # of the frame (bunny_5k: 4,830 tets, 1,000 boundary faces, 512 x 512).
     "$eddy" bench volume.bunny_5k --iterations 1 --model "$root/docs/data/devices/h100_sxm.json" \

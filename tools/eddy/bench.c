@@ -458,6 +458,8 @@ static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, u
         snprintf(extra, sizeof extra, "\"stiffness\": 400, \"viscosity\": 10, \"solver\": 1, \"normalise_density\": true");
     else
         snprintf(extra, sizeof extra, "\"iterations\": %u", iterations);
+    if (c->o->no_lists)
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", \"neighbour_list\": 0");
     snprintf(json, sizeof json,
              "{ \"dt\": %g, \"duration\": 1, \"box\": { \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
              "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": %g,"
@@ -492,6 +494,7 @@ static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, u
         if (!strcmp(md->params[i].name, "neighbour_skin"))
             skin = md->params[i].def[0];
     r.has_stats = bench_count_neighbours(gpos, count, 0.02f, (float)(0.02 * (1 + skin)), &r.ns);
+    r.ns.scans = c->o->no_lists;
     const float lo[3] = { 0, 0, 0 }, hi[3] = { (float)(4 * cx), (float)(1.5 * cy), (float)cx };
     bench_count_ghosts(gpos, count, 0.02f, (float)s, lo, hi, &r.ns); /* wall spacing: the fill's */
     if (c->o->no_reference) {

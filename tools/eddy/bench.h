@@ -11,6 +11,8 @@ typedef struct bench_options {
     uint32_t particles;                /* the sph, pbf and granular cases at about this many
                                           particles instead of their own; 0 = theirs */
     bool no_reference;                 /* skip the C references (large scaling runs) */
+    bool no_lists;                     /* the sph and pbf cases without neighbour lists
+                                          ("neighbour_list": 0: every loop scans the cells) */
     const bench_device_model *model;   /* predict each case's time on this device; NULL = no */
 } bench_options;
 

@@ -343,6 +343,17 @@ static bool volume_model(const char *label, double calls, const bench_volume_sta
 
 static pass_model model_of(const pass_cost *pc, const bench_neighbour_stats *ns)
 {
+    /* Without lists (--no-lists) a fluid's list loops scan the cells like
+     * the pass that would build them, and nothing reads or writes a list. */
+    bool fluid = !strncmp(pc->label, "pbf.", 4) || !strncmp(pc->label, "sph.", 4);
+    if (ns->scans && fluid && pc->visits != VISIT_NONE) {
+        pass_cost scan = *pc;
+        scan.visits = VISIT_CANDIDATES;
+        scan.list_bytes = 0;
+        bench_neighbour_stats none = *ns;
+        none.scans = false;
+        return model_of(&scan, &none);
+    }
     double v = pc->visits == VISIT_CANDIDATES ? ns->candidates
              : pc->visits == VISIT_LIST       ? ns->list
              : pc->visits == VISIT_NEIGHBOURS ? ns->neighbours
@@ -409,8 +420,8 @@ void bench_print_profile(FILE *f, const bench_pass_measure *passes, int count, u
                 v->rays > 0 ? v->bvh_nodes / v->rays : 0, v->rays > 0 ? v->lane_steps8 / v->rays : 0,
                 v->rays > 0 ? v->lane_steps32 / v->rays : 0);
     else
-        fprintf(f, ",\"neighbours\":{\"candidates\":%.1f,\"within_h\":%.1f,\"list\":%.1f,\"ghost_points\":%.1f}",
-                ns->candidates, ns->neighbours, ns->list, ns->ghosts);
+        fprintf(f, ",\"neighbours\":{\"candidates\":%.1f,\"within_h\":%.1f,\"list\":%.1f,\"ghost_points\":%.1f,"
+                   "\"lists\":%s}", ns->candidates, ns->neighbours, ns->list, ns->ghosts, ns->scans ? "false" : "true");
     fprintf(f, ",\"profile\":{");
     int first = 1;
     for (int i = 0; i < count; i++) {

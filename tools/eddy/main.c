@@ -42,21 +42,26 @@ static const char *usage =
     "      --seconds S        wall-clock seconds to run (default: the scene's duration)\n"
     "      --rate HZ          force samples per second (default 1000)\n"
     "  eddy bench [CASE...] [--iterations N] [--device X] [--particles N] [--no-reference]\n"
-    "             [--model DEVICE.json]\n"
+    "             [--no-lists] [--model DEVICE.json]\n"
     "                                    time the shared GPU building blocks against a C\n"
     "                                    reference of the same algorithm (JSON lines); cases:\n"
     "                                    scan.1M scan.16M sort.1M sort.4M grid.64k grid.256k\n"
     "                                    grid.1M density.16k density.65k density.262k sph.16k\n"
-    "                                    sph.65k sph.262k pbf.10k pbf.20k pbf.40k pbf.60k\n"
-    "                                    pbf.80k pbf.dam50k rigid.pawns granular.16k\n"
-    "                                    deform.bar_80 deform.bar_5k deform.bunny_5k\n"
-    "                                    deform.bar_5k_explicit deform.bunny_5k_explicit\n"
-    "                                    haptic.1k (the 1 kHz haptic loop for N seconds: rate\n"
-    "                                    and jitter, no reference), or a group (scan, sort,\n"
-    "                                    grid, density, sph, pbf, rigid, granular, haptic);\n"
+    "                                    sph.65k sph.262k sph.iisph16k sph.iisph65k pbf.10k\n"
+    "                                    pbf.20k pbf.40k pbf.60k pbf.80k pbf.dam50k\n"
+    "                                    rigid.pawns granular.16k deform.bar_80 deform.bar_5k\n"
+    "                                    deform.bunny_5k deform.bar_25k deform.bunny_25k\n"
+    "                                    deform.teapot_25k deform.bunny_150k, the _explicit\n"
+    "                                    twins of those below 150k, volume.bunny_5k\n"
+    "                                    volume.bunny_25k volume.bunny_150k, haptic.1k (the\n"
+    "                                    1 kHz haptic loop for N seconds: rate and jitter, no\n"
+    "                                    reference), or a group (scan, sort, grid, density,\n"
+    "                                    sph, pbf, rigid, granular, deform, volume, haptic);\n"
     "                                    default all. --particles N: the sph, pbf and granular\n"
     "                                    cases at about N particles; --no-reference: skip the C\n"
     "                                    references (not the volume frame the profile counts);\n"
+    "                                    --no-lists: the sph and pbf cases without neighbour\n"
+    "                                    lists (the per-device rule's other side);\n"
     "                                    --model DEVICE.json: each pass's predicted time on that\n"
     "                                    device (docs/benchmarks.md); the fluid, rigid, deform\n"
     "                                    and volume cases print each pass's bytes, visits and\n"
@@ -502,6 +507,8 @@ static int cmd_bench(int argc, char **argv)
             }
         } else if (!strcmp(argv[i], "--no-reference")) {
             bo.no_reference = true;
+        } else if (!strcmp(argv[i], "--no-lists")) {
+            bo.no_lists = true;
         } else if (!strcmp(argv[i], "--model") && i + 1 < argc) {
             char err[512];
             if (bench_model_load(argv[++i], &model, err, sizeof err) != 0) {
