@@ -610,7 +610,11 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         s->partials = scratch(s, ctx->name, "iisph.partials", 16 * groups);
         s->args = scratch(s, ctx->name, "iisph.args", 24);
         s->istate = scratch(s, ctx->name, "iisph.state", sizeof(struct eddy_sph_iisph_state));
-        s->sghost = scratch(s, ctx->name, "iisph.ghosts", 48 * n); /* SPH_IISPH_GHOSTS vec4 a particle */
+        /* SPH_IISPH_GHOSTS texels a particle (sph_iisph.glsl) */
+        char ghosts[160];
+        snprintf(ghosts, sizeof ghosts, "%s.iisph.ghosts", ctx->name);
+        s->sghost = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = n ? 48 * n : 16, .label = ghosts,
+                                                               .texel_only = true });
         s->k_diag = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_diag", SPH_VARIANT(cpl, iisph_diag) });
         /* The iterations read sph.density's lists (constant 2: their capacity). */
         s->k_accel = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_accel", SPH_VARIANT(cpl, iisph_accel),

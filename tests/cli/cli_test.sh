@@ -209,6 +209,18 @@ for r in map(json.loads, open(sys.argv[1])):
     assert r['bytes_per_particle'] < 300, r
 print('ok --no-lists')
 " "$tmp/outlog" || fail "bench --no-lists: $(cat "$tmp/outlog")"
+    # IISPH: the iterations that did work (the C twin's solve) priced in
+    # full, every recorded one (max_iterations, 100) at the overhead.
+    "$eddy" bench sph.iisph16k --particles 2000 --iterations 1 --model "$root/docs/data/devices/h100_sxm.json" \
+        >"$tmp/outlog" 2>"$tmp/err" || fail "iisph: exit status $?"
+    python3 -c "
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+it, p, m = r['solver_iterations'], r['profile']['sph.iisph_accel'], r['model']['passes']['sph.iisph_accel']
+assert r['match'] is True and 2 <= it < 100 and p['calls'] == 100 and p['working_calls'] == round(it, 1), (it, p)
+assert 100 * 3.5e-3 < m['ms'] < 100 * 3.5e-3 + it * 1.0, m
+print('ok iisph', it, 'iterations a step')
+" "$tmp/outlog" || fail "bench iisph profile: $(cat "$tmp/outlog")"
     # The volume renderer: per tet, face and ray, from the C twin's counts
     # of the frame (bunny_5k: 4,830 tets, 1,000 boundary faces, 512 x 512).
     "$eddy" bench volume.bunny_5k --iterations 1 --model "$root/docs/data/devices/h100_sxm.json" \

@@ -83,6 +83,8 @@ typedef struct bench_neighbour_stats {
     double candidates, neighbours, list;
     double ghosts; /* lattice points the wall-ghost loop visits (bench_count_ghosts), 0 unless counted */
     bool scans;                /* the fluid's lists are off (--no-lists): its list loops scan the cells */
+    double solver_iterations;  /* IISPH: iterations a step that did work (the C twin's); 0: unknown, every
+                                  recorded iteration counts in full */
     bench_volume_stats volume; /* zero but for the volume cases */
 } bench_neighbour_stats;
 bool bench_count_neighbours(const float *pos, uint32_t n, float h, float list_r, bench_neighbour_stats *out);

@@ -14,7 +14,9 @@
 
 // The wall ghosts' sums depend on the position alone, which the solve does
 // not change: sph.iisph_diag keeps them, SPH_IISPH_GHOSTS vec4 a particle
-// (sorted order), for the passes that run every iteration.
+// (sorted order), for the passes that run every iteration. A texel-only
+// buffer (48 bytes a particle, more than the other per-particle buffers:
+// the texel limit, not the storage range, bounds it).
 #define SPH_IISPH_GHOSTS 3u
 #define SPH_IISPH_GHOST_SPIKY 0u // sum grad W_spiky (sph.iisph_accel)
 #define SPH_IISPH_GHOST_LEVER 1u // the hydrostatic lever with gravity (sph.iisph_accel)

@@ -30,7 +30,7 @@ layout(std430, binding = 8) writeonly buffer Pressure { float pressure[]; }; // 
 layout(binding = 9, r32ui) readonly uniform uimageBuffer nlist_tex;
 #define nlist_at(j) imageLoad(nlist_tex, int(j)).x
 layout(std430, binding = 10) readonly buffer Count { uint ncount[]; };
-layout(std430, binding = 11) readonly buffer Ghosts { vec4 sghost[]; }; // SPH_IISPH_GHOSTS a particle
+layout(binding = 11, rgba32f) readonly uniform imageBuffer sghost_tex; // SPH_IISPH_GHOSTS a particle
 #ifdef EDDY_COUPLED
 #define COUPLE_BINDING 12
 #include "../../couple/shaders/couple_boundary.glsl"
@@ -65,8 +65,8 @@ void main()
     EDDY_NEIGHBOURS(i, count, SPH_NLIST > 0u, SPH_NLIST, nlist_at, ncount, c, dims, cell_start, cell_end, visit)
     vec3 f = g_f;
     float s = uintBitsToFloat(P.misc.w);
-    vec3 gh = sghost[SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_SPIKY].xyz,
-         lever = sghost[SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_LEVER].xyz;
+    vec3 gh = imageLoad(sghost_tex, int(SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_SPIKY)).xyz,
+         lever = imageLoad(sghost_tex, int(SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_LEVER)).xyz;
     f -= (s * s * s) * (p_i * eddy_sph_boundary(symmetric, rho_i, SPH_RHO0) * gh +
                         eddy_sph_boundary_lever(symmetric, rho_i, SPH_RHO0) * lever);
     // A coupled set's particles likewise (sph.forces'; couple.sph gives the

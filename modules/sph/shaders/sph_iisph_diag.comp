@@ -22,7 +22,7 @@ layout(std430, binding = 6) buffer Pressure { float spress[]; };
 layout(std430, binding = 7) writeonly buffer System { vec4 siis[]; }; // x rho0 - rho*, y a_ii
 layout(std430, binding = 8) writeonly buffer Args { uint args[]; };
 layout(std430, binding = 9) writeonly buffer State { eddy_sph_iisph_state st; };
-layout(std430, binding = 10) writeonly buffer Ghosts { vec4 sghost[]; }; // SPH_IISPH_GHOSTS a particle
+layout(binding = 10, rgba32f) writeonly uniform imageBuffer sghost_tex; // SPH_IISPH_GHOSTS a particle
 #ifdef EDDY_COUPLED
 #define COUPLE_BINDING 11
 #define COUPLE_VELOCITY_BINDING 15
@@ -81,9 +81,9 @@ void main()
     vec3 lever;
     vec3 G = eddy_wall_ghosts_lever(x, h, s, P.box_min.xyz, P.box_max.xyz, P.gravity.xyz, lever).xyz,
          Gd = eddy_wall_ghosts_grad_poly6(x, h, s, P.box_min.xyz, P.box_max.xyz);
-    sghost[SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_SPIKY] = vec4(G, 0.0);
-    sghost[SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_LEVER] = vec4(lever, 0.0);
-    sghost[SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_POLY6] = vec4(Gd, 0.0);
+    imageStore(sghost_tex, int(SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_SPIKY), vec4(G, 0.0));
+    imageStore(sghost_tex, int(SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_LEVER), vec4(lever, 0.0));
+    imageStore(sghost_tex, int(SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_POLY6), vec4(Gd, 0.0));
     div += rho0 * s3 * dot(vs, Gd);
     vec3 B = s3 * G, Md = M + rho0 * s3 * Gd;
     // A coupled set's particles: boundary like the ghosts, of volume V_b

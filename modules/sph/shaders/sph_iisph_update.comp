@@ -27,7 +27,7 @@ layout(std430, binding = 7) writeonly buffer Partials { vec4 partials[]; }; // o
 layout(binding = 8, r32ui) readonly uniform uimageBuffer nlist_tex;
 #define nlist_at(j) imageLoad(nlist_tex, int(j)).x
 layout(std430, binding = 9) readonly buffer Count { uint ncount[]; };
-layout(std430, binding = 10) readonly buffer Ghosts { vec4 sghost[]; }; // SPH_IISPH_GHOSTS a particle
+layout(binding = 10, rgba32f) readonly uniform imageBuffer sghost_tex; // SPH_IISPH_GHOSTS a particle
 #ifdef EDDY_COUPLED
 #define COUPLE_BINDING 11
 #include "../../couple/shaders/couple_boundary.glsl"
@@ -59,7 +59,7 @@ void main()
         uint count = SPH_COUNT;
         EDDY_NEIGHBOURS(i, count, SPH_NLIST > 0u, SPH_NLIST, nlist_at, ncount, c, dims, cell_start, cell_end, visit)
         float sum = g_sum, s = uintBitsToFloat(P.misc.w);
-        sum += rho0 * (s * s * s) * dot(ai, sghost[SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_POLY6].xyz);
+        sum += rho0 * (s * s * s) * dot(ai, imageLoad(sghost_tex, int(SPH_IISPH_GHOSTS * i + SPH_IISPH_GHOST_POLY6)).xyz);
 #ifdef EDDY_COUPLED
         vec3 Bd;
         couple_boundary_iisph(x, h, vec3(0.0), Bd);
