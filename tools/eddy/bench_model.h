@@ -8,7 +8,10 @@
  * neighbour counts measured on the case's particles (bench_count_neighbours)
  * that gives per pass and step: bytes moved, visits and flops per particle,
  * their rates at the measured time, and the roofline reading (compute- or
- * memory-bound against a device's balance of flops to bytes).
+ * memory-bound against a device's balance of flops to bytes). The deform
+ * passes are per vertex (visits: the spring graph's degree); the volume
+ * renderer's per tet, boundary face or ray, from the work a frame of the C
+ * twin counts (bench_volume_stats).
  *
  * A device file (JSON, bench_model_parse) describes a GPU for the time model:
  *
