@@ -399,27 +399,16 @@ static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)
             }
             infos[b] = (VkDescriptorBufferInfo){ bo->buffer, 0, VK_WHOLE_SIZE };
             int32_t tf = k->shared->texel_formats[b];
-            if (tf) {
-                texel_views[b] = eddy_buffer_texel_view(e, bo, tf);
-                if (!texel_views[b])
-                    return EDDY_ERROR_VULKAN;
-                writes[b] = (VkWriteDescriptorSet){
-                    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                    .dstSet = p->set,
-                    .dstBinding = b,
-                    .descriptorCount = 1,
-                    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
-                    .pTexelBufferView = &texel_views[b],
-                };
-                continue;
-            }
+            if (tf && !(texel_views[b] = eddy_buffer_texel_view(e, bo, tf)))
+                return EDDY_ERROR_VULKAN;
             writes[b] = (VkWriteDescriptorSet){
                 .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                 .dstSet = p->set,
                 .dstBinding = b,
                 .descriptorCount = 1,
-                .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                .pBufferInfo = &infos[b],
+                .descriptorType = tf ? VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                .pBufferInfo = tf ? NULL : &infos[b],
+                .pTexelBufferView = tf ? &texel_views[b] : NULL,
             };
         }
         if (p->binding_count)

@@ -65,11 +65,11 @@ typedef struct eddy_use {
     uint64_t host_epoch;
 } eddy_use;
 
-/* Vulkan objects waiting for their last use to finish; any field may be
- * null. */
 /* Formats a buffer can be viewed in as a storage texel buffer at once. */
 #define EDDY_TEXEL_VIEWS 4
 
+/* Vulkan objects waiting for their last use to finish; any field may be
+ * null. */
 typedef struct eddy_deferred {
     eddy_use use;
     VkBuffer buffer;

@@ -167,6 +167,7 @@ typedef struct eddy_volume_cast_counts {
     uint64_t bvh_enters;   /* lookups through the BVH (a pixel's list overflowed, or no lists) */
     uint64_t bvh_nodes;    /* BVH nodes those visited */
 } eddy_volume_cast_counts;
+/* counts: NULL counts nothing (eddy_volume_cast_cpu). */
 void eddy_volume_cast_cpu_counted(const struct eddy_volume_params *p, const float *position,
                                   const float *scalar, const uint32_t *tets, const uint32_t *neighbours,
                                   const uint32_t *boundary, const float *transfer, const float *table,

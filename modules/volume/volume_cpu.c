@@ -404,7 +404,7 @@ static bool tri_hit(const float *dir, const float *eye, const float *c[3], float
  * face the ray (their outward normal against it); id = tet << 2 | face. */
 static uint32_t enter(const struct eddy_volume_params *p, const bvh *h, const float *position,
                       const uint32_t *tets, const uint32_t *boundary, const float *planes, const float *eye,
-                      const float *dir, float tmin, uint32_t lo, float *t_out, eddy_volume_cast_counts *k)
+                      const float *dir, float tmin, uint32_t lo, float *t_out, eddy_volume_cast_counts *cnt)
 {
     float inv[3];
     for (int a = 0; a < 3; a++)
@@ -414,7 +414,7 @@ static uint32_t enter(const struct eddy_volume_params *p, const bvh *h, const fl
     stack[sp++] = 1u;
     while (sp) {
         uint32_t node = stack[--sp];
-        k->bvh_nodes++;
+        cnt->bvh_nodes++;
         if (node >= h->leaves) {
             uint32_t f = h->face[node - h->leaves], id = boundary[f];
             const float *pl = planes + 16 * (size_t)(id >> 2) + 4 * (id & 3u);
@@ -443,7 +443,7 @@ static uint32_t enter(const struct eddy_volume_params *p, const bvh *h, const fl
  * ray takes the smallest (t, id), which no order changes). */
 static void raster(const struct eddy_volume_params *p, const float *position, const uint32_t *tets,
                    const uint32_t *boundary, const float *planes, uint32_t *hits, uint32_t *entries,
-                   eddy_volume_cast_counts *k)
+                   eddy_volume_cast_counts *cnt)
 {
     uint32_t w = (uint32_t)p->right[3], slots = p->lists[0];
     float fw = p->right[3], fh = p->up[3];
@@ -486,15 +486,15 @@ static void raster(const struct eddy_volume_params *p, const float *position, co
             }
         }
         uint64_t box = ((uint64_t)hi[1] - (uint64_t)lo[1] + 1) * ((uint64_t)hi[0] - (uint64_t)lo[0] + 1);
-        k->tested_max = box > k->tested_max ? box : k->tested_max;
+        cnt->tested_max = box > cnt->tested_max ? box : cnt->tested_max;
         for (uint32_t py = (uint32_t)lo[1]; py <= (uint32_t)hi[1]; py++)
             for (uint32_t px = (uint32_t)lo[0]; px <= (uint32_t)hi[0]; px++) {
                 float dir[3], t;
                 view_ray(p, (float)px, (float)py, dir);
-                k->tested++;
+                cnt->tested++;
                 if (eddy_cpu_dot3(dir, n) < 0.0f && tri_hit(dir, p->eye, c, &t) && t > 0.0f) {
                     size_t pix = (size_t)py * w + px;
-                    k->fragments++;
+                    cnt->fragments++;
                     uint32_t k = hits[pix]++;
                     if (k < slots) {
                         memcpy(entries + 2 * (pix * slots + k), &t, 4);
@@ -510,15 +510,15 @@ static void raster(const struct eddy_volume_params *p, const float *position, co
 static uint32_t enter_pixel(const struct eddy_volume_params *p, const bvh *h, const float *position,
                             const uint32_t *tets, const uint32_t *boundary, const float *planes, const uint32_t *hits,
                             const uint32_t *entries, size_t pix, const float *eye, const float *dir, float tmin,
-                            uint32_t lo, float *t_out, eddy_volume_cast_counts *k)
+                            uint32_t lo, float *t_out, eddy_volume_cast_counts *cnt)
 {
     uint32_t n = hits[pix], slots = p->lists[0];
-    k->enters++;
+    cnt->enters++;
     if (n > slots || slots == 0) {
-        k->bvh_enters++;
-        return enter(p, h, position, tets, boundary, planes, eye, dir, tmin, lo, t_out, k);
+        cnt->bvh_enters++;
+        return enter(p, h, position, tets, boundary, planes, eye, dir, tmin, lo, t_out, cnt);
     }
-    k->entries_read += n;
+    cnt->entries_read += n;
     uint32_t best = EDDY_VOLUME_NONE;
     float best_t = FLT_MAX;
     for (uint32_t k = 0; k < n; k++) {
@@ -583,11 +583,11 @@ static void piece(const struct eddy_volume_params *p, const float *tf, const flo
 /* Front to back: the segment (sf .. sb over d) cut into pieces no longer
  * than the table's longest. */
 static void composite(const struct eddy_volume_params *p, const float *tf, const float *table, float sf, float sb,
-                      float d, float acc[4], eddy_volume_cast_counts *k)
+                      float d, float acc[4], eddy_volume_cast_counts *cnt)
 {
     float pieces = d > p->range[2] ? ceilf(d * (1.0f / p->range[2])) : 1.0f;
     pieces = pieces < 1024.0f ? pieces : 1024.0f;
-    k->pieces += (uint64_t)pieces;
+    cnt->pieces += (uint64_t)pieces;
     float inv = 1.0f / pieces;
     for (float q = 0.0f; q < pieces; q += 1.0f) {
         float s0 = sf + (sb - sf) * (q * inv), s1 = sf + (sb - sf) * ((q + 1.0f) * inv), c[4];
@@ -602,23 +602,27 @@ void eddy_volume_cast_cpu(const struct eddy_volume_params *p, const float *posit
                           const uint32_t *tets, const uint32_t *neighbours, const uint32_t *boundary,
                           const float *tf, const float *table, float *rgba, float *depth)
 {
-    eddy_volume_cast_counts k;
-    eddy_volume_cast_cpu_counted(p, position, scalar, tets, neighbours, boundary, tf, table, rgba, depth, &k);
+    eddy_volume_cast_cpu_counted(p, position, scalar, tets, neighbours, boundary, tf, table, rgba, depth, NULL);
 }
 
 void eddy_volume_cast_cpu_counted(const struct eddy_volume_params *p, const float *position, const float *scalar,
                                   const uint32_t *tets, const uint32_t *neighbours, const uint32_t *boundary,
                                   const float *tf, const float *table, float *rgba, float *depth,
-                                  eddy_volume_cast_counts *k)
+                                  eddy_volume_cast_counts *cnt)
 {
-    memset(k, 0, sizeof *k);
-    uint32_t *ray_steps = calloc((size_t)(uint32_t)p->right[3] * (uint32_t)p->up[3] + 1, 4);
+    /* Without counts (the timed reference) the increments go to a local and
+     * the per-ray steps, which only the lanes' counts need, are not kept. */
+    eddy_volume_cast_counts unused;
+    bool lanes = cnt != NULL;
+    cnt = cnt ? cnt : &unused;
+    memset(cnt, 0, sizeof *cnt);
     uint32_t w = (uint32_t)p->right[3], hgt = (uint32_t)p->up[3], nt = p->counts[0];
     size_t pixels = (size_t)w * hgt;
+    uint32_t *ray_steps = lanes ? calloc(pixels + 1, 4) : NULL;
     float *planes = malloc(64 * (size_t)nt), *grad = malloc(16 * (size_t)nt);
     uint32_t *hits = calloc(pixels, 4), *entries = malloc(8 * (size_t)p->lists[0] * pixels + 8);
     bvh h = { 0 };
-    if (!planes || !grad || !hits || !entries || !ray_steps || !build_bvh(p, position, tets, boundary, &h)) {
+    if (!planes || !grad || !hits || !entries || (lanes && !ray_steps) || !build_bvh(p, position, tets, boundary, &h)) {
         free(planes), free(grad), free(hits), free(entries), free(h.face), free(h.box), free(ray_steps);
         for (size_t k = 0; k < 4 * pixels; k++)
             rgba[k] = NAN;
@@ -626,7 +630,7 @@ void eddy_volume_cast_cpu_counted(const struct eddy_volume_params *p, const floa
     }
     eddy_volume_geometry_cpu(position, scalar, tets, nt, planes, grad);
     if (p->lists[0])
-        raster(p, position, tets, boundary, planes, hits, entries, k);
+        raster(p, position, tets, boundary, planes, hits, entries, cnt);
     for (uint32_t py = 0; py < hgt; py++)
         for (uint32_t px = 0; px < w; px++) {
             float dir[3], acc[4] = { 0, 0, 0, 0 }, first = INFINITY, t;
@@ -634,8 +638,8 @@ void eddy_volume_cast_cpu_counted(const struct eddy_volume_params *p, const floa
             view_ray(p, (float)px, (float)py, dir);
             size_t pix = (size_t)py * w + px;
             uint32_t steps = 0, stall = 0, f = enter_pixel(p, &h, position, tets, boundary, planes, hits, entries, pix,
-                                                          eye, dir, 0.0f, EDDY_VOLUME_NONE, &t, k);
-            k->rays_hit += f != EDDY_VOLUME_NONE;
+                                                          eye, dir, 0.0f, EDDY_VOLUME_NONE, &t, cnt);
+            cnt->rays_hit += f != EDDY_VOLUME_NONE;
             bool done = false;
             while (f != EDDY_VOLUME_NONE && !done) {
                 first = first < t ? first : t;
@@ -646,7 +650,7 @@ void eddy_volume_cast_cpu_counted(const struct eddy_volume_params *p, const floa
                         done = true;
                         break;
                     }
-                    k->steps++;
+                    cnt->steps++;
                     const float *pl = planes + 16 * (size_t)tet;
                     float best = FLT_MAX;
                     uint32_t ex = 4;
@@ -665,7 +669,7 @@ void eddy_volume_cast_cpu_counted(const struct eddy_volume_params *p, const floa
                         xf[a] = eye[a] + tc * dir[a], xb[a] = eye[a] + tx * dir[a];
                     float sf = eddy_cpu_dot3(g, xf) + g[3], sb = eddy_cpu_dot3(g, xb) + g[3];
                     if (tx > tc) {
-                        composite(p, tf, table, sf, sb, tx - tc, acc, k);
+                        composite(p, tf, table, sf, sb, tx - tc, acc, cnt);
                         stall = 0;
                     } else if (++stall > EDDY_VOLUME_STALL) {
                         done = true;
@@ -684,9 +688,10 @@ void eddy_volume_cast_cpu_counted(const struct eddy_volume_params *p, const floa
                 }
                 if (!done)
                     f = enter_pixel(p, &h, position, tets, boundary, planes, hits, entries, pix, eye, dir, tx,
-                                    tx == t ? f + 1u : 0u, &t, k);
+                                    tx == t ? f + 1u : 0u, &t, cnt);
             }
-            ray_steps[pix] = steps < p->table[2] ? steps : p->table[2];
+            if (lanes)
+                ray_steps[pix] = steps < p->table[2] ? steps : p->table[2];
             float *o = rgba + 4 * ((size_t)py * w + px);
             for (int c = 0; c < 4; c++)
                 o[c] = acc[c];
@@ -696,8 +701,8 @@ void eddy_volume_cast_cpu_counted(const struct eddy_volume_params *p, const floa
     /* volume.cast's lanes: 8 x 8 tiles, a SIMD of 8 lanes a 4 x 2 block and
      * one of 32 an 8 x 4 block; a block runs as long as its longest ray
      * (pixels past the image's edge idle). */
-    for (uint32_t lanes = 8; lanes <= 32; lanes *= 4) {
-        uint32_t bw = lanes == 8 ? 4 : 8, bh = lanes == 8 ? 2 : 4;
+    for (uint32_t simd = 8; lanes && simd <= 32; simd *= 4) {
+        uint32_t bw = simd == 8 ? 4 : 8, bh = simd == 8 ? 2 : 4;
         uint64_t sum = 0;
         for (uint32_t by = 0; by < hgt; by += bh)
             for (uint32_t bx = 0; bx < w; bx += bw) {
@@ -705,9 +710,9 @@ void eddy_volume_cast_cpu_counted(const struct eddy_volume_params *p, const floa
                 for (uint32_t y = by; y < by + bh && y < hgt; y++)
                     for (uint32_t x = bx; x < bx + bw && x < w; x++)
                         most = ray_steps[(size_t)y * w + x] > most ? ray_steps[(size_t)y * w + x] : most;
-                sum += (uint64_t)lanes * most;
+                sum += (uint64_t)simd * most;
             }
-        *(lanes == 8 ? &k->lane_steps8 : &k->lane_steps32) = sum;
+        *(simd == 8 ? &cnt->lane_steps8 : &cnt->lane_steps32) = sum;
     }
     free(planes), free(grad), free(hits), free(entries), free(h.face), free(h.box), free(ray_steps);
 }

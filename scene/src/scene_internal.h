@@ -185,6 +185,9 @@ bool scene_parse_inputs(parse_ctx *c, const cJSON *jin, const char *path, scene_
 eddy_result scene_activate_ports(eddy_scene *s, scene_system *sys);
 /* The ports the scene logs: 1 (float) or 3 numbers per input and output. */
 uint32_t scene_port_width(const eddy_port_info *p);
+/* The scene's system named `name`, or NULL after a message
+ * (scene.unknown_system). */
+scene_system *scene_find_system(const eddy_scene *s, const char *name);
 /* A system's "params" (jp, NULL when absent) against what module m
  * declares: values[i] and lists[i] for each of its params, defaults filled
  * in. A list param's numbers are malloc'd into lists[i] (count 0 and NULL

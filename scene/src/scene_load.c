@@ -707,27 +707,30 @@ eddy_scene_info eddy_scene_get_info(const eddy_scene *s)
     };
 }
 
-const eddy_module_desc *eddy_scene_system_module(const eddy_scene *s, const char *name)
+scene_system *scene_find_system(const eddy_scene *s, const char *name)
 {
     for (uint32_t i = 0; s && name && i < s->system_count; i++)
         if (!strcmp(s->systems[i].name, name))
-            return s->systems[i].module;
+            return &s->systems[i];
     if (s)
         eddy_log(s->e, EDDY_LOG_ERROR, "scene.unknown_system", "scene '%s' has no system named '%s'", s->name,
                  name ? name : "(null)");
     return NULL;
 }
 
+const eddy_module_desc *eddy_scene_system_module(const eddy_scene *s, const char *name)
+{
+    const scene_system *sys = scene_find_system(s, name);
+    return sys ? sys->module : NULL;
+}
+
 eddy_result eddy_scene_system_param(const eddy_scene *s, const char *system, const char *param, double value[3])
 {
-    const eddy_module_desc *m = eddy_scene_system_module(s, system);
-    if (!m)
+    const scene_system *sys = scene_find_system(s, system);
+    if (!sys)
         return EDDY_ERROR_INVALID_ARGUMENT;
-    const scene_system *sys = NULL;
-    for (uint32_t i = 0; i < s->system_count; i++)
-        if (!strcmp(s->systems[i].name, system))
-            sys = &s->systems[i];
-    for (uint32_t k = 0; sys && sys->params && param && k < m->param_count; k++)
+    const eddy_module_desc *m = sys->module;
+    for (uint32_t k = 0; sys->params && param && k < m->param_count; k++)
         if (!strcmp(m->params[k].name, param)) {
             memcpy(value, sys->params[k].v, 3 * sizeof *value);
             return EDDY_OK;
@@ -739,10 +742,8 @@ eddy_result eddy_scene_system_param(const eddy_scene *s, const char *system, con
 
 eddy_particles eddy_scene_system_set(const eddy_scene *s, const char *system)
 {
-    for (uint32_t i = 0; s && system && i < s->system_count; i++)
-        if (!strcmp(s->systems[i].name, system))
-            return s->systems[i].set;
-    return (eddy_particles){ 0 };
+    const scene_system *sys = scene_find_system(s, system);
+    return sys ? sys->set : (eddy_particles){ 0 };
 }
 
 eddy_engine *eddy_scene_engine(const eddy_scene *s)

@@ -9,17 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static scene_system *find_system(const eddy_scene *s, const char *name)
-{
-    for (uint32_t i = 0; s && name && i < s->system_count; i++)
-        if (!strcmp(s->systems[i].name, name))
-            return &s->systems[i];
-    if (s)
-        eddy_log(s->e, EDDY_LOG_ERROR, "scene.unknown_system", "scene '%s' has no system named '%s'", s->name,
-                 name ? name : "(null)");
-    return NULL;
-}
-
 /* The system's port named `name` among `ports`, or -1 after a message. */
 static int find_port(const eddy_scene *s, const scene_system *sys, const eddy_port_info *ports, uint32_t count,
                      const char *kind, const char *name)
@@ -39,7 +28,7 @@ static int find_port(const eddy_scene *s, const scene_system *sys, const eddy_po
  * after a message. */
 static int input_of(const eddy_scene *s, const char *system, const char *input, scene_system **sys)
 {
-    *sys = find_system(s, system);
+    *sys = scene_find_system(s, system);
     return *sys ? find_port(s, *sys, (*sys)->module->inputs, (*sys)->module->input_count, "input", input) : -1;
 }
 
@@ -124,7 +113,7 @@ eddy_result eddy_scene_input_path(const eddy_scene *s, const char *system, const
 
 eddy_result eddy_scene_output(const eddy_scene *s, const char *system, const char *output, double value[3])
 {
-    scene_system *sys = find_system(s, system);
+    scene_system *sys = scene_find_system(s, system);
     int k = sys ? find_port(s, sys, sys->module->outputs, sys->module->output_count, "output", output) : -1;
     if (k < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;

@@ -393,11 +393,15 @@ static bool cost_of(const char *label, double calls, uint32_t n, const bench_nei
 /* The dispatches of a pass that do work: IISPH's iteration passes are
  * recorded max_iterations times and dispatched with zero groups once the
  * solve has converged (the overhead alone). */
+static bool solver_iteration(const char *label)
+{
+    return !strcmp(label, "sph.iisph_accel") || !strcmp(label, "sph.iisph_update") || !strcmp(label, "sph.iisph_check");
+}
+
 static double work_calls(const char *label, double calls, const bench_neighbour_stats *ns)
 {
-    bool iteration = !strcmp(label, "sph.iisph_accel") || !strcmp(label, "sph.iisph_update") ||
-                     !strcmp(label, "sph.iisph_check");
-    return iteration && ns->solver_iterations > 0 && ns->solver_iterations < calls ? ns->solver_iterations : calls;
+    return solver_iteration(label) && ns->solver_iterations > 0 && ns->solver_iterations < calls
+               ? ns->solver_iterations : calls;
 }
 
 static const char *bound_of(const pass_model *m, const bench_device_model *d, double n, double *t_us)
@@ -496,6 +500,7 @@ void bench_print_profile_text(FILE *f, const bench_pass_measure *passes, int cou
                "%.1f wall-ghost points\n", ns->candidates, ns->neighbours, ns->list, ns->ghosts);
     fprintf(f, "  %-24s %10s %10s %10s %10s %9s %11s %8s\n", "pass (per particle, call)", "bytes", "visits",
             "gathered", "flops", "GB/s", "visits/s", "flops/B");
+    bool note = false;
     for (int i = 0; i < count; i++) {
         pass_model m;
         double elems;
@@ -504,8 +509,13 @@ void bench_print_profile_text(FILE *f, const bench_pass_measure *passes, int cou
             !cost_of(passes[i].label, passes[i].calls, n, ns, NULL, &m, &elems, &per))
             continue;
         double s = passes[i].ms * 1e-3 / passes[i].calls; /* per call */
-        fprintf(f, "  %-24s %10.1f %10.1f %10.1f %10.1f %9.3g %11.3g %8.2f\n", passes[i].label, m.stream, m.visits,
+        bool partly_empty = solver_iteration(passes[i].label) && !(ns->solver_iterations > 0);
+        fprintf(f, "  %-24s %10.1f %10.1f %10.1f %10.1f %9.3g %11.3g %8.2f%s\n", passes[i].label, m.stream, m.visits,
                 m.gathered, m.flops, s > 0 ? m.stream * elems / s * 1e-9 : 0, s > 0 ? m.visits * elems / s : 0,
-                m.stream > 0 ? m.flops / m.stream : 0);
+                m.stream > 0 ? m.flops / m.stream : 0, partly_empty ? " *" : "");
+        note = note || partly_empty;
     }
+    if (note)
+        fprintf(f, "  * calls are the recorded iterations; those after the solve converged dispatch no groups, so "
+                   "the rates are averages over them\n");
 }

@@ -228,8 +228,8 @@ typedef struct eddy_engine_counters {
     uint32_t deferred;          /* released objects waiting for the GPU to finish with them */
     uint32_t memory_allocations; /* live device memory allocations (buffers share blocks) */
     uint32_t images_live;       /* image handles alive now (own and adopted) */
-    uint64_t buffer_bytes;      /* bytes of the buffer handles alive now (own and adopted; each
-                                   rounded up to 4), for memory per particle */
+    uint64_t buffer_bytes;      /* bytes of the buffer handles alive now (their eddy_buffer_desc
+                                   sizes), for memory per particle */
 } eddy_engine_counters;
 eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e);
 

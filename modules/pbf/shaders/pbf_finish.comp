@@ -28,8 +28,8 @@ layout(std430, binding = 12) readonly buffer Bin { vec4 sbin[]; };
 
 layout(binding = 13, r32ui) readonly uniform uimageBuffer nlist_tex;
 #define nlist_at(j) imageLoad(nlist_tex, int(j)).x
-layout(std430, binding = 15) readonly buffer Old { vec4 sold[]; }; // w: the radius (sp's w is the mass)
 layout(std430, binding = 14) readonly buffer Count { uint ncount[]; };
+layout(std430, binding = 15) readonly buffer Old { vec4 sold[]; }; // w: the radius (sp's w is the mass)
 
 vec3 g_p, g_v, g_dv, g_eta;
 float g_h, g_rho0, g_eps_v;

@@ -207,7 +207,7 @@ const eddy_module_desc *eddy_scene_system_module(const eddy_scene *s, const char
  * message naming both. */
 eddy_result eddy_scene_system_param(const eddy_scene *s, const char *system, const char *param, double value[3]);
 /* The particle set in system `system`'s first slot (its own set), or a
- * zero handle when there is no such system. */
+ * zero handle after a message when there is no such system. */
 eddy_particles eddy_scene_system_set(const eddy_scene *s, const char *system);
 
 /* ------------------------------------------------------------------ haptics */
