@@ -39,8 +39,10 @@ typedef struct scene_input {
     path_key *keys;
     uint32_t key_count;
     bool smooth;          /* cubic Hermite through the keys, else linear */
-    double at[3];         /* the value at the end of the last step */
+    double at[3];         /* the value at the end of the last step, as set */
     double target[3];     /* host: the value at the end of the next step */
+    double held[3];       /* where the system held it when last asked (after its clamp) */
+    bool held_known;      /* held is set: what eddy_scene_input gives while a host's steps run */
 } scene_input;
 
 typedef struct scene_system {
@@ -49,7 +51,9 @@ typedef struct scene_system {
     char name[EDDY_NAME_MAX + 1];
     uint32_t rate;        /* the system's substeps per scene substep ("substeps") */
     scene_input *inputs;  /* module->input_count */
-    double *outputs;      /* 3 per output: the last step's values (zero before the first) */
+    double *outputs;      /* 3 per output: the last step's values (zero before the first);
+                             inactive: the last values read, once outputs_known */
+    bool outputs_known;
     /* Active: inputs are set and outputs read every step (an input is
      * driven, or the ports are logged). */
     bool active;

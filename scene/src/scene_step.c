@@ -37,7 +37,8 @@ eddy_result scene_activate_ports(eddy_scene *s, scene_system *sys)
     if (sys->active)
         return EDDY_OK;
     const eddy_module_desc *m = sys->module;
-    sys->outputs = calloc(3ull * m->output_count + 1, sizeof *sys->outputs);
+    if (!sys->outputs)
+        sys->outputs = calloc(3ull * m->output_count + 1, sizeof *sys->outputs);
     if (!sys->outputs) {
         eddy_log(s->e, EDDY_LOG_ERROR, "memory.host", "system '%s': out of host memory", sys->name);
         return EDDY_ERROR_OUT_OF_MEMORY;
@@ -82,17 +83,47 @@ eddy_result eddy_scene_set_input(eddy_scene *s, const char *system, const char *
     return EDDY_OK;
 }
 
+/* Steps a host recorded or submitted still run: a system's state on the
+ * device is not known, and reading it would wait on the host's semaphore,
+ * which it may not have submitted yet (a getter between eddy_scene_record
+ * and the host's vkQueueSubmit). */
+static bool host_steps_running(const eddy_scene *s)
+{
+    return s->recorded && eddy_poll_idle(s->e) != EDDY_OK;
+}
+
+static eddy_result unknown_while_running(const eddy_scene *s, const char *system, const char *kind, const char *name)
+{
+    eddy_log(s->e, EDDY_LOG_ERROR, "record.unfinished", "system '%s': %s '%s' is not known until the steps the "
+             "host recorded or submitted have finished (it was never read before them); read it after "
+             "eddy_scene_collect returns EDDY_OK", system, kind, name);
+    return EDDY_TIMEOUT;
+}
+
 eddy_result eddy_scene_input(const eddy_scene *s, const char *system, const char *input, double value[3])
 {
     scene_system *sys;
     int k = input_of(s, system, input, &sys);
     if (k < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
-    if (sys->active) {
-        memcpy(value, sys->inputs[k].at, 3 * sizeof *value);
+    scene_input *in = &sys->inputs[k];
+    if (host_steps_running(s)) {
+        if (!in->held_known)
+            return unknown_while_running(s, system, "input", input);
+        memcpy(value, in->held, sizeof in->held);
         return EDDY_OK;
     }
-    return sys->module->get_input(sys->state, (uint32_t)k, value);
+    /* The system's own word, not the value asked for: a tool set past a
+     * wall is held where the module clamped it. Nothing runs now, so this
+     * waits for nothing a host owns. */
+    double v[3] = { 0 };
+    eddy_result r = sys->module->get_input(sys->state, (uint32_t)k, v);
+    if (r != EDDY_OK)
+        return r;
+    memcpy(in->held, v, sizeof v);
+    in->held_known = true;
+    memcpy(value, v, sizeof v);
+    return EDDY_OK;
 }
 
 eddy_result eddy_scene_input_path(const eddy_scene *s, const char *system, const char *input, double t,
@@ -117,21 +148,25 @@ eddy_result eddy_scene_output(const eddy_scene *s, const char *system, const cha
     int k = sys ? find_port(s, sys, sys->module->outputs, sys->module->output_count, "output", output) : -1;
     if (k < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
-    if (sys->active) {
-        memcpy(value, sys->outputs + 3 * k, 3 * sizeof *value);
-        return EDDY_OK;
+    if (!sys->active && !host_steps_running(s)) {
+        /* Not stepped with its ports: ask the system for its state now
+         * (nothing runs, so no wait on a host's work), and keep it for
+         * when the host's steps run. */
+        if (!sys->outputs)
+            sys->outputs = calloc(3ull * sys->module->output_count + 1, sizeof *sys->outputs);
+        if (!sys->outputs) {
+            eddy_log(s->e, EDDY_LOG_ERROR, "memory.host", "system '%s': out of host memory", system);
+            return EDDY_ERROR_OUT_OF_MEMORY;
+        }
+        eddy_result r = sys->module->read_outputs(sys->state, sys->outputs);
+        if (r != EDDY_OK)
+            return r;
+        sys->outputs_known = true;
     }
-    /* Not stepped with its ports: ask the system for its state now. */
-    double *all = calloc(3ull * sys->module->output_count, sizeof *all);
-    if (!all) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "memory.host", "system '%s': out of host memory", system);
-        return EDDY_ERROR_OUT_OF_MEMORY;
-    }
-    eddy_result r = sys->module->read_outputs(sys->state, all);
-    if (r == EDDY_OK)
-        memcpy(value, all + 3 * k, 3 * sizeof *value);
-    free(all);
-    return r;
+    if (!sys->active && !sys->outputs_known)
+        return unknown_while_running(s, system, "output", output);
+    memcpy(value, sys->outputs + 3 * k, 3 * sizeof *value);
+    return EDDY_OK;
 }
 
 static bool append_text(scene_system *sys, const char *line)
@@ -248,7 +283,16 @@ static eddy_result collect_recorded(eddy_scene *s, bool wait)
     if (r != EDDY_OK)
         return r;
     s->recorded = false;
-    return has_ports(s) ? read_outputs(s) : EDDY_OK;
+    r = has_ports(s) ? read_outputs(s) : EDDY_OK;
+    /* What eddy_scene_input gives while the next recordings run: where the
+     * systems hold their inputs after these steps. */
+    for (uint32_t i = 0; r == EDDY_OK && i < s->system_count; i++) {
+        scene_system *sys = &s->systems[i];
+        for (uint32_t k = 0; sys->active && r == EDDY_OK && k < sys->module->input_count; k++)
+            if ((r = sys->module->get_input(sys->state, k, sys->inputs[k].held)) == EDDY_OK)
+                sys->inputs[k].held_known = true;
+    }
+    return r;
 }
 
 eddy_result scene_wait_recorded(eddy_scene *s)

@@ -17,13 +17,17 @@
  *    eddy_scene_submit, the host copying the positions and drawing them on
  *    its graphics queue, the two ordered by timeline semaphores only, 100
  *    frames: the particles bitwise those of eddy_scene_step, the host's
- *    copy equal to them, the picture right, no validation message. */
+ *    copy equal to them, the picture right, no validation message.
+ *  - getters between a recording and the host's submit never wait on the
+ *    host's semaphore, and an input reads where the system holds it. */
 #undef VK_NO_PROTOTYPES
 #include "gpu_test.h"
 
 #include "host_points.h"
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static const char *const tool_outputs[] = { "tool.centre", "tool.force.push", "tool.force.adhesion",
                                             "tool.force.damping", "tool.force.total" };
@@ -245,6 +249,104 @@ static void unannounced(host *h, const char *root)
            EDDY_SCENE_RECORD_MAX_STEPS);
 }
 
+/* A tool no path drives: its ports are read on demand, from the device. */
+static const char getters_json[] =
+    "{ \"dt\": 0.005, \"duration\": 1,"
+    "  \"box\": { \"min\": [0, 0, 0], \"max\": [0.48, 0.4, 0.24] },"
+    "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": 0.02,"
+    "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [0.2, 0.08, 0.2] } } ],"
+    "  \"systems\": [ { \"name\": \"tool\", \"module\": \"pbf\", \"set\": \"water\","
+    "      \"params\": { \"h\": 0.04, \"iterations\": 2, \"tool_radius\": 0.05,"
+    "                  \"tool_position\": [0.3, 0.3, 0.12] } } ],"
+    "  \"output\": { \"frame_interval\": 0.005 } }";
+
+/* Records a step into the host's command buffer and leaves it unsubmitted:
+ * returns the value the host's submit will signal. */
+static uint64_t record_unsubmitted(host *h, eddy_scene *s)
+{
+    VK(vkResetCommandPool(h->vk.device, h->pool, 0));
+    VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
+    VK(vkBeginCommandBuffer(h->cb, &bi));
+    uint64_t value = ++h->frame;
+    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ .command_buffer = h->cb, .done_semaphore = h->timeline,
+                                                         .done_value = value }) == EDDY_OK);
+    VK(vkEndCommandBuffer(h->cb));
+    return value;
+}
+
+static void submit_and_wait(host *h, uint64_t value)
+{
+    VkTimelineSemaphoreSubmitInfo ts = { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                         .signalSemaphoreValueCount = 1, .pSignalSemaphoreValues = &value };
+    VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &ts, .commandBufferCount = 1,
+                        .pCommandBuffers = &h->cb, .signalSemaphoreCount = 1, .pSignalSemaphores = &h->timeline };
+    VK(vkQueueSubmit(h->vk.queue, 1, &si, VK_NULL_HANDLE));
+    VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
+                               .pSemaphores = &h->timeline, .pValues = &value };
+    VK(vkWaitSemaphores(h->vk.device, &wi, UINT64_MAX));
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "host_record: a getter waited on the host's unsubmitted work (hung for 60 s)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    _exit(1);
+}
+
+/* Between eddy_scene_record and the host's submit, the ports of a system no
+ * path drives are read without waiting on the host's semaphore: unknown
+ * before they were ever read (record.unfinished), else their last known
+ * values. eddy_scene_input gives where the system holds the input (after
+ * its clamp), not the value asked for. */
+static void getters(host *h)
+{
+    signal(SIGALRM, on_alarm);
+    alarm(60); /* a hang fails the test instead of stalling the suite */
+    eddy_scene_desc d = { .path = "getters", .json = getters_json, .no_output = true };
+    eddy_scene *s = eddy_load_scene(h->e, &d);
+    REQUIRE(s);
+    double in[3], out[3], in2[3], out2[3];
+    uint64_t value = record_unsubmitted(h, s);
+    test_clear_error();
+    CHECK(eddy_scene_input(s, "tool", "tool.position", in) == EDDY_TIMEOUT);
+    CHECK(!strcmp(test_last_id, "record.unfinished"));
+    test_clear_error();
+    CHECK(eddy_scene_output(s, "tool", "tool.force.total", out) == EDDY_TIMEOUT);
+    CHECK(!strcmp(test_last_id, "record.unfinished"));
+    submit_and_wait(h, value);
+    CHECK(eddy_scene_collect(s) == EDDY_OK);
+    CHECK(eddy_scene_input(s, "tool", "tool.position", in) == EDDY_OK);
+    CHECK(eddy_scene_output(s, "tool", "tool.force.total", out) == EDDY_OK);
+    CHECKF(fabs(in[0] - 0.3) < 1e-6 && fabs(in[1] - 0.3) < 1e-6 && fabs(in[2] - 0.12) < 1e-6,
+           "the tool at rest reads (%g, %g, %g), expected (0.3, 0.3, 0.12)", in[0], in[1], in[2]);
+
+    /* Known now: the next recording's getters give these values at once. */
+    value = record_unsubmitted(h, s);
+    CHECK(eddy_scene_input(s, "tool", "tool.position", in2) == EDDY_OK);
+    CHECK(eddy_scene_output(s, "tool", "tool.force.total", out2) == EDDY_OK);
+    CHECK(!memcmp(in, in2, sizeof in) && !memcmp(out, out2, sizeof out));
+    submit_and_wait(h, value);
+    CHECK(eddy_scene_collect(s) == EDDY_OK);
+
+    /* Driven past the wall: read back where the module holds it. */
+    double past[3] = { 0.24, 0.2, 0.23 }, centre[3];
+    CHECK(eddy_scene_set_input(s, "tool", "tool.position", past) == EDDY_OK);
+    CHECK(eddy_scene_step(s, 1) == EDDY_OK); /* the module warns: system.tool_clamped */
+    CHECK(eddy_scene_input(s, "tool", "tool.position", in) == EDDY_OK);
+    CHECK(eddy_scene_output(s, "tool", "tool.centre", centre) == EDDY_OK);
+    CHECKF(!memcmp(in, centre, sizeof in) && in[2] < 0.23 - 0.05 && fabs(in[2] - (0.24 - 0.05 - 0.02)) < 1e-6,
+           "set to z = 0.23 m: eddy_scene_input reads z = %.9g m, tool.centre z = %.9g m (expected 0.17)", in[2],
+           centre[2]);
+    eddy_destroy_scene(s);
+    alarm(0);
+    printf("host_record: between record and submit an undriven tool's ports are unknown (record.unfinished) "
+           "before their first read, then their last values, never a wait; set to z = 0.23 m the input reads "
+           "z = %.6g m as tool.centre does\n", in[2]);
+}
+
 static const char dam_json[] =
     "{ \"name\": \"async_dam\", \"dt\": 0.004, \"duration\": 1,"
     "  \"box\": { \"min\": [0, 0, 0], \"max\": [0.6, 0.3, 0.1] },"
@@ -384,7 +486,7 @@ static void async_compute(void)
     free(rgba);
 }
 
-/* Arguments: the source root, then parts: tool, adaptive, unannounced, async. */
+/* Arguments: the source root, then parts: tool, adaptive, unannounced, async, getters. */
 int main(int argc, char **argv)
 {
     REQUIRE(argc > 1);
@@ -414,6 +516,8 @@ int main(int argc, char **argv)
         unannounced(&h, argv[1]);
     if (test_part(argc, argv, 2, "async"))
         async_compute();
+    if (test_part(argc, argv, 2, "getters"))
+        getters(&h);
 
     test_finish(h.e); /* no validation message on eddy's side, every part known */
     vkDestroySemaphore(h.vk.device, h.timeline, NULL);

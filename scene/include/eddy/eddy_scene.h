@@ -176,8 +176,14 @@ eddy_result eddy_scene_collect(eddy_scene *s);
  * Refused with a message for an unknown system or input or a non-finite
  * value. */
 eddy_result eddy_scene_set_input(eddy_scene *s, const char *system, const char *input, const double value[3]);
-/* Input `input` of `system` where it is now (the end of the last step, as
- * the system holds it after a clamp, for instance). */
+/* Input `input` of `system` where the system holds it now: the end of the
+ * last step, after the module's clamp (a tool set past a wall reads where
+ * it stopped), not the value asked for. Never waits on a host's work: while
+ * steps a host recorded or submitted still run, it gives the value known at
+ * the last eddy_scene_collect or the last read before them, or, when it was
+ * never known, EDDY_TIMEOUT with record.unfinished (read it again after
+ * eddy_scene_collect returns EDDY_OK). Otherwise it may wait for eddy's own
+ * submitted work (a download). */
 eddy_result eddy_scene_input(const eddy_scene *s, const char *system, const char *input, double value[3]);
 /* The value of the scene's path of an input at time t (s): a scripted device
  * for haptic runs. Thread safe (reads the path only). Fails with a message
@@ -187,7 +193,10 @@ eddy_result eddy_scene_input_path(const eddy_scene *s, const char *system, const
 /* Output `output` of `system` after the last step (a float in value[0]): for
  * a system stepped with its ports, what that step gave (before the first,
  * what the system reported when its ports were set up: a tool at rest where
- * its path starts); otherwise the module reads its state now. */
+ * its path starts); otherwise the module reads its state now. Never waits
+ * on a host's work: while steps a host recorded or submitted still run, it
+ * gives the values of the last collect or the last read before them, or
+ * EDDY_TIMEOUT with record.unfinished when they were never known. */
 eddy_result eddy_scene_output(const eddy_scene *s, const char *system, const char *output, double value[3]);
 /* The scene's particle set `index` (from 0, in scene order), or a zero
  * handle past the last. With eddy_particles_name, _count, _capacity,
