@@ -287,7 +287,6 @@ struct eddy_engine {
     uint64_t host_epoch;
     uint64_t destroys;       /* buffers and kernels destroyed so far */
     uint64_t submits, waits; /* eddy_engine_counters */
-    bool fail_next_submit;   /* tests: the next submit fails as if the device were lost */
 
     eddy_pool buffers, kernels, graphs, particles, images;
 

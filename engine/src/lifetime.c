@@ -5,7 +5,6 @@
  * submits, waits and engine destruction, never by waiting on a whole queue:
  * an adopted queue carries the host's work too. */
 #include "internal.h"
-#include "testing.h"
 
 #include <inttypes.h>
 
@@ -217,9 +216,4 @@ eddy_result eddy_wait_idle(eddy_engine *e)
     if (r == EDDY_OK)
         eddy_collect(e);
     return r;
-}
-
-void eddy_testing_fail_next_submit(eddy_engine *e)
-{
-    e->fail_next_submit = true;
 }

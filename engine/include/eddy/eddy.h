@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "eddy_api.h"
+
 /* The few Vulkan types eddy's API names, declared here as Vulkan's headers
  * declare them (identical typedefs may repeat in C11), so that eddy.h may
  * come before or after <vulkan/vulkan.h> or <volk.h>, with or without
@@ -76,7 +78,7 @@ typedef enum eddy_result {
 } eddy_result;
 
 /* A short English name of a result ("invalid argument", ...). */
-const char *eddy_result_string(eddy_result r);
+EDDY_API const char *eddy_result_string(eddy_result r);
 
 typedef struct eddy_engine eddy_engine;
 typedef struct eddy_buffer { uint32_t id; } eddy_buffer;
@@ -112,7 +114,7 @@ typedef void (*eddy_log_fn)(void *user, eddy_log_level level, const char *source
 /* The identifier of the last error-level message eddy itself logged on this
  * engine ("" when none): for programs that keep the default log. Valid until
  * the next call into the engine. */
-const char *eddy_last_error(const eddy_engine *e);
+EDDY_API const char *eddy_last_error(const eddy_engine *e);
 
 /* ------------------------------------------------------------------ engine */
 
@@ -196,13 +198,13 @@ typedef struct eddy_engine_desc {
 #define EDDY_KEEP_NO_PIPELINES UINT32_MAX
 
 /* Creates an engine, or NULL (after logging why). */
-eddy_engine *eddy_create_engine(const eddy_engine_desc *desc);
+EDDY_API eddy_engine *eddy_create_engine(const eddy_engine_desc *desc);
 /* Waits for the GPU, destroys everything the engine created. NULL is ignored. */
-void eddy_destroy_engine(eddy_engine *e);
+EDDY_API void eddy_destroy_engine(eddy_engine *e);
 
 /* Logs through the engine's log callback (printf format) with a message
  * identifier (see "Message identifiers"; a module's own under its name). */
-void eddy_log(eddy_engine *e, eddy_log_level level, const char *id, const char *fmt, ...)
+EDDY_API void eddy_log(eddy_engine *e, eddy_log_level level, const char *id, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -210,7 +212,7 @@ void eddy_log(eddy_engine *e, eddy_log_level level, const char *id, const char *
 
 /* Messages the validation layer reported at warning or error severity since
  * the engine was created (0 when validation is off). Tests fail on any. */
-uint32_t eddy_validation_message_count(const eddy_engine *e);
+EDDY_API uint32_t eddy_validation_message_count(const eddy_engine *e);
 
 /* What the engine has done since it was created, for tests and tools that
  * check how work is shared (read any time; the caller serialises as for
@@ -231,13 +233,13 @@ typedef struct eddy_engine_counters {
     uint64_t buffer_bytes;      /* bytes of the buffer handles alive now (their eddy_buffer_desc
                                    sizes), for memory per particle */
 } eddy_engine_counters;
-eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e);
+EDDY_API eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e);
 
 typedef struct eddy_pipeline_cache_info {
     const char *path;    /* the cache file (valid while the engine lives); NULL = none */
     size_t loaded_bytes; /* driver data loaded from it at creation (0: none, or ignored) */
 } eddy_pipeline_cache_info;
-eddy_pipeline_cache_info eddy_engine_pipeline_cache(const eddy_engine *e);
+EDDY_API eddy_pipeline_cache_info eddy_engine_pipeline_cache(const eddy_engine *e);
 
 typedef struct eddy_device_info {
     char name[256];
@@ -260,9 +262,9 @@ typedef struct eddy_device_info {
 /* Lists the Vulkan devices of this machine (creates and destroys a temporary
  * instance). Returns how many were found (may exceed max); -1 when Vulkan
  * itself cannot be loaded (message on stderr). */
-int eddy_enumerate_devices(eddy_device_info *out, int max);
+EDDY_API int eddy_enumerate_devices(eddy_device_info *out, int max);
 /* The device the engine runs on. */
-const eddy_device_info *eddy_engine_device(const eddy_engine *e);
+EDDY_API const eddy_device_info *eddy_engine_device(const eddy_engine *e);
 
 /* The raw Vulkan objects, for renderers that share buffers with eddy. */
 typedef struct eddy_vk_objects {
@@ -272,21 +274,21 @@ typedef struct eddy_vk_objects {
     VkQueue queue;
     uint32_t queue_family;
 } eddy_vk_objects;
-eddy_vk_objects eddy_engine_vk(const eddy_engine *e);
+EDDY_API eddy_vk_objects eddy_engine_vk(const eddy_engine *e);
 
 /* Waits until all work eddy submitted has finished (eddy's timeline only:
  * never the whole queue, which an adopted one shares with the host). */
-eddy_result eddy_wait_idle(eddy_engine *e);
+EDDY_API eddy_result eddy_wait_idle(eddy_engine *e);
 /* Never waits: EDDY_OK when all work eddy submitted and every host command
  * buffer eddy recorded into has finished (staged reads have then landed),
  * EDDY_TIMEOUT while some still runs. A recording without a done_semaphore
  * counts as running until eddy_recorded_work_done. */
-eddy_result eddy_poll_idle(eddy_engine *e);
+EDDY_API eddy_result eddy_poll_idle(eddy_engine *e);
 /* Waits until every host command buffer eddy recorded into has finished,
  * through the recordings' done_semaphores (never the host's queue; the host
  * must have submitted them). A recording without one is refused with
  * record.unfinished until eddy_recorded_work_done. */
-eddy_result eddy_wait_recorded(eddy_engine *e);
+EDDY_API eddy_result eddy_wait_recorded(eddy_engine *e);
 
 /* ------------------------------------------------------------------ buffers */
 
@@ -318,10 +320,10 @@ typedef struct eddy_buffer_desc {
  * the step's own submission (eddy_buffer_stage_write/read). On a device whose device-local memory is also
  * host-visible (lavapipe, integrated GPUs) uploads and downloads are a copy
  * through the mapping, after the buffer's last GPU use has finished. */
-eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc);
-void eddy_destroy_buffer(eddy_engine *e, eddy_buffer b);
-uint64_t eddy_buffer_size(eddy_engine *e, eddy_buffer b);
-const char *eddy_buffer_label(eddy_engine *e, eddy_buffer b);
+EDDY_API eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc);
+EDDY_API void eddy_destroy_buffer(eddy_engine *e, eddy_buffer b);
+EDDY_API uint64_t eddy_buffer_size(eddy_engine *e, eddy_buffer b);
+EDDY_API const char *eddy_buffer_label(eddy_engine *e, eddy_buffer b);
 
 /* Host <-> device transfers. They wait until the buffer's last GPU use (by
  * eddy's work: never the whole queue) has finished and return when the
@@ -329,14 +331,14 @@ const char *eddy_buffer_label(eddy_engine *e, eddy_buffer b);
  * memory is host-visible, the engine's transfer rings elsewhere (chunks of
  * at most 4 MiB, no allocation).
  * offset and size in bytes; offset + size must fit the buffer. */
-eddy_result eddy_buffer_upload(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size,
+EDDY_API eddy_result eddy_buffer_upload(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size,
                                const void *data);
-eddy_result eddy_buffer_download(eddy_engine *e, eddy_buffer b, uint64_t offset,
+EDDY_API eddy_result eddy_buffer_download(eddy_engine *e, eddy_buffer b, uint64_t offset,
                                  uint64_t size, void *data);
 /* Fills size bytes (a multiple of 4) with a repeated 32-bit word. */
-eddy_result eddy_buffer_fill(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size,
+EDDY_API eddy_result eddy_buffer_fill(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size,
                              uint32_t value);
-eddy_result eddy_buffer_copy(eddy_engine *e, eddy_buffer src, uint64_t src_offset,
+EDDY_API eddy_result eddy_buffer_copy(eddy_engine *e, eddy_buffer src, uint64_t src_offset,
                              eddy_buffer dst, uint64_t dst_offset, uint64_t size);
 
 /* For renderers: the Vulkan buffer behind a handle. The VkBuffer belongs to
@@ -366,12 +368,12 @@ typedef struct eddy_vk_buffer {
  * without is refused with record.unfinished until
  * eddy_recorded_work_done); with nothing queued or in flight it returns at
  * once (no submit, no wait). */
-eddy_result eddy_buffer_stage_write(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size,
+EDDY_API eddy_result eddy_buffer_stage_write(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size,
                                     const void *data);
-eddy_result eddy_buffer_stage_read(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size, void *out);
-eddy_result eddy_flush_staged(eddy_engine *e);
+EDDY_API eddy_result eddy_buffer_stage_read(eddy_engine *e, eddy_buffer b, uint64_t offset, uint64_t size, void *out);
+EDDY_API eddy_result eddy_flush_staged(eddy_engine *e);
 
-eddy_result eddy_buffer_vk(eddy_engine *e, eddy_buffer b, eddy_vk_buffer *out);
+EDDY_API eddy_result eddy_buffer_vk(eddy_engine *e, eddy_buffer b, eddy_vk_buffer *out);
 
 /* ------------------------------------------------------------------ images */
 
@@ -436,10 +438,10 @@ typedef struct eddy_image_desc {
  * SAMPLED_IMAGE_FILTER_LINEAR, TRANSFER_SRC/DST) when the device lacks it, or
  * naming the size and the limit when an extent exceeds
  * maxImageDimension1D/2D/3D. */
-eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc);
+EDDY_API eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc);
 /* Deferred like buffers: the Vulkan objects go once the GPU's last use of
  * them has finished (an adopted VkImage is never destroyed). */
-void eddy_destroy_image(eddy_engine *e, eddy_image im);
+EDDY_API void eddy_destroy_image(eddy_engine *e, eddy_image im);
 
 /* A box of texels: offset and extent per axis (unused axes: offset 0,
  * extent 1). A zero region (all fields 0) is the whole image. */
@@ -453,12 +455,12 @@ typedef struct eddy_image_region {
  * queue, they return when complete. data: the
  * region's texels tightly packed (x fastest), region width * height * depth
  * * texel bytes. */
-eddy_result eddy_image_upload(eddy_engine *e, eddy_image im, const eddy_image_region *region,
+EDDY_API eddy_result eddy_image_upload(eddy_engine *e, eddy_image im, const eddy_image_region *region,
                               const void *data);
-eddy_result eddy_image_download(eddy_engine *e, eddy_image im, const eddy_image_region *region,
+EDDY_API eddy_result eddy_image_download(eddy_engine *e, eddy_image im, const eddy_image_region *region,
                                 void *data);
 /* Bytes of one texel of a format (0 for an unknown one). */
-uint32_t eddy_format_texel_bytes(eddy_format f);
+EDDY_API uint32_t eddy_format_texel_bytes(eddy_format f);
 
 /* For renderers: the image behind a handle. image and view belong to eddy
  * (image: the host's, when adopted) and live until eddy_destroy_image; the
@@ -473,7 +475,7 @@ typedef struct eddy_vk_image {
     } extent;                    /* texels, laid out as VkExtent3D */
     int32_t layout;              /* a VkImageLayout */
 } eddy_vk_image;
-eddy_result eddy_image_vk(eddy_engine *e, eddy_image im, eddy_vk_image *out);
+EDDY_API eddy_result eddy_image_vk(eddy_engine *e, eddy_image im, eddy_vk_image *out);
 
 /* ------------------------------------------------------------------ kernels */
 
@@ -514,10 +516,10 @@ typedef struct eddy_kernel_desc {
 #define EDDY_SPIRV(array) .spirv = (array), .spirv_size = sizeof(array)
 
 /* Creates the pipeline once (never per step). */
-eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc);
-void eddy_destroy_kernel(eddy_engine *e, eddy_kernel k);
-uint32_t eddy_kernel_workgroup_size(eddy_engine *e, eddy_kernel k);
-uint32_t eddy_kernel_binding_count(eddy_engine *e, eddy_kernel k);
+EDDY_API eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc);
+EDDY_API void eddy_destroy_kernel(eddy_engine *e, eddy_kernel k);
+EDDY_API uint32_t eddy_kernel_workgroup_size(eddy_engine *e, eddy_kernel k);
+EDDY_API uint32_t eddy_kernel_binding_count(eddy_engine *e, eddy_kernel k);
 
 /* ------------------------------------------------------------------ graphs */
 
@@ -577,24 +579,24 @@ typedef struct eddy_graph_desc {
     bool timestamps;     /* measure each pass with GPU timestamps (see eddy_graph_profile) */
 } eddy_graph_desc;
 
-eddy_graph eddy_create_graph(eddy_engine *e, const eddy_graph_desc *desc);
-void eddy_destroy_graph(eddy_engine *e, eddy_graph g);
+EDDY_API eddy_graph eddy_create_graph(eddy_engine *e, const eddy_graph_desc *desc);
+EDDY_API void eddy_destroy_graph(eddy_engine *e, eddy_graph g);
 
 /* Appends a pass; returns its index (>= 0) or a negative eddy_result. A graph
  * records its command buffer at the first run after a change. */
-int eddy_graph_add_pass(eddy_engine *e, eddy_graph g, const eddy_pass_desc *desc);
+EDDY_API int eddy_graph_add_pass(eddy_engine *e, eddy_graph g, const eddy_pass_desc *desc);
 /* Passes [first, first + count) run `times` times in a row (solver
  * iterations). Ranges of one graph must not overlap. */
-eddy_result eddy_graph_repeat(eddy_engine *e, eddy_graph g, uint32_t first, uint32_t count,
+EDDY_API eddy_result eddy_graph_repeat(eddy_engine *e, eddy_graph g, uint32_t first, uint32_t count,
                               uint32_t times);
-uint32_t eddy_graph_pass_count(eddy_engine *e, eddy_graph g);
+EDDY_API uint32_t eddy_graph_pass_count(eddy_engine *e, eddy_graph g);
 
 /* Runs the graph `times` times (each = desc.times substeps) on eddy's queue
  * and waits for it. The recorded command buffer is replayed, not re-recorded. */
-eddy_result eddy_graph_run(eddy_engine *e, eddy_graph g, uint32_t times);
+EDDY_API eddy_result eddy_graph_run(eddy_engine *e, eddy_graph g, uint32_t times);
 /* Same, without waiting: signals the engine's timeline semaphore; *value
  * receives the value to wait for with eddy_wait. */
-eddy_result eddy_graph_submit(eddy_engine *e, eddy_graph g, uint32_t times, uint64_t *value);
+EDDY_API eddy_result eddy_graph_submit(eddy_engine *e, eddy_graph g, uint32_t times, uint64_t *value);
 /* A semaphore a submission of eddy's waits on: the host's own work that
  * writes what eddy reads (or must finish before eddy writes). */
 typedef struct eddy_semaphore_wait {
@@ -614,7 +616,7 @@ typedef struct eddy_submit_desc {
  * (wait-before-signal): the submission runs once the host signals it.
  * *value receives the value to wait for with eddy_wait. An empty graph
  * submits nothing and waits on nothing. Not thread-safe. */
-eddy_result eddy_graph_submit_after(eddy_engine *e, eddy_graph g, const eddy_submit_desc *desc, uint64_t *value);
+EDDY_API eddy_result eddy_graph_submit_after(eddy_engine *e, eddy_graph g, const eddy_submit_desc *desc, uint64_t *value);
 
 /* Waits until the engine's timeline reaches `value` (a value eddy_graph_submit
  * gave; an unsubmitted one is refused). timeout_ns bounds the wait: 0 polls
@@ -624,9 +626,9 @@ eddy_result eddy_graph_submit_after(eddy_engine *e, eddy_graph g, const eddy_sub
  * eddy's own work only, never for the queue. Not thread-safe (like every
  * call on one engine). */
 #define EDDY_WAIT_FOREVER UINT64_MAX
-eddy_result eddy_wait(eddy_engine *e, uint64_t value, uint64_t timeout_ns);
+EDDY_API eddy_result eddy_wait(eddy_engine *e, uint64_t value, uint64_t timeout_ns);
 /* The engine's timeline semaphore (for hosts that wait on eddy's work). */
-VkSemaphore eddy_engine_timeline(const eddy_engine *e);
+EDDY_API VkSemaphore eddy_engine_timeline(const eddy_engine *e);
 
 /* What a host's own commands do with eddy's buffers right before or right
  * after a recorded graph (eddy_graph_record), so that the barriers eddy
@@ -710,10 +712,10 @@ typedef struct eddy_record_desc {
  * queue needs the host's semaphores). No timestamps. Refused (with a message
  * naming the graph, the pass and the resource) when a kernel or buffer the
  * graph binds was destroyed. */
-eddy_result eddy_graph_record(eddy_engine *e, eddy_graph g, const eddy_record_desc *desc);
+EDDY_API eddy_result eddy_graph_record(eddy_engine *e, eddy_graph g, const eddy_record_desc *desc);
 /* The host's word that every command buffer eddy recorded into without a
  * done_semaphore has finished executing. */
-void eddy_recorded_work_done(eddy_engine *e);
+EDDY_API void eddy_recorded_work_done(eddy_engine *e);
 
 typedef struct eddy_pass_time {
     const char *label;  /* valid while the graph lives */
@@ -722,7 +724,7 @@ typedef struct eddy_pass_time {
 } eddy_pass_time;
 /* Per-pass GPU times summed over every run since the graph was created
  * (timestamps must be on). Returns the number of passes (may exceed max). */
-int eddy_graph_profile(eddy_engine *e, eddy_graph g, eddy_pass_time *out, int max);
+EDDY_API int eddy_graph_profile(eddy_engine *e, eddy_graph g, eddy_pass_time *out, int max);
 
 /* ------------------------------------------------------------------ particle sets */
 
@@ -744,22 +746,22 @@ typedef struct eddy_particles_desc {
     uint32_t capacity;    /* particles the buffers hold; default count */
 } eddy_particles_desc;
 
-eddy_particles eddy_create_particles(eddy_engine *e, const eddy_particles_desc *desc);
-void eddy_destroy_particles(eddy_engine *e, eddy_particles p);
-eddy_particles eddy_find_particles(eddy_engine *e, const char *name);
-const char *eddy_particles_name(eddy_engine *e, eddy_particles p);
-uint32_t eddy_particles_count(eddy_engine *e, eddy_particles p);
-uint32_t eddy_particles_capacity(eddy_engine *e, eddy_particles p);
+EDDY_API eddy_particles eddy_create_particles(eddy_engine *e, const eddy_particles_desc *desc);
+EDDY_API void eddy_destroy_particles(eddy_engine *e, eddy_particles p);
+EDDY_API eddy_particles eddy_find_particles(eddy_engine *e, const char *name);
+EDDY_API const char *eddy_particles_name(eddy_engine *e, eddy_particles p);
+EDDY_API uint32_t eddy_particles_count(eddy_engine *e, eddy_particles p);
+EDDY_API uint32_t eddy_particles_capacity(eddy_engine *e, eddy_particles p);
 /* A named buffer of the set, or a zero handle. */
-eddy_buffer eddy_particles_buffer(eddy_engine *e, eddy_particles p, const char *name);
+EDDY_API eddy_buffer eddy_particles_buffer(eddy_engine *e, eddy_particles p, const char *name);
 /* The name of p's named buffer `index` (in the order they were added:
  * "position", "velocity", "mass", "phase", then the modules'), or NULL past
  * the last: with eddy_particles_buffer, how a host lists what it can bind. */
-const char *eddy_particles_buffer_name(eddy_engine *e, eddy_particles p, uint32_t index);
+EDDY_API const char *eddy_particles_buffer_name(eddy_engine *e, eddy_particles p, uint32_t index);
 /* Adds (or returns the existing) named buffer of element_size bytes per
  * particle (capacity elements). An existing buffer with another element size
  * is refused. */
-eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const char *name,
+EDDY_API eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const char *name,
                                       uint32_t element_size);
 
 /* Element sets: the topology of a particle set, as named index buffers.
@@ -799,15 +801,15 @@ typedef struct eddy_elements {
 
 /* Adds an element set to the particle set; returns it (a zero buffer after a
  * message when refused). Destroyed with the particle set. */
-eddy_elements eddy_particles_add_elements(eddy_engine *e, eddy_particles p, const eddy_elements_desc *desc);
+EDDY_API eddy_elements eddy_particles_add_elements(eddy_engine *e, eddy_particles p, const eddy_elements_desc *desc);
 /* The named element set of p (zero buffer when there is none). */
-eddy_elements eddy_particles_elements(eddy_engine *e, eddy_particles p, const char *name);
+EDDY_API eddy_elements eddy_particles_elements(eddy_engine *e, eddy_particles p, const char *name);
 /* The name of p's element set `index` (in creation order), or NULL past the last. */
-const char *eddy_particles_elements_name(eddy_engine *e, eddy_particles p, uint32_t index);
+EDDY_API const char *eddy_particles_elements_name(eddy_engine *e, eddy_particles p, uint32_t index);
 /* Sets how many elements are in use (<= capacity): for modules that build
  * or change them on the device. The element set's draw record follows with
  * eddy's next submission or recording (eddy_flush_staged: at once). */
-eddy_result eddy_particles_set_element_count(eddy_engine *e, eddy_particles p, const char *name, uint32_t count);
+EDDY_API eddy_result eddy_particles_set_element_count(eddy_engine *e, eddy_particles p, const char *name, uint32_t count);
 
 /* Draw-indirect records for renderers, kept current by eddy: buffers a host
  * passes to vkCmdDrawIndirect / vkCmdDrawIndexedIndirect (every eddy buffer
@@ -824,8 +826,8 @@ eddy_result eddy_particles_set_element_count(eddy_engine *e, eddy_particles p, c
  *     edges as a line list). A module that builds elements on the GPU may
  *     write this record in its own pass instead (the sph module's live
  *     surface does). */
-eddy_buffer eddy_particles_draw(eddy_engine *e, eddy_particles p);
-eddy_buffer eddy_particles_elements_draw(eddy_engine *e, eddy_particles p, const char *name);
+EDDY_API eddy_buffer eddy_particles_draw(eddy_engine *e, eddy_particles p);
+EDDY_API eddy_buffer eddy_particles_elements_draw(eddy_engine *e, eddy_particles p, const char *name);
 
 /* ------------------------------------------------------------------ modules */
 
@@ -836,15 +838,15 @@ typedef struct eddy_module_desc eddy_module_desc; /* eddy_module.h */
  * with their library, libeddy-modules, which registers them through this).
  * Checked like a loaded module's descriptor (ABI version, required fields, a
  * unique name); the engine keeps its own copy. */
-eddy_result eddy_register_module(eddy_engine *e, const eddy_module_desc *desc);
+EDDY_API eddy_result eddy_register_module(eddy_engine *e, const eddy_module_desc *desc);
 /* The modules registered and loaded so far, in registration order. */
-uint32_t eddy_module_count(eddy_engine *e);
-const eddy_module_desc *eddy_module_at(eddy_engine *e, uint32_t index);
-const eddy_module_desc *eddy_find_module(eddy_engine *e, const char *name);
+EDDY_API uint32_t eddy_module_count(eddy_engine *e);
+EDDY_API const eddy_module_desc *eddy_module_at(eddy_engine *e, uint32_t index);
+EDDY_API const eddy_module_desc *eddy_find_module(eddy_engine *e, const char *name);
 /* Loads a module from a shared library exporting eddy_module_entry
  * (see eddy_module.h). A module built for another ABI major or a newer minor,
  * or one whose name is already registered, is refused. */
-eddy_result eddy_load_module(eddy_engine *e, const char *path);
+EDDY_API eddy_result eddy_load_module(eddy_engine *e, const char *path);
 
 #ifdef __cplusplus
 }

@@ -197,7 +197,7 @@ typedef struct eddy_frame_ctx {
  * counter-clockwise seen from outside) as one indexed mesh, corners at equal
  * positions welded, to "<dir>/<name>.ply" (Blender, MeshLab) and
  * "<dir>/<name>.vtp" (ParaView), each through a temporary file. */
-eddy_result eddy_write_mesh(eddy_engine *e, const char *dir, const char *name,
+EDDY_API eddy_result eddy_write_mesh(eddy_engine *e, const char *dir, const char *name,
                             const float *triangles, uint32_t triangle_count, double time);
 
 /* A mesh of cells over the vertices of a particle set, deformed: written to
@@ -215,18 +215,18 @@ typedef struct eddy_cells_desc {
     uint32_t cell_count;
     const uint32_t *cells;
 } eddy_cells_desc;
-eddy_result eddy_write_cells(eddy_engine *e, const char *dir, const char *name, const eddy_cells_desc *desc);
+EDDY_API eddy_result eddy_write_cells(eddy_engine *e, const char *dir, const char *name, const eddy_cells_desc *desc);
 
 /* Welds a triangle soup into indexed form: *vertices (3 floats each) and
  * *indices (3 per triangle) are malloc'd; equal positions (bitwise) become one
  * vertex, in order of first appearance. Returns the vertex count, or -1. */
-int64_t eddy_weld_triangles(const float *triangles, uint32_t triangle_count, float **vertices,
+EDDY_API int64_t eddy_weld_triangles(const float *triangles, uint32_t triangle_count, float **vertices,
                             uint32_t **indices);
 
 /* Writes rgba (width x height x 4 bytes, rows top to bottom, straight
  * alpha) as an 8-bit RGBA PNG to path through a temporary file (a frame of
  * a module's own renderer). */
-eddy_result eddy_write_png(eddy_engine *e, const char *path, const uint8_t *rgba, uint32_t width,
+EDDY_API eddy_result eddy_write_png(eddy_engine *e, const char *path, const uint8_t *rgba, uint32_t width,
                            uint32_t height);
 
 /* A ParaView collection (.pvd) of files over time: written whole to
@@ -236,12 +236,12 @@ typedef struct eddy_pvd_entry {
     uint32_t part;    /* the part number of the file in its time step */
     const char *file; /* relative to the .pvd */
 } eddy_pvd_entry;
-int eddy_write_pvd(const char *path, const eddy_pvd_entry *entries, uint32_t count, char *err,
+EDDY_API int eddy_write_pvd(const char *path, const eddy_pvd_entry *entries, uint32_t count, char *err,
                    size_t err_cap);
 
 /* Per-frame statistics: a module adds named numbers to the frame's JSON line. */
 typedef struct eddy_stats eddy_stats;
-void eddy_stats_add(eddy_stats *st, const char *key, double value);
+EDDY_API void eddy_stats_add(eddy_stats *st, const char *key, double value);
 
 struct eddy_module_desc {
     /* EDDY_MODULE_DESC_VERSION fills these three. The two 16-bit halves sit

@@ -30,14 +30,14 @@ typedef struct eddy_scan_desc {
                            device's maxComputeWorkGroupCount[0] (67,107,840 on lavapipe) */
 } eddy_scan_desc;
 
-eddy_scan *eddy_create_scan(eddy_engine *e, const eddy_scan_desc *desc);
-void eddy_destroy_scan(eddy_engine *e, eddy_scan *s);
+EDDY_API eddy_scan *eddy_create_scan(eddy_engine *e, const eddy_scan_desc *desc);
+EDDY_API void eddy_destroy_scan(eddy_engine *e, eddy_scan *s);
 /* Adds the passes that write the prefix sums of count uint32 of `in` (from
  * element in_offset) to `out` (from out_offset); sums wrap modulo 2^32.
  * Inclusive: out[i] = in[0] + ... + in[i]; exclusive: out[i] = in[0] + ... +
  * in[i-1], out[0] = 0. in and out may be the same buffer and range.
  * count 0 adds nothing. */
-eddy_result eddy_scan_record(eddy_engine *e, eddy_scan *s, eddy_graph g, eddy_buffer in,
+EDDY_API eddy_result eddy_scan_record(eddy_engine *e, eddy_scan *s, eddy_graph g, eddy_buffer in,
                              uint32_t in_offset, eddy_buffer out, uint32_t out_offset,
                              uint32_t count, bool inclusive);
 
@@ -49,13 +49,13 @@ typedef struct eddy_sort_desc {
     uint32_t max_count; /* required; limits as eddy_scan_desc */
 } eddy_sort_desc;
 
-eddy_sort *eddy_create_sort(eddy_engine *e, const eddy_sort_desc *desc);
-void eddy_destroy_sort(eddy_engine *e, eddy_sort *s);
+EDDY_API eddy_sort *eddy_create_sort(eddy_engine *e, const eddy_sort_desc *desc);
+EDDY_API void eddy_destroy_sort(eddy_engine *e, eddy_sort *s);
 /* Adds the passes of a stable LSD radix sort (4-bit digits) of count
  * (key, value) uint32 pairs, in place in `keys` and `values`, by the low
  * key_bits bits of the keys (0 = 32; higher bits must be zero). Equal keys
  * keep their input order. */
-eddy_result eddy_sort_record(eddy_engine *e, eddy_sort *s, eddy_graph g, eddy_buffer keys,
+EDDY_API eddy_result eddy_sort_record(eddy_engine *e, eddy_sort *s, eddy_graph g, eddy_buffer keys,
                              eddy_buffer values, uint32_t count, uint32_t key_bits);
 
 /* ------------------------------------------------------------------ grid */
@@ -70,21 +70,21 @@ typedef struct eddy_grid_desc {
     uint32_t max_count;  /* particles, required */
 } eddy_grid_desc;
 
-eddy_grid *eddy_create_grid(eddy_engine *e, const eddy_grid_desc *desc);
-void eddy_destroy_grid(eddy_engine *e, eddy_grid *grid);
+EDDY_API eddy_grid *eddy_create_grid(eddy_engine *e, const eddy_grid_desc *desc);
+EDDY_API void eddy_destroy_grid(eddy_engine *e, eddy_grid *grid);
 /* Adds the passes that bin count particles (position: vec4 xyz per particle)
  * into cells, sort them by cell (stable: the same order every run) and fill
  * the cell tables. Particles outside the grid are clamped into its border
  * cells (so their neighbours still find them) and counted. */
-eddy_result eddy_grid_record_build(eddy_engine *e, eddy_grid *grid, eddy_graph g,
+EDDY_API eddy_result eddy_grid_record_build(eddy_engine *e, eddy_grid *grid, eddy_graph g,
                                    eddy_buffer position, uint32_t count);
 /* Reorders count elements of `words` uint32 each: gather writes
  * dst[i] = src[sorted_index[i]] (into cell order), scatter writes
  * dst[sorted_index[i]] = src[i] (back). src and dst must differ. */
-eddy_result eddy_grid_record_gather(eddy_engine *e, eddy_grid *grid, eddy_graph g,
+EDDY_API eddy_result eddy_grid_record_gather(eddy_engine *e, eddy_grid *grid, eddy_graph g,
                                     eddy_buffer src, eddy_buffer dst, uint32_t words,
                                     uint32_t count);
-eddy_result eddy_grid_record_scatter(eddy_engine *e, eddy_grid *grid, eddy_graph g,
+EDDY_API eddy_result eddy_grid_record_scatter(eddy_engine *e, eddy_grid *grid, eddy_graph g,
                                      eddy_buffer src, eddy_buffer dst, uint32_t words,
                                      uint32_t count);
 
@@ -95,8 +95,8 @@ typedef struct eddy_grid_buffers {
     eddy_buffer sorted_index; /* uint per particle: original index of the i-th sorted particle */
     eddy_buffer outside;      /* uint[1]: particles outside the grid at the last build */
 } eddy_grid_buffers;
-eddy_grid_buffers eddy_grid_get_buffers(const eddy_grid *grid);
-uint64_t eddy_grid_cell_count(const eddy_grid *grid);
+EDDY_API eddy_grid_buffers eddy_grid_get_buffers(const eddy_grid *grid);
+EDDY_API uint64_t eddy_grid_cell_count(const eddy_grid *grid);
 
 /* ------------------------------------------------------------------ reductions */
 
@@ -112,13 +112,13 @@ typedef struct eddy_reduce_desc {
     uint32_t max_count; /* elements, required */
 } eddy_reduce_desc;
 
-eddy_reduce *eddy_create_reduce(eddy_engine *e, const eddy_reduce_desc *desc);
-void eddy_destroy_reduce(eddy_engine *e, eddy_reduce *r);
+EDDY_API eddy_reduce *eddy_create_reduce(eddy_engine *e, const eddy_reduce_desc *desc);
+EDDY_API void eddy_destroy_reduce(eddy_engine *e, eddy_reduce *r);
 /* Adds the passes that combine count elements of `comps` (1..4) floats,
  * `stride` floats apart (1 for float, 3 for packed vec3, 4 for vec4), with op,
  * into the vec4 out[out_index] (unused components 0; the identity for
  * count 0). Fixed tree order: bitwise the same every run. */
-eddy_result eddy_reduce_record(eddy_engine *e, eddy_reduce *r, eddy_graph g, eddy_buffer in,
+EDDY_API eddy_result eddy_reduce_record(eddy_engine *e, eddy_reduce *r, eddy_graph g, eddy_buffer in,
                                uint32_t count, uint32_t stride, uint32_t comps,
                                eddy_reduce_op op, eddy_buffer out, uint32_t out_index);
 /* Segmented: out[s] (vec4) combines elements [offsets[s], offsets[s+1]) of
@@ -126,14 +126,14 @@ eddy_result eddy_reduce_record(eddy_engine *e, eddy_reduce *r, eddy_graph g, edd
  * force sum of each rigid body's particles. `elements` (offsets[segments])
  * picks the method: under 32 a segment on average, a thread per segment
  * sums in order; else a workgroup per segment (a fixed tree). */
-eddy_result eddy_segmented_reduce_record(eddy_engine *e, eddy_graph g, eddy_buffer in,
+EDDY_API eddy_result eddy_segmented_reduce_record(eddy_engine *e, eddy_graph g, eddy_buffer in,
                                          uint32_t stride, uint32_t comps, eddy_buffer offsets,
                                          uint32_t segments, uint32_t elements, eddy_reduce_op op,
                                          eddy_buffer out);
 
 /* A fill pass: count uints of buf from element offset set to value (refused when
  * they run past the buffer's end). */
-eddy_result eddy_fill_record(eddy_engine *e, eddy_graph g, eddy_buffer buf, uint32_t offset,
+EDDY_API eddy_result eddy_fill_record(eddy_engine *e, eddy_graph g, eddy_buffer buf, uint32_t offset,
                              uint32_t count, uint32_t value);
 
 #ifdef __cplusplus

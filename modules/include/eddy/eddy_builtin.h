@@ -13,7 +13,7 @@ extern "C" {
 /* Registers every built-in module with the engine (eddy_register_module),
  * in the order above. Call it once per engine, before loading scenes that
  * name them; a second call is refused (names are unique). */
-eddy_result eddy_register_builtin_modules(eddy_engine *e);
+EDDY_API eddy_result eddy_register_builtin_modules(eddy_engine *e);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "eddy/eddy_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,19 +37,19 @@ typedef struct eddy_mesh {
 /* Reads a Wavefront OBJ: `v x y z` and `f a b c ...` lines (polygons are
  * split into fans; `a/t/n` forms and negative indices allowed; everything
  * else ignored). Returns 0, or -1 with a message ("FILE:LINE: ..."). */
-int eddy_load_obj(const char *path, eddy_mesh *out, char *err, size_t err_size);
-void eddy_free_mesh(eddy_mesh *m);
+EDDY_API int eddy_load_obj(const char *path, eddy_mesh *out, char *err, size_t err_size);
+EDDY_API void eddy_free_mesh(eddy_mesh *m);
 
 /* Checks that the mesh bounds a solid: finite vertices, every edge shared by
  * exactly two triangles that use it in opposite directions (closed, manifold,
  * consistently wound) and a positive enclosed volume (not inside out).
  * *volume (may be NULL) gets the enclosed volume. Returns 0 or -1 with the
  * first problem (an open edge names its two vertices, from 1 as in OBJ). */
-int eddy_mesh_check(const eddy_mesh *m, double *volume, char *err, size_t err_size);
+EDDY_API int eddy_mesh_check(const eddy_mesh *m, double *volume, char *err, size_t err_size);
 
 /* Applies x' = scale * R x + translate (R from the unit quaternion
  * rotation = [w, x, y, z]; NULL = identity) to every vertex. */
-void eddy_mesh_transform(eddy_mesh *m, double scale, const double rotation[4], const double translate[3]);
+EDDY_API void eddy_mesh_transform(eddy_mesh *m, double scale, const double rotation[4], const double translate[3]);
 
 typedef struct eddy_voxel_desc {
     double diameter;     /* m, particle diameter d = voxel side; required > 0 */
@@ -64,14 +66,14 @@ typedef struct eddy_voxel_desc {
  * gets xyz per particle (malloc'd), in x-fastest order. Returns the count
  * (>= 1), or -1 with a message (check failures, nothing inside, too many,
  * over the memory budget). */
-int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **points, char *err,
+EDDY_API int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **points, char *err,
                       size_t err_size);
 
 /* Mass properties of n equal masses m at xyz points: total mass, the centre
  * of mass and the inertia tensor about it (row major), each particle counted
  * as the voxel of side d it stands for (m d^2 / 6 on the diagonal, which
  * makes a voxelised box exact; d = 0: point masses). */
-void eddy_point_mass_properties(const float *points, uint32_t n, double m, double d, double *mass,
+EDDY_API void eddy_point_mass_properties(const float *points, uint32_t n, double m, double d, double *mass,
                                 double com[3], double inertia[9]);
 
 #ifdef __cplusplus

@@ -45,8 +45,8 @@ typedef struct eddy_scene_desc {
  * control characters), an out_dir over 2,047 bytes or a path over 4,095
  * are refused, never cut; sizes are checked before they are multiplied or
  * allocated. */
-eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc);
-void eddy_destroy_scene(eddy_scene *s);
+EDDY_API eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc);
+EDDY_API void eddy_destroy_scene(eddy_scene *s);
 
 typedef struct eddy_scene_info {
     const char *name;
@@ -63,10 +63,10 @@ typedef struct eddy_scene_info {
                                   graph (adaptive stepping): a host that records
                                   eddy_scene_graph itself records it again then */
 } eddy_scene_info;
-eddy_scene_info eddy_scene_get_info(const eddy_scene *s);
+EDDY_API eddy_scene_info eddy_scene_get_info(const eddy_scene *s);
 
 /* Advances `steps` steps (no output). */
-eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps);
+EDDY_API eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps);
 /* Writes one output frame of the current state (VTK, stats) when outputs are
  * on. The first frame prepares the output folder: it is created when missing;
  * an existing one must be empty or hold an earlier eddy run (its marker file
@@ -76,18 +76,18 @@ eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps);
  * renamed; stats.jsonl and ports_<system>.csv grow as NAME.tmp and are renamed
  * by eddy_scene_finish_output or eddy_destroy_scene. A frame in which a set
  * went non-finite writes its statistics line, then fails. */
-eddy_result eddy_scene_write_frame(eddy_scene *s);
+EDDY_API eddy_result eddy_scene_write_frame(eddy_scene *s);
 /* Renames stats.jsonl and the tool logs into place (eddy_destroy_scene does
  * it too, ignoring errors); after it no frame can be written. */
-eddy_result eddy_scene_finish_output(eddy_scene *s);
+EDDY_API eddy_result eddy_scene_finish_output(eddy_scene *s);
 /* Runs the scene to its end (or max_steps when non-zero), writing frames; prints
  * a progress line when progress is true. */
-eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress);
+EDDY_API eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress);
 /* The scene's step graph now (one step: all substeps). Adaptive stepping
  * replaces it (eddy_scene_info.graph_generation changes); the old one is
  * destroyed, and freed once no recording uses it. Hosts that want time,
  * inputs and outputs to advance record with eddy_scene_record instead. */
-eddy_graph eddy_scene_graph(const eddy_scene *s);
+EDDY_API eddy_graph eddy_scene_graph(const eddy_scene *s);
 
 /* ------------------------------------------------------------------ hosts */
 
@@ -128,7 +128,7 @@ typedef struct eddy_scene_record_desc {
  * eddy_scene_info.graph_generation. Recording must not overlap another call
  * on the same engine (one thread at a time). Fails with scene.record for a
  * missing command buffer or steps over the limit. */
-eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_desc *desc);
+EDDY_API eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_desc *desc);
 /* Async compute: steps submitted on eddy's queue (an adopted compute queue
  * beside the host's graphics queue, eddy_adopt_desc.share_families) without
  * waiting, after the host's semaphores. */
@@ -146,7 +146,7 @@ typedef struct eddy_scene_submit_desc {
  * advances at once; inputs and adaptive stepping as in eddy_scene_record,
  * outputs through eddy_scene_collect. Refused with scene.record for steps
  * over the limit, submit.invalid for bad waits. */
-eddy_result eddy_scene_submit(eddy_scene *s, const eddy_scene_submit_desc *desc, uint64_t *value);
+EDDY_API eddy_result eddy_scene_submit(eddy_scene *s, const eddy_scene_submit_desc *desc, uint64_t *value);
 /* Never waits. When every recording has finished (eddy_poll_idle), reads the
  * outputs of the last recorded step (eddy_scene_output gives them from then
  * on) and writes one line of each logged system's ports (ports_<system>.csv)
@@ -156,7 +156,7 @@ eddy_result eddy_scene_submit(eddy_scene *s, const eddy_scene_submit_desc *desc,
  * recording still runs (outputs keep their values before it). eddy_scene_step,
  * eddy_scene_run and eddy_scene_write_frame first wait for the recordings
  * (the host must have submitted them). */
-eddy_result eddy_scene_collect(eddy_scene *s);
+EDDY_API eddy_result eddy_scene_collect(eddy_scene *s);
 
 /* ------------------------------------------------------------------ ports */
 
@@ -175,7 +175,7 @@ eddy_result eddy_scene_collect(eddy_scene *s);
  * module documents. From then on the host drives it (a path no longer does).
  * Refused with a message for an unknown system or input or a non-finite
  * value. */
-eddy_result eddy_scene_set_input(eddy_scene *s, const char *system, const char *input, const double value[3]);
+EDDY_API eddy_result eddy_scene_set_input(eddy_scene *s, const char *system, const char *input, const double value[3]);
 /* Input `input` of `system` where the system holds it now: the end of the
  * last step, after the module's clamp (a tool set past a wall reads where
  * it stopped), not the value asked for. Never waits on a host's work: while
@@ -184,11 +184,11 @@ eddy_result eddy_scene_set_input(eddy_scene *s, const char *system, const char *
  * never known, EDDY_TIMEOUT with record.unfinished (read it again after
  * eddy_scene_collect returns EDDY_OK). Otherwise it may wait for eddy's own
  * submitted work (a download). */
-eddy_result eddy_scene_input(const eddy_scene *s, const char *system, const char *input, double value[3]);
+EDDY_API eddy_result eddy_scene_input(const eddy_scene *s, const char *system, const char *input, double value[3]);
 /* The value of the scene's path of an input at time t (s): a scripted device
  * for haptic runs. Thread safe (reads the path only). Fails with a message
  * when the scene gives that input no path. */
-eddy_result eddy_scene_input_path(const eddy_scene *s, const char *system, const char *input, double t,
+EDDY_API eddy_result eddy_scene_input_path(const eddy_scene *s, const char *system, const char *input, double t,
                                   double value[3]);
 /* Output `output` of `system` after the last step (a float in value[0]): for
  * a system stepped with its ports, what that step gave (before the first,
@@ -197,27 +197,27 @@ eddy_result eddy_scene_input_path(const eddy_scene *s, const char *system, const
  * on a host's work: while steps a host recorded or submitted still run, it
  * gives the values of the last collect or the last read before them, or
  * EDDY_TIMEOUT with record.unfinished when they were never known. */
-eddy_result eddy_scene_output(const eddy_scene *s, const char *system, const char *output, double value[3]);
+EDDY_API eddy_result eddy_scene_output(const eddy_scene *s, const char *system, const char *output, double value[3]);
 /* The scene's particle set `index` (from 0, in scene order), or a zero
  * handle past the last. With eddy_particles_name, _count, _capacity,
  * _buffer_name / _buffer and _elements_name / _elements a host lists what
  * it can draw. */
-eddy_particles eddy_scene_set(const eddy_scene *s, uint32_t index);
+EDDY_API eddy_particles eddy_scene_set(const eddy_scene *s, uint32_t index);
 /* The scene's box (m): every module keeps its particles inside. */
-void eddy_scene_box(const eddy_scene *s, double min[3], double max[3]);
+EDDY_API void eddy_scene_box(const eddy_scene *s, double min[3], double max[3]);
 /* The name of the scene's system `index` (from 0, in scene order), or NULL past the last. */
-const char *eddy_scene_system_name(const eddy_scene *s, uint32_t index);
+EDDY_API const char *eddy_scene_system_name(const eddy_scene *s, uint32_t index);
 /* The module of the scene's system `name` (its ports: inputs, outputs), or
  * NULL after a message. */
-const eddy_module_desc *eddy_scene_system_module(const eddy_scene *s, const char *name);
+EDDY_API const eddy_module_desc *eddy_scene_system_module(const eddy_scene *s, const char *name);
 /* The value of parameter `param` of system `system` as the system was
  * created with it (the module's default where the scene left it out; a
  * float or int in value[0], a vec3 in all three), or an error after a
  * message naming both. */
-eddy_result eddy_scene_system_param(const eddy_scene *s, const char *system, const char *param, double value[3]);
+EDDY_API eddy_result eddy_scene_system_param(const eddy_scene *s, const char *system, const char *param, double value[3]);
 /* The particle set in system `system`'s first slot (its own set), or a
  * zero handle after a message when there is no such system. */
-eddy_particles eddy_scene_system_set(const eddy_scene *s, const char *system);
+EDDY_API eddy_particles eddy_scene_system_set(const eddy_scene *s, const char *system);
 
 /* ------------------------------------------------------------------ haptics */
 
@@ -263,7 +263,7 @@ typedef struct eddy_haptic_report {
  * one period), so consecutive samples differ by at most
  * |F_k - F_rendered(t_k)| * period / T_k (first-order hold with one interval
  * of delay; see modules/pbf/README.md). Returns after desc->duration. */
-eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_haptic_report *report);
+EDDY_API eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_haptic_report *report);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "eddy/eddy_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -72,31 +74,31 @@ typedef struct eddy_tetmesh_desc {
  * PointData arrays become the attributes in file order; format ascii,
  * binary (base64) or appended (raw or base64), UInt32 or UInt64 block
  * headers, LittleEndian; compressed data is refused. */
-int eddy_load_tetmesh(const char *path, const eddy_tetmesh_desc *desc, eddy_tetmesh *out, char *err,
+EDDY_API int eddy_load_tetmesh(const char *path, const eddy_tetmesh_desc *desc, eddy_tetmesh *out, char *err,
                       size_t err_size);
 /* The TetGen pair given by both paths (for callers and fuzzers whose files
  * do not share a stem). */
-int eddy_load_tetgen(const char *node_path, const char *ele_path, const eddy_tetmesh_desc *desc,
+EDDY_API int eddy_load_tetgen(const char *node_path, const char *ele_path, const eddy_tetmesh_desc *desc,
                      eddy_tetmesh *out, char *err, size_t err_size);
-void eddy_free_tetmesh(eddy_tetmesh *m);
+EDDY_API void eddy_free_tetmesh(eddy_tetmesh *m);
 
 /* x' = scale * R x + translate (R from the unit quaternion [w, x, y, z];
  * NULL = identity) for every vertex; scale > 0 keeps the orientation. */
-void eddy_tetmesh_transform(eddy_tetmesh *m, double scale, const double rotation[4],
+EDDY_API void eddy_tetmesh_transform(eddy_tetmesh *m, double scale, const double rotation[4],
                             const double translate[3]);
 
 /* Signed volume of tet t (m^3): (x1-x0) . ((x2-x0) x (x3-x0)) / 6, in double. */
-double eddy_tet_volume(const eddy_tetmesh *m, uint32_t t);
+EDDY_API double eddy_tet_volume(const eddy_tetmesh *m, uint32_t t);
 
 /* Lumped masses: each tet gives density * volume / 4 to each of its four
  * vertices (density kg/m^3); mass[vertex_count] is written (unreferenced
  * vertices get 0). Returns the total mass (kg). */
-double eddy_tetmesh_masses(const eddy_tetmesh *m, double density, float *mass);
+EDDY_API double eddy_tetmesh_masses(const eddy_tetmesh *m, double density, float *mass);
 
 /* The unique edges of the tets (2 indices each, lower first, sorted by
  * (lower, upper)): *edges is malloc'd. Returns the edge count, or -1 when
  * out of memory. */
-int64_t eddy_tetmesh_edges(const eddy_tetmesh *m, uint32_t **edges);
+EDDY_API int64_t eddy_tetmesh_edges(const eddy_tetmesh *m, uint32_t **edges);
 
 /* Face neighbours of tets (4 indices each, as eddy_tetmesh.tets): face f
  * of a tet is the one opposite its vertex f; neighbours[4 t + f] is the tet
@@ -107,13 +109,13 @@ int64_t eddy_tetmesh_edges(const eddy_tetmesh *m, uint32_t **edges);
  * when out of memory (or over 2^30 tets). */
 #define EDDY_TET_BOUNDARY 0xffffffffu
 #define EDDY_TET_SHARED 0xfffffffeu
-int64_t eddy_tet_neighbours(const uint32_t *tets, uint32_t tet_count, uint32_t *neighbours);
+EDDY_API int64_t eddy_tet_neighbours(const uint32_t *tets, uint32_t tet_count, uint32_t *neighbours);
 
 /* The boundary: faces used by exactly one tet (eddy_tet_neighbours), 3 indices each, wound
  * counter-clockwise seen from outside (outward normal (x1-x0) x (x2-x0)),
  * in order of their tets: *triangles is malloc'd. Returns the triangle
  * count, or -1 when out of memory. */
-int64_t eddy_tetmesh_boundary(const eddy_tetmesh *m, uint32_t **triangles);
+EDDY_API int64_t eddy_tetmesh_boundary(const eddy_tetmesh *m, uint32_t **triangles);
 
 #ifdef __cplusplus
 }
