@@ -125,6 +125,7 @@ static void destroy_raw(eddy_engine *e, raw_buffer *b)
 
 eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
 {
+    EDDY_TAKE_DESC(e, eddy_buffer_desc, desc, return (eddy_buffer){ 0 });
     eddy_buffer none = { 0 };
     const char *label = desc && desc->label && *desc->label ? desc->label : "(unnamed)";
     if (!desc || desc->size == 0) {

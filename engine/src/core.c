@@ -77,6 +77,27 @@ const char *eddy_result_string(eddy_result r)
     return "unknown error";
 }
 
+eddy_result eddy_desc_read(eddy_engine *e, const char *type, const void *desc, uint32_t min_size, uint32_t size,
+                           void *out)
+{
+    uint32_t got = desc ? *(const uint32_t *)desc : 0;
+    if (got && got >= min_size && got <= size) {
+        memcpy(out, desc, got);
+        memset((char *)out + got, 0, size - got);
+        return EDDY_OK;
+    }
+    const char *why = !desc ? "is NULL" : !got ? "has struct_size 0" : got < min_size ? "is smaller" : "is larger";
+    if (e)
+        eddy_log(e, EDDY_LOG_ERROR, "desc.size", "%s %s (%u bytes): expected struct_size = sizeof(%s) = %u "
+                 "(EDDY_SIZED(%s)); a larger one comes from a newer eddy than this %d.%d.%d", type ? type : "desc",
+                 why, got, type ? type : "desc", size, type ? type : "desc", EDDY_VERSION_MAJOR, EDDY_VERSION_MINOR,
+                 EDDY_VERSION_PATCH);
+    else
+        fprintf(stderr, "eddy error [desc.size]: %s %s (%u bytes): expected struct_size = sizeof(%s) = %u\n",
+                type ? type : "desc", why, got, type ? type : "desc", size);
+    return EDDY_ERROR_ABI;
+}
+
 const char *eddy_vk_result_string(VkResult r)
 {
     switch (r) {

@@ -578,7 +578,10 @@ static eddy_result init_adopted(eddy_engine *e, const eddy_adopt_desc *a)
 
 eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
 {
-    eddy_engine_desc desc = desc_in ? *desc_in : (eddy_engine_desc){ 0 };
+    /* NULL: the defaults. No engine yet, so a refusal goes to stderr. */
+    eddy_engine_desc desc = { EDDY_SIZED(eddy_engine_desc) };
+    if (desc_in && eddy_desc_read(NULL, "eddy_engine_desc", desc_in, sizeof desc, sizeof desc, &desc) != EDDY_OK)
+        return NULL;
     eddy_engine *e = calloc(1, sizeof *e);
     if (!e) {
         fprintf(stderr, "eddy error [memory.host]: out of host memory creating the engine\n");
@@ -598,15 +601,22 @@ eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
     e->particles = EDDY_POOL(eddy_particles_obj);
     e->images = EDDY_POOL(eddy_image_obj);
 
+    /* The host's device, when it hands one: a sized struct of its own, so
+     * that it may grow without moving the engine desc's fields. */
+    eddy_adopt_desc adopt = { EDDY_SIZED(eddy_adopt_desc) };
+    if (desc.adopt && eddy_desc_read(e, "eddy_adopt_desc", desc.adopt, sizeof adopt, sizeof adopt, &adopt) != EDDY_OK) {
+        eddy_destroy_engine(e);
+        return NULL;
+    }
     /* Until the engine has its own tables, volk's globals are this engine's. */
     pthread_mutex_lock(&volk_lock);
-    eddy_result r = desc.adopt.device ? init_adopted(e, &desc.adopt) : init_own_device(e, &desc);
+    eddy_result r = desc.adopt ? init_adopted(e, &adopt) : init_own_device(e, &desc);
     /* The messenger exists only where a validation layer may speak: eddy's own
      * instance with validation on, or a host instance with debug utils whose
      * host asks for eddy's messages in eddy's log (else its own messenger
      * delivers each message once). */
     if (r == EDDY_OK && e->debug_utils &&
-        (e->adopted ? desc.adopt.log_validation : e->validation >= EDDY_VALIDATION_ON)) {
+        (e->adopted ? adopt.log_validation : e->validation >= EDDY_VALIDATION_ON)) {
         VkDebugUtilsMessengerCreateInfoEXT mci = {
             .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
             .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |

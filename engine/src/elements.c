@@ -43,6 +43,7 @@ static bool check_indices(const eddy_particles_obj *s, const eddy_elements_desc 
 
 eddy_elements eddy_particles_add_elements(eddy_engine *e, eddy_particles p, const eddy_elements_desc *d)
 {
+    EDDY_TAKE_DESC(e, eddy_elements_desc, d, return (eddy_elements){ 0 });
     eddy_elements none = { 0 };
     eddy_particles_obj *s = eddy_particles_get(e, p);
     if (!s || !d) {
@@ -75,7 +76,7 @@ eddy_elements eddy_particles_add_elements(eddy_engine *e, eddy_particles p, cons
     /* uint32 count x 4 indices x 4 bytes cannot overflow 64 bits; the buffer
      * checks the device's limits. */
     uint64_t bytes = (uint64_t)capacity * (uint64_t)d->kind * 4u;
-    eddy_buffer b = eddy_create_buffer(e, &(eddy_buffer_desc){
+    eddy_buffer b = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc),
         .size = bytes, .label = label, .data = d->indices,
         .data_size = d->indices ? (uint64_t)d->count * (uint64_t)d->kind * 4u : 0 });
     if (!b.id)
@@ -83,7 +84,7 @@ eddy_elements eddy_particles_add_elements(eddy_engine *e, eddy_particles p, cons
     /* VkDrawIndexedIndirectCommand: { indexCount, instanceCount, firstIndex, vertexOffset, firstInstance } */
     const uint32_t draw[5] = { d->count * (uint32_t)d->kind, 1, 0, 0, 0 };
     snprintf(label, sizeof label, "%s.%s.draw", s->name, name);
-    eddy_buffer db = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof draw, .label = label, .data = draw,
+    eddy_buffer db = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof draw, .label = label, .data = draw,
                                                                  .data_size = sizeof draw });
     if (!db.id) {
         eddy_destroy_buffer(e, b);

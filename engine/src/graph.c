@@ -33,7 +33,10 @@ void eddy_graph_release_recording(eddy_engine *e, eddy_graph_obj *g)
 
 eddy_graph eddy_create_graph(eddy_engine *e, const eddy_graph_desc *desc)
 {
-    eddy_graph_desc d = desc ? *desc : (eddy_graph_desc){ 0 };
+    /* NULL: the defaults. */
+    eddy_graph_desc d = { EDDY_SIZED(eddy_graph_desc) };
+    if (desc && eddy_desc_read(e, "eddy_graph_desc", desc, sizeof d, sizeof d, &d) != EDDY_OK)
+        return (eddy_graph){ 0 };
     uint32_t id;
     eddy_graph_obj *g = eddy_pool_alloc(&e->graphs, &id);
     if (!g) {
@@ -133,6 +136,7 @@ static eddy_result check_image_binding(eddy_engine *e, const eddy_kernel_obj *k,
 
 int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
 {
+    EDDY_TAKE_DESC(e, eddy_pass_desc, d, return EDDY_ERROR_ABI);
     eddy_graph_obj *g = eddy_graph_get(e, h);
     const char *label = d && d->label && *d->label ? d->label : "(unnamed pass)";
     if (!g) {

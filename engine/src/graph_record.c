@@ -727,6 +727,7 @@ eddy_result eddy_graph_submit(eddy_engine *e, eddy_graph h, uint32_t times, uint
 
 eddy_result eddy_graph_submit_after(eddy_engine *e, eddy_graph h, const eddy_submit_desc *desc, uint64_t *value)
 {
+    EDDY_TAKE_DESC(e, eddy_submit_desc, desc, return EDDY_ERROR_ABI);
     eddy_graph_obj *g = eddy_graph_get(e, h);
     if (!g) {
         eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "graph_submit_after: not a live graph handle");
@@ -755,6 +756,7 @@ eddy_result eddy_graph_submit_after(eddy_engine *e, eddy_graph h, const eddy_sub
 
 eddy_result eddy_graph_record(eddy_engine *e, eddy_graph h, const eddy_record_desc *desc)
 {
+    EDDY_TAKE_DESC(e, eddy_record_desc, desc, return EDDY_ERROR_ABI);
     eddy_graph_obj *g = eddy_graph_get(e, h);
     if (!g || !desc || !desc->command_buffer) {
         eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "graph_record: needs a live graph and a command buffer");

@@ -127,6 +127,7 @@ static void destroy_objects(eddy_engine *e, eddy_image_obj *im, bool now)
 
 eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc)
 {
+    EDDY_TAKE_DESC(e, eddy_image_desc, desc, return (eddy_image){ 0 });
     eddy_image none = { 0 };
     const char *label = desc && desc->label && *desc->label ? desc->label : "(unnamed)";
     if (!desc || !format_known(desc->format)) {

@@ -427,4 +427,5 @@ void eddy_release_shaderc(eddy_engine *e);
 eddy_result eddy_compile_glsl(eddy_engine *e, const char *source, const char *name,
                               uint32_t **words, size_t *size);
 
+
 #endif

@@ -406,6 +406,7 @@ static void release_shared(eddy_engine *e, eddy_shared_pipeline *sp)
 
 eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
 {
+    EDDY_TAKE_DESC(e, eddy_kernel_desc, desc, return (eddy_kernel){ 0 });
     eddy_kernel none = { 0 };
     const char *label = desc && desc->label && *desc->label ? desc->label : "(unnamed)";
     if (!desc || (!desc->spirv == !desc->glsl)) {

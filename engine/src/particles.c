@@ -38,6 +38,7 @@ static void free_set(eddy_engine *e, eddy_particles_obj *s)
 
 eddy_particles eddy_create_particles(eddy_engine *e, const eddy_particles_desc *d)
 {
+    EDDY_TAKE_DESC(e, eddy_particles_desc, d, return (eddy_particles){ 0 });
     eddy_particles none = { 0 };
     if (!d || !d->name || !*d->name || strlen(d->name) >= sizeof(((eddy_particles_obj *)0)->name)) {
         eddy_log(e, EDDY_LOG_ERROR, "particles.invalid", "particle set: name must be 1..63 characters");
@@ -70,7 +71,7 @@ eddy_particles eddy_create_particles(eddy_engine *e, const eddy_particles_desc *
     const uint32_t draws[8] = { s->count, 1, 0, 0, 6, s->count, 0, 0 };
     char label[80];
     snprintf(label, sizeof label, "%s.draw", s->name);
-    s->draw = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof draws, .label = label, .data = draws,
+    s->draw = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof draws, .label = label, .data = draws,
                                                           .data_size = sizeof draws });
     if (!s->draw.id) {
         eddy_destroy_particles(e, h);
@@ -170,7 +171,7 @@ eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const ch
     }
     char label[160];
     snprintf(label, sizeof label, "%s.%s", s->name, name);
-    eddy_buffer b = eddy_create_buffer(e, &(eddy_buffer_desc){
+    eddy_buffer b = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc),
         .size = (uint64_t)s->capacity * element_size, .label = label });
     if (!b.id)
         return none;

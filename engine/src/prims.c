@@ -69,7 +69,7 @@ static struct eddy_prims_kernels *kernels(eddy_engine *e)
     const char *no_sg = getenv("EDDY_NO_SUBGROUP");
     bool sg = e->info.subgroup_arithmetic && !(no_sg && *no_sg && strcmp(no_sg, "0"));
 #define K(field, arr, wg) \
-    k->field = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy." #field, EDDY_SPIRV(arr), .workgroup_size = wg })
+    k->field = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "eddy." #field, EDDY_SPIRV(arr), .workgroup_size = wg })
     if (sg)
         K(scan_block, scan_block_sg_spv, 0);
     else
@@ -147,7 +147,7 @@ static eddy_buffer scratch_buffer(eddy_engine *e, const char *label, const char 
 {
     char name[160];
     snprintf(name, sizeof name, "%s.%s", label && *label ? label : "prims", suffix);
-    return eddy_create_buffer(e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = name });
+    return eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = bytes < 16 ? 16 : bytes, .label = name });
 }
 
 eddy_result eddy_fill_record(eddy_engine *e, eddy_graph g, eddy_buffer buf, uint32_t offset,
@@ -165,7 +165,7 @@ eddy_result eddy_fill_record(eddy_engine *e, eddy_graph g, eddy_buffer buf, uint
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     struct { uint32_t count, offset, value; } push = { count, offset, value };
-    return add(e, g, &(eddy_pass_desc){
+    return add(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "eddy.fill", .kernel = k->fill, .groups = { stride_groups(e, count, 256) },
         .bindings = { { buf, EDDY_WRITE } }, .push = &push, .push_size = sizeof push });
 }
@@ -190,6 +190,7 @@ static uint64_t scan_scratch(uint64_t n)
 
 eddy_scan *eddy_create_scan(eddy_engine *e, const eddy_scan_desc *d)
 {
+    EDDY_TAKE_DESC(e, eddy_scan_desc, d, return NULL);
     if (!d || d->max_count == 0) {
         eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "scan: max_count must be > 0");
         return NULL;
@@ -226,7 +227,7 @@ static eddy_result scan_level(eddy_engine *e, eddy_scan *s, eddy_graph g, eddy_b
     struct { uint32_t count, inclusive, in_offset, out_offset, sums_offset, write_sums; } push = {
         n, inclusive, in_off, out_off, scratch_off, blocks > 1
     };
-    eddy_result r = add(e, g, &(eddy_pass_desc){
+    eddy_result r = add(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "eddy.scan.block", .kernel = k->scan_block, .groups = { blocks },
         .bindings = { { in, EDDY_READ }, { out, in.id == out.id ? EDDY_READ_WRITE : EDDY_WRITE },
                       /* writeonly in the shader; unwritten with one block */
@@ -240,7 +241,7 @@ static eddy_result scan_level(eddy_engine *e, eddy_scan *s, eddy_graph g, eddy_b
     if (r != EDDY_OK)
         return r;
     struct { uint32_t count, offset, sums_offset; } p2 = { n, out_off, scratch_off };
-    return add(e, g, &(eddy_pass_desc){
+    return add(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "eddy.scan.add", .kernel = k->scan_add, .groups = { blocks },
         .bindings = { { out, EDDY_READ_WRITE }, { s->scratch, EDDY_READ } },
         .push = &p2, .push_size = sizeof p2 });
@@ -277,6 +278,7 @@ struct eddy_sort {
 
 eddy_sort *eddy_create_sort(eddy_engine *e, const eddy_sort_desc *d)
 {
+    EDDY_TAKE_DESC(e, eddy_sort_desc, d, return NULL);
     if (!d || d->max_count == 0) {
         eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "sort: max_count must be > 0");
         return NULL;
@@ -294,7 +296,7 @@ eddy_sort *eddy_create_sort(eddy_engine *e, const eddy_sort_desc *d)
     s->keys_tmp = scratch_buffer(e, label, "keys_tmp", (uint64_t)d->max_count * 4);
     s->values_tmp = scratch_buffer(e, label, "values_tmp", (uint64_t)d->max_count * 4);
     s->hist = scratch_buffer(e, label, "hist", (uint64_t)hist * 4);
-    s->scan = s->hist.id ? eddy_create_scan(e, &(eddy_scan_desc){ .label = sl, .max_count = hist })
+    s->scan = s->hist.id ? eddy_create_scan(e, &(eddy_scan_desc){ EDDY_SIZED(eddy_scan_desc), .label = sl, .max_count = hist })
                          : NULL;
     if (!s->keys_tmp.id || !s->values_tmp.id || !s->scan) {
         eddy_destroy_sort(e, s);
@@ -336,14 +338,14 @@ eddy_result eddy_sort_record(eddy_engine *e, eddy_sort *s, eddy_graph g, eddy_bu
     eddy_buffer src_k = keys, src_v = values, dst_k = s->keys_tmp, dst_v = s->values_tmp;
     for (uint32_t p = 0; p < passes; p++) {
         struct { uint32_t count, shift, blocks; } push = { count, 4 * p, blocks };
-        eddy_result r = add(e, g, &(eddy_pass_desc){
+        eddy_result r = add(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "eddy.sort.histogram", .kernel = k->radix_hist, .groups = { blocks },
             .bindings = { { src_k, EDDY_READ }, { s->hist, EDDY_WRITE } },
             .push = &push, .push_size = sizeof push });
         if (r == EDDY_OK)
             r = eddy_scan_record(e, s->scan, g, s->hist, 0, s->hist, 0, 16 * blocks, false);
         if (r == EDDY_OK)
-            r = add(e, g, &(eddy_pass_desc){
+            r = add(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
                 .label = "eddy.sort.scatter", .kernel = k->radix_scatter, .groups = { blocks },
                 .bindings = { { src_k, EDDY_READ }, { src_v, EDDY_READ }, { s->hist, EDDY_READ },
                               { dst_k, EDDY_WRITE }, { dst_v, EDDY_WRITE } },
@@ -368,6 +370,7 @@ struct eddy_grid {
 
 eddy_grid *eddy_create_grid(eddy_engine *e, const eddy_grid_desc *d)
 {
+    EDDY_TAKE_DESC(e, eddy_grid_desc, d, return NULL);
     const char *label = d && d->label ? d->label : "grid";
     if (!d || !(d->cell > 0) || d->max_count == 0 || !d->dims[0] || !d->dims[1] || !d->dims[2]) {
         eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "grid '%s': needs cell > 0 (m), dims >= 1 along each axis "
@@ -408,7 +411,7 @@ eddy_grid *eddy_create_grid(eddy_engine *e, const eddy_grid_desc *d)
     grid->b.outside = scratch_buffer(e, label, "outside", 4);
     char sl[128];
     snprintf(sl, sizeof sl, "%s.sort", label);
-    grid->sort = eddy_create_sort(e, &(eddy_sort_desc){ .label = sl, .max_count = d->max_count });
+    grid->sort = eddy_create_sort(e, &(eddy_sort_desc){ EDDY_SIZED(eddy_sort_desc), .label = sl, .max_count = d->max_count });
     if (!grid->b.cell_start.id || !grid->b.cell_end.id || !grid->b.cell_key.id ||
         !grid->b.sorted_index.id || !grid->b.outside.id || !grid->sort) {
         eddy_destroy_grid(e, grid);
@@ -459,7 +462,7 @@ eddy_result eddy_grid_record_build(eddy_engine *e, eddy_grid *grid, eddy_graph g
     } push = { { d->origin[0], d->origin[1], d->origin[2], 1.0f / d->cell },
                { (int32_t)d->dims[0], (int32_t)d->dims[1], (int32_t)d->dims[2], 0 }, count };
     if (r == EDDY_OK && count)
-        r = add(e, g, &(eddy_pass_desc){
+        r = add(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "eddy.grid.cell", .kernel = k->grid_cell, .groups = { stride_groups(e, count, 256) },
             .bindings = { { position, EDDY_READ }, { grid->b.cell_key, EDDY_WRITE },
                           { grid->b.sorted_index, EDDY_WRITE }, { grid->b.outside, EDDY_ATOMIC } },
@@ -471,7 +474,7 @@ eddy_result eddy_grid_record_build(eddy_engine *e, eddy_grid *grid, eddy_graph g
         r = eddy_fill_record(e, g, grid->b.cell_start, 0, (uint32_t)grid->cells, 0xffffffffu);
     struct { uint32_t count; } p2 = { count };
     if (r == EDDY_OK && count)
-        r = add(e, g, &(eddy_pass_desc){
+        r = add(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "eddy.grid.range", .kernel = k->grid_range, .groups = { stride_groups(e, count, 256) },
             .bindings = { { grid->b.cell_key, EDDY_READ }, { grid->b.cell_start, EDDY_WRITE },
                           { grid->b.cell_end, EDDY_WRITE } },
@@ -493,7 +496,7 @@ static eddy_result permute(eddy_engine *e, eddy_grid *grid, eddy_graph g, eddy_b
         return EDDY_OK;
     bool vec4 = words % 4 == 0;
     struct { uint32_t count, words, scatter; } push = { count, vec4 ? words / 4 : words, scatter };
-    return add(e, g, &(eddy_pass_desc){
+    return add(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = scatter ? "eddy.grid.scatter" : "eddy.grid.gather",
         .kernel = vec4 ? e->prims->permute4 : e->prims->permute,
         .groups = { stride_groups(e, count, 256) },
@@ -524,6 +527,7 @@ struct eddy_reduce {
 
 eddy_reduce *eddy_create_reduce(eddy_engine *e, const eddy_reduce_desc *d)
 {
+    EDDY_TAKE_DESC(e, eddy_reduce_desc, d, return NULL);
     if (!d || d->max_count == 0) {
         eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "reduce: max_count must be > 0");
         return NULL;
@@ -573,7 +577,7 @@ eddy_result eddy_reduce_record(eddy_engine *e, eddy_reduce *red, eddy_graph g, e
             n, st, cp, (uint32_t)op, src_off, last ? out_index : level_off
         };
         eddy_buffer dst = last ? out : red->partials;
-        eddy_result r = add(e, g, &(eddy_pass_desc){
+        eddy_result r = add(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "eddy.reduce", .kernel = k->reduce, .groups = { blocks },
             .bindings = { { src, src.id == dst.id ? EDDY_READ_WRITE : EDDY_READ },
                           { dst, src.id == dst.id ? EDDY_READ_WRITE : EDDY_WRITE } },
@@ -609,12 +613,12 @@ eddy_result eddy_segmented_reduce_record(eddy_engine *e, eddy_graph g, eddy_buff
     /* Short segments on average: a thread each, in order; else a workgroup
      * each, in its tree order. Both fixed: the same bits every run. */
     if (elements < 32ull * segments)
-        return add(e, g, &(eddy_pass_desc){
+        return add(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "eddy.segmented_reduce", .kernel = k->segreduce_short,
             .groups = { (segments + 63) / 64, 1, 1 },
             .bindings = { { in, EDDY_READ }, { offsets, EDDY_READ }, { out, EDDY_WRITE } },
             .push = &push, .push_size = sizeof push });
-    return add(e, g, &(eddy_pass_desc){
+    return add(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "eddy.segmented_reduce", .kernel = k->segreduce,
         .groups = { stride_groups(e, segments, 1) },
         .bindings = { { in, EDDY_READ }, { offsets, EDDY_READ }, { out, EDDY_WRITE } },

@@ -171,13 +171,13 @@ int main(int argc, char **argv)
     vkGetDeviceQueue(dev, family, 0, &queue);
 
     /* ---- eddy on the host's device (it creates no instance, device or queue of its own) */
-    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){
-        .adopt = { .instance = instance, .physical_device = pd, .device = dev, .queue = queue,
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc),
+        .adopt = &(eddy_adopt_desc){ EDDY_SIZED(eddy_adopt_desc), .instance = instance, .physical_device = pd, .device = dev, .queue = queue,
                    .queue_family = family, .get_instance_proc_addr = vkGetInstanceProcAddr,
                    .api_version = VK_API_VERSION_1_2, .debug_utils_enabled = validate } });
     if (!e || eddy_register_builtin_modules(e) != EDDY_OK)
         return 1;
-    eddy_scene *scene = eddy_load_scene(e, &(eddy_scene_desc){ .path = "host_dam.json", .json = scene_json,
+    eddy_scene *scene = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "host_dam.json", .json = scene_json,
                                                               .no_output = true });
     if (!scene)
         return 1;
@@ -323,7 +323,7 @@ int main(int argc, char **argv)
         VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                         .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
         VK(vkBeginCommandBuffer(cb, &bi));
-        if (eddy_scene_record(scene, &(eddy_scene_record_desc){
+        if (eddy_scene_record(scene, &(eddy_scene_record_desc){ EDDY_SIZED(eddy_scene_record_desc),
                 .command_buffer = cb, .done_semaphore = timeline, .done_value = frame,
                 .before = uses, .before_count = 2, .after = uses, .after_count = 2 }) != EDDY_OK)
             return 1;

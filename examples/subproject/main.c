@@ -13,7 +13,7 @@
 
 int main(void)
 {
-    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ 0 });
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc) });
     if (!e || eddy_register_builtin_modules(e) != EDDY_OK)
         return 1;
     const char *json =
@@ -21,7 +21,7 @@ int main(void)
         "  \"particle_sets\": [ { \"name\": \"p\", \"spacing\": 0.05,"
         "      \"fill\": { \"shape\": \"box\", \"min\": [0, 0.5, 0], \"max\": [0.2, 0.7, 0.2] } } ],"
         "  \"systems\": [ { \"module\": \"ballistic\", \"set\": \"p\" } ] }";
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "fall.json", .json = json, .no_output = true });
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "fall.json", .json = json, .no_output = true });
     int rc = 1;
     if (s && eddy_scene_step(s, 100) == EDDY_OK) {
         eddy_particles p = eddy_scene_set(s, 0);

@@ -27,7 +27,7 @@ int main(void)
 {
     const double w[3] = { -1, 0.5, 2 }, tau = 0.05, dt = 0.002; /* substep */
     const uint32_t steps = 25, substeps = 2;
-    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ 0 });
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc) });
     if (!e) {
         printf("skipped: no Vulkan device\n");
         return 77;
@@ -36,7 +36,7 @@ int main(void)
     eddy_scene *s = NULL;
     float *v0 = NULL, *v = NULL;
     if (eddy_register_module(e, eddy_module_entry()) != EDDY_OK ||
-        !(s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "wind_test.json", .json = scene_json, .no_output = true }))) {
+        !(s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "wind_test.json", .json = scene_json, .no_output = true }))) {
         printf("FAILED: the module or the scene was refused\n");
         eddy_destroy_engine(e);
         return 1;

@@ -85,7 +85,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
              w->push.wind_decay[3], eddy_particles_name(ctx->engine, w->set), w->push.count);
     char label[128];
     snprintf(label, sizeof label, "%s.drag", ctx->name);
-    w->kernel = eddy_create_kernel(ctx->engine, &(eddy_kernel_desc){ .label = label, EDDY_SPIRV(wind_spv) });
+    w->kernel = eddy_create_kernel(ctx->engine, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = label, EDDY_SPIRV(wind_spv) });
     return w->kernel.id ? EDDY_OK : EDDY_ERROR_VULKAN;
 }
 
@@ -101,7 +101,7 @@ static void destroy(void *state)
 static eddy_result declare_step(void *state, eddy_graph step)
 {
     wind *w = state;
-    int r = eddy_graph_add_pass(w->e, step, &(eddy_pass_desc){
+    int r = eddy_graph_add_pass(w->e, step, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "wind.drag",
         .kernel = w->kernel,
         .bindings = { { eddy_particles_buffer(w->e, w->set, "velocity"), EDDY_READ_WRITE } },

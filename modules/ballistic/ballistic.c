@@ -49,7 +49,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         return EDDY_ERROR_OUT_OF_MEMORY;
     char label[128];
     snprintf(label, sizeof label, "%s.integrate", ctx->name);
-    b->kernel = eddy_create_kernel(ctx->engine, &(eddy_kernel_desc){
+    b->kernel = eddy_create_kernel(ctx->engine, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
         .label = label, EDDY_SPIRV(ballistic_spv) });
     return b->kernel.id ? EDDY_OK : EDDY_ERROR_VULKAN;
 }
@@ -66,7 +66,7 @@ static void destroy(void *state)
 static eddy_result declare_step(void *state, eddy_graph step)
 {
     ballistic *b = state;
-    int r = eddy_graph_add_pass(b->e, step, &(eddy_pass_desc){
+    int r = eddy_graph_add_pass(b->e, step, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "ballistic.integrate",
         .kernel = b->kernel,
         .bindings = {

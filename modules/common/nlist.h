@@ -31,7 +31,7 @@ static inline eddy_buffer eddy_nlist_buffer(eddy_engine *e, const char *system, 
 {
     char label[160];
     snprintf(label, sizeof label, "%s.sorted.neighbours", system);
-    return eddy_create_buffer(e, &(eddy_buffer_desc){ .size = cap && n ? 4 * cap * n : 16, .label = label,
+    return eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = cap && n ? 4 * cap * n : 16, .label = label,
                                                       .texel_only = true });
 }
 

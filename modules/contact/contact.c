@@ -109,7 +109,7 @@ static eddy_buffer scratch(contact *c, const char *what, int k, uint64_t bytes, 
 {
     char label[160];
     snprintf(label, sizeof label, "%s.%s.%c", c->name, what, k ? 'b' : 'a');
-    return eddy_create_buffer(c->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label,
+    return eddy_create_buffer(c->e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = bytes < 16 ? 16 : bytes, .label = label,
                                                          .data = data, .data_size = data ? bytes : 0 });
 }
 
@@ -220,23 +220,23 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         return fail(c, EDDY_ERROR_INVALID_ARGUMENT, ID_UNSTABLE, "the substep is %g s, above the contact "
                     "springs' stable %g s (0.15 sqrt(m/k), 0.5 m/(damping + shear), m the lightest particle "
                     "%g kg): expected more substeps or a lower stiffness", ctx->dt, bound, c->min_mass);
-    c->params = eddy_create_buffer(c->e, &(eddy_buffer_desc){ .size = sizeof *p, .label = "contact.params",
+    c->params = eddy_create_buffer(c->e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof *p, .label = "contact.params",
                                                               .data = p, .data_size = sizeof *p });
     if (!c->params.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
     for (int k = 0; k < 2; k++) {
         char gl[160];
         snprintf(gl, sizeof gl, "%s.grid.%c", c->name, k ? 'b' : 'a');
-        c->s[k].grid = eddy_create_grid(c->e, &(eddy_grid_desc){
+        c->s[k].grid = eddy_create_grid(c->e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc),
             .label = gl, .origin = { p->grid[0], p->grid[1], p->grid[2] }, .cell = (float)cell,
             .dims = { (uint32_t)p->dims[0], (uint32_t)p->dims[1], (uint32_t)p->dims[2] },
             .max_count = c->s[k].n ? c->s[k].n : 1 });
         if (!c->s[k].grid)
             return EDDY_ERROR_LIMIT;
     }
-    c->begin = eddy_create_kernel(c->e, &(eddy_kernel_desc){ .label = "contact.begin", EDDY_SPIRV(begin_spv) });
-    c->force = eddy_create_kernel(c->e, &(eddy_kernel_desc){ .label = "contact.force", EDDY_SPIRV(force_spv) });
-    c->end = eddy_create_kernel(c->e, &(eddy_kernel_desc){ .label = "contact.end", EDDY_SPIRV(end_spv) });
+    c->begin = eddy_create_kernel(c->e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "contact.begin", EDDY_SPIRV(begin_spv) });
+    c->force = eddy_create_kernel(c->e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "contact.force", EDDY_SPIRV(force_spv) });
+    c->end = eddy_create_kernel(c->e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "contact.end", EDDY_SPIRV(end_spv) });
     return c->begin.id && c->force.id && c->end.id ? EDDY_OK : EDDY_ERROR_VULKAN;
 }
 
@@ -258,7 +258,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
     for (int k = 0; k < 2; k++) {
         side *s = &c->s[k];
         for (uint32_t j = 0; rc >= 0 && j < s->set_count; j++)
-            rc = set_pass(c, g, &s->sets[j], (eddy_pass_desc){
+            rc = set_pass(c, g, &s->sets[j], (eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
                 .label = "contact.begin", .kernel = c->begin,
                 .bindings = { { s->sets[j].position, EDDY_READ }, { s->sets[j].velocity, EDDY_READ },
                               { s->pos, EDDY_WRITE }, { s->vel, EDDY_WRITE } } });
@@ -278,13 +278,13 @@ static eddy_result declare_step(void *state, eddy_graph g)
             continue;
         eddy_grid_buffers gb = eddy_grid_get_buffers(o->grid);
         uint32_t push = s->n;
-        rc = eddy_graph_add_pass(c->e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(c->e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "contact.force", .kernel = c->force, .threads = s->n, .push = &push, .push_size = sizeof push,
             .bindings = { { c->params, EDDY_READ }, { s->pos, EDDY_READ }, { s->vel, EDDY_READ },
                           { o->spos, EDDY_READ }, { o->svel, EDDY_READ }, { gb.cell_start, EDDY_READ },
                           { gb.cell_end, EDDY_READ }, { s->force, EDDY_WRITE } } });
         for (uint32_t j = 0; rc >= 0 && j < s->set_count; j++)
-            rc = set_pass(c, g, &s->sets[j], (eddy_pass_desc){
+            rc = set_pass(c, g, &s->sets[j], (eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
                 .label = "contact.end", .kernel = c->end,
                 .bindings = { { s->force, EDDY_READ }, { s->sets[j].external, EDDY_WRITE } } });
     }

@@ -92,7 +92,7 @@ static eddy_buffer scratch(eddy_engine *e, eddy_couple *c, const char *what, uin
     char label[160];
     snprintf(label, sizeof label, "%s.couple.%s", c->name, what);
     /* Padded to 16 bytes; the caller's data is only `bytes` long. */
-    return eddy_create_buffer(e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label,
+    return eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = bytes < 16 ? 16 : bytes, .label = label,
                                                       .data = bytes ? data : NULL, .data_size = bytes });
 }
 
@@ -208,7 +208,7 @@ static bool add_sheets(eddy_engine *e, eddy_couple *c, const eddy_couple_desc *d
         c->start = scratch(e, c, "sheet.start", 16ull * c->nb, x);
         char gl[160];
         snprintf(gl, sizeof gl, "%s.couple.sheet_grid", c->name);
-        c->tgrid = eddy_create_grid(e, &(eddy_grid_desc){
+        c->tgrid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc),
             .label = gl, .origin = { d->origin[0], d->origin[1], d->origin[2] }, .cell = d->cell,
             .dims = { (uint32_t)d->dims[0], (uint32_t)d->dims[1], (uint32_t)d->dims[2] }, .max_count = T });
         ok = c->tris.id && c->centroid.id && c->stris.id && c->contact_v.id && c->contact.id && c->start.id &&
@@ -306,7 +306,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     if (ok) {
         char gl[160];
         snprintf(gl, sizeof gl, "%s.couple.grid", c->name);
-        c->grid = eddy_create_grid(e, &(eddy_grid_desc){
+        c->grid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc),
             .label = gl, .origin = { d->origin[0], d->origin[1], d->origin[2] }, .cell = d->cell,
             .dims = { (uint32_t)d->dims[0], (uint32_t)d->dims[1], (uint32_t)d->dims[2] },
             .max_count = c->nb ? c->nb : 1 });
@@ -323,7 +323,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     for (int i = 0; ok && i < K_COUNT; i++) {
         if ((i == K_END && !c->unsorted_force.id) || (i >= K_SHEET_BEGIN && !c->p.counts[1]))
             continue;
-        c->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
+        c->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
         ok = c->k[i].id != 0;
     }
     if (!ok) {
@@ -366,7 +366,7 @@ eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph 
 {
     for (uint32_t k = 0; k < c->set_count; k++) {
         const couple_set *cs = &c->sets[k];
-        eddy_result r = set_pass(e, g, cs, true, (eddy_pass_desc){
+        eddy_result r = set_pass(e, g, cs, true, (eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "couple.begin", .kernel = c->k[K_BEGIN],
             .bindings = { { c->params, EDDY_READ }, { cs->position, EDDY_READ }, { cs->velocity, EDDY_READ },
                           { cs->inverse_mass, EDDY_READ }, { c->volume, EDDY_READ },
@@ -387,7 +387,7 @@ eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph 
     uint32_t T = c->p.counts[1];
     if (r != EDDY_OK || !T)
         return r;
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "couple.sheet_begin", .kernel = c->k[K_SHEET_BEGIN], .threads = T,
         .bindings = { { c->params, EDDY_READ }, { c->tris, EDDY_READ }, { c->predicted, EDDY_READ },
                       { c->centroid, EDDY_WRITE } } });
@@ -405,7 +405,7 @@ eddy_result eddy_couple_record_sheet(eddy_engine *e, eddy_couple *c, eddy_graph 
         return EDDY_OK;
     eddy_grid_buffers tg = eddy_grid_get_buffers(c->tgrid), bg = eddy_grid_get_buffers(c->grid);
     uint32_t push = c->fluid_count;
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "couple.sheet", .kernel = c->k[K_SHEET], .threads = c->fluid_count, .push = &push,
         .push_size = sizeof push,
         .bindings = { { c->params, EDDY_READ }, { sp, EDDY_READ_WRITE }, { sold, EDDY_READ }, { smass, EDDY_READ },
@@ -413,7 +413,7 @@ eddy_result eddy_couple_record_sheet(eddy_engine *e, eddy_couple *c, eddy_graph 
                       { c->start, EDDY_READ }, { c->predicted, EDDY_READ }, { c->contact_v, EDDY_WRITE },
                       { c->contact, EDDY_WRITE }, { c->weight, EDDY_READ } } });
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "couple.sheet_force", .kernel = c->k[K_SHEET_FORCE], .threads = c->nb,
             .bindings = { { c->params, EDDY_READ }, { c->sorted, EDDY_READ }, { bg.sorted_index, EDDY_READ },
                           { cell_start, EDDY_READ }, { cell_end, EDDY_READ }, { c->contact_v, EDDY_READ },
@@ -425,7 +425,7 @@ int eddy_couple_record_pbf(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_bu
                            eddy_buffer smass, eddy_buffer lambda, eddy_buffer cell_start,
                            eddy_buffer cell_end)
 {
-    return eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    return eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "couple.pbf", .kernel = c->k[K_PBF], .threads = c->nb,
         .bindings = { { c->params, EDDY_READ }, { c->sorted, EDDY_READ }, { sp, EDDY_READ },
                       { smass, EDDY_READ }, { lambda, EDDY_READ }, { cell_start, EDDY_READ },
@@ -440,7 +440,7 @@ int eddy_couple_record_sph(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_bu
      * the density buffer, read anyway. */
     if (!((uint32_t)c->p.fluid[3] & 4u))
         pressure = svr;
-    return eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    return eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "couple.sph", .kernel = c->k[K_SPH], .threads = c->nb,
         .bindings = { { c->params, EDDY_READ }, { c->sorted, EDDY_READ }, { spm, EDDY_READ },
                       { svr, EDDY_READ }, { cell_start, EDDY_READ }, { cell_end, EDDY_READ },
@@ -459,13 +459,13 @@ eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
     for (uint32_t k = 0; r == EDDY_OK && k < c->set_count; k++) {
         const couple_set *cs = &c->sets[k];
         if (cs->sheet)
-            r = set_pass(e, g, cs, false, (eddy_pass_desc){
+            r = set_pass(e, g, cs, false, (eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
                 .label = "couple.sheet_apply", .kernel = c->k[K_SHEET_APPLY],
                 .bindings = { { c->params, EDDY_READ }, { c->unsorted_force, EDDY_READ },
                               { cs->inverse_mass, EDDY_READ }, { cs->position, EDDY_READ },
                               { cs->velocity, EDDY_READ_WRITE }, { c->start, EDDY_WRITE } } });
         else
-            r = set_pass(e, g, cs, false, (eddy_pass_desc){
+            r = set_pass(e, g, cs, false, (eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
                 .label = "couple.end", .kernel = c->k[K_END],
                 .bindings = { { c->unsorted_force, EDDY_READ }, { cs->external, EDDY_WRITE } } });
     }

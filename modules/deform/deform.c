@@ -201,7 +201,7 @@ static eddy_buffer scratch(deform *d, const char *what, uint64_t bytes, const vo
 {
     char label[192];
     snprintf(label, sizeof label, "%s.%s", d->name, what);
-    return eddy_create_buffer(d->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label,
+    return eddy_create_buffer(d->e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = bytes < 16 ? 16 : bytes, .label = label,
                                                          .data = data, .data_size = data ? bytes : 0 });
 }
 
@@ -537,7 +537,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             d->hsum = scratch(d, "handle.force_sum", 16, NULL);
             char rl[192];
             snprintf(rl, sizeof rl, "%s.handle_reduce", d->name);
-            d->reduce = eddy_create_reduce(e, &(eddy_reduce_desc){ .label = rl, .max_count = d->n });
+            d->reduce = eddy_create_reduce(e, &(eddy_reduce_desc){ EDDY_SIZED(eddy_reduce_desc), .label = rl, .max_count = d->n });
             if (!d->handle.id || !d->offset.id || !d->hforce.id || !d->hsum.id || !d->reduce)
                 r = EDDY_ERROR_OUT_OF_MEMORY;
         }
@@ -633,7 +633,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         snprintf(label, sizeof label, "deform.%s", ks_[i].what);
         /* The forces pass writes the handle vertices' forces only when
          * there is a handle (constant 1). */
-        d->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = label, .spirv = ks_[i].spv,
+        d->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = label, .spirv = ks_[i].spv,
                                                              .spirv_size = ks_[i].size,
                                                              .specialization = { { 1, d->handle_count > 0 } },
                                                              .specialization_count = i == K_FORCES });
@@ -649,7 +649,7 @@ static int pass(deform *d, eddy_graph g, const char *what, eddy_kernel k, uint32
 {
     char label[192];
     snprintf(label, sizeof label, "deform.%s", what);
-    eddy_pass_desc pd = { .label = label, .kernel = k, .threads = threads, .groups = { groups },
+    eddy_pass_desc pd = { EDDY_SIZED(eddy_pass_desc), .label = label, .kernel = k, .threads = threads, .groups = { groups },
                           .push = push, .push_size = push_size };
     if (indirect_one || indirect_vertex) {
         pd.threads = 0;
@@ -940,7 +940,7 @@ static eddy_result write_frame(void *state, const eddy_frame_ctx *f)
     }
     snprintf(name, sizeof name, "%s_body_%06u", d->name, f->frame);
     if (r == EDDY_OK)
-        r = eddy_write_cells(e, f->out_dir, name, &(eddy_cells_desc){ .time = f->time, .point_count = d->n,
+        r = eddy_write_cells(e, f->out_dir, name, &(eddy_cells_desc){ EDDY_SIZED(eddy_cells_desc), .time = f->time, .point_count = d->n,
                                                                       .position = pos, .velocity = vel,
                                                                       .scalar = scalar, .cell_kind = kind,
                                                                       .cell_count = count, .cells = cells });

@@ -192,7 +192,7 @@ static eddy_buffer scratch(pbf *s, const char *what, uint64_t bytes)
 {
     char label[160];
     snprintf(label, sizeof label, "%s.%s", s->name, what);
-    return eddy_create_buffer(s->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label });
+    return eddy_create_buffer(s->e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = bytes < 16 ? 16 : bytes, .label = label });
 }
 
 static eddy_result create(const eddy_system_ctx *ctx, void **state)
@@ -219,7 +219,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->substeps = ctx->substeps ? ctx->substeps : 1;
     char gl[160];
     snprintf(gl, sizeof gl, "%s.grid", ctx->name);
-    s->grid = eddy_create_grid(e, &(eddy_grid_desc){
+    s->grid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc),
         .label = gl, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
         .dims = { (uint32_t)s->p.dims[0], (uint32_t)s->p.dims[1], (uint32_t)s->p.dims[2] },
         .max_count = s->n ? s->n : 1 });
@@ -246,7 +246,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     uint64_t n = s->n;
     uint64_t cap = eddy_nlist_capacity(e, ctx->name, s->p.misc[1], n);
     s->p.misc[1] = (uint32_t)cap;
-    s->params = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof s->p, .label = "pbf.params", .data = &s->p });
+    s->params = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof s->p, .label = "pbf.params", .data = &s->p });
     s->solids = scratch(s, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1));
     s->pred = scratch(s, "predicted", 16 * n);
     s->sp = scratch(s, "sorted.predicted", 16 * n);
@@ -263,7 +263,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     struct eddy_pbf_tool t0 = { .clock = { s->substeps, s->substeps } };
     for (int a = 0; a < 3; a++)
         t0.from[a] = t0.to[a] = t0.centre[a] = (float)ctx->params[P_TOOL_POSITION].v[a];
-    s->tool = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof t0, .label = "pbf.tool", .data = &t0 });
+    s->tool = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof t0, .label = "pbf.tool", .data = &t0 });
     s->tpush = scratch(s, "sorted.tool_push", tool ? 16 * n : 16);
     s->tadh = scratch(s, "sorted.tool_adhesion", tool ? 16 * n : 16);
     s->tdamp = scratch(s, "sorted.tool_damping", tool ? 16 * n : 16);
@@ -280,7 +280,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     if (tool) {
         char rl[160];
         snprintf(rl, sizeof rl, "%s.tool_reduce", ctx->name);
-        s->reduce = eddy_create_reduce(e, &(eddy_reduce_desc){ .label = rl, .max_count = s->n ? s->n : 1 });
+        s->reduce = eddy_create_reduce(e, &(eddy_reduce_desc){ EDDY_SIZED(eddy_reduce_desc), .label = rl, .max_count = s->n ? s->n : 1 });
         if (!s->reduce)
             return EDDY_ERROR_OUT_OF_MEMORY;
     }
@@ -304,7 +304,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             spv = lambda_coupled_spv, size = sizeof lambda_coupled_spv;
         if (s->couple && i == K_DELTA)
             spv = delta_coupled_spv, size = sizeof delta_coupled_spv;
-        s->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = spv, .spirv_size = size });
+        s->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = ks[i].label, .spirv = spv, .spirv_size = size });
         if (!s->k[i].id)
             return EDDY_ERROR_VULKAN;
     }
@@ -314,7 +314,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
 /* always: build the lists; else only where the last pbf.apply set the flag. */
 static int add_neighbours(pbf *s, eddy_graph g, const eddy_grid_buffers *gb, uint32_t always)
 {
-    return eddy_graph_add_pass(s->e, g, &(eddy_pass_desc){
+    return eddy_graph_add_pass(s->e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = always ? "pbf.neighbours" : "pbf.neighbours_check", .kernel = s->k[K_NEIGHBOURS],
         .threads = s->n, .push = &always, .push_size = sizeof always,
         .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { gb->cell_start, EDDY_READ },
@@ -332,11 +332,11 @@ static eddy_result declare_step(void *state, eddy_graph g)
     bool tool = s->p.tool[0] > 0;
     int rc = 0;
     if (tool)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "pbf.tool_begin", .kernel = s->k[K_TOOL_BEGIN], .threads = 1,
             .bindings = { { s->params, EDDY_READ }, { s->tool, EDDY_READ_WRITE } } });
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "pbf.predict", .kernel = s->k[K_PREDICT], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->position, EDDY_READ }, { s->velocity, EDDY_READ },
                           { s->pred, EDDY_WRITE }, { s->tpush, EDDY_WRITE }, { s->mass, EDDY_READ } } });
@@ -365,7 +365,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
      * not read the list bindings). */
     bool lists = s->p.misc[1] > 0;
     rc = lists ? add_neighbours(s, g, &gb, 1) : 0;
-    int first = rc < 0 ? rc : eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    int first = rc < 0 ? rc : eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "pbf.lambda", .kernel = s->k[K_LAMBDA], .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->lambda, EDDY_WRITE },
@@ -374,7 +374,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
                       { cb.inverse_mass, cr } } });
     rc = first;
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "pbf.delta", .kernel = s->k[K_DELTA], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
                           { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
@@ -386,7 +386,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (rc >= 0 && coupled)
         rc = eddy_couple_record_pbf(e, s->couple, g, s->sp, s->smass, s->lambda, gb.cell_start, gb.cell_end);
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "pbf.apply", .kernel = s->k[K_APPLY], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ_WRITE }, { s->dp, EDDY_READ },
                           { s->solids, EDDY_READ }, { s->tool, EDDY_READ }, { s->tpush, EDDY_READ_WRITE },
@@ -404,7 +404,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
         rc = eddy_couple_record_sheet(e, s->couple, g, s->sp, s->sold, s->smass, gb.cell_start, gb.cell_end) ==
                      EDDY_OK ? 0 : -1;
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "pbf.velocity", .kernel = s->k[K_VELOCITY], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sold, EDDY_READ },
                           { s->sv, EDDY_WRITE } } });
@@ -414,14 +414,14 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (rc >= 0 && lists && ends && coupled)
         rc = add_neighbours(s, g, &gb, 1);
     if (rc >= 0 && s->p.options[3] != 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "pbf.vorticity", .kernel = s->k[K_VORTICITY], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sv, EDDY_READ },
                           { s->smass, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                           { s->svort, EDDY_WRITE }, { s->sbin, EDDY_READ }, { s->nlist, EDDY_READ },
                           { s->ncount, EDDY_READ } } });
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "pbf.finish", .kernel = s->k[K_FINISH], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sv, EDDY_READ },
                           { s->smass, EDDY_READ }, { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ },
@@ -436,7 +436,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
         return r;
     /* The force on the tool: per particle, three fixed-order sums, the mean
      * over the substeps. */
-    rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "pbf.tool_force", .kernel = s->k[K_TOOL_FORCE], .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->tool, EDDY_READ }, { s->sp, EDDY_READ },
                       { s->sv, EDDY_READ }, { s->smass, EDDY_READ }, { s->lambda, EDDY_READ },
@@ -449,7 +449,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
         if (r != EDDY_OK)
             return r;
     }
-    rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "pbf.tool_end", .kernel = s->k[K_TOOL_END], .threads = 1,
         .bindings = { { s->params, EDDY_READ }, { s->tool, EDDY_READ_WRITE }, { s->tsums, EDDY_READ } } });
     return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;

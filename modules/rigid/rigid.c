@@ -85,7 +85,7 @@ static eddy_buffer scratch(rigid *s, const char *what, uint64_t bytes, const voi
     snprintf(label, sizeof label, "%s.%s", s->name, what);
     /* Padded to 16 bytes for the shaders' vec4 loads; the caller's data is
      * only `bytes` long. */
-    return eddy_create_buffer(s->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label,
+    return eddy_create_buffer(s->e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = bytes < 16 ? 16 : bytes, .label = label,
                                                          .data = bytes ? data : NULL, .data_size = bytes });
 }
 
@@ -231,7 +231,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     if (r == EDDY_OK) {
         char gl[160];
         snprintf(gl, sizeof gl, "%s.grid", ctx->name);
-        s->grid = eddy_create_grid(e, &(eddy_grid_desc){
+        s->grid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc),
             .label = gl, .origin = { p->grid[0], p->grid[1], p->grid[2] }, .cell = (float)d,
             .dims = { (uint32_t)p->dims[0], (uint32_t)p->dims[1], (uint32_t)p->dims[2] },
             .max_count = n ? n : 1 });
@@ -288,7 +288,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         { history_spv, sizeof history_spv, "rigid.history" },
     };
     for (int i = 0; i < K_CONTACT_COUPLED && r == EDDY_OK; i++) {
-        s->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
+        s->k[i] = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = ks[i].label, .spirv = ks[i].spv, .spirv_size = ks[i].size });
         if (!s->k[i].id)
             r = EDDY_ERROR_VULKAN;
     }
@@ -323,7 +323,7 @@ eddy_buffer eddy_rigid_claim_external(eddy_engine *e, eddy_particles set, const 
 static eddy_kernel kernel_once(rigid *s, int i, const uint32_t *spv, size_t size, const char *label)
 {
     if (!s->k[i].id)
-        s->k[i] = eddy_create_kernel(s->e, &(eddy_kernel_desc){ .label = label, .spirv = spv, .spirv_size = size });
+        s->k[i] = eddy_create_kernel(s->e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = label, .spirv = spv, .spirv_size = size });
     return s->k[i];
 }
 
@@ -340,16 +340,16 @@ eddy_result eddy_rigid_record_external(eddy_engine *e, eddy_graph g, eddy_partic
     char label[160];
     if (!sum->id) {
         snprintf(label, sizeof label, "%s.external_sum", system);
-        *sum = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * (n ? n : 1), .label = label });
+        *sum = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16ull * (n ? n : 1), .label = label });
     }
     if (!kernel->id)
-        *kernel = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "rigid.external_sum", .spirv = external_sum_spv,
+        *kernel = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "rigid.external_sum", .spirv = external_sum_spv,
                                                              .spirv_size = sizeof external_sum_spv });
     if (!sum->id || !kernel->id)
         return EDDY_ERROR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < count; i++) {
         uint32_t push[2] = { n, i == 0 };
-        int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "rigid.external_sum", .kernel = *kernel, .threads = n, .push = push, .push_size = sizeof push,
             .bindings = { { *sum, EDDY_READ_WRITE }, { eddy_rigid_external(e, set, i), EDDY_READ } } });
         if (rc < 0)
@@ -387,7 +387,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
 
     if (r != EDDY_OK)
         return r;
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "rigid.contact", .kernel = contact, .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sv, EDDY_READ },
                       { s->sbody, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
@@ -395,7 +395,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
                       { s->torque, EDDY_WRITE }, { s->hid, EDDY_READ }, { s->hxi, EDDY_READ },
                       { s->hid_next, EDDY_WRITE }, { s->hxi_next, EDDY_WRITE }, { external, EDDY_READ } } });
     if (rc >= 0 && s->p.coeffs[3] > 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             /* 16 slots a particle: a grid-stride copy, within the device's
              * workgroup count at any size (64-thread groups, the default). */
             .label = "rigid.history", .kernel = s->k[K_HISTORY],
@@ -405,7 +405,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (rc < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
     if (granular) {
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "rigid.granular", .kernel = s->k[K_GRANULAR], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->force, EDDY_READ }, { s->mass, EDDY_READ },
                           { s->position, EDDY_READ_WRITE }, { s->velocity, EDDY_READ_WRITE },
@@ -419,13 +419,13 @@ static eddy_result declare_step(void *state, eddy_graph g)
                                          s->btorque);
     if (r != EDDY_OK)
         return r;
-    rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "rigid.integrate", .kernel = s->k[K_INTEGRATE], .threads = s->bodies,
         .bindings = { { s->params, EDDY_READ }, { s->body, EDDY_READ_WRITE }, { s->bforce, EDDY_READ },
                       { s->btorque, EDDY_READ }, { s->matrix, EDDY_WRITE }, { s->offsets, EDDY_READ },
                       { s->rest, EDDY_READ }, { s->clamped, EDDY_WRITE } } });
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "rigid.particles", .kernel = s->k[K_PARTICLES], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->body, EDDY_READ }, { s->rest, EDDY_READ },
                           { s->phase, EDDY_READ }, { s->position, EDDY_READ_WRITE },

@@ -227,7 +227,7 @@ static eddy_buffer scratch(sph *s, const char *name, const char *what, uint64_t 
 {
     char label[160];
     snprintf(label, sizeof label, "%s.%s", name, what);
-    return eddy_create_buffer(s->e, &(eddy_buffer_desc){ .size = bytes < 16 ? 16 : bytes, .label = label });
+    return eddy_create_buffer(s->e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = bytes < 16 ? 16 : bytes, .label = label });
 }
 
 /* k = c0^2 of the equation of state: speed_of_sound squared when set, else
@@ -331,7 +331,7 @@ static eddy_result record_density(sph *s, eddy_graph g)
     /* The coupled variant binds the boundary after its own buffers. */
     eddy_couple_bindings cb = s->couple ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
     eddy_access cr = s->couple ? EDDY_READ : 0;
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "sph.density", .kernel = s->k_density, .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
@@ -371,15 +371,15 @@ static eddy_result create_surface(sph *s, const eddy_system_ctx *ctx, double h, 
     s->field = scratch(s, ctx->name, "surface.field", 4 * nv);
     s->counts = scratch(s, ctx->name, "surface.counts", 4ull * s->cells);
     s->offsets = scratch(s, ctx->name, "surface.offsets", 4ull * s->cells);
-    s->scan = eddy_create_scan(e, &(eddy_scan_desc){ .label = "sph.surface", .max_count = s->cells });
-    s->k_field = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.surface.field", EDDY_SPIRV(field_spv) });
-    s->k_count = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.surface.count", EDDY_SPIRV(mt_count_spv) });
-    s->k_emit = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.surface.emit", EDDY_SPIRV(mt_emit_spv) });
+    s->scan = eddy_create_scan(e, &(eddy_scan_desc){ EDDY_SIZED(eddy_scan_desc), .label = "sph.surface", .max_count = s->cells });
+    s->k_field = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.surface.field", EDDY_SPIRV(field_spv) });
+    s->k_count = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.surface.count", EDDY_SPIRV(mt_count_spv) });
+    s->k_emit = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.surface.emit", EDDY_SPIRV(mt_emit_spv) });
     if (!s->field.id || !s->counts.id || !s->offsets.id || !s->scan || !s->k_field.id ||
         !s->k_count.id || !s->k_emit.id)
         return EDDY_ERROR_VULKAN;
     s->field_vertices = (uint32_t)nv;
-    s->g_field = eddy_create_graph(e, &(eddy_graph_desc){ .label = "sph.surface" });
+    s->g_field = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "sph.surface" });
     return s->g_field.id ? record_field(s, s->g_field) : EDDY_ERROR_VULKAN;
 }
 
@@ -393,14 +393,14 @@ static eddy_result record_field(sph *s, eddy_graph g)
     eddy_result r = record_density(s, g);
     if (r != EDDY_OK)
         return r;
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.surface.field", .kernel = s->k_field, .threads = s->field_vertices,
             .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
                           { s->sdensity, EDDY_READ }, { gb.cell_start, EDDY_READ },
                           { gb.cell_end, EDDY_READ }, { s->field, EDDY_WRITE } },
             .push = &s->vgrid, .push_size = sizeof s->vgrid });
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.surface.count", .kernel = s->k_count, .threads = s->cells,
             .bindings = { { s->field, EDDY_READ }, { s->counts, EDDY_WRITE } },
             .push = &s->vgrid, .push_size = sizeof s->vgrid });
@@ -435,14 +435,14 @@ static eddy_result create_live(sph *s, const eddy_system_ctx *ctx, double max_tr
         index[i] = i;
     s->live = true;
     s->live_max = (uint32_t)max;
-    s->live_set = eddy_create_particles(e, &(eddy_particles_desc){ .name = name, .count = vertices });
-    eddy_elements el = s->live_set.id ? eddy_particles_add_elements(e, s->live_set, &(eddy_elements_desc){
+    s->live_set = eddy_create_particles(e, &(eddy_particles_desc){ EDDY_SIZED(eddy_particles_desc), .name = name, .count = vertices });
+    eddy_elements el = s->live_set.id ? eddy_particles_add_elements(e, s->live_set, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc),
         .name = "triangles", .kind = EDDY_TRIANGLES, .count = (uint32_t)max, .indices = index }) : (eddy_elements){ 0 };
     free(index);
     eddy_specialization live[2] = { { 1, 1 }, { 2, s->live_max } };
-    s->k_emit_live = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.surface.emit_live",
+    s->k_emit_live = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.surface.emit_live",
         EDDY_SPIRV(mt_emit_spv), .specialization = { live[0], live[1] }, .specialization_count = 2 });
-    s->k_draw = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.surface.draw", EDDY_SPIRV(mt_draw_spv),
+    s->k_draw = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.surface.draw", EDDY_SPIRV(mt_draw_spv),
         .specialization = { live[1] }, .specialization_count = 1 });
     if (!el.buffer.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
@@ -457,14 +457,14 @@ static eddy_result record_live(sph *s, eddy_graph g)
     eddy_result r = record_field(s, g);
     if (r != EDDY_OK)
         return r;
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "sph.surface.emit_live", .kernel = s->k_emit_live, .threads = s->cells,
         .bindings = { { s->field, EDDY_READ }, { s->offsets, EDDY_READ },
                       { eddy_particles_buffer(e, s->live_set, "position"), EDDY_WRITE } },
         .push = &s->vgrid, .push_size = sizeof s->vgrid });
     uint32_t cells = s->cells;
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.surface.draw", .kernel = s->k_draw, .threads = 1,
             .bindings = { { s->offsets, EDDY_READ }, { s->counts, EDDY_READ },
                           { eddy_particles_elements_draw(e, s->live_set, "triangles"), EDDY_WRITE } },
@@ -538,7 +538,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
 
     char gl[160];
     snprintf(gl, sizeof gl, "%s.grid", ctx->name);
-    s->grid = eddy_create_grid(e, &(eddy_grid_desc){
+    s->grid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc),
         .label = gl, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
         .dims = { dims[0], dims[1], dims[2] }, .max_count = s->n ? s->n : 1 });
     if (!s->grid)
@@ -566,7 +566,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->normal = eddy_particles_add_buffer(e, s->set, "normal", 16);
     s->clamped = eddy_particles_add_buffer(e, s->set, "clamped", 4);
     uint64_t n = s->n;
-    s->params = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof s->p, .label = "sph.params", .data = &s->p });
+    s->params = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof s->p, .label = "sph.params", .data = &s->p });
     s->solids = scratch(s, ctx->name, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1));
     s->pushes = scratch(s, ctx->name, "pushes", 4);
     s->clock = scratch(s, ctx->name, "clock", 4);
@@ -592,12 +592,12 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     /* The coupled variants bind the boundary particles after their own
      * bindings. */
     bool cpl = s->couple != NULL;
-    s->k_density = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.density", SPH_VARIANT(cpl, density),
+    s->k_density = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.density", SPH_VARIANT(cpl, density),
         .specialization = { { 1, s->nlist_cap } }, .specialization_count = 1 });
-    s->k_forces = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.forces", SPH_VARIANT(cpl, forces),
+    s->k_forces = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.forces", SPH_VARIANT(cpl, forces),
         .specialization = { { 1, s->nlist_cap } }, .specialization_count = 1 });
-    s->k_integrate = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.integrate", EDDY_SPIRV(integrate_spv) });
-    s->k_clock = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.clock", EDDY_SPIRV(clock_spv) });
+    s->k_integrate = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.integrate", EDDY_SPIRV(integrate_spv) });
+    s->k_clock = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.clock", EDDY_SPIRV(clock_spv) });
     if (!s->k_density.id || !s->k_forces.id || !s->k_integrate.id || !s->k_clock.id)
         return EDDY_ERROR_VULKAN;
     if (s->iisph) {
@@ -613,18 +613,18 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         /* SPH_IISPH_GHOSTS texels a particle (sph_iisph.glsl) */
         char ghosts[160];
         snprintf(ghosts, sizeof ghosts, "%s.iisph.ghosts", ctx->name);
-        s->sghost = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = n ? 48 * n : 16, .label = ghosts,
+        s->sghost = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = n ? 48 * n : 16, .label = ghosts,
                                                                .texel_only = true });
-        s->k_diag = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_diag", SPH_VARIANT(cpl, iisph_diag) });
+        s->k_diag = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_diag", SPH_VARIANT(cpl, iisph_diag) });
         /* The iterations read sph.density's lists (constant 2: their capacity). */
-        s->k_accel = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_accel", SPH_VARIANT(cpl, iisph_accel),
+        s->k_accel = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_accel", SPH_VARIANT(cpl, iisph_accel),
             .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
-        s->k_accel_final = eddy_create_kernel(e, &(eddy_kernel_desc){
+        s->k_accel_final = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
             .label = "sph.iisph_accel_final", SPH_VARIANT(cpl, iisph_accel),
             .specialization = { { 1, 1 }, { 2, s->nlist_cap } }, .specialization_count = 2 });
-        s->k_update = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_update", SPH_VARIANT(cpl, iisph_update),
+        s->k_update = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_update", SPH_VARIANT(cpl, iisph_update),
             .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
-        s->k_check = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sph.iisph_check", EDDY_SPIRV(iisph_check_spv) });
+        s->k_check = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_check", EDDY_SPIRV(iisph_check_spv) });
         if (!s->pressure.id || !s->spress.id || !s->siis.id || !s->sap.id || !s->partials.id || !s->args.id ||
             !s->istate.id || !s->sghost.id)
             return EDDY_ERROR_OUT_OF_MEMORY;
@@ -657,7 +657,7 @@ static int record_iisph(sph *s, eddy_graph g)
     /* Coupled: the boundary after each pass's own bindings. */
     eddy_couple_bindings cb = s->couple ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
     eddy_access cr = s->couple ? EDDY_READ : 0;
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "sph.iisph_diag", .kernel = s->k_diag, .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                       { s->saccel, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
@@ -666,14 +666,14 @@ static int record_iisph(sph *s, eddy_graph g)
                       { cb.cell_start, cr }, { cb.cell_end, cr }, { cb.velocity, cr } } });
     int first = rc >= 0 ? (int)eddy_graph_pass_count(e, g) : -1;
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.iisph_accel", .kernel = s->k_accel, .indirect = s->args,
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
                           { s->sap, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ }, { s->pressure, EDDY_WRITE },
                           { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ }, { s->sghost, EDDY_READ }, { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.iisph_update", .kernel = s->k_update, .indirect = s->args,
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { gb.cell_start, EDDY_READ },
                           { gb.cell_end, EDDY_READ }, { s->sap, EDDY_READ }, { s->siis, EDDY_READ },
@@ -681,14 +681,14 @@ static int record_iisph(sph *s, eddy_graph g)
                           { s->ncount, EDDY_READ }, { s->sghost, EDDY_READ }, { cb.params, cr },
                           { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.iisph_check", .kernel = s->k_check, .indirect = s->args, .indirect_offset = 12,
             .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { s->istate, EDDY_READ_WRITE },
                           { s->args, EDDY_WRITE } } });
     if (rc >= 0 && s->max_iterations > 1)
         rc = eddy_graph_repeat(e, g, (uint32_t)first, 3, s->max_iterations);
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.iisph_accel_final", .kernel = s->k_accel_final, .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
@@ -716,7 +716,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
         return r;
     eddy_couple_bindings cb = s->couple ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
     eddy_access cr = s->couple ? EDDY_READ : 0;
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.forces", .kernel = s->k_forces, .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
@@ -730,7 +730,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (rc >= 0 && s->iisph)
         rc = record_iisph(s, g);
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.integrate", .kernel = s->k_integrate, .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { gb.sorted_index, EDDY_READ },
                           { s->spos, EDDY_READ }, { s->svel, EDDY_READ }, { s->saccel, EDDY_READ },
@@ -739,7 +739,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
                           { s->velocity, EDDY_WRITE }, { s->density, EDDY_WRITE },
                           { s->normal, EDDY_WRITE }, { s->pushes, EDDY_ATOMIC }, { s->clamped, EDDY_WRITE } } });
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.clock", .kernel = s->k_clock, .groups = { 1 },
             .bindings = { { s->params, EDDY_READ }, { s->clock, EDDY_READ_WRITE } } });
     if (rc < 0)
@@ -857,8 +857,8 @@ static eddy_result write_frame(void *state, const eddy_frame_ctx *f)
         if (!s->tris.id)
             return EDDY_ERROR_OUT_OF_MEMORY;
         s->tri_cap = cap;
-        s->g_emit = eddy_create_graph(e, &(eddy_graph_desc){ .label = "sph.surface.emit" });
-        int rc = eddy_graph_add_pass(e, s->g_emit, &(eddy_pass_desc){
+        s->g_emit = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "sph.surface.emit" });
+        int rc = eddy_graph_add_pass(e, s->g_emit, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.surface.emit", .kernel = s->k_emit, .threads = s->cells,
             .bindings = { { s->field, EDDY_READ }, { s->offsets, EDDY_READ }, { s->tris, EDDY_WRITE } },
             .push = &s->vgrid, .push_size = sizeof s->vgrid });

@@ -202,14 +202,14 @@ static eddy_kernel kernel(eddy_engine *e, const char *what, const uint32_t *spv,
 {
     char label[96];
     snprintf(label, sizeof label, "volume.%s", what);
-    return eddy_create_kernel(e, &(eddy_kernel_desc){ .label = label, .spirv = spv, .spirv_size = size });
+    return eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = label, .spirv = spv, .spirv_size = size });
 }
 
 static eddy_buffer buffer(eddy_engine *e, const eddy_volume *v, const char *what, uint64_t size, const void *data)
 {
     char label[128];
     snprintf(label, sizeof label, "%s.%s", v->label, what);
-    return eddy_create_buffer(e, &(eddy_buffer_desc){ .size = size ? size : 16, .label = label, .data = data,
+    return eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = size ? size : 16, .label = label, .data = data,
                                                       .data_size = data ? size : 0 });
 }
 
@@ -228,7 +228,7 @@ static int add(eddy_engine *e, eddy_volume *v, eddy_graph g, const char *what, e
 {
     char label[128];
     snprintf(label, sizeof label, "%s.%s", v->label, what);
-    eddy_pass_desc pd = { .label = label, .kernel = k, .threads = threads, .push = push, .push_size = push_size };
+    eddy_pass_desc pd = { EDDY_SIZED(eddy_pass_desc), .label = label, .kernel = k, .threads = threads, .push = push, .push_size = push_size };
     pd.bindings[0] = (eddy_binding){ v->params, EDDY_READ };
     for (uint32_t i = 0; i < nb; i++) {
         if (b[i].image.id)
@@ -244,14 +244,14 @@ static int add(eddy_engine *e, eddy_volume *v, eddy_graph g, const char *what, e
 /* The table, once: layer k from layers below it (volume_preint.comp). */
 static eddy_result preintegrate(eddy_engine *e, eddy_volume *v)
 {
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "volume.preint" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "volume.preint" });
     if (!g.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
     eddy_result res = EDDY_OK;
     for (uint32_t k = 0; k < v->p.table[1] && res == EDDY_OK; k++) {
         char label[128];
         snprintf(label, sizeof label, "%s.preint", v->label);
-        eddy_pass_desc pd = { .label = label, .kernel = v->k_preint, .threads = v->p.table[0] * v->p.table[0],
+        eddy_pass_desc pd = { EDDY_SIZED(eddy_pass_desc), .label = label, .kernel = v->k_preint, .threads = v->p.table[0] * v->p.table[0],
                               .push = &k, .push_size = 4 };
         pd.bindings[0] = (eddy_binding){ v->params, EDDY_READ };
         pd.bindings[1] = (eddy_binding){ v->tf, EDDY_READ };
@@ -484,18 +484,18 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
     if (res == EDDY_OK) {
         char tl[128];
         snprintf(tl, sizeof tl, "%s.table", v->label);
-        v->table = eddy_create_image(e, &(eddy_image_desc){ .width = p->table[0], .height = p->table[0],
+        v->table = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = p->table[0], .height = p->table[0],
                                                             .depth = p->table[1], .format = EDDY_FORMAT_RGBA32F,
                                                             .filter = EDDY_FILTER_LINEAR, .label = tl });
         v->own_color = !d->color_image.id;
         v->own_depth = !d->depth_image.id;
         snprintf(tl, sizeof tl, "%s.color", v->label);
-        v->color = v->own_color ? eddy_create_image(e, &(eddy_image_desc){ .width = v->width, .height = v->height,
+        v->color = v->own_color ? eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = v->width, .height = v->height,
                                                                           .format = EDDY_FORMAT_RGBA32F,
                                                                           .usage = EDDY_IMAGE_STORAGE, .label = tl })
                                 : d->color_image;
         snprintf(tl, sizeof tl, "%s.depth", v->label);
-        v->depth = v->own_depth ? eddy_create_image(e, &(eddy_image_desc){ .width = v->width, .height = v->height,
+        v->depth = v->own_depth ? eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = v->width, .height = v->height,
                                                                           .format = EDDY_FORMAT_R32F,
                                                                           .usage = EDDY_IMAGE_STORAGE, .label = tl })
                                 : d->depth_image;
@@ -512,16 +512,16 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
         if (padded) {
             memcpy(padded, neigh, 16 * (size_t)v->tet_count);
             snprintf(tl, sizeof tl, "%s.neighbours", v->label);
-            v->neighbours = eddy_create_image(e, &(eddy_image_desc){ .dimensions = 2, .width = row, .height = rows4,
+            v->neighbours = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .dimensions = 2, .width = row, .height = rows4,
                                                                      .format = EDDY_FORMAT_R32UI,
                                                                      .usage = EDDY_IMAGE_STORAGE, .label = tl,
                                                                      .data = padded });
             snprintf(tl, sizeof tl, "%s.planes", v->label);
-            v->planes = eddy_create_image(e, &(eddy_image_desc){ .dimensions = 2, .width = row, .height = rows4,
+            v->planes = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .dimensions = 2, .width = row, .height = rows4,
                                                                  .format = EDDY_FORMAT_RGBA32F,
                                                                  .usage = EDDY_IMAGE_STORAGE, .label = tl });
             snprintf(tl, sizeof tl, "%s.gradient", v->label);
-            v->gradient = eddy_create_image(e, &(eddy_image_desc){ .dimensions = 2, .width = row, .height = rows1,
+            v->gradient = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .dimensions = 2, .width = row, .height = rows1,
                                                                    .format = EDDY_FORMAT_RGBA32F,
                                                                    .usage = EDDY_IMAGE_STORAGE, .label = tl });
         }
@@ -543,7 +543,7 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
                                       : kernel(e, "cast", cast_spv, sizeof cast_spv);
         char sl[96];
         snprintf(sl, sizeof sl, "%s.sort", v->label);
-        v->sort = eddy_create_sort(e, &(eddy_sort_desc){ .label = sl, .max_count = v->boundary_count });
+        v->sort = eddy_create_sort(e, &(eddy_sort_desc){ EDDY_SIZED(eddy_sort_desc), .label = sl, .max_count = v->boundary_count });
         if (!v->k_geometry.id || !v->k_keys.id || !v->k_leaves.id || !v->k_level.id || !v->k_preint.id ||
             !v->k_raster.id || !v->k_cast.id || !v->sort)
             res = EDDY_ERROR_INVALID_ARGUMENT;
@@ -620,7 +620,7 @@ eddy_result eddy_volume_render(eddy_engine *e, eddy_volume *v)
     if (!v->frame.id) {
         char label[128];
         snprintf(label, sizeof label, "%s.frame", v->label);
-        v->frame = eddy_create_graph(e, &(eddy_graph_desc){ .label = label });
+        v->frame = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = label });
         if (!v->frame.id)
             return EDDY_ERROR_OUT_OF_MEMORY;
         eddy_result res = eddy_volume_record(e, v, v->frame);

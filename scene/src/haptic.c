@@ -110,6 +110,10 @@ static void *haptic_thread(void *arg)
 eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_haptic_report *report)
 {
     eddy_engine *e = s ? eddy_scene_engine(s) : NULL;
+    eddy_haptic_desc desc_taken;
+    if (desc && eddy_desc_read(e, "eddy_haptic_desc", desc, sizeof desc_taken, sizeof desc_taken, &desc_taken) != EDDY_OK)
+        return EDDY_ERROR_ABI;
+    desc = desc ? &desc_taken : NULL;
     if (!s || !desc || !desc->device || !desc->system) {
         if (e)
             eddy_log(e, EDDY_LOG_ERROR, "haptic.invalid", "haptic: give the scene, desc->system and desc->device");

@@ -322,6 +322,7 @@ int eddy_write_vtp(const char *path, const eddy_vtp_particles *p, char *err, siz
 eddy_result eddy_write_cells(eddy_engine *e, const char *dir, const char *name, const eddy_cells_desc *d)
 {
     static const uint8_t vtk_type[5] = { 0, 0, 3, 5, 10 }; /* VTK_LINE, VTK_TRIANGLE, VTK_TETRA */
+    EDDY_TAKE_DESC(e, eddy_cells_desc, d, return EDDY_ERROR_ABI);
     if (d->cell_kind < 2 || d->cell_kind > 4) {
         eddy_log(e, EDDY_LOG_ERROR, "output.write", "mesh '%s': cell kind %u, expected 2, 3 or 4", name, d->cell_kind);
         return EDDY_ERROR_INVALID_ARGUMENT;

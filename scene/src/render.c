@@ -116,21 +116,21 @@ eddy_renderer *eddy_create_renderer(eddy_engine *e, const eddy_render_desc *d)
     rd->cam.right[3] = (float)d->width;
     rd->cam.up[3] = (float)d->height;
     uint64_t pixels = (uint64_t)d->width * d->height;
-    rd->depth_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.depth", EDDY_SPIRV(splat_spv),
+    rd->depth_k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "eddy.render.depth", EDDY_SPIRV(splat_spv),
                                                             .specialization = { { 1, 0 } }, .specialization_count = 1 });
-    rd->claim_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.claim", EDDY_SPIRV(splat_spv),
+    rd->claim_k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "eddy.render.claim", EDDY_SPIRV(splat_spv),
                                                             .specialization = { { 1, 1 } }, .specialization_count = 1 });
-    rd->shade_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.shade", EDDY_SPIRV(shade_spv) });
-    rd->gather_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.gather", EDDY_SPIRV(gather_spv) });
-    rd->tri_depth_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.tri_depth", EDDY_SPIRV(tri_spv),
+    rd->shade_k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "eddy.render.shade", EDDY_SPIRV(shade_spv) });
+    rd->gather_k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "eddy.render.gather", EDDY_SPIRV(gather_spv) });
+    rd->tri_depth_k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "eddy.render.tri_depth", EDDY_SPIRV(tri_spv),
                                                                 .specialization = { { 1, 0 } }, .specialization_count = 1 });
-    rd->tri_claim_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.tri_claim", EDDY_SPIRV(tri_spv),
+    rd->tri_claim_k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "eddy.render.tri_claim", EDDY_SPIRV(tri_spv),
                                                                 .specialization = { { 1, 1 } }, .specialization_count = 1 });
-    rd->tri_gather_k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "eddy.render.tri_gather",
+    rd->tri_gather_k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "eddy.render.tri_gather",
                                                                  EDDY_SPIRV(tri_gather_spv) });
-    rd->depth = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = pixels * 4, .label = "render.depth" });
-    rd->ids = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = pixels * 4, .label = "render.ids" });
-    rd->image = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = pixels * 4, .label = "render.image" });
+    rd->depth = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = pixels * 4, .label = "render.depth" });
+    rd->ids = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = pixels * 4, .label = "render.ids" });
+    rd->image = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = pixels * 4, .label = "render.image" });
     if (!rd->depth_k.id || !rd->claim_k.id || !rd->shade_k.id || !rd->gather_k.id || !rd->tri_depth_k.id ||
         !rd->tri_claim_k.id || !rd->tri_gather_k.id || !rd->depth.id || !rd->ids.id || !rd->image.id) {
         eddy_destroy_renderer(e, rd);
@@ -178,8 +178,8 @@ static eddy_result prepare(eddy_renderer *r, uint32_t n, uint32_t tri_n, const e
         /* Grown by half again, in 64 bits (n may be near UINT32_MAX). */
         uint64_t cap = (uint64_t)n + n / 2 + 16;
         r->capacity = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
-        r->spheres = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * r->capacity, .label = "render.spheres" });
-        r->scalars = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4ull * r->capacity, .label = "render.scalars" });
+        r->spheres = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16ull * r->capacity, .label = "render.spheres" });
+        r->scalars = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 4ull * r->capacity, .label = "render.scalars" });
         if (!r->spheres.id || !r->scalars.id) {
             r->capacity = 0;
             return EDDY_ERROR_OUT_OF_MEMORY;
@@ -189,7 +189,7 @@ static eddy_result prepare(eddy_renderer *r, uint32_t n, uint32_t tri_n, const e
         eddy_destroy_buffer(e, r->tris);
         uint64_t cap = (uint64_t)tri_n + tri_n / 2 + 16;
         r->tri_capacity = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
-        r->tris = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = (uint64_t)TRI_BYTES * r->tri_capacity,
+        r->tris = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = (uint64_t)TRI_BYTES * r->tri_capacity,
                                                              .label = "render.triangles" });
         if (!r->tris.id) {
             r->tri_capacity = 0;
@@ -211,7 +211,7 @@ static eddy_result prepare(eddy_renderer *r, uint32_t n, uint32_t tri_n, const e
     r->tri_cam.count = tri_n;
     r->tri_cam.id_base = n;
     uint32_t pixels = r->width * r->height;
-    r->g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "render" });
+    r->g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "render" });
     eddy_result res = eddy_fill_record(e, r->g, r->depth, 0, pixels, 0xffffffffu);
     if (res == EDDY_OK)
         res = eddy_fill_record(e, r->g, r->ids, 0, pixels, 0xffffffffu);
@@ -221,7 +221,7 @@ static eddy_result prepare(eddy_renderer *r, uint32_t n, uint32_t tri_n, const e
         const eddy_render_set *st = &sets[i];
         if (st->triangle_count) {
             gather_push gp = { st->triangle_count, tri_base, st->mode, st->count, st->lo, st->span, st->value, 0 };
-            rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+            rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
                 .label = "eddy.render.tri_gather", .kernel = r->tri_gather_k, .threads = st->triangle_count,
                 .bindings = { { st->position, EDDY_READ }, { st->velocity, EDDY_READ }, { st->density, EDDY_READ },
                               { st->phase, EDDY_READ }, { st->triangles, EDDY_READ }, { r->tris, EDDY_WRITE } },
@@ -231,7 +231,7 @@ static eddy_result prepare(eddy_renderer *r, uint32_t n, uint32_t tri_n, const e
         }
         gather_push gp = { st->count, base, st->mode, st->count, st->lo, st->span, st->value, 0 };
         if (st->count)
-            rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+            rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
                 .label = "eddy.render.gather", .kernel = r->gather_k, .threads = st->count,
                 .bindings = { { st->position, EDDY_READ }, { st->velocity, EDDY_READ }, { st->density, EDDY_READ },
                               { st->phase, EDDY_READ }, { r->spheres, EDDY_WRITE }, { r->scalars, EDDY_WRITE } },
@@ -244,27 +244,27 @@ static eddy_result prepare(eddy_renderer *r, uint32_t n, uint32_t tri_n, const e
      * check asks. The two depth passes, then the two claim passes, run back
      * to back on their ATOMIC buffer: atomicMin commutes, no barrier needed. */
     if (rc >= 0 && n)
-        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "eddy.render.depth", .kernel = r->depth_k, .threads = n,
             .bindings = { { r->spheres, EDDY_READ }, { r->depth, EDDY_ATOMIC }, { r->ids, EDDY_READ_WRITE } },
             .push = &r->cam, .push_size = sizeof r->cam });
     if (rc >= 0 && tri_n)
-        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "eddy.render.tri_depth", .kernel = r->tri_depth_k, .threads = tri_n,
             .bindings = { { r->tris, EDDY_READ }, { r->depth, EDDY_ATOMIC }, { r->ids, EDDY_READ_WRITE } },
             .push = &r->tri_cam, .push_size = sizeof r->tri_cam });
     if (rc >= 0 && n)
-        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "eddy.render.claim", .kernel = r->claim_k, .threads = n,
             .bindings = { { r->spheres, EDDY_READ }, { r->depth, EDDY_READ_WRITE }, { r->ids, EDDY_ATOMIC } },
             .push = &r->cam, .push_size = sizeof r->cam });
     if (rc >= 0 && tri_n)
-        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "eddy.render.tri_claim", .kernel = r->tri_claim_k, .threads = tri_n,
             .bindings = { { r->tris, EDDY_READ }, { r->depth, EDDY_READ_WRITE }, { r->ids, EDDY_ATOMIC } },
             .push = &r->tri_cam, .push_size = sizeof r->tri_cam });
     if (rc >= 0)
-        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){
+        rc = eddy_graph_add_pass(e, r->g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "eddy.render.shade", .kernel = r->shade_k, .threads = pixels,
             .bindings = { { r->spheres, EDDY_READ }, { r->scalars, EDDY_READ }, { r->ids, EDDY_READ },
                           { r->image, EDDY_WRITE }, { r->tris, EDDY_READ } },

@@ -373,7 +373,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             return scene_fail(c, "scene.too_large", field, "the scene's sets would hold %" PRIu64 " particles together; at most %u",
                               all, UINT32_MAX);
         }
-        eddy_particles p = eddy_create_particles(e, &(eddy_particles_desc){
+        eddy_particles p = eddy_create_particles(e, &(eddy_particles_desc){ EDDY_SIZED(eddy_particles_desc),
             .name = sname, .count = (uint32_t)h.count, .capacity = capacity });
         if (!p.id) {
             scene_host_free(&h);
@@ -397,10 +397,10 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
                                    h.phase);
         /* A tetmesh's topology and scalar, and the pins. */
         if (r == EDDY_OK && h.tets) {
-            if (!eddy_particles_add_elements(e, p, &(eddy_elements_desc){ .name = "tets", .kind = EDDY_TETRAHEDRA,
+            if (!eddy_particles_add_elements(e, p, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc), .name = "tets", .kind = EDDY_TETRAHEDRA,
                                                                           .count = h.tet_count, .indices = h.tets })
                      .buffer.id ||
-                !eddy_particles_add_elements(e, p, &(eddy_elements_desc){ .name = "surface", .kind = EDDY_TRIANGLES,
+                !eddy_particles_add_elements(e, p, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc), .name = "surface", .kind = EDDY_TRIANGLES,
                                                                           .count = h.surface_count,
                                                                           .indices = h.surface })
                      .buffer.id)
@@ -409,7 +409,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             r = !sb.id ? EDDY_ERROR_OUT_OF_MEMORY : eddy_buffer_upload(e, sb, 0, h.count * 4, h.scalar);
         }
         if (r == EDDY_OK && h.triangles &&
-            !eddy_particles_add_elements(e, p, &(eddy_elements_desc){ .name = "triangles", .kind = EDDY_TRIANGLES,
+            !eddy_particles_add_elements(e, p, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc), .name = "triangles", .kind = EDDY_TRIANGLES,
                                                                       .count = h.triangle_count,
                                                                       .indices = h.triangles })
                  .buffer.id)
@@ -440,7 +440,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
     index = 0;
     for (const cJSON *js = systems->child; js; js = js->next, index++)
         owner[index] = cJSON_IsObject(js) ? first_set(e, js) : (eddy_particles){ 0 };
-    s->graph = eddy_create_graph(e, &(eddy_graph_desc){
+    s->graph = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc),
         .label = "step", .times = s->substeps, .timestamps = desc->profile });
     if (!s->graph.id)
         return scene_fail(c, "scene.system", NULL, "the step graph could not be created");
@@ -587,6 +587,10 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
 
 eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
 {
+    eddy_scene_desc desc_taken;
+    if (desc && eddy_desc_read(e, "eddy_scene_desc", desc, sizeof desc_taken, sizeof desc_taken, &desc_taken) != EDDY_OK)
+        return NULL;
+    desc = desc ? &desc_taken : NULL;
     if (!desc || (!desc->path && !desc->json)) {
         eddy_log(e, EDDY_LOG_ERROR, "scene.invalid", "load_scene: give a path or the JSON text");
         return NULL;

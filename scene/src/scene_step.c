@@ -316,7 +316,7 @@ typedef struct host_steps {
 static eddy_result host_step(eddy_scene *s, host_steps *h, uint32_t k, uint32_t steps)
 {
     if (h->submit) {
-        return eddy_graph_submit_after(s->e, s->graph, &(eddy_submit_desc){
+        return eddy_graph_submit_after(s->e, s->graph, &(eddy_submit_desc){ EDDY_SIZED(eddy_submit_desc),
             .times = 1, .waits = k ? NULL : h->submit->waits, .wait_count = k ? 0 : h->submit->wait_count },
             &h->value);
     }
@@ -326,7 +326,7 @@ static eddy_result host_step(eddy_scene *s, host_steps *h, uint32_t k, uint32_t 
                                            EDDY_ACCESS_SHADER_READ | EDDY_ACCESS_SHADER_WRITE, { 0 } };
     const eddy_scene_record_desc *d = h->record;
     bool first = k == 0, last = k + 1 == steps;
-    return eddy_graph_record(s->e, s->graph, &(eddy_record_desc){
+    return eddy_graph_record(s->e, s->graph, &(eddy_record_desc){ EDDY_SIZED(eddy_record_desc),
         .command_buffer = d->command_buffer,
         .done_semaphore = d->done_semaphore,
         .done_value = d->done_value,
@@ -369,6 +369,10 @@ eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_desc *desc)
 {
     if (!s)
         return EDDY_ERROR_INVALID_ARGUMENT;
+    eddy_scene_record_desc desc_taken;
+    if (desc && eddy_desc_read(s->e, "eddy_scene_record_desc", desc, sizeof desc_taken, sizeof desc_taken, &desc_taken) != EDDY_OK)
+        return EDDY_ERROR_ABI;
+    desc = desc ? &desc_taken : NULL;
     if (!desc || !desc->command_buffer) {
         eddy_log(s->e, EDDY_LOG_ERROR, "scene.record", "scene '%s': eddy_scene_record needs a desc with the host's "
                  "command_buffer", s->name);
@@ -381,6 +385,10 @@ eddy_result eddy_scene_submit(eddy_scene *s, const eddy_scene_submit_desc *desc,
 {
     if (!s)
         return EDDY_ERROR_INVALID_ARGUMENT;
+    eddy_scene_submit_desc desc_taken;
+    if (desc && eddy_desc_read(s->e, "eddy_scene_submit_desc", desc, sizeof desc_taken, sizeof desc_taken, &desc_taken) != EDDY_OK)
+        return EDDY_ERROR_ABI;
+    desc = desc ? &desc_taken : NULL;
     if (!desc || !value) {
         eddy_log(s->e, EDDY_LOG_ERROR, "scene.record", "scene '%s': eddy_scene_submit needs a desc and a value "
                  "to return", s->name);
@@ -434,7 +442,7 @@ eddy_result scene_adapt(eddy_scene *s)
         return EDDY_OK;
     eddy_destroy_graph(s->e, s->graph);
     s->generation++;
-    s->graph = eddy_create_graph(s->e, &(eddy_graph_desc){
+    s->graph = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc),
         .label = "step", .times = n, .timestamps = s->profile });
     if (!s->graph.id)
         return EDDY_ERROR_VULKAN;

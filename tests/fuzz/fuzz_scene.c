@@ -32,7 +32,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     /* Every pipeline kept: after the first load of each module's scene, a
      * variant's kernels reuse them instead of compiling (two thirds of an
      * execution's time before). */
-    engine = eddy_create_engine(&(eddy_engine_desc){ .validation = EDDY_VALIDATION_OFF, .log = quiet,
+    engine = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc), .validation = EDDY_VALIDATION_OFF, .log = quiet,
                                                      .kept_pipelines = 4096 });
     if (!engine) {
         /* No Vulkan device (or no Vulkan): nothing to fuzz; exit 77, which
@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* A small host budget (100,000 particles a set) keeps valid-but-large
      * scenes, refused by the budget and not a finding, fast and inside
      * libFuzzer's memory limit. */
-    eddy_scene *s = eddy_load_scene(engine, &(eddy_scene_desc){
+    eddy_scene *s = eddy_load_scene(engine, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc),
         .path = "fuzz.json", .json = text, .no_output = true, .host_budget = 4u << 20 });
     if (s) {
         /* EDDY_FUZZ_STEP=1 (the suite's smoke run): one step and one frame

@@ -85,7 +85,7 @@ __attribute__((constructor)) static void test_require_device_at_start(void)
 static inline eddy_engine *test_engine(void)
 {
     test_require_device();
-    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc),
         .validation = EDDY_VALIDATION_SYNC, .log = test_log });
     REQUIRE(e != NULL);
     REQUIRE(eddy_register_builtin_modules(e) == EDDY_OK);

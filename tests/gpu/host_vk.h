@@ -118,8 +118,9 @@ static inline void host_vk_create(host_vk *h)
     host_vk_create_for(h, false);
 }
 
-/* The engine adopting the host's device; eddy's own messages go to test_log. */
-#define HOST_VK_ADOPT(h) { .instance = (h)->instance, .physical_device = (h)->pd, .device = (h)->device, \
+/* The engine adopting the host's device (an eddy_adopt_desc initializer);
+ * eddy's own messages go to test_log. */
+#define HOST_VK_ADOPT(h) { EDDY_SIZED(eddy_adopt_desc), .instance = (h)->instance, .physical_device = (h)->pd, .device = (h)->device, \
                            .queue = (h)->queue, .queue_family = (h)->family,                          \
                            .get_instance_proc_addr = vkGetInstanceProcAddr,                          \
                            .api_version = VK_API_VERSION_1_2, .debug_utils_enabled = true,           \

@@ -26,9 +26,9 @@ int main(void)
 
     /* adopt.queue_family is checked against the device (issue 19). */
     test_clear_error();
-    eddy_engine *misfamily = eddy_create_engine(&(eddy_engine_desc){
+    eddy_engine *misfamily = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc),
         .log = test_log,
-        .adopt = { .instance = instance, .physical_device = pd, .device = device, .queue = queue,
+        .adopt = &(eddy_adopt_desc){ EDDY_SIZED(eddy_adopt_desc), .instance = instance, .physical_device = pd, .device = device, .queue = queue,
                    .queue_family = 1000, .get_instance_proc_addr = vkGetInstanceProcAddr,
                    .api_version = VK_API_VERSION_1_2 } });
     CHECK(misfamily == NULL);
@@ -38,18 +38,18 @@ int main(void)
     /* adopt.share_families (async compute) is checked too. */
     uint32_t bad_share[2] = { family, 77 };
     test_clear_error();
-    misfamily = eddy_create_engine(&(eddy_engine_desc){
+    misfamily = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc),
         .log = test_log,
-        .adopt = { .instance = instance, .physical_device = pd, .device = device, .queue = queue,
+        .adopt = &(eddy_adopt_desc){ EDDY_SIZED(eddy_adopt_desc), .instance = instance, .physical_device = pd, .device = device, .queue = queue,
                    .queue_family = family, .get_instance_proc_addr = vkGetInstanceProcAddr,
                    .share_families = bad_share, .share_family_count = 2 } });
     CHECK(misfamily == NULL);
     CHECKF(!strcmp(test_last_id, "adopt.invalid") && strstr(test_last_error, "share_families[1] is 77"),
            "adopting with share family 77: '%s' %s", test_last_id, test_last_error);
 
-    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc),
         .log = test_log,
-        .adopt = { .instance = instance, .physical_device = pd, .device = device, .queue = queue,
+        .adopt = &(eddy_adopt_desc){ EDDY_SIZED(eddy_adopt_desc), .instance = instance, .physical_device = pd, .device = device, .queue = queue,
                    .queue_family = family, .get_instance_proc_addr = vkGetInstanceProcAddr,
                    .api_version = VK_API_VERSION_1_2, .debug_utils_enabled = true, .log_validation = true } });
     REQUIRE(e != NULL);
@@ -61,9 +61,9 @@ int main(void)
     uint32_t a[N], b[N], got[N];
     for (uint32_t i = 0; i < N; i++)
         a[i] = i * 7u, b[i] = i;
-    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ops", EDDY_SPIRV(ops_spv) });
-    eddy_buffer ba = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof a, .label = "a", .data = a });
-    eddy_buffer bb = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof b, .label = "b", .data = b });
+    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "ops", EDDY_SPIRV(ops_spv) });
+    eddy_buffer ba = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof a, .label = "a", .data = a });
+    eddy_buffer bb = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof b, .label = "b", .data = b });
     REQUIRE(k.id && ba.id && bb.id);
 
     /* Messages on the host's instance (issue 19): eddy's log and count take
@@ -98,8 +98,8 @@ int main(void)
     printf("adopt: a message about the host's queue stays the host's; one about eddy's buffer reaches eddy's log too\n");
     hk.messages = 0;
     struct { uint32_t count, op; } p = { N, 1 };
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "b+=a" });
-    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = k, .threads = N,
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "b+=a" });
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .kernel = k, .threads = N,
         .bindings = { { ba, EDDY_READ_WRITE }, { bb, EDDY_READ_WRITE } }, .push = &p, .push_size = sizeof p }) == 0);
     CHECK(eddy_graph_run(e, g, 2) == EDDY_OK);
 
@@ -113,8 +113,8 @@ int main(void)
     VK(vkAllocateCommandBuffers(device, &cai, &cb));
     VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
     VK(vkBeginCommandBuffer(cb, &bi));
-    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cb }) == EDDY_OK);
-    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cb }) == EDDY_OK);
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ EDDY_SIZED(eddy_record_desc), .command_buffer = cb }) == EDDY_OK);
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ EDDY_SIZED(eddy_record_desc), .command_buffer = cb }) == EDDY_OK);
     VK(vkEndCommandBuffer(cb));
     VkFence fence;
     VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
@@ -165,11 +165,11 @@ int main(void)
                               { .stages = 0, .access = 0 } };
     eddy_host_use wrong[] = { { .buffer = bb, .stages = EDDY_STAGE_TRANSFER, .access = EDDY_ACCESS_VERTEX_READ } };
     test_clear_error();
-    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cb, .before = wrong, .before_count = 1 }) ==
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ EDDY_SIZED(eddy_record_desc), .command_buffer = cb, .before = wrong, .before_count = 1 }) ==
           EDDY_ERROR_INVALID_ARGUMENT);
     CHECK(!strcmp(test_last_id, "graph.host_use") && strstr(test_last_error, "before[0]") &&
           strstr(test_last_error, "0x20") && strstr(test_last_error, "0x4"));
-    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cb, .before = before, .before_count = 2,
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ EDDY_SIZED(eddy_record_desc), .command_buffer = cb, .before = before, .before_count = 2,
                                                        .after = after, .after_count = 2 }) == EDDY_OK);
     VkBufferCopy region = { vb.offset, 0, sizeof got };
     vkCmdCopyBuffer(cb, vb.buffer, readback, 1, &region);
@@ -203,10 +203,10 @@ int main(void)
         float *alone = NULL, *own_pos = NULL, *adopted_pos = NULL;
         uint32_t n = 0;
         for (int round = 0; round < 2; round++) {
-            eddy_engine *o = eddy_create_engine(&(eddy_engine_desc){ .validation = EDDY_VALIDATION_SYNC, .log = test_log });
+            eddy_engine *o = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc), .validation = EDDY_VALIDATION_SYNC, .log = test_log });
             REQUIRE(o && eddy_register_builtin_modules(o) == EDDY_OK);
-            eddy_scene *so = eddy_load_scene(o, &(eddy_scene_desc){ .path = "two.json", .json = json, .no_output = true });
-            eddy_scene *sa = round ? eddy_load_scene(e, &(eddy_scene_desc){ .path = "two.json", .json = json, .no_output = true })
+            eddy_scene *so = eddy_load_scene(o, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "two.json", .json = json, .no_output = true });
+            eddy_scene *sa = round ? eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "two.json", .json = json, .no_output = true })
                                    : NULL;
             REQUIRE(so && (sa || !round));
             eddy_device_info info[4];
@@ -278,7 +278,7 @@ int main(void)
         VK(vkCreateSemaphore(device, &sci, NULL, &host_sem));
         eddy_semaphore_wait w = { host_sem, 1 };
         uint64_t v = 0;
-        CHECK(eddy_graph_submit_after(e, g, &(eddy_submit_desc){ .waits = &w, .wait_count = 1 }, &v) == EDDY_OK);
+        CHECK(eddy_graph_submit_after(e, g, &(eddy_submit_desc){ EDDY_SIZED(eddy_submit_desc), .waits = &w, .wait_count = 1 }, &v) == EDDY_OK);
         eddy_result polled = eddy_wait(e, v, 0);
         CHECKF(polled == EDDY_TIMEOUT, "before the host's signal the submission is %s", eddy_result_string(polled));
         VkSemaphoreSignalInfo ssi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, .semaphore = host_sem, .value = 1 };
@@ -293,10 +293,10 @@ int main(void)
                eddy_result_string(polled));
         test_clear_error();
         eddy_semaphore_wait many[EDDY_SUBMIT_WAITS_MAX + 1] = { { host_sem, 1 } };
-        CHECK(eddy_graph_submit_after(e, g, &(eddy_submit_desc){ .waits = many, .wait_count = EDDY_SUBMIT_WAITS_MAX + 1 },
+        CHECK(eddy_graph_submit_after(e, g, &(eddy_submit_desc){ EDDY_SIZED(eddy_submit_desc), .waits = many, .wait_count = EDDY_SUBMIT_WAITS_MAX + 1 },
                                       &v) == EDDY_ERROR_INVALID_ARGUMENT);
         CHECK(!strcmp(test_last_id, "submit.invalid"));
-        CHECK(eddy_graph_submit_after(e, g, &(eddy_submit_desc){ .waits = many, .wait_count = 2 }, &v) ==
+        CHECK(eddy_graph_submit_after(e, g, &(eddy_submit_desc){ EDDY_SIZED(eddy_submit_desc), .waits = many, .wait_count = 2 }, &v) ==
               EDDY_ERROR_INVALID_ARGUMENT);
         CHECK(!strcmp(test_last_id, "submit.invalid") && strstr(test_last_error, "waits[1]"));
         CHECK(eddy_wait_idle(e) == EDDY_OK);

@@ -30,22 +30,22 @@ static void many_small(void)
 {
     eddy_engine *e = test_engine();
     uint32_t before = eddy_engine_get_counters(e).memory_allocations;
-    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "add", .glsl = add_glsl });
+    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "add", .glsl = add_glsl });
     REQUIRE(k.id);
     static eddy_buffer b[MANY];
     uint32_t data[WORDS];
     for (uint32_t n = 0; n < MANY; n++) {
         for (uint32_t i = 0; i < WORDS; i++)
             data[i] = n * 1000u + i;
-        b[n] = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof data, .label = "small", .data = data });
+        b[n] = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof data, .label = "small", .data = data });
         REQUIRE(b[n].id);
     }
     uint32_t during = eddy_engine_get_counters(e).memory_allocations - before;
     printf("buffers: %d buffers of %zu bytes in %u device memory allocation(s)\n", MANY, sizeof data, during);
     CHECKF(during <= 4, "%u allocations for %d small buffers", during, MANY);
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "all" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "all" });
     for (uint32_t n = 0; n < MANY; n += PER_PASS) {
-        eddy_pass_desc pd = { .label = "add", .kernel = k, .groups = { 1 } };
+        eddy_pass_desc pd = { EDDY_SIZED(eddy_pass_desc), .label = "add", .kernel = k, .groups = { 1 } };
         for (uint32_t j = 0; j < PER_PASS; j++)
             pd.bindings[j] = (eddy_binding){ b[n + j], EDDY_READ_WRITE };
         REQUIRE(eddy_graph_add_pass(e, g, &pd) >= 0);
@@ -97,7 +97,7 @@ static void random_sizes(void)
             tag[n] = next_tag++;
             for (uint64_t i = 0; i < size[n] / 4; i++)
                 buf[i] = pattern(tag[n], i);
-            b[n] = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = size[n], .label = "rand", .data = buf });
+            b[n] = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = size[n], .label = "rand", .data = buf });
             REQUIRE(b[n].id);
         }
         int bad = 0;

@@ -103,10 +103,10 @@ int main(void)
     for (uint32_t i = 0; i < TETS; i++)
         REQUIRE(signed_volume(pos, tets + 4 * i) > 0);
 
-    eddy_particles body = eddy_create_particles(e, &(eddy_particles_desc){ .name = "body", .count = VERTS });
+    eddy_particles body = eddy_create_particles(e, &(eddy_particles_desc){ EDDY_SIZED(eddy_particles_desc), .name = "body", .count = VERTS });
     REQUIRE(body.id);
     CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, body, "position"), 0, sizeof pos, pos) == EDDY_OK);
-    eddy_elements te = eddy_particles_add_elements(e, body, &(eddy_elements_desc){
+    eddy_elements te = eddy_particles_add_elements(e, body, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc),
         .name = "tets", .kind = EDDY_TETRAHEDRA, .count = TETS, .indices = tets });
     REQUIRE(te.buffer.id);
     CHECK(te.kind == EDDY_TETRAHEDRA && te.count == TETS && te.capacity == TETS);
@@ -114,9 +114,9 @@ int main(void)
     const uint32_t *t0 = tets;
     uint32_t tris[12] = { t0[0], t0[2], t0[1], t0[0], t0[1], t0[3], t0[0], t0[3], t0[2], t0[1], t0[2], t0[3] };
     uint32_t edges[12] = { t0[0], t0[1], t0[0], t0[2], t0[0], t0[3], t0[1], t0[2], t0[1], t0[3], t0[2], t0[3] };
-    eddy_elements tr = eddy_particles_add_elements(e, body, &(eddy_elements_desc){
+    eddy_elements tr = eddy_particles_add_elements(e, body, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc),
         .name = "surface", .kind = EDDY_TRIANGLES, .count = 4, .capacity = 10, .indices = tris });
-    eddy_elements ed = eddy_particles_add_elements(e, body, &(eddy_elements_desc){
+    eddy_elements ed = eddy_particles_add_elements(e, body, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc),
         .name = "edges", .kind = EDDY_EDGES, .count = 6, .indices = edges });
     REQUIRE(tr.buffer.id && ed.buffer.id);
     CHECK(tr.count == 4 && tr.capacity == 10 && ed.capacity == 6);
@@ -136,12 +136,12 @@ int main(void)
     CHECK(!eddy_particles_elements(e, body, "nothing").buffer.id);
 
     /* A kernel reads the mesh through the element set. */
-    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "tet.volume", .glsl = volume_glsl });
-    eddy_buffer vol = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4 * TETS, .label = "volumes" });
+    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "tet.volume", .glsl = volume_glsl });
+    eddy_buffer vol = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 4 * TETS, .label = "volumes" });
     REQUIRE(k.id && vol.id);
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "volumes" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "volumes" });
     uint32_t count = TETS;
-    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "tet.volume", .kernel = k, .threads = TETS,
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "tet.volume", .kernel = k, .threads = TETS,
         .bindings = { { eddy_particles_buffer(e, body, "position"), EDDY_READ }, { te.buffer, EDDY_READ },
                       { vol, EDDY_WRITE } },
         .push = &count, .push_size = sizeof count }) >= 0);
@@ -191,27 +191,27 @@ int main(void)
     /* Refusals, each with its identifier and naming what is wrong. */
     uint32_t bad[4] = { 0, 1, 2, VERTS };
     test_clear_error();
-    CHECK(!eddy_particles_add_elements(e, body, &(eddy_elements_desc){
+    CHECK(!eddy_particles_add_elements(e, body, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc),
         .name = "bad", .kind = EDDY_TETRAHEDRA, .count = 1, .indices = bad }).buffer.id);
     CHECKF(!strcmp(test_last_id, "particles.invalid") && strstr(test_last_error, "'bad'") &&
                strstr(test_last_error, "tetrahedron 0") && strstr(test_last_error, "216"),
            "[%s] %s", test_last_id, test_last_error);
     uint32_t flat[3] = { 4, 7, 4 };
     test_clear_error();
-    CHECK(!eddy_particles_add_elements(e, body, &(eddy_elements_desc){
+    CHECK(!eddy_particles_add_elements(e, body, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc),
         .name = "flat", .kind = EDDY_TRIANGLES, .count = 1, .indices = flat }).buffer.id);
     CHECKF(!strcmp(test_last_id, "particles.invalid") && strstr(test_last_error, "triangle 0") &&
                strstr(test_last_error, "particle 4"),
            "[%s] %s", test_last_id, test_last_error);
     test_clear_error();
-    CHECK(!eddy_particles_add_elements(e, body, &(eddy_elements_desc){
+    CHECK(!eddy_particles_add_elements(e, body, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc),
         .name = "tets", .kind = EDDY_EDGES, .count = 6, .indices = edges }).buffer.id);
     CHECK(!strcmp(test_last_id, "particles.name_taken"));
     const eddy_elements_desc wrong[] = {
-        { .name = "k", .kind = (eddy_element_kind)5, .count = 1, .indices = edges },
-        { .name = "c", .kind = EDDY_EDGES, .count = 6, .capacity = 5, .indices = edges },
-        { .name = "n", .kind = EDDY_EDGES, .count = 6 },
-        { .name = "", .kind = EDDY_EDGES, .count = 6, .indices = edges },
+        { EDDY_SIZED(eddy_elements_desc), .name = "k", .kind = (eddy_element_kind)5, .count = 1, .indices = edges },
+        { EDDY_SIZED(eddy_elements_desc), .name = "c", .kind = EDDY_EDGES, .count = 6, .capacity = 5, .indices = edges },
+        { EDDY_SIZED(eddy_elements_desc), .name = "n", .kind = EDDY_EDGES, .count = 6 },
+        { EDDY_SIZED(eddy_elements_desc), .name = "", .kind = EDDY_EDGES, .count = 6, .indices = edges },
     };
     for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
         test_clear_error();
@@ -219,7 +219,7 @@ int main(void)
         CHECKF(!strcmp(test_last_id, "particles.invalid"), "case %zu: [%s] %s", i, test_last_id, test_last_error);
     }
     /* Empty, filled on the device later: count 0, capacity given. */
-    eddy_elements later = eddy_particles_add_elements(e, body, &(eddy_elements_desc){
+    eddy_elements later = eddy_particles_add_elements(e, body, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc),
         .name = "later", .kind = EDDY_TRIANGLES, .capacity = 100 });
     CHECK(later.buffer.id && later.count == 0 && later.capacity == 100);
     /* The draw records: the particles' two, each element set's one, which

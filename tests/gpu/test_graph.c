@@ -39,9 +39,9 @@ static void cpu_substep(uint32_t *a, uint32_t *b)
 int main(void)
 {
     eddy_engine *e = test_engine();
-    eddy_kernel ops = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ops", EDDY_SPIRV(ops_spv), .workgroup_size = 32 });
-    eddy_kernel mul3 = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "mul3", .glsl = mul3_glsl });
-    eddy_kernel args = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "args", EDDY_SPIRV(indirect_args_spv) });
+    eddy_kernel ops = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "ops", EDDY_SPIRV(ops_spv), .workgroup_size = 32 });
+    eddy_kernel mul3 = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "mul3", .glsl = mul3_glsl });
+    eddy_kernel args = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "args", EDDY_SPIRV(indirect_args_spv) });
     REQUIRE(ops.id && mul3.id && args.id);
     CHECK(eddy_kernel_workgroup_size(e, ops) == 32);
     CHECK(eddy_kernel_workgroup_size(e, args) == 1); /* fixed in the shader */
@@ -53,24 +53,24 @@ int main(void)
         a[i] = test_rand(&seed);
         b[i] = test_rand(&seed);
     }
-    eddy_buffer ba = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof a, .label = "a", .data = a });
-    eddy_buffer bb = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof b, .label = "b", .data = b });
-    eddy_buffer bc = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4, .label = "count", .data = &count });
-    eddy_buffer bargs = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 12, .label = "args" });
+    eddy_buffer ba = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof a, .label = "a", .data = a });
+    eddy_buffer bb = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof b, .label = "b", .data = b });
+    eddy_buffer bc = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 4, .label = "count", .data = &count });
+    eddy_buffer bargs = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 12, .label = "args" });
     REQUIRE(ba.id && bb.id && bc.id && bargs.id);
 
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "ops", .times = SUBSTEPS, .timestamps = true });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "ops", .times = SUBSTEPS, .timestamps = true });
     struct { uint32_t count, op; } p1 = { N, 1 }, p2 = { N, 2 };
     uint32_t pc = N;
-    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "mul3", .kernel = mul3, .threads = N,
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "mul3", .kernel = mul3, .threads = N,
         .bindings = { { ba, EDDY_READ_WRITE } }, .push = &pc, .push_size = 4 }) == 0);
-    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "b+=a", .kernel = ops, .threads = N,
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "b+=a", .kernel = ops, .threads = N,
         .bindings = { { ba, EDDY_READ_WRITE }, { bb, EDDY_READ_WRITE } }, .push = &p1, .push_size = sizeof p1 }) == 1);
-    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "a^=b>>3", .kernel = ops, .threads = N,
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "a^=b>>3", .kernel = ops, .threads = N,
         .bindings = { { ba, EDDY_READ_WRITE }, { bb, EDDY_READ_WRITE } }, .push = &p2, .push_size = sizeof p2 }) == 2);
-    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "args", .kernel = args, .groups = { 1 },
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "args", .kernel = args, .groups = { 1 },
         .bindings = { { bc, EDDY_READ }, { bargs, EDDY_WRITE } } }) == 3);
-    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "mul3.indirect", .kernel = mul3,
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "mul3.indirect", .kernel = mul3,
         .indirect = bargs, .bindings = { { ba, EDDY_READ_WRITE } }, .push = &pc, .push_size = 4 }) == 4);
     CHECK(eddy_graph_repeat(e, g, 1, 2, ITER) == EDDY_OK);
     /* Overlapping and empty ranges are refused. */
@@ -78,20 +78,20 @@ int main(void)
     CHECK(eddy_graph_repeat(e, g, 0, 0, 3) == EDDY_ERROR_INVALID_ARGUMENT);
     /* A pass that binds fewer buffers than its kernel has is refused. */
     test_clear_error();
-    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = ops, .threads = N, .bindings = { { ba, EDDY_READ_WRITE } } }) < 0);
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .kernel = ops, .threads = N, .bindings = { { ba, EDDY_READ_WRITE } } }) < 0);
     CHECK(!strcmp(test_last_id, "pass.binding") && strstr(test_last_error, "binding 1"));
 
     /* A declared access the shader's SPIR-V contradicts is refused: READ of
      * a block that is not readonly (ops writes either binding), WRITE of
      * one that is not writeonly, ATOMIC of a readonly one. */
     test_clear_error();
-    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "wrong", .kernel = ops, .threads = N,
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "wrong", .kernel = ops, .threads = N,
         .bindings = { { ba, EDDY_READ }, { bb, EDDY_READ_WRITE } } }) == EDDY_ERROR_INVALID_ARGUMENT);
     CHECKF(!strcmp(test_last_id, "pass.access") && strstr(test_last_error, "'wrong'") &&
                strstr(test_last_error, "binding 0") && strstr(test_last_error, "'ops'") &&
                strstr(test_last_error, "EDDY_READ"),
            "message: [%s] %s", test_last_id, test_last_error);
-    eddy_kernel ro = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ro",
+    eddy_kernel ro = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "ro",
         .glsl = "#version 450\nlayout(local_size_x = 64) in;\n"
                 "layout(std430, binding = 0) readonly buffer A { uint a[]; };\n"
                 "layout(std430, binding = 1) writeonly buffer B { uint extra; uint b[]; };\n"
@@ -109,7 +109,7 @@ int main(void)
     };
     for (size_t c = 0; c < sizeof bad_decl / sizeof *bad_decl; c++) {
         test_clear_error();
-        CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = ro, .threads = N,
+        CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .kernel = ro, .threads = N,
             .bindings = { { ba, bad_decl[c].a[0] }, { bb, bad_decl[c].a[1] }, { bc, bad_decl[c].a[2] },
                           { bargs, bad_decl[c].a[3] } } }) == EDDY_ERROR_INVALID_ARGUMENT);
         CHECKF(!strcmp(test_last_id, "pass.access") && strstr(test_last_error, bad_decl[c].binding) &&
@@ -117,8 +117,8 @@ int main(void)
                "case %zu: message: [%s] %s", c, test_last_id, test_last_error);
     }
     /* Right: binding 2 is not in the shader (neither read nor written). */
-    eddy_graph gro = eddy_create_graph(e, &(eddy_graph_desc){ .label = "ro" });
-    CHECK(eddy_graph_add_pass(e, gro, &(eddy_pass_desc){ .kernel = ro, .threads = N,
+    eddy_graph gro = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "ro" });
+    CHECK(eddy_graph_add_pass(e, gro, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .kernel = ro, .threads = N,
         .bindings = { { ba, EDDY_READ }, { bb, EDDY_WRITE }, { bc, EDDY_WRITE }, { bargs, EDDY_READ_WRITE } } }) == 0);
     eddy_destroy_graph(e, gro);
     eddy_destroy_kernel(e, ro);
@@ -127,7 +127,7 @@ int main(void)
     uint32_t too_many = eddy_engine_device(e)->max_workgroup_count[0];
     test_clear_error();
     if (too_many < UINT32_MAX) {
-        CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .kernel = mul3, .groups = { too_many + 1 },
+        CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .kernel = mul3, .groups = { too_many + 1 },
             .bindings = { { ba, EDDY_READ_WRITE } } }) == EDDY_ERROR_LIMIT);
         CHECK(!strcmp(test_last_id, "dispatch.too_large") && strstr(test_last_error, "maxComputeWorkGroupCount"));
     }
@@ -152,8 +152,8 @@ int main(void)
     CHECK(!strcmp(t[1].label, "b+=a"));
 
     /* Asynchronous submission on the timeline, then the same check. */
-    eddy_graph g2 = eddy_create_graph(e, &(eddy_graph_desc){ .label = "async" });
-    CHECK(eddy_graph_add_pass(e, g2, &(eddy_pass_desc){ .label = "mul3", .kernel = mul3, .threads = N,
+    eddy_graph g2 = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "async" });
+    CHECK(eddy_graph_add_pass(e, g2, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "mul3", .kernel = mul3, .threads = N,
         .bindings = { { ba, EDDY_READ_WRITE } }, .push = &pc, .push_size = 4 }) == 0);
     uint64_t v = 0;
     CHECK(eddy_graph_submit(e, g2, 4, &v) == EDDY_OK && v > 0);
@@ -165,7 +165,7 @@ int main(void)
     CHECK(memcmp(ga, a, sizeof a) == 0);
 
     /* A specialization constant besides the workgroup size: a = a * K + 5. */
-    eddy_kernel spec = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "spec", .workgroup_size = 128,
+    eddy_kernel spec = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "spec", .workgroup_size = 128,
         .glsl = "#version 450\n"
                 "layout(local_size_x_id = 0) in;\n"
                 "layout(constant_id = 1) const uint K = 1u;\n"
@@ -175,8 +175,8 @@ int main(void)
         .specialization = { { 1, 77 } }, .specialization_count = 1 });
     REQUIRE(spec.id);
     CHECK(eddy_kernel_workgroup_size(e, spec) == 128);
-    eddy_graph g3 = eddy_create_graph(e, &(eddy_graph_desc){ .label = "spec" });
-    CHECK(eddy_graph_add_pass(e, g3, &(eddy_pass_desc){ .kernel = spec, .threads = N,
+    eddy_graph g3 = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "spec" });
+    CHECK(eddy_graph_add_pass(e, g3, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .kernel = spec, .threads = N,
         .bindings = { { ba, EDDY_READ_WRITE } }, .push = &pc, .push_size = 4 }) == 0);
     CHECK(eddy_graph_run(e, g3, 1) == EDDY_OK);
     for (int i = 0; i < N; i++)
@@ -187,7 +187,7 @@ int main(void)
 
     /* GLSL that does not compile: refused with the compiler's message. */
     test_clear_error();
-    eddy_kernel broken = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "broken",
+    eddy_kernel broken = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "broken",
         .glsl = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() { undefined_thing = 1; }\n" });
     CHECK(broken.id == 0);
     CHECKF(!strcmp(test_last_id, "kernel.glsl") && strstr(test_last_error, "broken") &&
@@ -199,9 +199,9 @@ int main(void)
      * pipeline. The shared one outlives a destroyed twin: the twin's graph
      * still computes right. */
     eddy_engine_counters c0 = eddy_engine_get_counters(e);
-    eddy_kernel ops2 = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ops twin", EDDY_SPIRV(ops_spv), .workgroup_size = 32 });
-    eddy_kernel ops3 = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ops 64", EDDY_SPIRV(ops_spv), .workgroup_size = 64 });
-    eddy_kernel mul3b = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "mul3 again", .glsl = mul3_glsl });
+    eddy_kernel ops2 = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "ops twin", EDDY_SPIRV(ops_spv), .workgroup_size = 32 });
+    eddy_kernel ops3 = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "ops 64", EDDY_SPIRV(ops_spv), .workgroup_size = 64 });
+    eddy_kernel mul3b = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "mul3 again", .glsl = mul3_glsl });
     REQUIRE(ops2.id && ops3.id && mul3b.id);
     eddy_engine_counters c1 = eddy_engine_get_counters(e);
     CHECKF(c1.pipelines_created == c0.pipelines_created + 1, "%llu pipelines compiled for 3 kernels, 2 of them twins",
@@ -210,10 +210,10 @@ int main(void)
     eddy_destroy_kernel(e, ops);
     eddy_destroy_kernel(e, mul3);
     CHECK(eddy_engine_get_counters(e).pipelines_live == c1.pipelines_live);
-    eddy_graph g4 = eddy_create_graph(e, &(eddy_graph_desc){ .label = "twins" });
-    CHECK(eddy_graph_add_pass(e, g4, &(eddy_pass_desc){ .label = "mul3", .kernel = mul3b, .threads = N,
+    eddy_graph g4 = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "twins" });
+    CHECK(eddy_graph_add_pass(e, g4, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "mul3", .kernel = mul3b, .threads = N,
         .bindings = { { ba, EDDY_READ_WRITE } }, .push = &pc, .push_size = 4 }) == 0);
-    CHECK(eddy_graph_add_pass(e, g4, &(eddy_pass_desc){ .label = "b+=a", .kernel = ops2, .threads = N,
+    CHECK(eddy_graph_add_pass(e, g4, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "b+=a", .kernel = ops2, .threads = N,
         .bindings = { { ba, EDDY_READ_WRITE }, { bb, EDDY_READ_WRITE } }, .push = &p1, .push_size = sizeof p1 }) == 1);
     CHECK(eddy_graph_run(e, g4, 1) == EDDY_OK);
     for (int i = 0; i < N; i++) {
@@ -229,14 +229,14 @@ int main(void)
     /* Their pipelines are kept (default 64): made again, nothing compiles. */
     eddy_engine_counters c2 = eddy_engine_get_counters(e);
     CHECK(c2.pipelines_live == c0.pipelines_live - 2 && c2.pipelines_kept == c0.pipelines_kept + 3);
-    eddy_kernel again = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ops 64 again", EDDY_SPIRV(ops_spv), .workgroup_size = 64 });
+    eddy_kernel again = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "ops 64 again", EDDY_SPIRV(ops_spv), .workgroup_size = 64 });
     CHECK(again.id && eddy_engine_get_counters(e).pipelines_created == c1.pipelines_created);
     eddy_destroy_kernel(e, again);
     /* An engine that keeps none compiles again. */
-    eddy_engine *e2 = eddy_create_engine(&(eddy_engine_desc){ .kept_pipelines = EDDY_KEEP_NO_PIPELINES, .log = test_log });
+    eddy_engine *e2 = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc), .kept_pipelines = EDDY_KEEP_NO_PIPELINES, .log = test_log });
     REQUIRE(e2);
     for (int i = 0; i < 2; i++) {
-        eddy_kernel k = eddy_create_kernel(e2, &(eddy_kernel_desc){ .label = "ops", EDDY_SPIRV(ops_spv) });
+        eddy_kernel k = eddy_create_kernel(e2, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "ops", EDDY_SPIRV(ops_spv) });
         CHECK(k.id);
         eddy_destroy_kernel(e2, k);
         CHECK(eddy_engine_get_counters(e2).pipelines_kept == 0);

@@ -41,21 +41,21 @@ static float dist2(const float *a, const float *b)
 static void neighbour_case(eddy_engine *e, eddy_kernel kn, const char *name, const float *pos,
                            uint32_t n, const float origin[3], float h, const uint32_t dims[3])
 {
-    eddy_grid *grid = eddy_create_grid(e, &(eddy_grid_desc){ .label = name, .origin = { origin[0], origin[1], origin[2] },
+    eddy_grid *grid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc), .label = name, .origin = { origin[0], origin[1], origin[2] },
                                                              .cell = h, .dims = { dims[0], dims[1], dims[2] }, .max_count = n });
     REQUIRE(grid);
     eddy_grid_buffers gb = eddy_grid_get_buffers(grid);
-    eddy_buffer bp = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * n, .label = "pos", .data = pos });
-    eddy_buffer bs = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * n, .label = "pos.sorted" });
-    eddy_buffer bc = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4ull * n, .label = "counts" });
-    eddy_buffer bo = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4ull * n, .label = "offsets" });
+    eddy_buffer bp = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16ull * n, .label = "pos", .data = pos });
+    eddy_buffer bs = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16ull * n, .label = "pos.sorted" });
+    eddy_buffer bc = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 4ull * n, .label = "counts" });
+    eddy_buffer bo = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 4ull * n, .label = "offsets" });
     REQUIRE(bp.id && bs.id && bc.id && bo.id);
-    eddy_scan *scan = eddy_create_scan(e, &(eddy_scan_desc){ .max_count = n });
+    eddy_scan *scan = eddy_create_scan(e, &(eddy_scan_desc){ EDDY_SIZED(eddy_scan_desc), .max_count = n });
     push_t push = { { origin[0], origin[1], origin[2], 1.0f / h }, { (int)dims[0], (int)dims[1], (int)dims[2], 0 }, h, n, 0 };
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "count" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "count" });
     CHECK(eddy_grid_record_build(e, grid, g, bp, n) == EDDY_OK);
     CHECK(eddy_grid_record_gather(e, grid, g, bp, bs, 4, n) == EDDY_OK);
-    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "neighbours.count", .kernel = kn, .threads = n,
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "neighbours.count", .kernel = kn, .threads = n,
         .bindings = { { bs, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                       { gb.sorted_index, EDDY_READ }, { bc, EDDY_READ_WRITE }, { bo, EDDY_WRITE } },
         .push = &push, .push_size = sizeof push }) >= 0);
@@ -68,10 +68,10 @@ static void neighbour_case(eddy_engine *e, eddy_kernel kn, const char *name, con
     CHECK(eddy_buffer_download(e, gb.sorted_index, 0, 4ull * n, idx) == EDDY_OK);
     CHECK(eddy_buffer_download(e, gb.outside, 0, 4, &outside) == EDDY_OK);
     uint64_t total = n ? (uint64_t)off[n - 1] + cnt[n - 1] : 0;
-    eddy_buffer bl = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = total ? 4 * total : 4, .label = "lists" });
-    eddy_graph g2 = eddy_create_graph(e, &(eddy_graph_desc){ .label = "lists" });
+    eddy_buffer bl = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = total ? 4 * total : 4, .label = "lists" });
+    eddy_graph g2 = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "lists" });
     push.mode = 1;
-    CHECK(eddy_graph_add_pass(e, g2, &(eddy_pass_desc){ .label = "neighbours.list", .kernel = kn, .threads = n,
+    CHECK(eddy_graph_add_pass(e, g2, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "neighbours.list", .kernel = kn, .threads = n,
         .bindings = { { bs, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                       { gb.sorted_index, EDDY_READ }, { bo, EDDY_READ_WRITE }, { bl, EDDY_WRITE } },
         .push = &push, .push_size = sizeof push }) >= 0);
@@ -131,8 +131,8 @@ static void neighbour_case(eddy_engine *e, eddy_kernel kn, const char *name, con
            name, n, (unsigned long long)total, ambiguous / 2, outside);
 
     /* Gather then scatter gives back the input, bit for bit. */
-    eddy_graph g3 = eddy_create_graph(e, &(eddy_graph_desc){ .label = "roundtrip" });
-    eddy_buffer back = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * n, .label = "pos.back" });
+    eddy_graph g3 = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "roundtrip" });
+    eddy_buffer back = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16ull * n, .label = "pos.back" });
     CHECK(eddy_grid_record_scatter(e, grid, g3, bs, back, 4, n) == EDDY_OK);
     CHECK(eddy_graph_run(e, g3, 1) == EDDY_OK);
     float *pb = malloc(16ull * n);
@@ -157,19 +157,19 @@ static void density_run(eddy_engine *e, eddy_kernel kd, const float *pos, uint32
                         float *density, uint32_t *order)
 {
     const uint32_t dims[3] = { 32, 32, 32 };
-    eddy_grid *grid = eddy_create_grid(e, &(eddy_grid_desc){ .label = "dgrid", .cell = h, .dims = { dims[0], dims[1], dims[2] }, .max_count = n });
+    eddy_grid *grid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc), .label = "dgrid", .cell = h, .dims = { dims[0], dims[1], dims[2] }, .max_count = n });
     REQUIRE(grid);
     eddy_grid_buffers gb = eddy_grid_get_buffers(grid);
-    eddy_buffer bp = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * n, .label = "pos", .data = pos });
-    eddy_buffer bs = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * n, .label = "pos.sorted" });
-    eddy_buffer bd = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4ull * n, .label = "density" });
+    eddy_buffer bp = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16ull * n, .label = "pos", .data = pos });
+    eddy_buffer bs = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16ull * n, .label = "pos.sorted" });
+    eddy_buffer bd = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 4ull * n, .label = "density" });
     const float mass = 0.02f;
     struct { float oc[4]; int32_t dims[4]; float h, coef; uint32_t count; } push = {
         { 0, 0, 0, 1.0f / h }, { 32, 32, 32, 0 }, h, (float)(mass * 315.0 / (64.0 * M_PI * pow(h, 9))), n };
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "density" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "density" });
     CHECK(eddy_grid_record_build(e, grid, g, bp, n) == EDDY_OK);
     CHECK(eddy_grid_record_gather(e, grid, g, bp, bs, 4, n) == EDDY_OK);
-    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "density", .kernel = kd, .threads = n,
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "density", .kernel = kd, .threads = n,
         .bindings = { { bs, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { bd, EDDY_WRITE } },
         .push = &push, .push_size = sizeof push }) >= 0);
     CHECK(eddy_graph_run(e, g, 1) == EDDY_OK);
@@ -185,8 +185,8 @@ static void density_run(eddy_engine *e, eddy_kernel kd, const float *pos, uint32
 int main(void)
 {
     eddy_engine *e = test_engine();
-    eddy_kernel kn = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "neighbours", EDDY_SPIRV(neighbors_spv) });
-    eddy_kernel kd = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "poly6_density", EDDY_SPIRV(density_spv) });
+    eddy_kernel kn = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "neighbours", EDDY_SPIRV(neighbors_spv) });
+    eddy_kernel kd = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "poly6_density", EDDY_SPIRV(density_spv) });
     REQUIRE(kn.id && kd.id);
     uint64_t seed = 4;
     enum { N = 20000, NC = 6000, ND = 50000 };
@@ -215,11 +215,11 @@ int main(void)
     neighbour_case(e, kn, "clustered", pos, NC, origin, 0.05f, dims);
 
     /* Size limits: a 256^3 grid fits (two 64 MiB tables); 512^3 is refused. */
-    eddy_grid *big = eddy_create_grid(e, &(eddy_grid_desc){ .label = "g256", .cell = 0.01f, .dims = { 256, 256, 256 }, .max_count = 1000 });
+    eddy_grid *big = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc), .label = "g256", .cell = 0.01f, .dims = { 256, 256, 256 }, .max_count = 1000 });
     CHECK(big != NULL);
     if (big) {
-        eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "g256" });
-        eddy_buffer bp = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16000, .label = "few", .data = pos });
+        eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "g256" });
+        eddy_buffer bp = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16000, .label = "few", .data = pos });
         CHECK(eddy_grid_record_build(e, big, g, bp, 1000) == EDDY_OK);
         CHECK(eddy_graph_run(e, g, 1) == EDDY_OK);
         eddy_destroy_graph(e, g);
@@ -227,7 +227,7 @@ int main(void)
         eddy_destroy_grid(e, big);
     }
     test_clear_error();
-    CHECK(eddy_create_grid(e, &(eddy_grid_desc){ .label = "g512", .cell = 0.01f, .dims = { 512, 512, 512 }, .max_count = 1000 }) == NULL);
+    CHECK(eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc), .label = "g512", .cell = 0.01f, .dims = { 512, 512, 512 }, .max_count = 1000 }) == NULL);
     CHECKF(!strcmp(test_last_id, "grid.too_large") && strstr(test_last_error, "maxStorageBufferRange") &&
                strstr(test_last_error, "134217728 cells"),
            "message was: [%s] %s", test_last_id, test_last_error);

@@ -92,7 +92,7 @@ static void host_frame(host *h, eddy_scene *s, uint32_t steps)
                                     .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
     VK(vkBeginCommandBuffer(h->cb, &bi));
     uint64_t value = ++h->frame;
-    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ .command_buffer = h->cb, .done_semaphore = h->timeline,
+    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ EDDY_SIZED(eddy_scene_record_desc), .command_buffer = h->cb, .done_semaphore = h->timeline,
                                                          .done_value = value, .steps = steps }) == EDDY_OK);
     VK(vkEndCommandBuffer(h->cb));
     VkTimelineSemaphoreSubmitInfo ts = { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
@@ -109,7 +109,7 @@ static eddy_scene *load_file(eddy_engine *e, const char *root, const char *name)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/scenes/%s", root, name);
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = path, .no_output = true });
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = path, .no_output = true });
     REQUIRE(s);
     return s;
 }
@@ -173,7 +173,7 @@ static const char adaptive_json[] =
 static void adaptive(host *h)
 {
     enum { STEPS = 10 };
-    eddy_scene_desc d = { .path = "adaptive", .json = adaptive_json, .no_output = true };
+    eddy_scene_desc d = { EDDY_SIZED(eddy_scene_desc), .path = "adaptive", .json = adaptive_json, .no_output = true };
     eddy_scene *s = eddy_load_scene(h->e, &d);
     REQUIRE(s);
     uint32_t first = eddy_scene_get_info(s).substeps;
@@ -218,14 +218,14 @@ static void unannounced(host *h, const char *root)
     VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
     VK(vkBeginCommandBuffer(h->cb, &bi));
     test_clear_error();
-    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ .command_buffer = h->cb,
+    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ EDDY_SIZED(eddy_scene_record_desc), .command_buffer = h->cb,
                                                          .steps = EDDY_SCENE_RECORD_MAX_STEPS + 1 }) ==
           EDDY_ERROR_INVALID_ARGUMENT);
     CHECK(!strcmp(test_last_id, "scene.record") && strstr(test_last_error, "1000"));
-    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ 0 }) == EDDY_ERROR_INVALID_ARGUMENT);
+    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ EDDY_SIZED(eddy_scene_record_desc) }) == EDDY_ERROR_INVALID_ARGUMENT);
     CHECK(!strcmp(test_last_id, "scene.record") && strstr(test_last_error, "command_buffer"));
     CHECK(eddy_scene_get_info(s).steps_done == 0);
-    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ .command_buffer = h->cb, .steps = 2 }) == EDDY_OK);
+    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ EDDY_SIZED(eddy_scene_record_desc), .command_buffer = h->cb, .steps = 2 }) == EDDY_OK);
     VK(vkEndCommandBuffer(h->cb));
     VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
     VkFence fence;
@@ -269,7 +269,7 @@ static uint64_t record_unsubmitted(host *h, eddy_scene *s)
                                     .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
     VK(vkBeginCommandBuffer(h->cb, &bi));
     uint64_t value = ++h->frame;
-    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ .command_buffer = h->cb, .done_semaphore = h->timeline,
+    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ EDDY_SIZED(eddy_scene_record_desc), .command_buffer = h->cb, .done_semaphore = h->timeline,
                                                          .done_value = value }) == EDDY_OK);
     VK(vkEndCommandBuffer(h->cb));
     return value;
@@ -305,7 +305,7 @@ static void getters(host *h)
 {
     signal(SIGALRM, on_alarm);
     alarm(60); /* a hang fails the test instead of stalling the suite */
-    eddy_scene_desc d = { .path = "getters", .json = getters_json, .no_output = true };
+    eddy_scene_desc d = { EDDY_SIZED(eddy_scene_desc), .path = "getters", .json = getters_json, .no_output = true };
     eddy_scene *s = eddy_load_scene(h->e, &d);
     REQUIRE(s);
     double in[3], out[3], in2[3], out2[3];
@@ -367,9 +367,9 @@ static void async_compute(void)
     eddy_adopt_desc ad = HOST_VK_ADOPT(&hv);
     ad.share_families = &hv.gfx_family;
     ad.share_family_count = 1;
-    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ .log = test_log, .adopt = ad });
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc), .log = test_log, .adopt = &ad });
     REQUIRE(e && eddy_register_builtin_modules(e) == EDDY_OK);
-    eddy_scene_desc d = { .path = "async_dam", .json = dam_json, .no_output = true };
+    eddy_scene_desc d = { EDDY_SIZED(eddy_scene_desc), .path = "async_dam", .json = dam_json, .no_output = true };
     eddy_scene *s = eddy_load_scene(e, &d);
     REQUIRE(s);
     CHECK(eddy_scene_step(s, FRAMES) == EDDY_OK);
@@ -416,7 +416,7 @@ static void async_compute(void)
     for (uint64_t f = 1; f <= FRAMES; f++) {
         uint64_t v = 0;
         eddy_semaphore_wait copied = { hs, 2 * f - 3 };
-        CHECK(eddy_scene_submit(s, &(eddy_scene_submit_desc){ .steps = 1, .waits = f > 1 ? &copied : NULL,
+        CHECK(eddy_scene_submit(s, &(eddy_scene_submit_desc){ EDDY_SIZED(eddy_scene_submit_desc), .steps = 1, .waits = f > 1 ? &copied : NULL,
                                                               .wait_count = f > 1 }, &v) == EDDY_OK);
         if (f > 2) { /* frame f-2's command buffers are free again */
             uint64_t done = 2 * (f - 2);
@@ -493,7 +493,7 @@ int main(int argc, char **argv)
     test_require_device();
     host h = { 0 };
     host_vk_create(&h.vk);
-    h.e = eddy_create_engine(&(eddy_engine_desc){ .log = test_log, .adopt = HOST_VK_ADOPT(&h.vk) });
+    h.e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc), .log = test_log, .adopt = &(eddy_adopt_desc)HOST_VK_ADOPT(&h.vk) });
     REQUIRE(h.e);
     REQUIRE(eddy_register_builtin_modules(h.e) == EDDY_OK);
     VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,

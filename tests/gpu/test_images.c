@@ -96,7 +96,7 @@ static void round_trips(eddy_engine *e)
             unsigned char *in = malloc(bytes), *out = malloc(bytes);
             REQUIRE(in && out);
             /* Fresh: zero. */
-            eddy_image im = eddy_create_image(e, &(eddy_image_desc){
+            eddy_image im = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc),
                 .width = ext[d][0], .height = ext[d][1], .depth = ext[d][2], .format = (eddy_format)f,
                 .label = "roundtrip" });
             CHECKF(im.id, "%s %dD not created", format_names[f], d + 1);
@@ -170,7 +170,7 @@ static void large(eddy_engine *e)
     REQUIRE(in && out);
     for (size_t i = 0; i < (size_t)W * H * D; i++)
         in[i] = (float)i * 0.25f;
-    eddy_image im = eddy_create_image(e, &(eddy_image_desc){ .width = W, .height = H, .depth = D,
+    eddy_image im = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = W, .height = H, .depth = D,
                                                              .format = EDDY_FORMAT_R32F, .label = "large" });
     REQUIRE(im.id);
     CHECK(eddy_image_upload(e, im, NULL, in) == EDDY_OK);
@@ -269,7 +269,7 @@ static void filtering(eddy_engine *e, int dims)
     REQUIRE(data);
     for (size_t i = 0; i < texels * channels; i++)
         data[i] = (float)(rnd() % 1024) / 1024.0f;
-    eddy_image im = eddy_create_image(e, &(eddy_image_desc){
+    eddy_image im = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc),
         .width = size[0], .height = size[1], .depth = size[2], .dimensions = (uint32_t)dims, .format = format,
         .usage = EDDY_IMAGE_SAMPLED, .filter = EDDY_FILTER_LINEAR, .label = "filtered", .data = data });
     REQUIRE(im.id);
@@ -281,15 +281,15 @@ static void filtering(eddy_engine *e, int dims)
             int sixteenths = (int)(rnd() % (uint32_t)((size[a < 3 ? a : 0] + 2) * 16)) - 16;
             coords[i][a] = a < dims ? (float)sixteenths / 16.0f / (float)size[a] : 0.0f;
         }
-    eddy_buffer cb = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof coords, .data = coords,
+    eddy_buffer cb = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof coords, .data = coords,
                                                                 .label = "coords" });
-    eddy_buffer ob = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = N * 16, .label = "samples" });
+    eddy_buffer ob = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = N * 16, .label = "samples" });
     const char *glsl[] = { sample1d_glsl, sample2d_glsl, sample3d_glsl };
-    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "sample", .glsl = glsl[dims - 1] });
+    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sample", .glsl = glsl[dims - 1] });
     REQUIRE(k.id && cb.id && ob.id);
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "filter" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "filter" });
     uint32_t n = N;
-    eddy_pass_desc pd = { .label = "sample", .kernel = k, .threads = N, .push = &n, .push_size = 4 };
+    eddy_pass_desc pd = { EDDY_SIZED(eddy_pass_desc), .label = "sample", .kernel = k, .threads = N, .push = &n, .push_size = 4 };
     pd.images[0] = (eddy_image_binding){ im, EDDY_SAMPLE };
     pd.bindings[1] = (eddy_binding){ cb, EDDY_READ };
     pd.bindings[2] = (eddy_binding){ ob, EDDY_WRITE };
@@ -345,18 +345,18 @@ static void write_then_sample(eddy_engine *e)
     for (int i = 0; i < W * H; i++)
         for (int c = 0; c < 4; c++)
             init[i][c] = (float)(i * 4 + c);
-    eddy_image im = eddy_create_image(e, &(eddy_image_desc){ .width = W, .height = H, .format = EDDY_FORMAT_RGBA32F,
+    eddy_image im = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = W, .height = H, .format = EDDY_FORMAT_RGBA32F,
                                                              .label = "field", /* nearest: exact at texel centres */
                                                              .data = init });
-    eddy_buffer ob = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof got, .label = "seen" });
-    eddy_kernel ka = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "add", .glsl = add_glsl });
-    eddy_kernel kr = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "read", .glsl = read_glsl });
+    eddy_buffer ob = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof got, .label = "seen" });
+    eddy_kernel ka = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "add", .glsl = add_glsl });
+    eddy_kernel kr = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "read", .glsl = read_glsl });
     REQUIRE(im.id && ob.id && ka.id && kr.id);
     CHECK(eddy_kernel_binding_count(e, kr) == 2);
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "write-sample" });
-    eddy_pass_desc a = { .label = "add", .kernel = ka, .groups = { (W + 7) / 8, (H + 7) / 8 } };
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "write-sample" });
+    eddy_pass_desc a = { EDDY_SIZED(eddy_pass_desc), .label = "add", .kernel = ka, .groups = { (W + 7) / 8, (H + 7) / 8 } };
     a.images[0] = (eddy_image_binding){ im, EDDY_READ_WRITE };
-    eddy_pass_desc r = { .label = "read", .kernel = kr, .groups = { (W + 7) / 8, (H + 7) / 8 } };
+    eddy_pass_desc r = { EDDY_SIZED(eddy_pass_desc), .label = "read", .kernel = kr, .groups = { (W + 7) / 8, (H + 7) / 8 } };
     r.images[0] = (eddy_image_binding){ im, EDDY_SAMPLE };
     r.bindings[1] = (eddy_binding){ ob, EDDY_READ_WRITE };
     REQUIRE(eddy_graph_add_pass(e, g, &a) >= 0);
@@ -387,14 +387,14 @@ static void write_then_sample(eddy_engine *e)
     eddy_host_use before[] = { { .image = im, .stages = EDDY_STAGE_COMPUTE,
                                  .access = EDDY_ACCESS_SHADER_READ | EDDY_ACCESS_SHADER_WRITE } };
     eddy_host_use after[] = { { .image = im, .stages = 0, .access = 0 } };
-    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cmd, .after = after, .after_count = 1 }) ==
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ EDDY_SIZED(eddy_record_desc), .command_buffer = cmd, .after = after, .after_count = 1 }) ==
           EDDY_OK);
     eddy_host_use both[] = { { .buffer = ob, .image = im, .stages = EDDY_STAGE_COMPUTE } };
     test_clear_error();
-    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cmd, .before = both, .before_count = 1 }) ==
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ EDDY_SIZED(eddy_record_desc), .command_buffer = cmd, .before = both, .before_count = 1 }) ==
           EDDY_ERROR_INVALID_ARGUMENT);
     CHECK(test_saw("graph.host_use") && strstr(test_last_error, "before[0]"));
-    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cmd, .before = before, .before_count = 1,
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ EDDY_SIZED(eddy_record_desc), .command_buffer = cmd, .before = before, .before_count = 1,
                                                        .after = after, .after_count = 1 }) == EDDY_OK);
     REQUIRE(vkEndCommandBuffer(cmd) == VK_SUCCESS);
     VkFence fence;
@@ -468,19 +468,19 @@ static bool refused(eddy_engine *e, eddy_graph g, const eddy_pass_desc *pd, cons
 
 static void wrong_access(eddy_engine *e)
 {
-    eddy_image i2 = eddy_create_image(e, &(eddy_image_desc){ .width = 8, .height = 8, .format = EDDY_FORMAT_R32F,
+    eddy_image i2 = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = 8, .height = 8, .format = EDDY_FORMAT_R32F,
                                                              .label = "i2" });
-    eddy_image i3 = eddy_create_image(e, &(eddy_image_desc){ .width = 4, .height = 4, .depth = 4,
+    eddy_image i3 = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = 4, .height = 4, .depth = 4,
                                                              .format = EDDY_FORMAT_R32F, .label = "i3" });
-    eddy_image only_sampled = eddy_create_image(e, &(eddy_image_desc){
+    eddy_image only_sampled = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc),
         .width = 8, .height = 8, .format = EDDY_FORMAT_R32F, .usage = EDDY_IMAGE_SAMPLED, .label = "sampled only" });
-    eddy_buffer buf = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 256, .label = "buf" });
-    eddy_kernel kp = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "plain", .glsl = plain_glsl });
-    eddy_kernel kw = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "wo", .glsl = wo_glsl });
-    eddy_kernel k3 = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ro3d", .glsl = ro3d_glsl });
+    eddy_buffer buf = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 256, .label = "buf" });
+    eddy_kernel kp = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "plain", .glsl = plain_glsl });
+    eddy_kernel kw = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "wo", .glsl = wo_glsl });
+    eddy_kernel k3 = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "ro3d", .glsl = ro3d_glsl });
     REQUIRE(i2.id && i3.id && only_sampled.id && buf.id && kp.id && kw.id && k3.id);
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "wrong" });
-    eddy_pass_desc pd = { .label = "read of a written image", .kernel = kp, .groups = { 1, 1 } };
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "wrong" });
+    eddy_pass_desc pd = { EDDY_SIZED(eddy_pass_desc), .label = "read of a written image", .kernel = kp, .groups = { 1, 1 } };
     pd.images[0] = (eddy_image_binding){ i2, EDDY_READ };
     refused(e, g, &pd, "pass.access", "EDDY_READ");
     pd.label = "write of a read image";
@@ -505,7 +505,7 @@ static void wrong_access(eddy_engine *e)
     pd.label = "read of a readonly 3D image";
     pd.images[0] = (eddy_image_binding){ i3, EDDY_READ };
     CHECK(eddy_graph_add_pass(e, g, &pd) >= 0);
-    pd = (eddy_pass_desc){ .label = "write of a writeonly image", .kernel = kw, .groups = { 1, 1 } };
+    pd = (eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "write of a writeonly image", .kernel = kw, .groups = { 1, 1 } };
     pd.images[0] = (eddy_image_binding){ i2, EDDY_WRITE };
     pd.images[1] = (eddy_image_binding){ only_sampled, EDDY_READ };
     refused(e, g, &pd, "pass.access", "EDDY_SAMPLE");
@@ -534,14 +534,14 @@ static void refusals(eddy_engine *e)
     vkGetPhysicalDeviceProperties(vk.physical_device, &props);
     int before = test_errors_seen;
     test_clear_error();
-    eddy_image im = eddy_create_image(e, &(eddy_image_desc){
+    eddy_image im = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc),
         .width = props.limits.maxImageDimension2D + 1, .height = 2, .format = EDDY_FORMAT_R32F, .label = "huge" });
     CHECK(!im.id && test_errors_seen > before && !strcmp(test_last_id, "image.too_large") &&
           strstr(test_last_error, "maxImageDimension2D"));
-    im = eddy_create_image(e, &(eddy_image_desc){ .width = props.limits.maxImageDimension3D + 1, .height = 2,
+    im = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = props.limits.maxImageDimension3D + 1, .height = 2,
                                                   .depth = 2, .format = EDDY_FORMAT_R32F, .label = "huge3d" });
     CHECK(!im.id && !strcmp(test_last_id, "image.too_large") && strstr(test_last_error, "maxImageDimension3D"));
-    im = eddy_create_image(e, &(eddy_image_desc){ .width = 4, .format = (eddy_format)42, .label = "odd" });
+    im = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = 4, .format = (eddy_format)42, .label = "odd" });
     CHECK(!im.id && !strcmp(test_last_id, "image.invalid") && strstr(test_last_error, "(got 42)"));
     /* Every format and usage the device lacks is refused naming the format
      * and the feature; the rest are made. */
@@ -564,7 +564,7 @@ static void refusals(eddy_engine *e)
         };
         for (int i = 0; i < 3; i++) {
             bool has = (fp.optimalTilingFeatures & c[i].need) != 0;
-            im = eddy_create_image(e, &(eddy_image_desc){ .width = 4, .height = 4, .format = (eddy_format)f,
+            im = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = 4, .height = 4, .format = (eddy_format)f,
                                                           .usage = c[i].usage, .filter = c[i].filter,
                                                           .label = "feature" });
             if (has) {
@@ -617,7 +617,7 @@ static void adoption(eddy_engine *e)
     float in[W * H], out[W * H];
     for (int i = 0; i < W * H; i++)
         in[i] = (float)i * 0.5f;
-    eddy_image im = eddy_create_image(e, &(eddy_image_desc){ .width = W, .height = H, .format = EDDY_FORMAT_R32F,
+    eddy_image im = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = W, .height = H, .format = EDDY_FORMAT_R32F,
                                                              .label = "adopted", .adopt_image = host,
                                                              .adopt_layout = VK_IMAGE_LAYOUT_UNDEFINED,
                                                              .data = in });
@@ -625,9 +625,9 @@ static void adoption(eddy_engine *e)
     eddy_vk_image v;
     CHECK(eddy_image_vk(e, im, &v) == EDDY_OK && v.image == host && v.view && v.sampler &&
           v.layout == VK_IMAGE_LAYOUT_GENERAL && v.extent.width == W);
-    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "double", .glsl = plain_glsl });
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "adopted" });
-    eddy_pass_desc pd = { .label = "double", .kernel = k, .groups = { W / 8, H / 8 } };
+    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "double", .glsl = plain_glsl });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "adopted" });
+    eddy_pass_desc pd = { EDDY_SIZED(eddy_pass_desc), .label = "double", .kernel = k, .groups = { W / 8, H / 8 } };
     pd.images[0] = (eddy_image_binding){ im, EDDY_READ_WRITE };
     REQUIRE(k.id && eddy_graph_add_pass(e, g, &pd) >= 0);
     CHECK(eddy_graph_run(e, g, 2) == EDDY_OK);

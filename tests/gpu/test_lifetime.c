@@ -19,14 +19,14 @@ typedef struct { uint32_t count, op; } ops_push;
 
 static eddy_kernel ops_kernel(eddy_engine *e)
 {
-    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ops", EDDY_SPIRV(ops_spv) });
+    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "ops", EDDY_SPIRV(ops_spv) });
     REQUIRE(k.id);
     return k;
 }
 
 static eddy_buffer make(eddy_engine *e, const char *label, const uint32_t *data)
 {
-    eddy_buffer b = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = N * 4, .label = label, .data = data });
+    eddy_buffer b = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = N * 4, .label = label, .data = data });
     REQUIRE(b.id);
     return b;
 }
@@ -34,7 +34,7 @@ static eddy_buffer make(eddy_engine *e, const char *label, const uint32_t *data)
 /* b += a (op 1) as one pass. */
 static int add_pass(eddy_engine *e, eddy_graph g, eddy_kernel k, eddy_buffer a, eddy_buffer b, const ops_push *p)
 {
-    return eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "b+=a", .kernel = k, .threads = N,
+    return eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "b+=a", .kernel = k, .threads = N,
         .bindings = { { a, EDDY_READ_WRITE }, { b, EDDY_READ_WRITE } }, .push = p, .push_size = sizeof *p });
 }
 
@@ -47,7 +47,7 @@ static void pass_added_while_pending(void)
         a[i] = i, b[i] = 3 * i;
     eddy_buffer ba = make(e, "a", a), bb = make(e, "b", b);
     ops_push p = { N, 1 };
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "grows" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "grows" });
     CHECK(add_pass(e, g, k, ba, bb, &p) == 0);
     uint64_t v = 0;
     CHECK(eddy_graph_submit(e, g, 50, &v) == EDDY_OK);
@@ -70,7 +70,7 @@ static eddy_graph submitted(eddy_engine *e, const char *label, eddy_kernel k, ed
                             uint32_t times, uint64_t *value)
 {
     ops_push p = { N, 1 };
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = label });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = label });
     CHECK(add_pass(e, g, k, ba, bb, &p) == 0);
     CHECK(eddy_graph_submit(e, g, times, value) == EDDY_OK);
     return g;
@@ -83,7 +83,7 @@ static void destroyed_binding_refused(void)
     static uint32_t a[N];
     eddy_buffer ba = make(e, "a", a), bb = make(e, "water.pos", a);
     ops_push p = { N, 1 };
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "step" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "step" });
     CHECK(add_pass(e, g, k, ba, bb, &p) == 0);
     CHECK(eddy_graph_run(e, g, 1) == EDDY_OK);
     eddy_destroy_buffer(e, bb);
@@ -94,7 +94,7 @@ static void destroyed_binding_refused(void)
                strstr(test_last_error, "binding 1"),
            "message: [%s] %s", test_last_id, test_last_error);
     /* The same for a destroyed kernel, and for a host recording. */
-    eddy_graph g2 = eddy_create_graph(e, &(eddy_graph_desc){ .label = "step2" });
+    eddy_graph g2 = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "step2" });
     eddy_buffer bc = make(e, "c", a);
     CHECK(add_pass(e, g2, k, ba, bc, &p) == 0);
     eddy_destroy_kernel(e, k);
@@ -129,7 +129,7 @@ static void destroyed_in_flight(void)
     /* Another submit in flight when the engine itself goes. */
     eddy_kernel k2 = ops_kernel(e);
     eddy_buffer bc = make(e, "c", a), bd = make(e, "d", a);
-    eddy_graph g2 = eddy_create_graph(e, &(eddy_graph_desc){ .label = "at exit" });
+    eddy_graph g2 = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "at exit" });
     CHECK(add_pass(e, g2, k2, bc, bd, &p) == 0);
     CHECK(eddy_graph_submit(e, g2, 100, &v) == EDDY_OK);
     test_finish(e);
@@ -144,7 +144,7 @@ static void failed_submit(void)
         a[i] = 1, b[i] = i;
     eddy_buffer ba = make(e, "a", a), bb = make(e, "b", b);
     ops_push p = { N, 1 };
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "fails" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "fails" });
     CHECK(add_pass(e, g, k, ba, bb, &p) == 0);
     uint64_t v = 0;
     CHECK(eddy_graph_submit(e, g, 1, &v) == EDDY_OK);
@@ -196,7 +196,7 @@ static void host_recording(void)
     static uint32_t a[N];
     eddy_buffer ba = make(e, "a", a), bb = make(e, "b", a);
     ops_push p = { N, 1 };
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "host" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "host" });
     CHECK(add_pass(e, g, k, ba, bb, &p) == 0);
 
     VkCommandPool pool;
@@ -217,7 +217,7 @@ static void host_recording(void)
     VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                     .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
     REQUIRE(vkBeginCommandBuffer(cb, &bi) == VK_SUCCESS);
-    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ .command_buffer = cb, .done_semaphore = done,
+    CHECK(eddy_graph_record(e, g, &(eddy_record_desc){ EDDY_SIZED(eddy_record_desc), .command_buffer = cb, .done_semaphore = done,
                                                        .done_value = 7 }) == EDDY_OK);
     REQUIRE(vkEndCommandBuffer(cb) == VK_SUCCESS);
     eddy_destroy_graph(e, g);
@@ -243,12 +243,12 @@ static void host_recording(void)
     /* Without a semaphore: kept until the host says its work is done. */
     eddy_kernel k2 = ops_kernel(e);
     eddy_buffer bc = make(e, "c", a), bd = make(e, "d", a);
-    eddy_graph g2 = eddy_create_graph(e, &(eddy_graph_desc){ .label = "host2" });
+    eddy_graph g2 = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "host2" });
     CHECK(add_pass(e, g2, k2, bc, bd, &p) == 0);
     VkCommandBuffer cb2;
     REQUIRE(vkAllocateCommandBuffers(vo.device, &cai, &cb2) == VK_SUCCESS);
     REQUIRE(vkBeginCommandBuffer(cb2, &bi) == VK_SUCCESS);
-    CHECK(eddy_graph_record(e, g2, &(eddy_record_desc){ .command_buffer = cb2 }) == EDDY_OK);
+    CHECK(eddy_graph_record(e, g2, &(eddy_record_desc){ EDDY_SIZED(eddy_record_desc), .command_buffer = cb2 }) == EDDY_OK);
     REQUIRE(vkEndCommandBuffer(cb2) == VK_SUCCESS);
     eddy_destroy_graph(e, g2);
     eddy_destroy_buffer(e, bd);

@@ -21,7 +21,7 @@ int main(void)
     while (n < 256) {
         char label[32];
         snprintf(label, sizeof label, "fill.%d", n);
-        bufs[n] = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = size, .label = label });
+        bufs[n] = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = size, .label = label });
         if (!bufs[n].id)
             break;
         n++;
@@ -34,7 +34,7 @@ int main(void)
     /* Freed memory is usable again. */
     for (int i = 0; i < n; i++)
         eddy_destroy_buffer(e, bufs[i]);
-    eddy_buffer again = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = size, .label = "again" });
+    eddy_buffer again = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = size, .label = "again" });
     CHECK(again.id != 0);
     eddy_destroy_buffer(e, again);
     test_finish(e);

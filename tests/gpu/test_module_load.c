@@ -66,7 +66,7 @@ int main(int argc, char **argv)
         "    { \"module\": \"%s\", \"set\": \"p\", \"params\": { \"rate\": 2.0 } },"
         "    { \"module\": \"ballistic\", \"set\": \"p\", \"params\": { \"gravity\": [0, 0, 0] } } ] }",
         build ? "test_damping_4_0" : "test_damping");
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .json = scene, .no_output = true });
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .json = scene, .no_output = true });
     REQUIRE(s != NULL);
     CHECK(eddy_scene_run(s, 0, false) == EDDY_OK);
     eddy_scene_info info = eddy_scene_get_info(s);

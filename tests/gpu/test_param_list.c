@@ -75,7 +75,7 @@ static eddy_scene *load(eddy_engine *e, const char *params)
         "  \"systems\": [ { \"module\": \"test_list\", \"set\": \"p\", \"params\": { %s } } ] }", params);
     memset(&got, 0, sizeof got);
     test_clear_error();
-    return eddy_load_scene(e, &(eddy_scene_desc){ .json = scene, .no_output = true });
+    return eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .json = scene, .no_output = true });
 }
 
 /* A list the scene refuses: no create, scene.field naming `field`, and the

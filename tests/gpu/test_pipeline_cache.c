@@ -33,14 +33,14 @@ static size_t engine_round(bool expect_warning, const char *id)
 {
     warnings = 0;
     warning[0] = 0;
-    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ .validation = EDDY_VALIDATION_SYNC, .log = cache_log,
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc), .validation = EDDY_VALIDATION_SYNC, .log = cache_log,
                                                              .pipeline_cache_dir = dir });
     REQUIRE(e);
     eddy_pipeline_cache_info info = eddy_engine_pipeline_cache(e);
     REQUIRE(info.path);
     snprintf(file, sizeof file, "%s", info.path);
     CHECK(strncmp(file, dir, strlen(dir)) == 0);
-    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ops", EDDY_SPIRV(ops_spv) });
+    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "ops", EDDY_SPIRV(ops_spv) });
     CHECK(k.id);
     CHECKF(expect_warning ? warnings == 1 : warnings == 0, "%d warnings, last: %s", warnings, warning);
     if (id)
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
     CHECK(engine_round(false, NULL) == loaded);
 
     /* "" : no cache on disk. */
-    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ .validation = EDDY_VALIDATION_SYNC, .log = test_log,
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc), .validation = EDDY_VALIDATION_SYNC, .log = test_log,
                                                              .pipeline_cache_dir = "" });
     REQUIRE(e);
     CHECK(eddy_engine_pipeline_cache(e).path == NULL);

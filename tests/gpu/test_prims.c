@@ -13,7 +13,7 @@ enum { NLEN = sizeof lengths / sizeof lengths[0], MAXN = 1000003 };
 
 static eddy_buffer make(eddy_engine *e, const char *label, uint64_t bytes, const void *data)
 {
-    eddy_buffer b = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = bytes ? bytes : 4, .label = label, .data = data });
+    eddy_buffer b = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = bytes ? bytes : 4, .label = label, .data = data });
     REQUIRE(b.id);
     return b;
 }
@@ -26,7 +26,7 @@ static void run_graph(eddy_engine *e, eddy_graph g)
 
 static void test_scan(eddy_engine *e, uint32_t *in, uint32_t *out, uint32_t *ref)
 {
-    eddy_scan *scan = eddy_create_scan(e, &(eddy_scan_desc){ .max_count = MAXN });
+    eddy_scan *scan = eddy_create_scan(e, &(eddy_scan_desc){ EDDY_SIZED(eddy_scan_desc), .max_count = MAXN });
     REQUIRE(scan);
     uint64_t seed = 1;
     for (int li = 0; li < NLEN; li++) {
@@ -36,7 +36,7 @@ static void test_scan(eddy_engine *e, uint32_t *in, uint32_t *out, uint32_t *ref
         for (int inclusive = 0; inclusive < 2; inclusive++) {
             eddy_buffer bi = make(e, "scan.in", n * 4ull, n ? in : NULL);
             eddy_buffer bo = make(e, "scan.out", n * 4ull + 8, NULL);
-            eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "scan" });
+            eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "scan" });
             /* Out of place at an offset of 2 elements, then in place. */
             CHECK(eddy_scan_record(e, scan, g, bi, 0, bo, 2, n, inclusive) == EDDY_OK);
             CHECK(eddy_scan_record(e, scan, g, bi, 0, bi, 0, n, inclusive) == EDDY_OK);
@@ -57,7 +57,7 @@ static void test_scan(eddy_engine *e, uint32_t *in, uint32_t *out, uint32_t *ref
         }
     }
     /* Over max_count: refused. */
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "scan.bad" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "scan.bad" });
     eddy_buffer b = make(e, "scan.small", 16, NULL);
     CHECK(eddy_scan_record(e, scan, g, b, 0, b, 0, MAXN + 1, false) == EDDY_ERROR_INVALID_ARGUMENT);
     CHECK(eddy_scan_record(e, scan, g, b, 0, b, 0, 5, false) == EDDY_ERROR_INVALID_ARGUMENT); /* 20 bytes > 16 */
@@ -88,7 +88,7 @@ static void cpu_sort(uint32_t *k, uint32_t *v, uint32_t n, uint32_t *tk, uint32_
 
 static void test_sort(eddy_engine *e, uint32_t *k, uint32_t *v, uint32_t *gk, uint32_t *gv, uint32_t *tk, uint32_t *tv)
 {
-    eddy_sort *sort = eddy_create_sort(e, &(eddy_sort_desc){ .max_count = MAXN });
+    eddy_sort *sort = eddy_create_sort(e, &(eddy_sort_desc){ EDDY_SIZED(eddy_sort_desc), .max_count = MAXN });
     REQUIRE(sort);
     const char *kinds[] = { "random", "all equal", "sorted", "reverse sorted", "few distinct (stability)" };
     uint64_t seed = 2;
@@ -102,7 +102,7 @@ static void test_sort(eddy_engine *e, uint32_t *k, uint32_t *v, uint32_t *gk, ui
             }
             eddy_buffer bk = make(e, "sort.keys", n * 4ull, n ? k : NULL);
             eddy_buffer bv = make(e, "sort.values", n * 4ull, n ? v : NULL);
-            eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "sort" });
+            eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "sort" });
             CHECK(eddy_sort_record(e, sort, g, bk, bv, n, kind == 4 ? 3 : 0) == EDDY_OK);
             run_graph(e, g);
             cpu_sort(k, v, n, tk, tv);
@@ -121,7 +121,7 @@ static void test_sort(eddy_engine *e, uint32_t *k, uint32_t *v, uint32_t *gk, ui
 
 static void test_reduce(eddy_engine *e, float *x)
 {
-    eddy_reduce *red = eddy_create_reduce(e, &(eddy_reduce_desc){ .max_count = MAXN });
+    eddy_reduce *red = eddy_create_reduce(e, &(eddy_reduce_desc){ EDDY_SIZED(eddy_reduce_desc), .max_count = MAXN });
     REQUIRE(red);
     uint64_t seed = 3;
     eddy_buffer out = make(e, "reduce.out", 16 * 8, NULL);
@@ -130,7 +130,7 @@ static void test_reduce(eddy_engine *e, float *x)
         for (uint32_t i = 0; i < 4 * n; i++)
             x[i] = ((float)test_rand(&seed) / 4294967296.0f - 0.3f) * 100.0f;
         eddy_buffer bx = make(e, "reduce.in", 16ull * n, n ? x : NULL);
-        eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "reduce" });
+        eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "reduce" });
         /* float (stride 1), packed vec3 (stride 3), vec4 (stride 4); sum, min, max. */
         struct { uint32_t stride, comps, op; } cases[] = {
             { 1, 1, EDDY_REDUCE_SUM }, { 3, 3, EDDY_REDUCE_SUM }, { 4, 4, EDDY_REDUCE_SUM },
@@ -177,7 +177,7 @@ static void test_reduce(eddy_engine *e, float *x)
     eddy_buffer bx = make(e, "seg.in", 16ull * total, x);
     eddy_buffer bo = make(e, "seg.offsets", sizeof offsets, offsets);
     eddy_buffer br = make(e, "seg.out", 16ull * nseg, NULL);
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "segments" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "segments" });
     /* Both methods: `elements` as given (a workgroup a segment), and as if
      * the segments were short (a thread a segment). */
     for (int method = 0; method < 2; method++) {
@@ -199,7 +199,7 @@ static void test_reduce(eddy_engine *e, float *x)
                        method, s, a, res[4 * s + a], want);
             }
         eddy_destroy_graph(e, g);
-        g = method ? (eddy_graph){ 0 } : eddy_create_graph(e, &(eddy_graph_desc){ .label = "segments" });
+        g = method ? (eddy_graph){ 0 } : eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "segments" });
     }
     eddy_destroy_buffer(e, bx);
     eddy_destroy_buffer(e, bo);
@@ -218,7 +218,7 @@ static void test_fill(eddy_engine *e)
     for (uint32_t i = 0; i < N; i++)
         init[i] = 7u * i + 1u;
     eddy_buffer b = make(e, "fill.buf", 4 * N, init);
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "fill" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "fill" });
     REQUIRE(eddy_fill_record(e, g, b, 123, 700, 0xdeadbeefu) == EDDY_OK);
     run_graph(e, g);
     REQUIRE(eddy_buffer_download(e, b, 0, 4 * N, out) == EDDY_OK);
@@ -226,7 +226,7 @@ static void test_fill(eddy_engine *e)
     for (uint32_t i = 0; i < N; i++)
         wrong += out[i] != (i >= 123 && i < 823 ? 0xdeadbeefu : init[i]);
     CHECKF(wrong == 0, "fill: %u uints wrong", wrong);
-    eddy_graph bad = eddy_create_graph(e, &(eddy_graph_desc){ .label = "fill.bad" });
+    eddy_graph bad = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "fill.bad" });
     CHECK(eddy_fill_record(e, bad, b, 0, N + 1, 0) == EDDY_ERROR_INVALID_ARGUMENT);
     CHECK(eddy_fill_record(e, bad, b, N - 1, 2, 0) == EDDY_ERROR_INVALID_ARGUMENT);
     CHECK(eddy_fill_record(e, bad, b, UINT32_MAX, 2, 0) == EDDY_ERROR_INVALID_ARGUMENT);

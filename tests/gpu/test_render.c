@@ -230,14 +230,14 @@ static void test_triangles(eddy_engine *e)
     REQUIRE(ct == CT);
     float tool[4] = { -0.1f, 0.45f, 0.6f, 0.08f }, tool_s = -1.0f;
 
-    eddy_buffer b_spos = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof spos, .data = spos, .label = "spos" });
-    eddy_buffer b_svel = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof svel, .data = svel, .label = "svel" });
-    eddy_buffer b_tpos = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof tpos, .data = tpos, .label = "tpos" });
-    eddy_buffer b_tph = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof tph, .data = tph, .label = "tphase" });
-    eddy_buffer b_tidx = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof tidx, .data = tidx, .label = "tsurface" });
-    eddy_buffer b_cpos = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof cpos, .data = cpos, .label = "cpos" });
-    eddy_buffer b_cvel = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof cvel, .data = cvel, .label = "cvel" });
-    eddy_buffer b_cidx = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof cidx, .data = cidx, .label = "ctris" });
+    eddy_buffer b_spos = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof spos, .data = spos, .label = "spos" });
+    eddy_buffer b_svel = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof svel, .data = svel, .label = "svel" });
+    eddy_buffer b_tpos = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof tpos, .data = tpos, .label = "tpos" });
+    eddy_buffer b_tph = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof tph, .data = tph, .label = "tphase" });
+    eddy_buffer b_tidx = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof tidx, .data = tidx, .label = "tsurface" });
+    eddy_buffer b_cpos = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof cpos, .data = cpos, .label = "cpos" });
+    eddy_buffer b_cvel = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof cvel, .data = cvel, .label = "cvel" });
+    eddy_buffer b_cidx = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof cidx, .data = cidx, .label = "ctris" });
     REQUIRE(b_spos.id && b_svel.id && b_tpos.id && b_tph.id && b_tidx.id && b_cpos.id && b_cvel.id && b_cidx.id);
     eddy_render_set sets[3] = {
         { .position = b_spos, .velocity = b_svel, .density = b_spos, .phase = b_tph, .count = S, .mode = 0, .lo = lo,
@@ -416,13 +416,13 @@ int main(void)
             float f = (float)ph[i] * 0.6180339887498949f;
             sc2[i] = i < A ? (speed - lo) / span : i < A + B ? 0.05f + 0.9f * (f - floorf(f)) : -1.0f;
         }
-        eddy_buffer bp = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof pos, .data = pos, .label = "pos" });
-        eddy_buffer bv = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof vel, .data = vel, .label = "vel" });
-        eddy_buffer bd = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof rho, .data = rho, .label = "rho" });
-        eddy_buffer bh = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof ph, .data = ph, .label = "phase" });
+        eddy_buffer bp = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof pos, .data = pos, .label = "pos" });
+        eddy_buffer bv = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof vel, .data = vel, .label = "vel" });
+        eddy_buffer bd = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof rho, .data = rho, .label = "rho" });
+        eddy_buffer bh = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof ph, .data = ph, .label = "phase" });
         /* The second set is the tail of the same buffers: its own buffers. */
-        eddy_buffer bp2 = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16 * B, .data = pos + 4 * A, .label = "pos2" });
-        eddy_buffer bh2 = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4 * B, .data = ph + A, .label = "phase2" });
+        eddy_buffer bp2 = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16 * B, .data = pos + 4 * A, .label = "pos2" });
+        eddy_buffer bh2 = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 4 * B, .data = ph + A, .label = "phase2" });
         REQUIRE(bp.id && bv.id && bd.id && bh.id && bp2.id && bh2.id);
         eddy_render_set sets[2] = {
             { .position = bp, .velocity = bv, .density = bd, .phase = bh, .count = A, .mode = 0, .lo = lo, .span = span },

@@ -37,14 +37,14 @@ static void roundtrip(eddy_engine *e, eddy_kernel k, uint32_t n)
     }
     char label[64];
     snprintf(label, sizeof label, "in_u.%u", n);
-    eddy_buffer bu = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = n * 4ull, .label = label, .data = in_u });
-    eddy_buffer bf = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = n * 4ull, .label = "in_f", .data = in_f });
-    eddy_buffer ou = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = n * 4ull, .label = "out_u" });
-    eddy_buffer of = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = n * 4ull, .label = "out_f" });
+    eddy_buffer bu = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = n * 4ull, .label = label, .data = in_u });
+    eddy_buffer bf = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = n * 4ull, .label = "in_f", .data = in_f });
+    eddy_buffer ou = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = n * 4ull, .label = "out_u" });
+    eddy_buffer of = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = n * 4ull, .label = "out_f" });
     REQUIRE(bu.id && bf.id && ou.id && of.id);
     struct { uint32_t count; float a, b; } push = { n, 1.75f, -0.375f };
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "roundtrip" });
-    int p = eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "roundtrip" });
+    int p = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "roundtrip", .kernel = k, .threads = n, .push = &push, .push_size = sizeof push,
         .bindings = { { bu, EDDY_READ }, { bf, EDDY_READ }, { ou, EDDY_WRITE }, { of, EDDY_WRITE } } });
     CHECK(p == 0);
@@ -100,7 +100,7 @@ int main(void)
 {
     eddy_engine *e = test_engine();
     printf("device: %s\n", eddy_engine_device(e)->name);
-    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "roundtrip", EDDY_SPIRV(roundtrip_spv) });
+    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "roundtrip", EDDY_SPIRV(roundtrip_spv) });
     REQUIRE(k.id);
     CHECK(eddy_kernel_binding_count(e, k) == 4);
     CHECK(eddy_kernel_workgroup_size(e, k) == 64);
@@ -111,7 +111,7 @@ int main(void)
     /* Over the device limit: refused with the size and the limit in the message. */
     uint64_t limit = eddy_engine_device(e)->max_storage_buffer_range;
     test_clear_error();
-    eddy_buffer big = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = limit + 4, .label = "too.big" });
+    eddy_buffer big = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = limit + 4, .label = "too.big" });
     CHECK(big.id == 0);
     char want[64];
     snprintf(want, sizeof want, "%llu bytes", (unsigned long long)(limit + 4));
@@ -119,14 +119,14 @@ int main(void)
                strstr(test_last_error, "maxStorageBufferRange") && strstr(test_last_error, "too.big"),
            "message was: [%s] %s", test_last_id, test_last_error);
     test_clear_error();
-    CHECK(eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 0, .label = "empty" }).id == 0);
+    CHECK(eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 0, .label = "empty" }).id == 0);
     CHECK(!strcmp(test_last_id, "buffer.invalid") && strstr(test_last_error, "'empty'"));
 
     /* Staged writes land in call order, overlapping ones too (a later write
      * of a batch waits for an earlier one it overlaps: synchronization
      * validation would report the write-after-write otherwise), and a staged
      * read in the same batch sees the last. */
-    eddy_buffer sb = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 64, .label = "staged" });
+    eddy_buffer sb = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 64, .label = "staged" });
     REQUIRE(sb.id);
     uint32_t ones[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, twos[4] = { 2, 2, 2, 2 }, three = 3, seen[16] = { 0 };
     CHECK(eddy_buffer_stage_write(e, sb, 0, sizeof ones, ones) == EDDY_OK);

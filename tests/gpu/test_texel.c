@@ -70,18 +70,18 @@ static void gather(eddy_engine *e)
         uint32_t j = (uint32_t)(seed >> 33) % (i + 1), t = idx[i];
         idx[i] = idx[j], idx[j] = t;
     }
-    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "texel.gather", .glsl = gather_glsl });
+    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "texel.gather", .glsl = gather_glsl });
     REQUIRE(k.id);
     CHECK(eddy_kernel_binding_count(e, k) == 5);
-    eddy_buffer bs = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof src, .label = "src", .data = src });
-    eddy_buffer bi = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof idx, .label = "idx", .data = idx });
-    eddy_buffer bc = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof scalar, .label = "scalar", .data = scalar });
-    eddy_buffer bo = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof out, .label = "out" });
-    eddy_buffer bos = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = sizeof outs, .label = "outs" });
+    eddy_buffer bs = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof src, .label = "src", .data = src });
+    eddy_buffer bi = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof idx, .label = "idx", .data = idx });
+    eddy_buffer bc = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof scalar, .label = "scalar", .data = scalar });
+    eddy_buffer bo = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof out, .label = "out" });
+    eddy_buffer bos = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof outs, .label = "outs" });
     REQUIRE(bs.id && bi.id && bc.id && bo.id && bos.id);
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "texel" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "texel" });
     uint32_t n = N;
-    REQUIRE(eddy_graph_add_pass(e, g, &(eddy_pass_desc){
+    REQUIRE(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "gather", .kernel = k, .threads = N, .push = &n, .push_size = 4,
         .bindings = { { bs, EDDY_READ }, { bi, EDDY_READ }, { bc, EDDY_READ }, { bo, EDDY_WRITE }, { bos, EDDY_WRITE } } }) >= 0);
     CHECK(eddy_graph_run(e, g, 1) == EDDY_OK);
@@ -109,18 +109,18 @@ static void texel_only(eddy_engine *e)
     }
     uint64_t size = d->max_storage_buffer_range + 64;
     test_clear_error();
-    eddy_buffer plain = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = size, .label = "plain.big" });
+    eddy_buffer plain = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = size, .label = "plain.big" });
     CHECK(plain.id == 0 && !strcmp(test_last_id, "buffer.too_large"));
-    eddy_buffer big = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = size, .label = "texel.big", .texel_only = true });
+    eddy_buffer big = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = size, .label = "texel.big", .texel_only = true });
     REQUIRE(big.id);
     const float last[4] = { 1.5f, -2.25f, 3e-3f, 4e6f };
     CHECK(eddy_buffer_upload(e, big, size - 16, sizeof last, last) == EDDY_OK);
-    eddy_buffer out = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16, .label = "out" });
-    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "texel.last", .glsl = last_glsl });
-    eddy_kernel ks = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "ssbo.first", .glsl = ssbo_glsl });
+    eddy_buffer out = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16, .label = "out" });
+    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "texel.last", .glsl = last_glsl });
+    eddy_kernel ks = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "ssbo.first", .glsl = ssbo_glsl });
     REQUIRE(out.id && k.id && ks.id);
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "big" });
-    REQUIRE(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "last", .kernel = k, .groups = { 1 },
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "big" });
+    REQUIRE(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "last", .kernel = k, .groups = { 1 },
         .bindings = { { big, EDDY_READ }, { out, EDDY_WRITE } } }) >= 0);
     CHECK(eddy_graph_run(e, g, 1) == EDDY_OK);
     float got[4];
@@ -128,7 +128,7 @@ static void texel_only(eddy_engine *e)
     CHECKF(!memcmp(got, last, sizeof got), "last texel of a %llu-byte texel_only buffer: %g %g %g %g",
            (unsigned long long)size, got[0], got[1], got[2], got[3]);
     test_clear_error();
-    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ .label = "as_ssbo", .kernel = ks, .groups = { 1 },
+    CHECK(eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "as_ssbo", .kernel = ks, .groups = { 1 },
         .bindings = { { big, EDDY_READ }, { out, EDDY_WRITE } } }) < 0);
     CHECKF(!strcmp(test_last_id, "pass.binding") && strstr(test_last_error, "texel.big") &&
                strstr(test_last_error, "binding 0") && strstr(test_last_error, "texel_only"),
@@ -145,7 +145,7 @@ static void texel_only(eddy_engine *e)
 static void formats(eddy_engine *e)
 {
     test_clear_error();
-    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "texel.rgba8", .glsl = rgba8_glsl });
+    eddy_kernel k = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "texel.rgba8", .glsl = rgba8_glsl });
     CHECK(k.id == 0);
     CHECKF(!strcmp(test_last_id, "kernel.unsupported") && strstr(test_last_error, "texel.rgba8") &&
                strstr(test_last_error, "rgba32f"),

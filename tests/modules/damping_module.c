@@ -42,7 +42,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
 #else
     d->push.factor = (float)exp(-ctx->params[0].v[0] * ctx->dt);
 #endif
-    d->k = eddy_create_kernel(ctx->engine, &(eddy_kernel_desc){ .label = "damping", EDDY_SPIRV(damping_spv) });
+    d->k = eddy_create_kernel(ctx->engine, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "damping", EDDY_SPIRV(damping_spv) });
     return d->k.id ? EDDY_OK : EDDY_ERROR_VULKAN;
 }
 
@@ -57,7 +57,7 @@ static void destroy(void *state)
 static eddy_result declare_step(void *state, eddy_graph g)
 {
     damping *d = state;
-    int r = eddy_graph_add_pass(d->e, g, &(eddy_pass_desc){
+    int r = eddy_graph_add_pass(d->e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "damping.scale", .kernel = d->k, .threads = d->push.count,
         .bindings = { { eddy_particles_buffer(d->e, d->set, "velocity"), EDDY_READ_WRITE } },
         .push = &d->push, .push_size = sizeof d->push });

@@ -51,7 +51,7 @@ static void martin_moyce_check(eddy_engine *e, const char *root, const char *jso
             rows++;
     fclose(f);
     REQUIRE(rows >= 10);
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "martin-moyce", .json = json, .no_output = true });
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "martin-moyce", .json = json, .no_output = true });
     REQUIRE(sc != NULL);
     eddy_particles p = eddy_find_particles(e, "water");
     uint32_t n = eddy_particles_count(e, p);

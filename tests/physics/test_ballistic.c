@@ -20,7 +20,7 @@ static void drop(eddy_engine *e, double h, double restitution, double dt)
              "  \"systems\": [ { \"module\": \"ballistic\", \"set\": \"ball\","
              "      \"params\": { \"gravity\": [0, %g, 0], \"restitution\": %g } } ] }",
              dt, r, h + r, -g, restitution);
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "drop", .json = scene, .no_output = true });
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "drop", .json = scene, .no_output = true });
     REQUIRE(s != NULL);
     eddy_buffer pos = eddy_particles_buffer(e, eddy_find_particles(e, "ball"), "position");
     eddy_buffer vel = eddy_particles_buffer(e, eddy_find_particles(e, "ball"), "velocity");
@@ -48,7 +48,7 @@ static void against_cpu(eddy_engine *e)
     enum { N = 1000, STEPS = 300 };
     const eddy_module_desc *m = eddy_find_module(e, "ballistic");
     REQUIRE(m != NULL);
-    eddy_particles set = eddy_create_particles(e, &(eddy_particles_desc){ .name = "cloud", .count = N });
+    eddy_particles set = eddy_create_particles(e, &(eddy_particles_desc){ EDDY_SIZED(eddy_particles_desc), .name = "cloud", .count = N });
     REQUIRE(set.id);
     static float pos[N * 4], vel[N * 4], gpos[N * 4], gvel[N * 4];
     uint64_t seed = 99;
@@ -67,7 +67,7 @@ static void against_cpu(eddy_engine *e)
                             .box_min = { 0, 0, 0 }, .box_max = { 1, 1, 1 }, .dt = 2e-3, .substeps = 1 };
     void *state = NULL;
     REQUIRE(m->create(&ctx, &state) == EDDY_OK);
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "ballistic" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "ballistic" });
     CHECK(m->declare_step(state, g) == EDDY_OK);
     CHECK(eddy_graph_run(e, g, STEPS) == EDDY_OK);
     eddy_ballistic_params p = { { 0.5f, -9.81f, 0.25f, 2e-3f }, { 0, 0, 0, 0.6f }, { 1, 1, 1, 0 }, N, { 0 } };

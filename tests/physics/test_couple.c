@@ -39,7 +39,7 @@
 
 static eddy_scene *load(eddy_engine *e, const char *json)
 {
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "couple-test", .json = json, .no_output = true });
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "couple-test", .json = json, .no_output = true });
     REQUIRE(s != NULL);
     return s;
 }
@@ -996,7 +996,7 @@ static void float_multirate(eddy_engine *e)
              " \"params\": { \"stiffness\": %g, \"damping\": 0.05, \"shear\": 0.02 } }", k);
     tank_json(json, sizeof json, &pbf_tank, cube, "pbf", "", systems);
     test_clear_error();
-    CHECK(eddy_load_scene(e, &(eddy_scene_desc){ .path = "single-rate", .json = json, .no_output = true }) == NULL);
+    CHECK(eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "single-rate", .json = json, .no_output = true }) == NULL);
     CHECKF(test_saw("system.unstable"), "a contact of %g N/m at the fluid's 2 ms substep was not refused", k);
     double y, l;
     struct eddy_rigid_body b = let_go_in(e, &pbf_tank, "pbf", "", 500, k, ", \"substeps\": \"stable\"", 300, 50,
@@ -1029,7 +1029,7 @@ static void float_multirate_sph(eddy_engine *e)
              " \"params\": { \"stiffness\": %g, \"damping\": 0.05, \"shear\": 0.02 } }", k);
     tank_json(json, sizeof json, &t, cube, "sph", fluid, systems);
     test_clear_error();
-    CHECK(eddy_load_scene(e, &(eddy_scene_desc){ .path = "single-rate", .json = json, .no_output = true }) == NULL);
+    CHECK(eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "single-rate", .json = json, .no_output = true }) == NULL);
     CHECKF(test_saw("system.unstable"), "a contact of %g N/m at the fluid's 0.5 ms substep was not refused", k);
     double y1, l1, y2, l2;
     struct eddy_rigid_body b1 = let_go_in(e, &t, "sph", fluid, 500, k, ", \"substeps\": \"stable\"", 2400, 240,

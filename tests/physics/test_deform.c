@@ -71,9 +71,9 @@ static body load_body(eddy_engine *e, const char *name, const char *mesh, double
     memcpy(b.idx, m.tets, 16 * (size_t)b.tets);
     eddy_tetmesh_masses(&m, density, b.mass);
     eddy_free_tetmesh(&m);
-    b.set = eddy_create_particles(e, &(eddy_particles_desc){ .name = name, .count = b.n });
+    b.set = eddy_create_particles(e, &(eddy_particles_desc){ EDDY_SIZED(eddy_particles_desc), .name = name, .count = b.n });
     REQUIRE(b.set.id);
-    eddy_elements el = eddy_particles_add_elements(e, b.set, &(eddy_elements_desc){
+    eddy_elements el = eddy_particles_add_elements(e, b.set, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc),
         .name = "tets", .kind = EDDY_TETRAHEDRA, .count = b.tets, .indices = b.idx });
     REQUIRE(el.buffer.id);
     return b;
@@ -140,7 +140,7 @@ static sim sim_create(eddy_engine *e, eddy_particles set, double dt, const float
     memcpy(ctx.box_min, lo, 12);
     memcpy(ctx.box_max, hi, 12);
     REQUIRE(r.m->create(&ctx, &r.state) == EDDY_OK);
-    r.g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "deform" });
+    r.g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "deform" });
     REQUIRE(r.m->declare_step(r.state, r.g) == EDDY_OK);
     return r;
 }
@@ -577,7 +577,7 @@ static void part_hang(eddy_engine *e)
     /* A vertical chain: N springs of rest length L, N + 1 masses m, the top pinned. */
     enum { N = 10 };
     const double L = 0.1, m = 0.1, ks = 100, g = 9.81;
-    eddy_particles set = eddy_create_particles(e, &(eddy_particles_desc){ .name = "chain", .count = N + 1 });
+    eddy_particles set = eddy_create_particles(e, &(eddy_particles_desc){ EDDY_SIZED(eddy_particles_desc), .name = "chain", .count = N + 1 });
     REQUIRE(set.id);
     float pos[4 * (N + 1)], vel[4 * (N + 1)] = { 0 }, mass[N + 1];
     uint32_t idx[2 * N];
@@ -592,7 +592,7 @@ static void part_hang(eddy_engine *e)
             idx[2 * i + 1] = (uint32_t)i + 1;
         }
     }
-    REQUIRE(eddy_particles_add_elements(e, set, &(eddy_elements_desc){ .name = "springs", .kind = EDDY_EDGES,
+    REQUIRE(eddy_particles_add_elements(e, set, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc), .name = "springs", .kind = EDDY_EDGES,
                                                                      .count = N, .indices = idx }).buffer.id);
     CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, set, "position"), 0, sizeof pos, pos) == EDDY_OK);
     CHECK(eddy_buffer_upload(e, eddy_particles_buffer(e, set, "velocity"), 0, sizeof vel, vel) == EDDY_OK);
@@ -825,7 +825,7 @@ static void part_cloth(eddy_engine *e)
              " \"systems\": [{\"name\": \"cloth\", \"module\": \"deform\", \"set\": \"cloth\", \"params\": "
              "{\"stiffness\": 1000, \"damping\": 0.2, \"drag\": 1, \"bending\": 0.05, \"max_iterations\": 150}}]}",
              c[0], c[1], c[2], R, r, Q, Q, Q);
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "cloth-test", .json = json, .no_output = true });
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "cloth-test", .json = json, .no_output = true });
     REQUIRE(sc != NULL);
     eddy_particles set = eddy_find_particles(e, "cloth");
     eddy_elements tri = eddy_particles_elements(e, set, "triangles");
@@ -1065,7 +1065,7 @@ static void part_float_ball(eddy_engine *e)
              " {\"name\": \"body\", \"module\": \"deform\", \"set\": \"ball\", \"params\": {\"integrator\": 0,"
              " \"stiffness\": 200, \"damping\": 0.02}}]}",
              dt, W, W, d, W, depth, W, root, R, c0[0], c0[1], c0[2], 2 * d);
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "float-ball", .json = json, .no_output = true });
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "float-ball", .json = json, .no_output = true });
     REQUIRE(sc != NULL);
     eddy_particles ball = eddy_find_particles(e, "ball");
     const uint32_t steps = 300, mean = 50;
@@ -1170,7 +1170,7 @@ static void part_cloth_water(eddy_engine *e)
              " \"systems\": [{\"name\": \"sheet\", \"module\": \"deform\", \"set\": \"sheet\", \"params\": {\"integrator\":"
              " 0, \"stiffness\": %g, \"damping\": 1, \"drag\": 2}}, {\"name\": \"fluid\", \"module\": \"pbf\", \"sets\":"
              " {\"fluid\": \"water\", \"boundary\": \"sheet\"}, \"params\": {\"h\": 0.025}}]}", 500.0);
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "cloth-water", .json = json, .no_output = true });
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "cloth-water", .json = json, .no_output = true });
     REQUIRE(sc != NULL);
     eddy_particles w = eddy_find_particles(e, "water"), sh = eddy_find_particles(e, "sheet");
     uint32_t nw = eddy_particles_count(e, w), ns = eddy_particles_count(e, sh);
@@ -1279,7 +1279,7 @@ static void part_trampoline(eddy_engine *e)
     char json[4096];
     snprintf(json, sizeof json, trampoline_json, 0.003, 10, pinned, "[0, 0, 0]", 0.206, 0.246, 30.0,
              ", \"max_iterations\": 40", "");
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "trampoline", .json = json, .no_output = true });
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "trampoline", .json = json, .no_output = true });
     REQUIRE(sc != NULL);
     eddy_particles sh = eddy_find_particles(e, "sheet"), cube = eddy_find_particles(e, "cube");
     uint32_t ns = eddy_particles_count(e, sh), nc = eddy_particles_count(e, cube);
@@ -1350,7 +1350,7 @@ static void part_contact_cpu(eddy_engine *e)
     char json[4096];
     snprintf(json, sizeof json, trampoline_json, 0.0003, 1, pinned, "[0.2, -0.5, 0.1]", 0.2035, 0.2435, 10.0, "",
              "");
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "contact-cpu", .json = json, .no_output = true });
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "contact-cpu", .json = json, .no_output = true });
     REQUIRE(sc != NULL);
     eddy_particles set[2] = { eddy_find_particles(e, "sheet"), eddy_find_particles(e, "cube") };
     uint32_t n[2];
@@ -1452,7 +1452,7 @@ static void part_cloth_water_momentum(eddy_engine *e)
              " \"stiffness\": 200, \"damping\": 0.5, \"gravity\": [0, 0, 0], \"tolerance\": 1e-7, \"max_iterations\": 300}},"
              " {\"name\": \"fluid\", \"module\": \"pbf\", \"sets\": {\"fluid\": \"water\", \"boundary\": \"sheet\"},"
              " \"params\": {\"h\": 0.025, \"gravity\": [0, 0, 0]}}]}");
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "cloth-water-momentum", .json = json,
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "cloth-water-momentum", .json = json,
                                                            .no_output = true });
     REQUIRE(sc != NULL);
     eddy_particles w = eddy_find_particles(e, "water"), sh = eddy_find_particles(e, "sheet");
@@ -1479,7 +1479,7 @@ static void part_contact_momentum(eddy_engine *e)
     char json[4096];
     snprintf(json, sizeof json, trampoline_json, 0.003, 10, "", "[0, -1, 0]", 0.212, 0.252, 0.0,
              ", \"gravity\": [0, 0, 0], \"tolerance\": 1e-7, \"max_iterations\": 300", ", \"gravity\": [0, 0, 0]");
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "contact-momentum", .json = json,
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "contact-momentum", .json = json,
                                                            .no_output = true });
     REQUIRE(sc != NULL);
     eddy_particles sh = eddy_find_particles(e, "sheet"), cube = eddy_find_particles(e, "cube");
@@ -1506,7 +1506,7 @@ static void part_output(eddy_engine *e)
              "{\"file\": \"%s/data/tets/bar_80.node\", \"density\": 100}}], \"systems\": [{\"name\": \"beam\", "
              "\"module\": \"deform\", \"set\": \"bar\", \"params\": {\"pin_plane_normal\": [1, 0, 0]}}],"
              " \"output\": {\"frame_interval\": 0.05}}", root);
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "output-test", .json = json, .out_dir = dir });
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "output-test", .json = json, .out_dir = dir });
     REQUIRE(sc != NULL);
     CHECK(eddy_scene_run(sc, 0, false) == EDDY_OK);
     eddy_particles set = eddy_find_particles(e, "bar");

@@ -23,7 +23,7 @@ enum { STEPS = 40 };
  * label contains `pass`. */
 static float *run(eddy_engine *e, const char *json, const char *pass, uint32_t *count, bool *lists)
 {
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "lists-test", .json = json, .no_output = true,
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "lists-test", .json = json, .no_output = true,
                                                            .profile = true });
     REQUIRE(s != NULL);
     CHECK(eddy_scene_step(s, STEPS) == EDDY_OK);

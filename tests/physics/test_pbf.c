@@ -19,7 +19,7 @@
 
 static eddy_scene *load(eddy_engine *e, const char *json)
 {
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "pbf-test", .json = json, .no_output = true });
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "pbf-test", .json = json, .no_output = true });
     REQUIRE(s != NULL);
     return s;
 }

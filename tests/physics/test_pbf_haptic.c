@@ -74,13 +74,13 @@ int main(void)
         "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\","
         "      \"params\": { \"h\": 0.032, \"iterations\": 4, \"xsph\": 0.1, \"tool_radius\": 0.04,"
         "                  \"tool_position\": [0.16, 0.22, 0.08] } } ] }";
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "haptic-test", .json = json, .no_output = true });
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "haptic-test", .json = json, .no_output = true });
     REQUIRE(s != NULL);
     char log[256];
     snprintf(log, sizeof log, "/tmp/eddy_haptic_test_%d.csv", (int)getpid());
     device dev = { 0 };
     eddy_haptic_report rep;
-    CHECK(eddy_haptic_run(s, &(eddy_haptic_desc){ .system = "fluid", .device = scripted, .user = &dev,
+    CHECK(eddy_haptic_run(s, &(eddy_haptic_desc){ EDDY_SIZED(eddy_haptic_desc), .system = "fluid", .device = scripted, .user = &dev,
                                                    .rate = RATE, .duration = 5, .log_path = log }, &rep) == EDDY_OK);
     double sim_rate = rep.steps / 5.0, bound = rep.max_slope * rep.max_interval;
     printf("haptic: %llu samples, mean interval %.4f ms, longest %.3f ms; %llu simulation steps (%.0f Hz), "

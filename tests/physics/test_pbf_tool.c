@@ -46,7 +46,7 @@ static eddy_result read_tool(const eddy_scene *s, const char *system, tool_readi
 
 static eddy_scene *load(eddy_engine *e, const char *json)
 {
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "pbf-tool-test", .json = json, .no_output = true });
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "pbf-tool-test", .json = json, .no_output = true });
     REQUIRE(s != NULL);
     return s;
 }
@@ -227,7 +227,7 @@ static void submits(eddy_engine *e)
     REQUIRE(root);
     char path[4096];
     snprintf(path, sizeof path, "%s/scenes/pbf_tool_5k.json", root);
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = path, .no_output = true });
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = path, .no_output = true });
     REQUIRE(s);
     CHECK(eddy_scene_step(s, 1) == EDDY_OK); /* the first step builds the graph */
     eddy_engine_counters c0 = eddy_engine_get_counters(e);

@@ -39,7 +39,7 @@ static char json[8192];
 
 static eddy_scene *load(eddy_engine *e, const char *text)
 {
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "rigid-test", .json = text, .no_output = true });
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "rigid-test", .json = text, .no_output = true });
     REQUIRE(s != NULL);
     return s;
 }
@@ -85,7 +85,7 @@ static direct direct_rigid(eddy_engine *e, eddy_particles set, double dt, double
         REQUIRE(d.slice[k].id);
     }
     CHECK(eddy_rigid_external(e, set, 0).id == d.slice[0].id && eddy_rigid_external(e, set, 1).id == d.slice[1].id);
-    d.g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "direct" });
+    d.g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "direct" });
     REQUIRE(d.g.id);
     CHECK(d.m->declare_step(d.state, d.g) == EDDY_OK);
     return d;
@@ -450,7 +450,7 @@ static void heavy_drop(eddy_engine *e)
                  "  \"systems\": [ { \"name\": \"rigid\", \"module\": \"rigid\", \"set\": \"b\","
                  "      \"params\": { \"stiffness\": 2000, \"damping\": 40, \"wall_stiffness\": %.9g } } ] }", dt, kw[c]);
         test_clear_error();
-        eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "heavy-drop", .json = json, .no_output = true });
+        eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "heavy-drop", .json = json, .no_output = true });
         if (!s) {
             bool soft = test_saw("system.walls_too_soft"), unstable = test_saw("system.unstable");
             printf("heavy drop, wall_stiffness %g N/m: refused (%s)\n", kw[c], soft ? "walls too soft" : "unstable");

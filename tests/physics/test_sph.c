@@ -37,7 +37,7 @@ typedef struct sim {
 static sim load(eddy_engine *e, const char *json)
 {
     sim m = { 0 };
-    m.s = eddy_load_scene(e, &(eddy_scene_desc){ .path = "sph-test", .json = json, .no_output = true });
+    m.s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "sph-test", .json = json, .no_output = true });
     REQUIRE(m.s != NULL);
     m.p = eddy_find_particles(e, "water");
     m.n = eddy_particles_count(e, m.p);

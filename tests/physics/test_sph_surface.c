@@ -34,7 +34,7 @@ static void drop(eddy_engine *e, double R, bool live)
         "  \"systems\": [ { \"name\": \"drop\", \"module\": \"sph\", \"set\": \"water\","
         "      \"params\": { \"h\": 0.04, \"stiffness\": 100, \"gravity\": [0, 0, 0], \"surface_mesh\": true%s } } ],"
         "  \"output\": { \"vtk\": false } }", R, live ? ", \"surface_live\": true" : "");
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = "surface", .json = json, .out_dir = dir });
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "surface", .json = json, .out_dir = dir });
     REQUIRE(sc != NULL);
     CHECK(eddy_scene_step(sc, 1) == EDDY_OK);
     CHECK(eddy_scene_write_frame(sc) == EDDY_OK);

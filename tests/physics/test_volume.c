@@ -53,12 +53,12 @@ typedef struct mesh {
 
 static void mesh_upload(eddy_engine *e, mesh *m, const char *name)
 {
-    m->set = eddy_create_particles(e, &(eddy_particles_desc){ .name = name, .count = m->n });
+    m->set = eddy_create_particles(e, &(eddy_particles_desc){ EDDY_SIZED(eddy_particles_desc), .name = name, .count = m->n });
     REQUIRE(m->set.id);
     REQUIRE(eddy_buffer_upload(e, eddy_particles_buffer(e, m->set, "position"), 0, 16ull * m->n, m->pos) == EDDY_OK);
     eddy_buffer sb = eddy_particles_add_buffer(e, m->set, "scalar", 4);
     REQUIRE(sb.id && eddy_buffer_upload(e, sb, 0, 4ull * m->n, m->scalar) == EDDY_OK);
-    REQUIRE(eddy_particles_add_elements(e, m->set, &(eddy_elements_desc){ .name = "tets", .kind = EDDY_TETRAHEDRA,
+    REQUIRE(eddy_particles_add_elements(e, m->set, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc), .name = "tets", .kind = EDDY_TETRAHEDRA,
                                                                            .count = m->nt, .indices = m->tets })
                 .buffer.id);
 }
@@ -464,11 +464,11 @@ static void part_twin(eddy_engine *e)
             dworst = fmax(dworst, fabs((double)da[i] - dc[i])), hits++;
     }
     /* into a host's own images: the same bits */
-    eddy_image hc = eddy_create_image(e, &(eddy_image_desc){ .width = 96, .height = 80, .format = EDDY_FORMAT_RGBA32F,
+    eddy_image hc = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = 96, .height = 80, .format = EDDY_FORMAT_RGBA32F,
                                                              .usage = EDDY_IMAGE_STORAGE, .label = "host.color" });
-    eddy_image hd = eddy_create_image(e, &(eddy_image_desc){ .width = 96, .height = 80, .format = EDDY_FORMAT_R32F,
+    eddy_image hd = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = 96, .height = 80, .format = EDDY_FORMAT_R32F,
                                                              .usage = EDDY_IMAGE_STORAGE, .label = "host.depth" });
-    eddy_image small = eddy_create_image(e, &(eddy_image_desc){ .width = 95, .height = 80, .format = EDDY_FORMAT_RGBA32F,
+    eddy_image small = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = 95, .height = 80, .format = EDDY_FORMAT_RGBA32F,
                                                                 .usage = EDDY_IMAGE_STORAGE, .label = "host.small" });
     REQUIRE(hc.id && hd.id && small.id);
     eddy_volume_desc hdsc = d;
@@ -706,7 +706,7 @@ static void part_deformed(eddy_engine *e)
     eddy_volume_desc d = view(&m, 80, 64, eye, target, 45, tf4, 4, 0);
     eddy_volume *v = eddy_create_volume(e, &d);
     REQUIRE(v);
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = "deform" });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "deform" });
     REQUIRE(dm->declare_step(state, g) == EDDY_OK);
     REQUIRE(eddy_graph_run(e, g, 50) == EDDY_OK);
     float *pos = malloc(16 * (size_t)m.n);
@@ -783,7 +783,7 @@ static void part_bad(eddy_engine *e)
     refused(e, &x, "an inverted tet");
     CHECK(strstr(test_last_error, "tet 2") && strstr(test_last_error, "inverted"));
     /* an empty mesh: a set with no tets */
-    eddy_particles empty = eddy_create_particles(e, &(eddy_particles_desc){ .name = "empty", .count = 4 });
+    eddy_particles empty = eddy_create_particles(e, &(eddy_particles_desc){ EDDY_SIZED(eddy_particles_desc), .name = "empty", .count = 4 });
     REQUIRE(empty.id);
     x = d, x.set = empty;
     refused(e, &x, "an empty mesh");

@@ -38,9 +38,9 @@ int main(void)
     im.format = VK_FORMAT_R32_SFLOAT;
     im.layout = VK_IMAGE_LAYOUT_GENERAL;
     VkExtent3D extent = { im.extent.width, im.extent.height, im.extent.depth };
-    eddy_adopt_desc adopt = { .get_instance_proc_addr = vkGetInstanceProcAddr };
+    eddy_adopt_desc adopt = { EDDY_SIZED(eddy_adopt_desc), .get_instance_proc_addr = vkGetInstanceProcAddr };
     eddy_device_info info = { .type = VK_PHYSICAL_DEVICE_TYPE_CPU };
-    eddy_record_desc rd = { .command_buffer = (VkCommandBuffer)NULL, .done_semaphore = VK_NULL_HANDLE };
+    eddy_record_desc rd = { EDDY_SIZED(eddy_record_desc), .command_buffer = (VkCommandBuffer)NULL, .done_semaphore = VK_NULL_HANDLE };
     eddy_vk_buffer vb = { .buffer = VK_NULL_HANDLE, .size = (VkDeviceSize)16 };
     _Static_assert(sizeof im.format == sizeof(VkFormat) && sizeof im.layout == sizeof(VkImageLayout) &&
                        sizeof im.extent == sizeof(VkExtent3D) && sizeof info.type == sizeof(VkPhysicalDeviceType),

@@ -250,10 +250,10 @@ static int bench_scan(bench_ctx *c, const char *name, uint32_t n)
     uint64_t s = 1;
     for (uint32_t i = 0; i < n; i++)
         in[i] = rnd(&s) & 0xffff;
-    eddy_buffer bi = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4ull * n, .label = "bench.in", .data = in });
-    eddy_buffer bo = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4ull * n, .label = "bench.out" });
-    eddy_scan *scan = eddy_create_scan(e, &(eddy_scan_desc){ .max_count = n });
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = name, .timestamps = true });
+    eddy_buffer bi = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 4ull * n, .label = "bench.in", .data = in });
+    eddy_buffer bo = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 4ull * n, .label = "bench.out" });
+    eddy_scan *scan = eddy_create_scan(e, &(eddy_scan_desc){ EDDY_SIZED(eddy_scan_desc), .max_count = n });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = name, .timestamps = true });
     result r = { .name = name, .n = n, .unit = "elements" };
     int rc = 1;
     if (bi.id && bo.id && scan && eddy_scan_record(e, scan, g, bi, 0, bo, 0, n, false) == EDDY_OK &&
@@ -285,10 +285,10 @@ static int bench_sort(bench_ctx *c, const char *name, uint32_t n)
     uint64_t s = 2;
     for (uint32_t i = 0; i < n; i++)
         k[i] = rnd(&s), v[i] = i;
-    eddy_buffer bk = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4ull * n, .label = "bench.keys", .data = k });
-    eddy_buffer bv = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4ull * n, .label = "bench.values", .data = v });
-    eddy_sort *sort = eddy_create_sort(e, &(eddy_sort_desc){ .max_count = n });
-    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ .label = name, .timestamps = true });
+    eddy_buffer bk = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 4ull * n, .label = "bench.keys", .data = k });
+    eddy_buffer bv = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 4ull * n, .label = "bench.values", .data = v });
+    eddy_sort *sort = eddy_create_sort(e, &(eddy_sort_desc){ EDDY_SIZED(eddy_sort_desc), .max_count = n });
+    eddy_graph g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = name, .timestamps = true });
     result r = { .name = name, .n = n, .unit = "elements" };
     int rc = 1;
     /* Sorting sorted data again costs the same: every pass touches every key. */
@@ -364,20 +364,20 @@ static int bench_particles(bench_ctx *c, const char *name, uint32_t n, bool dens
     if (!cg.key || !cg.index || !cg.tk || !cg.tv || !cg.start || !cg.end)
         return 1;
 
-    eddy_buffer bp = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * n, .label = "bench.position", .data = pos });
-    eddy_buffer bv = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * n, .label = "bench.velocity", .data = vel });
-    eddy_buffer bsp = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * n, .label = "bench.position.sorted" });
-    eddy_buffer bsv = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 16ull * n, .label = "bench.velocity.sorted" });
-    eddy_buffer bd = eddy_create_buffer(e, &(eddy_buffer_desc){ .size = 4ull * n, .label = "bench.density" });
-    eddy_grid *grid = eddy_create_grid(e, &(eddy_grid_desc){ .label = "bench.grid", .cell = h, .dims = { dims, dims, dims }, .max_count = n });
-    eddy_kernel kd = eddy_create_kernel(e, &(eddy_kernel_desc){ .label = "poly6_density", EDDY_SPIRV(density_spv) });
+    eddy_buffer bp = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16ull * n, .label = "bench.position", .data = pos });
+    eddy_buffer bv = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16ull * n, .label = "bench.velocity", .data = vel });
+    eddy_buffer bsp = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16ull * n, .label = "bench.position.sorted" });
+    eddy_buffer bsv = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 16ull * n, .label = "bench.velocity.sorted" });
+    eddy_buffer bd = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 4ull * n, .label = "bench.density" });
+    eddy_grid *grid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc), .label = "bench.grid", .cell = h, .dims = { dims, dims, dims }, .max_count = n });
+    eddy_kernel kd = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "poly6_density", EDDY_SPIRV(density_spv) });
     const float mass = 1000.0f * s * s * s;
     const float coef = (float)(mass * 315.0 / (64.0 * M_PI * pow(h, 9)));
     struct { float oc[4]; int32_t dims[4]; float h, coef; uint32_t count; } push = {
         { 0, 0, 0, 1.0f / h }, { (int)dims, (int)dims, (int)dims, 0 }, h, coef, n };
     int rc = 1;
-    eddy_graph build = eddy_create_graph(e, &(eddy_graph_desc){ .label = "grid", .timestamps = true });
-    eddy_graph dens = eddy_create_graph(e, &(eddy_graph_desc){ .label = "density", .timestamps = true });
+    eddy_graph build = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "grid", .timestamps = true });
+    eddy_graph dens = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "density", .timestamps = true });
     result r = { .name = name, .n = n, .unit = "particles" };
     if (!bp.id || !bv.id || !bsp.id || !bsv.id || !bd.id || !grid || !kd.id)
         goto done;
@@ -385,7 +385,7 @@ static int bench_particles(bench_ctx *c, const char *name, uint32_t n, bool dens
     if (eddy_grid_record_build(e, grid, build, bp, n) != EDDY_OK ||
         eddy_grid_record_gather(e, grid, build, bp, bsp, 4, n) != EDDY_OK ||
         eddy_grid_record_gather(e, grid, build, bv, bsv, 4, n) != EDDY_OK ||
-        eddy_graph_add_pass(e, dens, &(eddy_pass_desc){ .label = "poly6_density", .kernel = kd, .threads = n,
+        eddy_graph_add_pass(e, dens, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "poly6_density", .kernel = kd, .threads = n,
             .bindings = { { bsp, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { bd, EDDY_WRITE } },
             .push = &push, .push_size = sizeof push }) < 0)
         goto done;
@@ -468,7 +468,7 @@ static int bench_fluid(bench_ctx *c, const char *name, uint32_t n, fluid kind, u
              "      \"params\": { \"h\": 0.02, %s } } ] }",
              dt, 4 * cx, 1.5 * cy, cx, s, cx, cy, cx, kind == FLUID_PBF ? "pbf" : "sph", extra);
     uint64_t bytes0 = eddy_engine_get_counters(e).buffer_bytes;
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = name, .json = json, .profile = true, .no_output = true });
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = name, .json = json, .profile = true, .no_output = true });
     if (!sc)
         return 1;
     eddy_particles p = eddy_find_particles(e, "water");
@@ -599,7 +599,7 @@ static int bench_rigid(bench_ctx *c, const char *name, uint32_t n, bool granular
                  "  \"systems\": [ { \"name\": \"r\", \"module\": \"rigid\", \"set\": \"b\","
                  "      \"params\": { \"stiffness\": 2000, \"friction\": 0.5 } } ] }", dt, d, data, d);
     uint64_t bytes0 = eddy_engine_get_counters(e).buffer_bytes;
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = name, .json = json, .profile = true, .no_output = true });
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = name, .json = json, .profile = true, .no_output = true });
     if (!sc)
         return 1;
     eddy_particles p = eddy_find_particles(e, "b");
@@ -685,7 +685,7 @@ static int bench_deform(bench_ctx *c, const char *name, uint32_t n, bool explici
              "  \"systems\": [ { \"name\": \"d\", \"module\": \"deform\", \"set\": \"b\","
              "      \"params\": { \"integrator\": %d, \"damping\": 5, \"pin_plane_normal\": [%d, 0, 0] } } ] }",
              dt, data, mesh, explicit_ ? 2 : 0, bar ? 1 : 0);
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = name, .json = json, .profile = true, .no_output = true });
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = name, .json = json, .profile = true, .no_output = true });
     if (!sc)
         return 1;
     eddy_particles p = eddy_find_particles(e, "b");
@@ -807,10 +807,10 @@ static int bench_volume(bench_ctx *c, const char *name, uint32_t n, bool flag)
         }
         sc[i] = m.attribute_count ? (float)m.attributes[(size_t)m.attribute_count * i] : 0.0f;
     }
-    set = eddy_create_particles(e, &(eddy_particles_desc){ .name = "volume_bench", .count = nv });
+    set = eddy_create_particles(e, &(eddy_particles_desc){ EDDY_SIZED(eddy_particles_desc), .name = "volume_bench", .count = nv });
     if (!set.id || eddy_buffer_upload(e, eddy_particles_buffer(e, set, "position"), 0, 16ull * nv, pos) != EDDY_OK ||
         eddy_buffer_upload(e, eddy_particles_add_buffer(e, set, "scalar", 4), 0, 4ull * nv, sc) != EDDY_OK ||
-        !eddy_particles_add_elements(e, set, &(eddy_elements_desc){ .name = "tets", .kind = EDDY_TETRAHEDRA,
+        !eddy_particles_add_elements(e, set, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc), .name = "tets", .kind = EDDY_TETRAHEDRA,
                                                                     .count = nt, .indices = m.tets }).buffer.id)
         goto done;
     static const float tf[] = { 0.0f, 0.1f, 0.2f, 0.9f, 0.05f, 0.5f, 0.2f, 0.9f, 0.3f, 0.3f,
@@ -824,7 +824,7 @@ static int bench_volume(bench_ctx *c, const char *name, uint32_t n, bool flag)
     d.camera.eye[1] = d.camera.target[1] + 0.3f * size;
     d.camera.eye[2] = d.camera.target[2] + 1.5f * size;
     v = eddy_create_volume(e, &d);
-    g = eddy_create_graph(e, &(eddy_graph_desc){ .label = name, .timestamps = true });
+    g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = name, .timestamps = true });
     if (!v || !g.id || eddy_volume_record(e, v, g) != EDDY_OK || time_graph(e, g, c->iterations, &r) != EDDY_OK ||
         eddy_image_download(e, eddy_volume_color(v), &(eddy_image_region){ 0 }, gpu) != EDDY_OK)
         goto done;
@@ -926,7 +926,7 @@ static int bench_haptic(bench_ctx *c, const char *name, uint32_t rate, bool flag
         "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"set\": \"water\","
         "      \"params\": { \"h\": 0.032, \"iterations\": 4, \"xsph\": 0.1, \"tool_radius\": 0.04,"
         "                  \"tool_position\": [0.16, 0.22, 0.08] } } ] }";
-    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ .path = name, .json = json, .no_output = true });
+    eddy_scene *sc = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = name, .json = json, .no_output = true });
     if (!sc)
         return 1;
     uint32_t particles = eddy_particles_count(e, eddy_find_particles(e, "water"));
@@ -937,7 +937,7 @@ static int bench_haptic(bench_ctx *c, const char *name, uint32_t rate, bool flag
     int rc = 1;
     eddy_haptic_report rep;
     if (p.t && iv &&
-        eddy_haptic_run(sc, &(eddy_haptic_desc){ .system = "fluid", .device = haptic_probe_fn, .user = &p,
+        eddy_haptic_run(sc, &(eddy_haptic_desc){ EDDY_SIZED(eddy_haptic_desc), .system = "fluid", .device = haptic_probe_fn, .user = &p,
                                                   .rate = rate, .duration = seconds }, &rep) == EDDY_OK) {
         uint64_t n = p.n, m = n > 1 ? n - 1 : 0;
         double sum = 0, sum2 = 0, late_sum = 0, late_max = 0;

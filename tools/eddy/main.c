@@ -217,7 +217,7 @@ static eddy_engine *make_engine(const options *o)
         v = !strcmp(o->validation, "sync") ? EDDY_VALIDATION_SYNC
             : !strcmp(o->validation, "on") ? EDDY_VALIDATION_ON
                                            : EDDY_VALIDATION_OFF;
-    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ .device = o->device, .validation = v });
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc), .device = o->device, .validation = v });
     if (!e)
         return NULL;
     if (eddy_register_builtin_modules(e) != EDDY_OK) {
@@ -351,7 +351,7 @@ static int cmd_run(const options *o)
     if (!e)
         return 1;
     const eddy_device_info *d = eddy_engine_device(e);
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc),
         .path = o->scene, .out_dir = o->out, .profile = o->profile, .no_output = o->no_output,
                                                             .allow_plugins = o->allow_plugins });
     if (!s) {
@@ -432,7 +432,7 @@ static int cmd_haptic(const options *o)
     eddy_engine *e = make_engine(o);
     if (!e)
         return 1;
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ .path = o->scene, .out_dir = o->out,
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = o->scene, .out_dir = o->out,
                                                             .no_output = o->no_output,
                                                             .allow_plugins = o->allow_plugins });
     if (!s) {
@@ -462,7 +462,7 @@ static int cmd_haptic(const options *o)
                         "playing the path of %s; log %s\n", system, info.name, seconds,
                 o->rate > 0 ? o->rate : 1000, input, o->no_output ? "(none)" : log);
         eddy_haptic_report rep;
-        eddy_result r = eddy_haptic_run(s, &(eddy_haptic_desc){
+        eddy_result r = eddy_haptic_run(s, &(eddy_haptic_desc){ EDDY_SIZED(eddy_haptic_desc),
             .system = system, .input = input, .device = play_path, .user = &dev, .rate = o->rate,
             .duration = seconds, .log_path = o->no_output ? NULL : log }, &rep);
         if (r == EDDY_OK)

@@ -783,7 +783,7 @@ static bool make_pipelines(viewer *v)
 
 static bool load(viewer *v)
 {
-    v->scene = eddy_load_scene(v->e, &(eddy_scene_desc){ .path = v->o.scene, .no_output = true });
+    v->scene = eddy_load_scene(v->e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = v->o.scene, .no_output = true });
     if (!v->scene)
         return false;
     /* The tool: the first system with a vec3 input; its force: that
@@ -992,7 +992,7 @@ static bool frame(viewer *v, bool capture)
     uint64_t value = v->frame + 1;
     if (!v->paused || v->step_once) {
         uint32_t steps = v->paused ? 1 : v->o.steps_per_frame;
-        if (eddy_scene_record(v->scene, &(eddy_scene_record_desc){
+        if (eddy_scene_record(v->scene, &(eddy_scene_record_desc){ EDDY_SIZED(eddy_scene_record_desc),
                 .command_buffer = cb, .done_semaphore = v->timeline, .done_value = value, .steps = steps,
                 .before = draw_use, .before_count = 1, .after = draw_use, .after_count = 1 }) != EDDY_OK)
             return false;
@@ -1294,8 +1294,8 @@ int eddy_view_main(int argc, char **argv)
                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1 };
     ok = ok && VKV(vkAllocateCommandBuffers(v.dev, &cai, &v.cb));
     if (ok) {
-        v.e = eddy_create_engine(&(eddy_engine_desc){
-            .adopt = { .instance = v.instance, .physical_device = v.pd, .device = v.dev, .queue = v.queue,
+        v.e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc),
+            .adopt = &(eddy_adopt_desc){ EDDY_SIZED(eddy_adopt_desc), .instance = v.instance, .physical_device = v.pd, .device = v.dev, .queue = v.queue,
                        .queue_family = v.family, .get_instance_proc_addr = vkGetInstanceProcAddr,
                        .api_version = VK_API_VERSION_1_2, .debug_utils_enabled = v.o.validation != 0 } });
         ok = v.e && eddy_register_builtin_modules(v.e) == EDDY_OK && load(&v);

@@ -116,6 +116,28 @@ typedef void (*eddy_log_fn)(void *user, eddy_log_level level, const char *source
  * the next call into the engine. */
 EDDY_API const char *eddy_last_error(const eddy_engine *e);
 
+/* Takes a caller's sized desc (see EDDY_SIZED in eddy_api.h): copies its
+ * struct_size bytes into `out`, a struct of `size` bytes in this library's
+ * layout, and zeroes the rest (fields an older caller's struct lacks keep
+ * their defaults). Refused (EDDY_ERROR_ABI, message desc.size naming
+ * `type`) when desc is NULL, struct_size is 0 or below min_size (the
+ * struct's size in its first version), or above `size` (a caller built
+ * against a newer eddy). For eddy's libraries and for modules that take
+ * descs of their own. e may be NULL: the message then goes to stderr.
+ * Never waits. */
+EDDY_API eddy_result eddy_desc_read(eddy_engine *e, const char *type, const void *desc, uint32_t min_size,
+                                    uint32_t size, void *out);
+/* In a function taking `const type *ptr`: ptr then points at a copy in this
+ * build's layout (eddy_desc_read with min_size = sizeof(type)); runs `fail`
+ * after the message when refused. A struct that grows later passes the
+ * offset of its first appended field as min_size instead. */
+#define EDDY_TAKE_DESC(e, type, ptr, fail)                                                       \
+    type ptr##_taken;                                                                           \
+    if (eddy_desc_read((e), #type, (ptr), sizeof(type), sizeof(type), &ptr##_taken) != EDDY_OK) { \
+        fail;                                                                                   \
+    }                                                                                           \
+    ptr = &ptr##_taken
+
 /* ------------------------------------------------------------------ engine */
 
 typedef enum eddy_validation {
@@ -144,6 +166,7 @@ typedef enum eddy_validation {
  * eddy_validation_message_count only the messages that name one of eddy's
  * objects, never the host's own. */
 typedef struct eddy_adopt_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_adopt_desc), EDDY_SIZED(eddy_adopt_desc) */
     VkInstance instance;
     VkPhysicalDevice physical_device;
     VkDevice device;
@@ -171,6 +194,7 @@ typedef struct eddy_adopt_desc {
 #define EDDY_SHARE_FAMILIES_MAX 8u
 
 typedef struct eddy_engine_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_engine_desc), EDDY_SIZED(eddy_engine_desc) */
     /* Device choice: a decimal index into `eddy devices`, or a case-insensitive
      * part of the device name. NULL = the EDDY_DEVICE environment variable,
      * else the best device: discrete GPU, then integrated, then virtual, then
@@ -180,7 +204,9 @@ typedef struct eddy_engine_desc {
     eddy_log_fn log;            /* NULL = print to stderr */
     void *log_user;             /* passed to log */
     bool verbose;               /* also log debug messages; default: info and above */
-    eddy_adopt_desc adopt;      /* zero = eddy creates its own instance and device */
+    /* A host's Vulkan device to adopt (read at creation, not kept); NULL =
+     * eddy creates its own instance and device. */
+    const eddy_adopt_desc *adopt;
     /* Pipelines whose last kernel was destroyed are kept for reuse, so a
      * scene loaded again (an editor reloading, a test loading many) compiles
      * nothing: at most this many, the longest unused dropped first. Default
@@ -293,6 +319,7 @@ EDDY_API eddy_result eddy_wait_recorded(eddy_engine *e);
 /* ------------------------------------------------------------------ buffers */
 
 typedef struct eddy_buffer_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_buffer_desc), EDDY_SIZED(eddy_buffer_desc) */
     uint64_t size;           /* bytes, required (> 0); at most maxStorageBufferRange (texel_only:
                                 16 x maxTexelBufferElements) */
     const char *label;       /* debug name shown in validation messages and tools; copied */
@@ -409,6 +436,7 @@ typedef enum eddy_filter {
  * GENERAL for storage passes and at its end (the barrier planner's layout
  * transitions). One mip level, one array layer. */
 typedef struct eddy_image_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_image_desc), EDDY_SIZED(eddy_image_desc) */
     uint32_t dimensions;  /* 1, 2 or 3; 0 = from the extent (3 when depth > 1, else 2
                              when height > 1, else 1) */
     uint32_t width;       /* texels, required (> 0); at most maxImageDimension1D/2D/3D */
@@ -501,6 +529,7 @@ typedef struct eddy_specialization {
  * EDDY_PUSH_CONSTANT_BYTES. The workgroup size along x is specialization
  * constant 0 when the shader declares `layout(local_size_x_id = 0) in;`. */
 typedef struct eddy_kernel_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_kernel_desc), EDDY_SIZED(eddy_kernel_desc) */
     const char *label;         /* copied; shown in profiles and messages */
     const uint32_t *spirv;     /* SPIR-V words (EDDY_SPIRV(name) fills spirv and spirv_size) */
     size_t spirv_size;         /* bytes */
@@ -558,6 +587,7 @@ typedef struct eddy_image_binding {
 } eddy_image_binding;
 
 typedef struct eddy_pass_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_pass_desc), EDDY_SIZED(eddy_pass_desc) */
     const char *label;                     /* copied; in profiles ("module.pass") */
     eddy_kernel kernel;                    /* required */
     eddy_binding bindings[EDDY_MAX_BINDINGS]; /* binding i of set 0; exactly the kernel's count:
@@ -573,6 +603,7 @@ typedef struct eddy_pass_desc {
 } eddy_pass_desc;
 
 typedef struct eddy_graph_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_graph_desc), EDDY_SIZED(eddy_graph_desc) */
     const char *label;   /* copied */
     uint32_t times;      /* the whole graph runs this often per eddy_graph_run "time"
                             (substeps), recorded into one command buffer; default 1 */
@@ -605,6 +636,7 @@ typedef struct eddy_semaphore_wait {
 } eddy_semaphore_wait;
 #define EDDY_SUBMIT_WAITS_MAX 8u
 typedef struct eddy_submit_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_submit_desc), EDDY_SIZED(eddy_submit_desc) */
     uint32_t times;                   /* replays of the graph (each desc.times substeps); 0 = 1 */
     const eddy_semaphore_wait *waits; /* waited on before any command of the submission (every
                                          stage: its staged copies too); copied, not kept */
@@ -678,6 +710,7 @@ typedef struct eddy_host_use {
 
 /* Records the graph (desc.times substeps) into a host's command buffer. */
 typedef struct eddy_record_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_record_desc), EDDY_SIZED(eddy_record_desc) */
     /* Required: in the recording state, for a queue of the engine's queue
      * family. Not owned by eddy. */
     VkCommandBuffer command_buffer;
@@ -741,6 +774,7 @@ EDDY_API int eddy_graph_profile(eddy_engine *e, eddy_graph g, eddy_pass_time *ou
  *               through). Modules only set it; whoever reports (the scene's
  *               stats, at each frame) counts and zeroes it. */
 typedef struct eddy_particles_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_particles_desc), EDDY_SIZED(eddy_particles_desc) */
     const char *name;     /* required, unique in the engine; copied */
     uint32_t count;       /* particles in use, <= capacity */
     uint32_t capacity;    /* particles the buffers hold; default count */
@@ -783,6 +817,7 @@ typedef enum eddy_element_kind {
 } eddy_element_kind;
 
 typedef struct eddy_elements_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_elements_desc), EDDY_SIZED(eddy_elements_desc) */
     const char *name;        /* required, unique in the set, 1..63 bytes; copied */
     eddy_element_kind kind;  /* required */
     uint32_t count;          /* elements in use, <= capacity */

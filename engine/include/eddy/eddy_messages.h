@@ -23,6 +23,8 @@
  *   memory.host            E  out of host memory
  *   memory.device          E  device memory exhausted: the heap budget, or an allocation failed
  *   handle.invalid         E  a handle that is not live (destroyed, zero, another engine's)
+ *   desc.size              E  a desc's struct_size is 0, smaller than its first version or
+ *                             larger than this library's (set it with EDDY_SIZED)
  *   wait.unsubmitted       E  eddy_wait for a timeline value no submission signals
  *   submit.invalid         E  eddy_graph_submit_after: no desc, too many waits, a NULL semaphore
  *   pipeline_cache.foreign W  the cache file was written by another device or driver;

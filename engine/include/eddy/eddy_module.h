@@ -206,6 +206,7 @@ EDDY_API eddy_result eddy_write_mesh(eddy_engine *e, const char *dir, const char
  * and (when given) scalar as point data. cells: cell_kind indices each
  * (2 lines, 3 triangles, 4 tetrahedra), all < point_count. */
 typedef struct eddy_cells_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_cells_desc), EDDY_SIZED(eddy_cells_desc) */
     double time;              /* s, stored as the TimeValue field */
     uint32_t point_count;
     const float *position;    /* vec4 per vertex (xyz m, w ignored) */

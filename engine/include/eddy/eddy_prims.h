@@ -25,6 +25,7 @@ extern "C" {
 
 typedef struct eddy_scan eddy_scan;
 typedef struct eddy_scan_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_scan_desc), EDDY_SIZED(eddy_scan_desc) */
     const char *label;  /* names the scratch buffer; default "scan" */
     uint32_t max_count; /* largest count recorded, required; at most 1024 x the
                            device's maxComputeWorkGroupCount[0] (67,107,840 on lavapipe) */
@@ -45,6 +46,7 @@ EDDY_API eddy_result eddy_scan_record(eddy_engine *e, eddy_scan *s, eddy_graph g
 
 typedef struct eddy_sort eddy_sort;
 typedef struct eddy_sort_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_sort_desc), EDDY_SIZED(eddy_sort_desc) */
     const char *label;  /* default "sort" */
     uint32_t max_count; /* required; limits as eddy_scan_desc */
 } eddy_sort_desc;
@@ -62,6 +64,7 @@ EDDY_API eddy_result eddy_sort_record(eddy_engine *e, eddy_sort *s, eddy_graph g
 
 typedef struct eddy_grid eddy_grid;
 typedef struct eddy_grid_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_grid_desc), EDDY_SIZED(eddy_grid_desc) */
     const char *label;   /* names the grid's buffers; default "grid" */
     float origin[3];     /* m: the corner of cell (0, 0, 0) */
     float cell;          /* m, > 0: cell edge; usually the interaction radius h */
@@ -108,6 +111,7 @@ typedef enum eddy_reduce_op {
 
 typedef struct eddy_reduce eddy_reduce;
 typedef struct eddy_reduce_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_reduce_desc), EDDY_SIZED(eddy_reduce_desc) */
     const char *label;  /* default "reduce" */
     uint32_t max_count; /* elements, required */
 } eddy_reduce_desc;

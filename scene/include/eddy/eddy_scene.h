@@ -21,6 +21,7 @@ extern "C" {
 typedef struct eddy_scene eddy_scene;
 
 typedef struct eddy_scene_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_scene_desc), EDDY_SIZED(eddy_scene_desc) */
     const char *path;      /* scene file (JSON); used in messages */
     const char *json;      /* or: the scene text itself (path then only names it) */
     const char *out_dir;   /* output folder; NULL = "out/<scene name>" */
@@ -96,6 +97,7 @@ EDDY_API eddy_graph eddy_scene_graph(const eddy_scene *s);
 /* Steps of the scene recorded into a host's command buffer (a Vulkan
  * renderer's frame), instead of submitted by eddy. */
 typedef struct eddy_scene_record_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_scene_record_desc), EDDY_SIZED(eddy_scene_record_desc) */
     /* Required: in the recording state, for a queue of the engine's queue
      * family (eddy_engine_vk). Not owned by eddy. */
     VkCommandBuffer command_buffer;
@@ -133,6 +135,7 @@ EDDY_API eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_de
  * beside the host's graphics queue, eddy_adopt_desc.share_families) without
  * waiting, after the host's semaphores. */
 typedef struct eddy_scene_submit_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_scene_submit_desc), EDDY_SIZED(eddy_scene_submit_desc) */
     uint32_t steps;                   /* 0 = 1; at most EDDY_SCENE_RECORD_MAX_STEPS */
     const eddy_semaphore_wait *waits; /* the host's semaphores the first step waits on (its
                                          frame done with what eddy writes); copied */
@@ -228,6 +231,7 @@ EDDY_API eddy_particles eddy_scene_system_set(const eddy_scene *s, const char *s
 typedef void (*eddy_haptic_fn)(void *user, double time, const double force[3], double position[3]);
 
 typedef struct eddy_haptic_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_haptic_desc), EDDY_SIZED(eddy_haptic_desc) */
     const char *system;    /* the system the device drives; required */
     const char *input;     /* its vec3 input the device's position drives; NULL = the
                               system's first vec3 input */
