@@ -59,8 +59,8 @@ typedef PFN_vkVoidFunction(VKAPI_PTR *PFN_vkGetInstanceProcAddr)(VkInstance inst
 extern "C" {
 #endif
 
-#define EDDY_VERSION_MAJOR 0
-#define EDDY_VERSION_MINOR 1
+#define EDDY_VERSION_MAJOR 1
+#define EDDY_VERSION_MINOR 0
 #define EDDY_VERSION_PATCH 0
 
 typedef enum eddy_result {
