@@ -73,7 +73,7 @@ fi
 pcdir=$(dirname "$(find "$prefix" -name eddy.pc -print -quit)")
 export PKG_CONFIG_PATH=$pcdir
 errors=()
-for h in engine/include/eddy/*.h scene/include/eddy/*.h modules/include/eddy/eddy_builtin.h shaders/particles.glsl; do
+for h in engine/include/eddy/*.h scene/include/eddy/*.h modules/include/eddy/*.h shaders/particles.glsl; do
     cmp -s "$h" "$prefix/include/eddy/$(basename "$h")" || errors+=("$h is not installed as include/eddy/$(basename "$h")")
 done
 for pc in eddy eddy-scene eddy-modules; do

@@ -73,4 +73,11 @@ void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *p
                          struct eddy_rigid_body *bodies, const uint32_t *offsets,
                          uint32_t *hist_id, float *hist_xi, const float *external);
 
+struct eddy_bench_case;
+struct eddy_bench_module;
+/* Its `eddy bench` cases (*count gets their number) and its passes' costs
+ * (rigid_bench.c; eddy/eddy_bench.h). */
+const struct eddy_bench_case *eddy_rigid_bench_cases(uint32_t *count);
+const struct eddy_bench_module *eddy_rigid_bench_module(void);
+
 #endif
