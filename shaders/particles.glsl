@@ -19,6 +19,18 @@
 #define EDDY_PHASE_BUFFER(b) \
     layout(std430, set = 0, binding = b) buffer EddyPhase { uint phase[]; };
 
+// Read-only forms, for passes that bind the buffer EDDY_READ: the engine
+// checks a declared read against the shader, and EDDY_READ needs a
+// `readonly` block.
+#define EDDY_POSITION_BUFFER_RO(b) \
+    layout(std430, set = 0, binding = b) readonly buffer EddyPosition { vec4 position[]; };
+#define EDDY_VELOCITY_BUFFER_RO(b) \
+    layout(std430, set = 0, binding = b) readonly buffer EddyVelocity { vec4 velocity[]; };
+#define EDDY_MASS_BUFFER_RO(b) \
+    layout(std430, set = 0, binding = b) readonly buffer EddyMass { float mass[]; };
+#define EDDY_PHASE_BUFFER_RO(b) \
+    layout(std430, set = 0, binding = b) readonly buffer EddyPhase { uint phase[]; };
+
 // One thread per particle along x; `count` threads do work, the rest return.
 #define EDDY_PARTICLE_INDEX(count) \
     uint i = gl_GlobalInvocationID.x; \

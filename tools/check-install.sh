@@ -73,19 +73,28 @@ fi
 pcdir=$(dirname "$(find "$prefix" -name eddy.pc -print -quit)")
 export PKG_CONFIG_PATH=$pcdir
 errors=()
-for h in engine/include/eddy/*.h scene/include/eddy/*.h modules/include/eddy/eddy_builtin.h shaders/particles.glsl; do
+for h in engine/include/eddy/*.h scene/include/eddy/*.h modules/include/eddy/*.h; do
     cmp -s "$h" "$prefix/include/eddy/$(basename "$h")" || errors+=("$h is not installed as include/eddy/$(basename "$h")")
 done
-for pc in eddy eddy-scene eddy-modules; do
+# One package for a host (eddy), one for a module author (eddy-module), each
+# naming the data folders.
+for pc in eddy eddy-module; do
     pkg-config --exists "$pc" || errors+=("pkg-config finds no $pc in $pcdir")
+    for v in datadir scenesdir glsl_includedir moduledir; do
+        [ -n "$(pkg-config --variable="$v" "$pc")" ] || errors+=("$pc.pc has no variable $v")
+    done
+done
+[ -f "$(pkg-config --variable=scenesdir eddy)/sph_dam_break.json" ] || errors+=("eddy.pc's scenesdir holds no scenes")
+for g in particles.glsl grid.glsl neighbours.glsl eddy_solids.h; do
+    [ -f "$(pkg-config --variable=glsl_includedir eddy-module)/$g" ] || errors+=("eddy-module.pc's glsl_includedir lacks $g")
 done
 # Vulkan's headers, not its loader (volk loads it at run time).
-pkg-config --libs eddy-modules 2>/dev/null | grep -q -- -lvulkan && errors+=("pkg-config --libs eddy names -lvulkan")
+pkg-config --libs eddy 2>/dev/null | grep -q -- -lvulkan && errors+=("pkg-config --libs eddy names -lvulkan")
 {
     for h in "$prefix"/include/eddy/*.h; do echo "#include <eddy/$(basename "$h")>"; done
     echo 'int main(void)'
     echo '{'
-    echo '    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ 0 });'
+    echo '    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc) });'
     echo '    if (e)'
     echo '        eddy_register_builtin_modules(e);'
     echo '    eddy_destroy_engine(e);'
@@ -94,12 +103,12 @@ pkg-config --libs eddy-modules 2>/dev/null | grep -q -- -lvulkan && errors+=("pk
 } >"$tmp/all_headers.c"
 # shellcheck disable=SC2046
 if ! cc -std=c17 -Wall -Wextra -Werror -o "$tmp/all_headers" "$tmp/all_headers.c" \
-        $(pkg-config --cflags --libs eddy-modules) >"$tmp/cc.log" 2>&1; then
-    errors+=("a program including every installed header does not build with pkg-config eddy-modules alone")
+        -Wl,--no-undefined $(pkg-config --cflags --libs eddy) >"$tmp/cc.log" 2>&1; then
+    errors+=("a program including every installed header does not build with pkg-config eddy alone")
     show "$tmp/cc.log" 20
 fi
 if [ ${#errors[@]} -eq 0 ]; then
-    pass "headers and pkg-config: $(find "$prefix/include/eddy" -type f | wc -l) files in include/eddy; eddy, eddy-scene, eddy-modules build a program"
+    pass "headers and pkg-config: $(find "$prefix/include/eddy" -type f | wc -l) files in include/eddy; eddy and eddy-module name the data folders and build a program"
 else
     printf '    %s\n' "${errors[@]}"
     fail "installed headers and pkg-config files"
@@ -196,7 +205,7 @@ fi
 
 # 4c. eddy as a meson subproject (examples/subproject): the tree linked as
 #     subprojects/eddy and the fallback forced (pkg-config would find the
-#     prefix), so dependency('eddy-modules') resolves through eddy's
+#     prefix), so dependency('eddy') resolves through eddy's
 #     meson.override_dependency; the program runs a scene and checks it.
 # A consumer in three steps (configure, build, run: command strings, run by
 # eval), each logged to $tmp/<tag>-<step>.log; passes with the run's output.
@@ -215,14 +224,14 @@ consumer() {
 sub=$tmp/subproject
 cp -r examples/subproject "$sub" && mkdir -p "$sub/subprojects" && ln -s "$root" "$sub/subprojects/eddy"
 consumer sub "examples/subproject (eddy as a meson subproject)" \
-    'meson setup "$sub/build" "$sub" --force-fallback-for=eddy-modules' \
+    'meson setup "$sub/build" "$sub" --force-fallback-for=eddy' \
     'ninja -C "$sub/build" eddy_subproject_example' \
     '"$sub/build/eddy_subproject_example"'
 
 # 4d. A CMake program through pkg-config alone (examples/cmake: the same
 #     program as examples/subproject), run with no environment.
 cm=$tmp/cmake-build
-consumer cmake "examples/cmake (pkg-config eddy-modules)" \
+consumer cmake "examples/cmake (pkg-config eddy)" \
     'cmake -S examples/cmake -B "$cm"' \
     'cmake --build "$cm"' \
     '(cd "$tmp" && env -i "$cm/eddy_cmake_example")'

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The validation runs: long experiments kept out of the default suite (each
-# takes minutes on lavapipe): the seed-004 tool experiment on the 5k scene and
+# takes minutes on lavapipe): the PBF tool experiment on the 5k scene
+# (cli_pbf_tool_experiment: the force on a tool pushed through water) and
 # the tank experiments (couple_held_*, couple_float, couple_sink,
 # pbf_tool_buoyancy).
 # CI runs them after the suite. Ends with "validation: N passed, N failed"

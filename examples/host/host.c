@@ -14,6 +14,7 @@
 #include <vulkan/vulkan.h>
 
 #include "eddy/eddy.h"
+#include "eddy/eddy_output.h"
 #include "eddy/eddy_builtin.h"
 #include "eddy/eddy_module.h" /* eddy_write_png */
 #include "eddy/eddy_scene.h"

@@ -1,5 +1,5 @@
 /* wind: an example of a module built out of tree against an installed eddy
- * (pkg-config eddy-scene); see README.md beside this file and
+ * (pkg-config eddy-module); see README.md beside this file and
  * docs/modules.md. Every particle of the bound set is dragged towards a
  * wind velocity w with a time constant tau:
  *
@@ -7,6 +7,7 @@
  *
  * integrated exactly each substep (the step is stable for any dt). */
 #include <eddy/eddy_module.h>
+#include <eddy/eddy_output.h>
 
 #include <math.h>
 #include <stdio.h>

@@ -3,6 +3,7 @@
 #define EDDY_FLUID_STATS_H
 
 #include "eddy/eddy_module.h"
+#include "eddy/eddy_output.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -1,6 +1,8 @@
 /* deform module: see README.md beside this file. */
 #include "deform.h"
 
+#include "eddy/eddy_output.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>

@@ -74,4 +74,11 @@ uint32_t eddy_deform_cpu_solve(eddy_deform_cpu *c);
 void eddy_deform_spring_double(const double xi[3], const double xj[3], double L, double ks, bool definite,
                                double f[3], double K[9]);
 
+struct eddy_bench_case;
+struct eddy_bench_module;
+/* Its `eddy bench` cases (*count gets their number) and its passes' costs
+ * (deform_bench.c; eddy/eddy_bench.h). */
+const struct eddy_bench_case *eddy_deform_bench_cases(uint32_t *count);
+const struct eddy_bench_module *eddy_deform_bench_module(void);
+
 #endif

@@ -41,4 +41,14 @@ void eddy_pbf_step_coupled_cpu(const struct eddy_pbf_params *p, const eddy_solid
                                const float *boundary, const float *boundary_inverse_mass,
                                float *force, const struct eddy_couple_sheets_cpu *sheets);
 
+struct eddy_bench_case;
+struct eddy_bench_module;
+/* Its `eddy bench` cases (*count gets their number) and its passes' costs
+ * (pbf_bench.c; eddy/eddy_bench.h). */
+const struct eddy_bench_case *eddy_pbf_bench_cases(uint32_t *count);
+const struct eddy_bench_module *eddy_pbf_bench_module(void);
+/* The haptic loop's case (the tool's force thread on a PBF tank), which
+ * `eddy bench` runs after every other. */
+const struct eddy_bench_case *eddy_pbf_haptic_bench_cases(uint32_t *count);
+
 #endif

@@ -1,6 +1,7 @@
 /* rigid module: see README.md beside this file. */
 #include "rigid.h"
 
+#include "eddy/eddy_output.h"
 #include "eddy/eddy_prims.h"
 
 #include <math.h>

@@ -3,6 +3,7 @@
 #ifndef EDDY_RIGID_H
 #define EDDY_RIGID_H
 
+#include "eddy/eddy_couple.h"
 #include "eddy/eddy_module.h"
 #include "rigid_params.h"
 
@@ -31,30 +32,7 @@ void eddy_rigid_fluid_inverse_mass(uint32_t n, const float *pos, const float *ma
                                    const uint32_t *offsets, uint32_t bodies, double d, bool granular,
                                    float *out);
 
-/* Forces from other systems (a fluid's boundary particles, modules/couple)
- * reach a rigid set through per-contributor slices: buffers of the set named
- * "rigid.external.0", "rigid.external.1", ... (vec4 per particle, N; w
- * unused), one per contributing system, numbered in the order the systems
- * are created. The rigid system adds their sum, in slice order (so a rerun
- * gives the same bits), to each particle's contact force every substep; it
- * finds the slices when it declares its step, after every system is
- * created. A contributor writes every particle of its slice each substep of
- * its own. */
-#define EDDY_RIGID_EXTERNAL_MAX 8u
-/* Claims the next free slice of the set (zero-filled) for a contributing
- * system (named in messages). A zero handle on failure, logged: more than
- * EDDY_RIGID_EXTERNAL_MAX contributors, or out of memory. */
-eddy_buffer eddy_rigid_claim_external(eddy_engine *e, eddy_particles set, const char *system);
-/* Slice k of the set, or a zero handle. */
-eddy_buffer eddy_rigid_external(eddy_engine *e, eddy_particles set, uint32_t k);
-/* For a system that takes the slices (rigid, deform), when it declares its
- * step: *external is what to bind: a zero handle without slices, slice 0
- * alone, or with two or more their sum in slice order, recorded into *sum
- * (16 n bytes) by *kernel; both made here on first use (labelled after
- * `system`) and owned by the caller, who destroys them. */
-eddy_result eddy_rigid_record_external(eddy_engine *e, eddy_graph g, eddy_particles set, uint32_t n,
-                                       const char *system, eddy_kernel *kernel, eddy_buffer *sum,
-                                       eddy_buffer *external);
+/* The rigid.external slices (claim, find, sum): eddy/eddy_couple.h. */
 
 /* Friction's contact memory per particle (as on the GPU). */
 #define EDDY_RIGID_SLOTS 16u
@@ -72,5 +50,12 @@ void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *p
                          const float *mass, const uint32_t *phase, const float *rest,
                          struct eddy_rigid_body *bodies, const uint32_t *offsets,
                          uint32_t *hist_id, float *hist_xi, const float *external);
+
+struct eddy_bench_case;
+struct eddy_bench_module;
+/* Its `eddy bench` cases (*count gets their number) and its passes' costs
+ * (rigid_bench.c; eddy/eddy_bench.h). */
+const struct eddy_bench_case *eddy_rigid_bench_cases(uint32_t *count);
+const struct eddy_bench_module *eddy_rigid_bench_module(void);
 
 #endif

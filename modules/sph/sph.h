@@ -51,4 +51,11 @@ void eddy_sph_step_iisph_coupled_cpu(const struct eddy_sph_params *p, const eddy
                                      const float *boundary, const float *bvel, float *force,
                                      uint32_t *iterations, float *error);
 
+struct eddy_bench_case;
+struct eddy_bench_module;
+/* Its `eddy bench` cases (*count gets their number) and its passes' costs
+ * (sph_bench.c; eddy/eddy_bench.h). */
+const struct eddy_bench_case *eddy_sph_bench_cases(uint32_t *count);
+const struct eddy_bench_module *eddy_sph_bench_module(void);
+
 #endif

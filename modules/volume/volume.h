@@ -181,6 +181,13 @@ void eddy_volume_reference_cpu(const struct eddy_volume_params *p, const float *
                                const float *scalar, const uint32_t *tets, const float *transfer,
                                uint32_t steps, float *rgba, float *depth);
 
+struct eddy_bench_case;
+struct eddy_bench_module;
+/* Its `eddy bench` cases (*count gets their number) and its passes' costs
+ * (volume_bench.c; eddy/eddy_bench.h). */
+const struct eddy_bench_case *eddy_volume_bench_cases(uint32_t *count);
+const struct eddy_bench_module *eddy_volume_bench_module(void);
+
 #ifdef __cplusplus
 }
 #endif

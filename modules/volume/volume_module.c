@@ -4,6 +4,8 @@
  * background). Several systems on one set give several views. */
 #include "volume.h"
 
+#include "eddy/eddy_output.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

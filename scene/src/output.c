@@ -2,7 +2,6 @@
  * JSON-lines statistics. Every file is written to a temporary name and renamed
  * into place, so a reader (or a crash) never sees half a file. */
 #include "output.h"
-#include "internal.h"
 
 #include <errno.h>
 #include <math.h>

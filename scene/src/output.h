@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "eddy/eddy_module.h"
+#include "eddy/eddy_output.h"
 
 /* Longest names that become parts of file names, in bytes (refused, never
  * cut): scenes (the default output folder out/<scene>), particle sets and

@@ -10,12 +10,13 @@
  * (render_shade). Only integer atomicMin decides, so the image does not
  * depend on thread order. The graph is recorded again only when the sets,
  * the sphere count or the triangle count change. */
-#include "internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <png.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "render.h"
 #include "eddy/eddy_prims.h"

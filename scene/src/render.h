@@ -4,6 +4,7 @@
 #define EDDY_RENDER_H
 
 #include "eddy/eddy.h"
+#include "eddy/eddy_output.h"
 
 typedef struct eddy_render_desc {
     uint32_t width, height; /* px */

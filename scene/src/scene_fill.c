@@ -724,7 +724,7 @@ bool scene_parse_set(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, ui
         return scene_fail(c, "scene.too_large", field, "%u particles need %" PRIu64 " bytes per position buffer, over the "
                           "device's maxStorageBufferRange of %" PRIu64 " bytes; at most %" PRIu64
                           " particles fit", *capacity, (uint64_t)*capacity * 16,
-                          c->e->info.max_storage_buffer_range, limit);
+                          eddy_engine_device(c->e)->max_storage_buffer_range, limit);
     }
     return true;
 }

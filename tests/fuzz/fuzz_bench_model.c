@@ -2,9 +2,10 @@
  * device file). The parser must refuse or accept every input without
  * reading outside it; what it accepts must be in the documented ranges and
  * carry a terminated name. tools/fuzz.sh runs it. */
-#include "bench_model.h"
+#include "bench_device.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -6,6 +6,7 @@
  * v *= exp(+rate * dt): a module that blows up, for the tests of a run that
  * goes non-finite. */
 #include "eddy/eddy_module.h"
+#include "eddy/eddy_output.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
  * (lavapipe's threads, the sanitizers), so nothing checked here depends on
  * how promptly the haptic thread is woken. The achieved rate and the
  * interval jitter are measured, without pass or fail, by `eddy bench
- * haptic` (tools/eddy/bench.c). Checked:
+ * haptic` (modules/pbf/pbf_bench.c). Checked:
  *  - the loop produces samples: at least half of 5 s x 1 kHz, one device
  *    call each, and the simulation steps meanwhile;
  *  - pacing: the sample times the device gets increase, sample k never

@@ -7,7 +7,13 @@ core (engine/) <- scene layer (scene/) <- built-in modules (modules/) <- tools.
   - no file under modules/ includes a header from engine/src or scene/src:
     modules see public headers only (engine/include, scene/include), their
     own folder, modules/include (eddy/eddy_builtin.h), shaders/ and their
-    generated SPIR-V.
+    generated SPIR-V;
+  - no C file under tools/ includes a module's header ("sph/sph.h", ...) or
+    compares a string with a module's name or one of its pass labels:
+    tools know modules through eddy_builtin.h and eddy_bench.h, and what
+    they do for one module they do for any; no file under scene/src
+    includes engine/src's "internal.h": the scene layer uses the core's
+    public API.
 Reads the sources; no device. usage: layering.py SOURCE_ROOT"""
 import re
 import sys
@@ -66,6 +72,41 @@ for p in files("modules", (".c", ".h", ".glsl", ".comp")):
             problems.append(f"{where}: '{inc}' is a private header of engine/src or scene/src")
         if "engine/src" in inc or "scene/src" in inc:
             problems.append(f"{where}: includes '{inc}'")
+
+# ---- tools and the scene layer see modules and the core through their
+# interfaces only.
+module_dirs = sorted(p.name for p in (root / "modules").iterdir() if (p / f"{p.name}.h").is_file())
+module_alt = "|".join(module_dirs)
+tool_rules = [
+    (re.compile(rf'#\s*include\s+[<"]({module_alt})/'), "includes a module's header"),
+    (re.compile(rf'\b(str(n)?(case)?cmp|memcmp)\s*\([^;]*?"({module_alt})(\.[\w.]*)?"'), "compares a module's name"),
+]
+for p in files("tools", (".c", ".h")):
+    text = p.read_text()
+    for rx, what in tool_rules:
+        for m in rx.finditer(text):
+            line = text.count("\n", 0, m.start()) + 1
+            problems.append(f"{p.relative_to(root)}:{line}: the tool {what}: '{m.group(0)[:60]}'")
+# Files that still include internal.h, each with what keeps it there; an
+# entry must go once its file no longer needs it.
+scene_internal_pending = {
+    "scene/src/scene_internal.h": "scene_load.c reads eddy_engine's fields (info.max_storage_buffer_range, "
+                                  "module_count, modules): eddy_engine_device, eddy_module_count and "
+                                  "eddy_module_at give them",
+}
+engine_private = {p.name for p in (root / "engine/src").glob("*.h")}
+for p in files("scene", (".c", ".h")):
+    text = p.read_text()
+    rel = str(p.relative_to(root))
+    found = False
+    for m in re.finditer(r'#\s*include\s+"([^"]+)"', text):
+        if Path(m.group(1)).name in engine_private and not (p.parent / m.group(1)).exists():
+            found = True
+            if rel not in scene_internal_pending:
+                line = text.count("\n", 0, m.start()) + 1
+                problems.append(f"{rel}:{line}: the scene layer includes engine/src's '{m.group(1)}'")
+    if rel in scene_internal_pending and not found:
+        problems.append(f"{rel}: no longer includes an engine/src header: remove it from scene_internal_pending")
 
 for x in problems:
     print("FAIL:", x)

@@ -3,9 +3,11 @@
 #include <vulkan/vulkan_core.h>
 #include "eddy/eddy_module.h"
 #include "eddy/eddy_scene.h"
+#include "eddy/eddy_bench.h"
 #include "eddy/eddy_builtin.h"
 
 #include "bench.h"
+#include "bench_model.h"
 #include "paths.h"
 #include "view.h"
 #include "voxelize.h"
@@ -17,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *usage =
+static const char *usage_head =
     "usage:\n"
     "  eddy devices                      list Vulkan devices (* = the default choice)\n"
     "  eddy modules [--module LIB.so]    list modules with their parameters\n"
@@ -40,32 +42,9 @@ static const char *usage =
     "                                    options of run, and:\n"
     "      --system NAME      the system with the tool path (default: the scene's first)\n"
     "      --seconds S        wall-clock seconds to run (default: the scene's duration)\n"
-    "      --rate HZ          force samples per second (default 1000)\n"
-    "  eddy bench [CASE...] [--iterations N] [--device X] [--particles N] [--no-reference]\n"
-    "             [--no-lists] [--model DEVICE.json]\n"
-    "                                    time the shared GPU building blocks against a C\n"
-    "                                    reference of the same algorithm (JSON lines); cases:\n"
-    "                                    scan.1M scan.16M sort.1M sort.4M grid.64k grid.256k\n"
-    "                                    grid.1M density.16k density.65k density.262k sph.16k\n"
-    "                                    sph.65k sph.262k sph.iisph16k sph.iisph65k pbf.10k\n"
-    "                                    pbf.20k pbf.40k pbf.60k pbf.80k pbf.dam50k\n"
-    "                                    rigid.pawns granular.16k deform.bar_80 deform.bar_5k\n"
-    "                                    deform.bunny_5k deform.bar_25k deform.bunny_25k\n"
-    "                                    deform.teapot_25k deform.bunny_150k, the _explicit\n"
-    "                                    twins of those below 150k, volume.bunny_5k\n"
-    "                                    volume.bunny_25k volume.bunny_150k, haptic.1k (the\n"
-    "                                    1 kHz haptic loop for N seconds: rate and jitter, no\n"
-    "                                    reference), or a group (scan, sort, grid, density,\n"
-    "                                    sph, pbf, rigid, granular, deform, volume, haptic);\n"
-    "                                    default all. --particles N: the sph, pbf and granular\n"
-    "                                    cases at about N particles; --no-reference: skip the C\n"
-    "                                    references (not the volume frame the profile counts);\n"
-    "                                    --no-lists: the sph and pbf cases without neighbour\n"
-    "                                    lists (the per-device rule's other side);\n"
-    "                                    --model DEVICE.json: each pass's predicted time on that\n"
-    "                                    device (docs/benchmarks.md); the fluid, rigid, deform\n"
-    "                                    and volume cases print each pass's bytes, visits and\n"
-    "                                    flops per element (\"profile\")\n"
+    "      --rate HZ          force samples per second (default 1000)\n";
+/* eddy bench's lines come from its cases (bench.c). */
+static const char *usage_tail =
     "  eddy voxelize MESH.obj --diameter D [--scale S] [--density RHO] [--surface-only]\n"
     "                [--max-bytes N] [--out FILE.csv|FILE.vtk]\n"
     "                                    a closed mesh to particles of diameter D (m) as the\n"
@@ -74,6 +53,13 @@ static const char *usage =
     "                                    N bytes of host memory (default 1 GiB)\n"
     "  eddy version                      the version, and the folders of the data and the\n"
     "                                    example scenes\n";
+
+static void print_usage(FILE *f)
+{
+    fputs(usage_head, f);
+    eddy_bench_usage(f);
+    fputs(usage_tail, f);
+}
 
 static const char *type_name(VkPhysicalDeviceType t)
 {
@@ -198,12 +184,14 @@ static int parse_options(int argc, char **argv, int first, options *o)
         } else if (!strcmp(a, "--allow-plugins")) {
             o->allow_plugins = true;
         } else if (a[0] == '-') {
-            fprintf(stderr, "eddy error [cli.usage]: unknown option '%s' (or its value is missing)\n%s", a, usage);
+            fprintf(stderr, "eddy error [cli.usage]: unknown option '%s' (or its value is missing)\n", a);
+            print_usage(stderr);
             return -1;
         } else if (!o->scene) {
             o->scene = a;
         } else {
-            fprintf(stderr, "eddy error [cli.usage]: unexpected argument '%s'\n%s", a, usage);
+            fprintf(stderr, "eddy error [cli.usage]: unexpected argument '%s'\n", a);
+            print_usage(stderr);
             return -1;
         }
     }
@@ -300,46 +288,45 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* eddy run --profile: for each pbf or sph system, what each of its passes
+/* The bench description of a system's module (eddy_bench.h), if it has one. */
+static const eddy_bench_module *bench_module_of(const eddy_module_desc *m)
+{
+    const eddy_bench_module *bm;
+    for (uint32_t k = 0; m && (bm = eddy_builtin_bench_module(k)); k++)
+        if (!strcmp(bm->module()->name, m->name))
+            return bm;
+    return NULL;
+}
+
+/* eddy run --profile: for each system whose module can count its
+ * particles' work (eddy_bench_module.system_stats), what each of its passes
  * moves and visits per particle (bench_model.h), from its particles' last
  * positions. */
-static void print_fluid_profile(eddy_engine *e, const eddy_scene *s, const eddy_pass_time *times, int n)
+static void print_system_profiles(eddy_engine *e, const eddy_scene *s, const eddy_pass_time *times, int n)
 {
     bench_pass_measure pm[256];
     for (int i = 0; i < n; i++)
         pm[i] = (bench_pass_measure){ times[i].label, (double)times[i].calls, times[i].total_ms };
-    double lo[3], hi[3];
-    eddy_scene_box(s, lo, hi);
-    const float flo[3] = { (float)lo[0], (float)lo[1], (float)lo[2] }, fhi[3] = { (float)hi[0], (float)hi[1], (float)hi[2] };
     for (uint32_t k = 0; eddy_scene_system_name(s, k); k++) {
         const char *name = eddy_scene_system_name(s, k);
         const eddy_module_desc *m = eddy_scene_system_module(s, name);
-        bool pbf = m && !strcmp(m->name, "pbf"), sph = m && !strcmp(m->name, "sph");
-        double h[3] = { 0 }, skin[3] = { 0 }, ws[3] = { 0 };
-        if ((!pbf && !sph) || eddy_scene_system_param(s, name, "h", h) != EDDY_OK ||
-            (pbf && eddy_scene_system_param(s, name, "neighbour_skin", skin) != EDDY_OK) ||
-            eddy_scene_system_param(s, name, "wall_spacing", ws) != EDDY_OK)
+        const eddy_bench_module *bm = bench_module_of(m);
+        uint32_t count;
+        eddy_bench_stats ns;
+        if (!bm || !bm->system_stats || !bm->system_stats(e, s, name, &count, &ns))
             continue;
-        eddy_particles set = eddy_scene_system_set(s, name);
-        uint32_t count = eddy_particles_count(e, set);
-        float *pos = count ? malloc(16ull * count) : NULL;
-        bench_neighbour_stats ns;
-        if (pos && eddy_buffer_download(e, eddy_particles_buffer(e, set, "position"), 0, 16ull * count, pos) == EDDY_OK &&
-            bench_count_neighbours(pos, count, (float)h[0], (float)(h[0] * (1 + skin[0])), &ns)) {
-            bench_count_ghosts(pos, count, (float)h[0], (float)(ws[0] > 0 ? ws[0] : h[0] / 2), flo, fhi, &ns);
-            printf("system '%s' (%s, %u particles; the last step's positions):\n", name, m->name, count);
-            char prefix[16];
-            snprintf(prefix, sizeof prefix, "%s.", m->name);
-            bench_print_profile_text(stdout, pm, n, count, &ns, prefix);
-        }
-        free(pos);
+        printf("system '%s' (%s, %u particles; the last step's positions):\n", name, m->name, count);
+        char prefix[80];
+        snprintf(prefix, sizeof prefix, "%s.", m->name);
+        bench_print_profile_text(stdout, pm, n, count, &ns, prefix);
     }
 }
 
 static int cmd_run(const options *o)
 {
     if (!o->scene || !*o->scene) {
-        fprintf(stderr, "eddy error [cli.usage]: run: no scene file given\n%s", usage);
+        fprintf(stderr, "eddy error [cli.usage]: run: no scene file given\n");
+        print_usage(stderr);
         return 2;
     }
     if (access(o->scene, R_OK) != 0) {
@@ -395,7 +382,7 @@ static int cmd_run(const options *o)
                    times[i].total_ms,
                    times[i].calls ? 1e3 * times[i].total_ms / (double)times[i].calls : 0.0,
                    all > 0 ? 100 * times[i].total_ms / all : 0.0);
-        print_fluid_profile(e, s, times, n < 256 ? n : 256);
+        print_system_profiles(e, s, times, n < 256 ? n : 256);
     }
     uint32_t vmsg = eddy_validation_message_count(e);
     if (vmsg)
@@ -421,7 +408,8 @@ static void play_path(void *user, double t, const double force[3], double positi
 static int cmd_haptic(const options *o)
 {
     if (!o->scene) {
-        fprintf(stderr, "eddy error [cli.usage]: haptic: no scene file given\n%s", usage);
+        fprintf(stderr, "eddy error [cli.usage]: haptic: no scene file given\n");
+        print_usage(stderr);
         return 2;
     }
     if (access(o->scene, R_OK) != 0) {
@@ -519,7 +507,8 @@ static int cmd_bench(int argc, char **argv)
         } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
             o.device = argv[++i];
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "eddy error [cli.usage]: bench: unknown option '%s'\n%s", argv[i], usage);
+            fprintf(stderr, "eddy error [cli.usage]: bench: unknown option '%s'\n", argv[i]);
+            print_usage(stderr);
             return 2;
         } else if (n < 64) {
             names[n++] = argv[i];
@@ -539,7 +528,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
         !strcmp(argv[1], "-h")) {
-        fputs(usage, argc < 2 ? stderr : stdout);
+        print_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
     const char *cmd = argv[1];
@@ -570,6 +559,7 @@ int main(int argc, char **argv)
         return cmd_run(&o);
     if (!strcmp(cmd, "haptic"))
         return cmd_haptic(&o);
-    fprintf(stderr, "eddy error [cli.usage]: unknown command '%s'\n%s", cmd, usage);
+    fprintf(stderr, "eddy error [cli.usage]: unknown command '%s'\n", cmd);
+    print_usage(stderr);
     return 2;
 }

@@ -1,4 +1,4 @@
-/* Where the eddy tool finds what ships with it (issue 19): the meshes and
+/* Where the eddy tool finds what ships with it: the meshes and
  * tetrahedral meshes of `eddy bench` and the example scenes `eddy run NAME`
  * looks up. Installed, they are under PREFIX/share/eddy (data/, scenes/),
  * found from the executable's own location (/proc/self/exe), so a moved

@@ -18,6 +18,7 @@
 #include "view.h"
 
 #include "eddy/eddy.h"
+#include "eddy/eddy_output.h"
 #include "eddy/eddy_builtin.h"
 #include "eddy/eddy_module.h"
 #include "eddy/eddy_scene.h"

@@ -22,7 +22,7 @@ layout(std430, binding = 8) buffer ToolPush { vec4 tpush[]; };
 layout(std430, binding = 9) readonly buffer Bin { vec4 sbin[]; };
 #ifdef EDDY_COUPLED
 #define COUPLE_BINDING 12
-#include "../../couple/shaders/couple_boundary.glsl"
+#include "couple_boundary.glsl"
 #endif
 
 layout(binding = 10, r32ui) readonly uniform uimageBuffer nlist_tex;

@@ -20,7 +20,7 @@ layout(std430, binding = 7) readonly buffer Bin { vec4 sbin[]; };
 #ifdef EDDY_COUPLED
 #define COUPLE_BINDING 11
 #define COUPLE_MASS_BINDING 15
-#include "../../couple/shaders/couple_boundary.glsl"
+#include "couple_boundary.glsl"
 #endif
 
 layout(binding = 8, r32ui) readonly uniform uimageBuffer nlist_tex;

@@ -25,7 +25,7 @@ layout(binding = 9, r32ui) writeonly uniform uimageBuffer nlist_tex;
 layout(std430, binding = 10) writeonly buffer Count { uint ncount[]; };
 #ifdef EDDY_COUPLED
 #define COUPLE_BINDING 11
-#include "../../couple/shaders/couple_boundary.glsl"
+#include "couple_boundary.glsl"
 #endif
 
 uint g_i, g_count, g_n;

@@ -28,7 +28,7 @@ layout(binding = 8, r32ui) readonly uniform uimageBuffer nlist_tex;
 layout(std430, binding = 9) readonly buffer Count { uint ncount[]; };
 #ifdef EDDY_COUPLED
 #define COUPLE_BINDING 10
-#include "../../couple/shaders/couple_boundary.glsl"
+#include "couple_boundary.glsl"
 #endif
 
 uint g_i;

@@ -33,7 +33,7 @@ layout(std430, binding = 10) readonly buffer Count { uint ncount[]; };
 layout(binding = 11, rgba32f) readonly uniform imageBuffer sghost_tex; // SPH_IISPH_GHOSTS a particle
 #ifdef EDDY_COUPLED
 #define COUPLE_BINDING 12
-#include "../../couple/shaders/couple_boundary.glsl"
+#include "couple_boundary.glsl"
 #endif
 
 uint g_i;

@@ -26,7 +26,7 @@ layout(binding = 10, rgba32f) writeonly uniform imageBuffer sghost_tex; // SPH_I
 #ifdef EDDY_COUPLED
 #define COUPLE_BINDING 11
 #define COUPLE_VELOCITY_BINDING 15
-#include "../../couple/shaders/couple_boundary.glsl"
+#include "couple_boundary.glsl"
 #endif
 
 uint g_i;

@@ -30,7 +30,7 @@ layout(std430, binding = 9) readonly buffer Count { uint ncount[]; };
 layout(binding = 10, rgba32f) readonly uniform imageBuffer sghost_tex; // SPH_IISPH_GHOSTS a particle
 #ifdef EDDY_COUPLED
 #define COUPLE_BINDING 11
-#include "../../couple/shaders/couple_boundary.glsl"
+#include "couple_boundary.glsl"
 #endif
 
 uint g_i;
