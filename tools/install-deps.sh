@@ -10,6 +10,7 @@ packages=(
   libcjson-dev libpng-dev                       # scene files, PNG frames
   clang llvm                                    # sanitized build, libFuzzer, llvm-symbolizer
   cmake                                         # check-install: a CMake program through pkg-config
+  abigail-tools                                 # the ABI check against the last release (tools/abi.sh)
   libglfw3-dev xvfb xauth                       # eddy view's window; its tests under Xvfb
 )
 missing=()
