@@ -3,8 +3,8 @@
  * Conventions (for every function here):
  *  - One *_desc struct per create; a zero field means its documented default.
  *  - Resources are small handles ({ uint32_t id }); id 0 is "none". Destroying
- *    a zero or stale handle does nothing. Destruction waits until the GPU is
- *    done with the resource.
+ *    a zero or stale handle does nothing. Destruction frees the resource once
+ *    the GPU is done with it, without waiting (the release is deferred).
  *  - The creator destroys. Vulkan objects handed in through adoption are never
  *    destroyed by eddy.
  *  - Functions that create return a handle (zero on failure); functions that
@@ -14,6 +14,14 @@
  *    thread at a time (the caller serialises). Different engines are
  *    independent.
  *  - Units: SI (metres, seconds, kilograms) unless a field says otherwise.
+ *  - Waiting: a call blocks the calling thread on the GPU only where its
+ *    comment says "Waits". It then waits for eddy's own submitted work (its
+ *    timeline semaphore, never the whole queue) and, where it says so, for
+ *    the command buffers of a host eddy recorded into (through their
+ *    done_semaphore): the host must have submitted those first, or the wait
+ *    never ends. Every other call returns without waiting; the getters of
+ *    a recording host (eddy_poll_idle, eddy_scene_collect, eddy_scene_input,
+ *    eddy_scene_output) never wait.
  */
 #ifndef EDDY_H
 #define EDDY_H
@@ -225,7 +233,9 @@ typedef struct eddy_engine_desc {
 
 /* Creates an engine, or NULL (after logging why). */
 EDDY_API eddy_engine *eddy_create_engine(const eddy_engine_desc *desc);
-/* Waits for the GPU, destroys everything the engine created. NULL is ignored. */
+/* Destroys everything the engine created. NULL is ignored. Waits: for all
+ * of eddy's work and every host recording (the host must have submitted
+ * them). */
 EDDY_API void eddy_destroy_engine(eddy_engine *e);
 
 /* Logs through the engine's log callback (printf format) with a message
@@ -303,7 +313,8 @@ typedef struct eddy_vk_objects {
 EDDY_API eddy_vk_objects eddy_engine_vk(const eddy_engine *e);
 
 /* Waits until all work eddy submitted has finished (eddy's timeline only:
- * never the whole queue, which an adopted one shares with the host). */
+ * never the whole queue, which an adopted one shares with the host; never
+ * a host's recordings). */
 EDDY_API eddy_result eddy_wait_idle(eddy_engine *e);
 /* Never waits: EDDY_OK when all work eddy submitted and every host command
  * buffer eddy recorded into has finished (staged reads have then landed),
@@ -346,15 +357,17 @@ typedef struct eddy_buffer_desc {
  * data the host writes or reads every step goes through those rings with
  * the step's own submission (eddy_buffer_stage_write/read). On a device whose device-local memory is also
  * host-visible (lavapipe, integrated GPUs) uploads and downloads are a copy
- * through the mapping, after the buffer's last GPU use has finished. */
+ * through the mapping, after the buffer's last GPU use has finished. Waits
+ * only with data: for its upload. */
 EDDY_API eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc);
 EDDY_API void eddy_destroy_buffer(eddy_engine *e, eddy_buffer b);
 EDDY_API uint64_t eddy_buffer_size(eddy_engine *e, eddy_buffer b);
 EDDY_API const char *eddy_buffer_label(eddy_engine *e, eddy_buffer b);
 
-/* Host <-> device transfers. They wait until the buffer's last GPU use (by
- * eddy's work: never the whole queue) has finished and return when the
- * transfer is complete. Direct memory mapping is used where the buffer's
+/* Host <-> device transfers. Waits: until the buffer's last GPU use has
+ * finished (eddy's work, or a host's recording that used it: the host must
+ * have submitted it; never the whole queue), and until the transfer is
+ * complete. Direct memory mapping is used where the buffer's
  * memory is host-visible, the engine's transfer rings elsewhere (chunks of
  * at most 4 MiB, no allocation).
  * offset and size in bytes; offset + size must fit the buffer. */
@@ -379,7 +392,8 @@ typedef struct eddy_vk_buffer {
  * next graph submission (eddy_graph_run / eddy_graph_submit) or recording
  * into a host's command buffer (eddy_graph_record) instead of a
  * transfer of their own, through persistent staging rings (no allocation,
- * no submit, no wait here). stage_write copies `data` now; the GPU copies it
+ * no submit; no wait unless the ring is full, then waits for the earliest
+ * submission or host recording still holding it). stage_write copies `data` now; the GPU copies it
  * into the buffer at the start of that submission, in call order.
  * stage_read copies the buffer's bytes at the end of that submission into
  * `out`, which must stay valid until the submission has been waited for
@@ -465,7 +479,8 @@ typedef struct eddy_image_desc {
  * and the missing feature (STORAGE_IMAGE, SAMPLED_IMAGE,
  * SAMPLED_IMAGE_FILTER_LINEAR, TRANSFER_SRC/DST) when the device lacks it, or
  * naming the size and the limit when an extent exceeds
- * maxImageDimension1D/2D/3D. */
+ * maxImageDimension1D/2D/3D. Waits only with data, or for an adopted image:
+ * for the upload or the layout change. */
 EDDY_API eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc);
 /* Deferred like buffers: the Vulkan objects go once the GPU's last use of
  * them has finished (an adopted VkImage is never destroyed). */
@@ -544,7 +559,8 @@ typedef struct eddy_kernel_desc {
 
 #define EDDY_SPIRV(array) .spirv = (array), .spirv_size = sizeof(array)
 
-/* Creates the pipeline once (never per step). */
+/* Creates the pipeline once (never per step). Never waits (GLSL compiles on
+ * the calling thread). */
 EDDY_API eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc);
 EDDY_API void eddy_destroy_kernel(eddy_engine *e, eddy_kernel k);
 EDDY_API uint32_t eddy_kernel_workgroup_size(eddy_engine *e, eddy_kernel k);
@@ -622,8 +638,8 @@ EDDY_API eddy_result eddy_graph_repeat(eddy_engine *e, eddy_graph g, uint32_t fi
                               uint32_t times);
 EDDY_API uint32_t eddy_graph_pass_count(eddy_engine *e, eddy_graph g);
 
-/* Runs the graph `times` times (each = desc.times substeps) on eddy's queue
- * and waits for it. The recorded command buffer is replayed, not re-recorded. */
+/* Runs the graph `times` times (each = desc.times substeps) on eddy's queue.
+ * Waits: for that work. The recorded command buffer is replayed, not re-recorded. */
 EDDY_API eddy_result eddy_graph_run(eddy_engine *e, eddy_graph g, uint32_t times);
 /* Same, without waiting: signals the engine's timeline semaphore; *value
  * receives the value to wait for with eddy_wait. */
@@ -756,7 +772,8 @@ typedef struct eddy_pass_time {
     double total_ms;    /* summed GPU time */
 } eddy_pass_time;
 /* Per-pass GPU times summed over every run since the graph was created
- * (timestamps must be on). Returns the number of passes (may exceed max). */
+ * (timestamps must be on). Returns the number of passes (may exceed max).
+ * Never waits: runs still in flight are counted once they have finished. */
 EDDY_API int eddy_graph_profile(eddy_engine *e, eddy_graph g, eddy_pass_time *out, int max);
 
 /* ------------------------------------------------------------------ particle sets */

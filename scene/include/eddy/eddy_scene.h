@@ -45,8 +45,10 @@ typedef struct eddy_scene_desc {
  * set and system names at most 63, valid UTF-8, no '/', '\\', ".." or
  * control characters), an out_dir over 2,047 bytes or a path over 4,095
  * are refused, never cut; sizes are checked before they are multiplied or
- * allocated. */
+ * allocated. Waits: for the uploads of the sets' initial state. */
 EDDY_API eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc);
+/* Waits: for the host's recordings of the scene's steps (the host must have
+ * submitted them), then frees the scene's objects as their GPU use ends. */
 EDDY_API void eddy_destroy_scene(eddy_scene *s);
 
 typedef struct eddy_scene_info {
@@ -66,7 +68,8 @@ typedef struct eddy_scene_info {
 } eddy_scene_info;
 EDDY_API eddy_scene_info eddy_scene_get_info(const eddy_scene *s);
 
-/* Advances `steps` steps (no output). */
+/* Advances `steps` steps (no output). Waits: for the host's recordings of
+ * earlier steps (submitted first), then for these steps. */
 EDDY_API eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps);
 /* Writes one output frame of the current state (VTK, stats) when outputs are
  * on. The first frame prepares the output folder: it is created when missing;
@@ -76,15 +79,17 @@ EDDY_API eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps);
  * surface meshes) and the .pvd series are written whole to NAME.tmp and
  * renamed; stats.jsonl and ports_<system>.csv grow as NAME.tmp and are renamed
  * by eddy_scene_finish_output or eddy_destroy_scene. A frame in which a set
- * went non-finite writes its statistics line, then fails. */
+ * went non-finite writes its statistics line, then fails. Waits: as
+ * eddy_scene_step, for the recordings, then for the downloads. */
 EDDY_API eddy_result eddy_scene_write_frame(eddy_scene *s);
 /* Renames stats.jsonl and the tool logs into place (eddy_destroy_scene does
  * it too, ignoring errors); after it no frame can be written. */
 EDDY_API eddy_result eddy_scene_finish_output(eddy_scene *s);
 /* Runs the scene to its end (or max_steps when non-zero), writing frames; prints
- * a progress line when progress is true. */
+ * a progress line when progress is true. Waits: as eddy_scene_step, for
+ * every step. */
 EDDY_API eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress);
-/* The scene's step graph now (one step: all substeps). Adaptive stepping
+/* Never waits. The scene's step graph now (one step: all substeps). Adaptive stepping
  * replaces it (eddy_scene_info.graph_generation changes); the old one is
  * destroyed, and freed once no recording uses it. Hosts that want time,
  * inputs and outputs to advance record with eddy_scene_record instead. */
