@@ -1,26 +1,74 @@
 /* The built-in modules' bench cases and pass costs (eddy_bench.h), as
  * builtin.c collects their descriptors. A built-in module with cases adds
- * its modules/<name>/<name>_bench.c here. */
+ * its modules/<name>/<name>_bench.c here. Only the modules built
+ * (eddy_builtin_config.h) have cases. */
 #include "eddy/eddy_bench.h"
+#include "eddy_builtin_config.h"
 
+#if EDDY_BUILTIN_DEFORM
 #include "deform/deform.h"
+#endif
+#if EDDY_BUILTIN_PBF
 #include "pbf/pbf.h"
+#endif
+#if EDDY_BUILTIN_RIGID
 #include "rigid/rigid.h"
+#endif
+#if EDDY_BUILTIN_SPH
 #include "sph/sph.h"
+#endif
+#if EDDY_BUILTIN_VOLUME
 #include "volume/volume.h"
+#endif
 
 #include <stddef.h>
 
 /* The order `eddy bench` runs them in (and lists them): the haptic loop
  * last, since it runs for seconds of wall-clock time. */
 static const eddy_bench_case *(*const case_lists[])(uint32_t *count) = {
-    eddy_sph_bench_cases, eddy_pbf_bench_cases, eddy_rigid_bench_cases, eddy_deform_bench_cases,
-    eddy_volume_bench_cases, eddy_pbf_haptic_bench_cases,
+#if EDDY_BUILTIN_SPH
+    eddy_sph_bench_cases,
+#endif
+#if EDDY_BUILTIN_PBF
+    eddy_pbf_bench_cases,
+#endif
+#if EDDY_BUILTIN_RIGID
+    eddy_rigid_bench_cases,
+#endif
+#if EDDY_BUILTIN_DEFORM
+    eddy_deform_bench_cases,
+#endif
+#if EDDY_BUILTIN_VOLUME
+    eddy_volume_bench_cases,
+#endif
+#if EDDY_BUILTIN_PBF
+    eddy_pbf_haptic_bench_cases,
+#endif
+    NULL,
+};
+
+static const eddy_bench_module *(*const module_list[])(void) = {
+#if EDDY_BUILTIN_SPH
+    eddy_sph_bench_module,
+#endif
+#if EDDY_BUILTIN_PBF
+    eddy_pbf_bench_module,
+#endif
+#if EDDY_BUILTIN_RIGID
+    eddy_rigid_bench_module,
+#endif
+#if EDDY_BUILTIN_DEFORM
+    eddy_deform_bench_module,
+#endif
+#if EDDY_BUILTIN_VOLUME
+    eddy_volume_bench_module,
+#endif
+    NULL,
 };
 
 const eddy_bench_case *eddy_builtin_bench_case(uint32_t index)
 {
-    for (size_t l = 0; l < sizeof case_lists / sizeof case_lists[0]; l++) {
+    for (size_t l = 0; case_lists[l]; l++) {
         uint32_t k;
         const eddy_bench_case *list = case_lists[l](&k);
         if (index < k)
@@ -32,8 +80,8 @@ const eddy_bench_case *eddy_builtin_bench_case(uint32_t index)
 
 const eddy_bench_module *eddy_builtin_bench_module(uint32_t index)
 {
-    const eddy_bench_module *(*const list[])(void) = { eddy_sph_bench_module, eddy_pbf_bench_module,
-                                                       eddy_rigid_bench_module, eddy_deform_bench_module,
-                                                       eddy_volume_bench_module };
-    return index < sizeof list / sizeof list[0] ? list[index]() : NULL;
+    for (uint32_t i = 0; module_list[i]; i++)
+        if (i == index)
+            return module_list[i]();
+    return NULL;
 }

@@ -80,7 +80,7 @@ done
 # naming the data folders.
 for pc in eddy eddy-module; do
     pkg-config --exists "$pc" || errors+=("pkg-config finds no $pc in $pcdir")
-    for v in datadir scenesdir glsl_includedir moduledir; do
+    for v in datadir pkgdatadir scenesdir glsl_includedir moduledir; do
         [ -n "$(pkg-config --variable="$v" "$pc")" ] || errors+=("$pc.pc has no variable $v")
     done
 done
