@@ -2,8 +2,9 @@
 # Runs shipped scenes and reads every frame of their stats.jsonl for
 # particles outside the box ("outside": a centre past a wall plane at a
 # frame) and particles the box limit put back ("clamped": their walls let
-# them through within a step); issue 18, item 4. Prints one line per scene
-# and ends with "sweep: N scenes, N with particles outside, N clamped".
+# them through within a step), which the walls are meant to prevent.
+# Prints one line per scene and ends with "sweep: N scenes, N with
+# particles outside, N clamped".
 #   tools/sweep_scenes.sh [--steps N] [SCENE.json ...]   (default: scenes/*.json)
 # --steps N runs each scene's first N steps only (default: its duration).
 set -uo pipefail
