@@ -6,6 +6,7 @@ packages=(
   gcc pkg-config meson ninja-build python3
   libvulkan-dev libvulkan1 libvulkan-volk-dev   # Vulkan headers, loader, volk source
   glslc libshaderc-dev glslang-dev spirv-tools  # GLSL -> SPIR-V at build and run time
+  spirv-headers                                 # spirv.h: the numbers kernel.c reads shaders by
   mesa-vulkan-drivers vulkan-validationlayers   # lavapipe and the validation layer
   libcjson-dev libpng-dev                       # scene files, PNG frames
   clang llvm                                    # sanitized build, libFuzzer, llvm-symbolizer

@@ -493,6 +493,114 @@ int eddy_sync_plan_build(const eddy_sync_pass *passes, uint32_t pass_count,
     return eddy_sync_plan_build_ex(&info, out);
 }
 
+/* The passes' uses are valid; *use_total of them. */
+static int eddy_sync_check_passes(const eddy_sync_pass *passes, uint32_t pass_count, size_t *use_total)
+{
+    *use_total = 0;
+    for (uint32_t p = 0; p < pass_count; p++) {
+        if (passes[p].use_count && !passes[p].uses)
+            return -1;
+        for (uint32_t u = 0; u < passes[p].use_count; u++)
+            if (!eddy_sync_access_valid(passes[p].uses[u].access) ||
+                passes[p].uses[u].layout > EDDY_SYNC_LAYOUT_READ_ONLY ||
+                (passes[p].uses[u].layout && passes[p].uses[u].access > EDDY_SYNC_READ_WRITE))
+                return -1;
+        /* merged[] offsets are stored as uint32_t. */
+        if (passes[p].use_count > UINT32_MAX - *use_total)
+            return -1;
+        *use_total += passes[p].use_count;
+    }
+    return 0;
+}
+
+/* Each pass's uses merged per resource into merged[] (pass p's at
+ * pass_first[p], pass_merged[p] of them). Merging once per pass instead of
+ * once per executed step keeps long repeated ranges cheap. */
+static int eddy_sync_merge_passes(const eddy_sync_pass *passes, uint32_t pass_count, eddy_sync_merged *merged,
+                                  uint32_t *pass_first, uint32_t *pass_merged, size_t *merged_count)
+{
+    for (uint32_t p = 0; p < pass_count; p++) {
+        eddy_sync_merged *seg = merged + *merged_count;
+        uint32_t n = passes[p].use_count;
+        for (uint32_t u = 0; u < n; u++)
+            seg[u] = eddy_sync_merged_from_use(passes[p].uses[u]);
+        qsort(seg, n, sizeof(*seg), eddy_sync_cmp_merged);
+        uint32_t kept = 0;
+        for (uint32_t u = 0; u < n; u++) {
+            if (kept && seg[kept - 1].resource == seg[u].resource) {
+                eddy_sync_merged *k = &seg[kept - 1];
+                if (k->layout != seg[u].layout)
+                    return -1; /* two layouts of one image in one pass */
+                eddy_sync_merge_into(k, &seg[u]);
+            } else {
+                seg[kept++] = seg[u];
+            }
+        }
+        pass_first[p] = (uint32_t)*merged_count;
+        pass_merged[p] = kept;
+        *merged_count += kept;
+    }
+    return 0;
+}
+
+/* Images: every use carries a layout; each starts the steps in its first
+ * use's (merged[] is in pass order). A resource used both with and without
+ * a layout is refused. */
+static int eddy_sync_start_layouts(eddy_sync_builder *bld, const eddy_sync_merged *merged, size_t merged_count,
+                                   int64_t slots)
+{
+    bool bad = false;
+    for (size_t i = 0; i < merged_count; i++) {
+        eddy_sync_state *st = &bld->state[merged[i].slot];
+        bool *seen = &bld->first[merged[i].slot].seen; /* borrowed; cleared below */
+        if (!*seen) {
+            st->layout = merged[i].layout;
+            *seen = true;
+        } else if (!st->layout != !merged[i].layout) {
+            bad = true;
+        }
+    }
+    for (int64_t i = 0; i < slots; i++)
+        bld->first[i].seen = false;
+    return bad ? -1 : 0;
+}
+
+/* What the host does before the first replay or after the last, per slot
+ * (*out, malloc'd); an image's layout there is its home layout. */
+static int eddy_sync_boundary_uses(const eddy_sync_builder *bld, const eddy_sync_host *host, const uint32_t *ids,
+                                   int64_t slots, eddy_sync_merged **out)
+{
+    eddy_sync_merged *uses = *out = malloc((slots ? (size_t)slots : 1) * sizeof(*uses));
+    if (!uses || eddy_sync_host_uses(host, ids, (size_t)slots, uses) != 0)
+        return -1;
+    for (int64_t i = 0; i < slots; i++)
+        uses[i].layout = bld->state[i].layout ? EDDY_SYNC_LAYOUT_HOME : EDDY_SYNC_LAYOUT_NONE;
+    return 0;
+}
+
+/* Every step of graph_times replays in order, repeated ranges (sorted by
+ * their first pass) unrolled. */
+static int eddy_sync_execute_all(eddy_sync_builder *bld, uint32_t pass_count, const eddy_sync_range *sorted,
+                                 uint32_t range_count, uint32_t graph_times)
+{
+    for (uint32_t g = 0; g < graph_times; g++) {
+        uint32_t r = 0;
+        for (uint32_t p = 0; p < pass_count;) {
+            if (r < range_count && sorted[r].first == p) {
+                for (uint32_t t = 0; t < sorted[r].times; t++)
+                    for (uint32_t q = p; q < p + sorted[r].count; q++)
+                        if (eddy_sync_execute(bld, q) != 0)
+                            return -1;
+                p += sorted[r].count;
+                r++;
+            } else if (eddy_sync_execute(bld, p++) != 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 int eddy_sync_plan_build_ex(const eddy_sync_build_info *info, eddy_sync_plan *out)
 {
     if (!out)
@@ -517,19 +625,8 @@ int eddy_sync_plan_build_ex(const eddy_sync_build_info *info, eddy_sync_plan *ou
     size_t merged_count = 0;
 
     size_t use_total = 0;
-    for (uint32_t p = 0; p < pass_count; p++) {
-        if (passes[p].use_count && !passes[p].uses)
-            return -1;
-        for (uint32_t u = 0; u < passes[p].use_count; u++)
-            if (!eddy_sync_access_valid(passes[p].uses[u].access) ||
-                passes[p].uses[u].layout > EDDY_SYNC_LAYOUT_READ_ONLY ||
-                (passes[p].uses[u].layout && passes[p].uses[u].access > EDDY_SYNC_READ_WRITE))
-                return -1;
-        /* merged[] offsets are stored as uint32_t. */
-        if (passes[p].use_count > UINT32_MAX - use_total)
-            return -1;
-        use_total += passes[p].use_count;
-    }
+    if (eddy_sync_check_passes(passes, pass_count, &use_total) != 0)
+        return -1;
 
     sorted = malloc((range_count ? range_count : 1) * sizeof(*sorted));
     if (!sorted)
@@ -546,30 +643,8 @@ int eddy_sync_plan_build_ex(const eddy_sync_build_info *info, eddy_sync_plan *ou
     pass_merged = malloc((pass_count ? pass_count : 1) * sizeof(*pass_merged));
     if (!merged || !pass_first || !pass_merged)
         goto done;
-
-    /* Merging once per pass instead of once per executed step keeps long
-     * repeated ranges cheap. */
-    for (uint32_t p = 0; p < pass_count; p++) {
-        eddy_sync_merged *seg = merged + merged_count;
-        uint32_t n = passes[p].use_count;
-        for (uint32_t u = 0; u < n; u++)
-            seg[u] = eddy_sync_merged_from_use(passes[p].uses[u]);
-        qsort(seg, n, sizeof(*seg), eddy_sync_cmp_merged);
-        uint32_t kept = 0;
-        for (uint32_t u = 0; u < n; u++) {
-            if (kept && seg[kept - 1].resource == seg[u].resource) {
-                eddy_sync_merged *k = &seg[kept - 1];
-                if (k->layout != seg[u].layout)
-                    goto done; /* two layouts of one image in one pass */
-                eddy_sync_merge_into(k, &seg[u]);
-            } else {
-                seg[kept++] = seg[u];
-            }
-        }
-        pass_first[p] = (uint32_t)merged_count;
-        pass_merged[p] = kept;
-        merged_count += kept;
-    }
+    if (eddy_sync_merge_passes(passes, pass_count, merged, pass_first, pass_merged, &merged_count) != 0)
+        goto done;
 
     slots = eddy_sync_assign_slots(merged, merged_count, &ids);
     if (slots < 0)
@@ -578,39 +653,12 @@ int eddy_sync_plan_build_ex(const eddy_sync_build_info *info, eddy_sync_plan *ou
     bld.first = calloc(slots ? (size_t)slots : 1, sizeof(*bld.first));
     if (!bld.state || !bld.first)
         goto done;
-    /* Images: every use carries a layout; each starts the steps in its first
-     * use's (merged[] is in pass order). */
-    {
-        bool bad = false;
-        for (size_t i = 0; i < merged_count; i++) {
-            eddy_sync_state *st = &bld.state[merged[i].slot];
-            bool *seen = &bld.first[merged[i].slot].seen; /* borrowed; cleared below */
-            if (!*seen) {
-                st->layout = merged[i].layout;
-                *seen = true;
-            } else if (!st->layout != !merged[i].layout) {
-                bad = true;
-            }
-        }
-        for (int64_t i = 0; i < slots; i++)
-            bld.first[i].seen = false;
-        if (bad)
-            goto done;
-    }
-    if (info->entry) {
-        entry = malloc((slots ? (size_t)slots : 1) * sizeof(*entry));
-        if (!entry || eddy_sync_host_uses(info->entry, ids, (size_t)slots, entry) != 0)
-            goto done;
-        for (int64_t i = 0; i < slots; i++)
-            entry[i].layout = bld.state[i].layout ? EDDY_SYNC_LAYOUT_HOME : EDDY_SYNC_LAYOUT_NONE;
-    }
-    if (info->exit) {
-        leave = malloc((slots ? (size_t)slots : 1) * sizeof(*leave));
-        if (!leave || eddy_sync_host_uses(info->exit, ids, (size_t)slots, leave) != 0)
-            goto done;
-        for (int64_t i = 0; i < slots; i++)
-            leave[i].layout = bld.state[i].layout ? EDDY_SYNC_LAYOUT_HOME : EDDY_SYNC_LAYOUT_NONE;
-    }
+    if (eddy_sync_start_layouts(&bld, merged, merged_count, slots) != 0)
+        goto done;
+    if (info->entry && eddy_sync_boundary_uses(&bld, info->entry, ids, slots, &entry) != 0)
+        goto done;
+    if (info->exit && eddy_sync_boundary_uses(&bld, info->exit, ids, slots, &leave) != 0)
+        goto done;
     if (step_total) {
         bld.plan.steps = malloc((size_t)step_total * sizeof(*bld.plan.steps));
         if (!bld.plan.steps)
@@ -620,22 +668,8 @@ int eddy_sync_plan_build_ex(const eddy_sync_build_info *info, eddy_sync_plan *ou
     bld.pass_first = pass_first;
     bld.pass_count = pass_merged;
 
-    for (uint32_t g = 0; g < graph_times; g++) {
-        uint32_t r = 0;
-        for (uint32_t p = 0; p < pass_count;) {
-            if (r < range_count && sorted[r].first == p) {
-                for (uint32_t t = 0; t < sorted[r].times; t++)
-                    for (uint32_t q = p; q < p + sorted[r].count; q++)
-                        if (eddy_sync_execute(&bld, q) != 0)
-                            goto done;
-                p += sorted[r].count;
-                r++;
-            } else if (eddy_sync_execute(&bld, p++) != 0) {
-                goto done;
-            }
-        }
-    }
-
+    if (eddy_sync_execute_all(&bld, pass_count, sorted, range_count, graph_times) != 0)
+        goto done;
     if (eddy_sync_plan_groups(&bld, (size_t)slots, info->loop, entry, leave) != 0)
         goto done;
 

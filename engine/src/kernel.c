@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <shaderc/shaderc.h>
+#include <spirv/unified1/spirv.h>
 
 eddy_kernel_obj *eddy_kernel_get(eddy_engine *e, eddy_kernel k)
 {
@@ -27,36 +28,18 @@ typedef struct spirv_facts {
                                 sampler, a sampled image's Dim not 1D/2D/3D), else -1 */
 } spirv_facts;
 
-enum {
-    OP_EXECUTION_MODE = 16,
-    OP_TYPE_IMAGE = 25,
-    OP_TYPE_SAMPLER = 26,
-    OP_TYPE_SAMPLED_IMAGE = 27,
-    OP_TYPE_STRUCT = 30,
-    OP_TYPE_POINTER = 32,
-    OP_VARIABLE = 59,
-    OP_DECORATE = 71,
-    OP_MEMBER_DECORATE = 72,
-    DEC_SPEC_ID = 1,
-    DEC_NON_WRITABLE = 24,
-    DEC_NON_READABLE = 25,
-    DEC_BINDING = 33,
-    DEC_DESCRIPTOR_SET = 34,
-    MODE_LOCAL_SIZE = 17,
-};
-
 /* The VkFormat of a SPIR-V Image Format a storage texel buffer may have
  * (0: one eddy does not view buffers in). */
 static int32_t texel_format(uint32_t spirv_format)
 {
     switch (spirv_format) {
-    case 1: return VK_FORMAT_R32G32B32A32_SFLOAT; /* Rgba32f */
-    case 3: return VK_FORMAT_R32_SFLOAT;          /* R32f */
-    case 6: return VK_FORMAT_R32G32_SFLOAT;       /* Rg32f */
-    case 21: return VK_FORMAT_R32G32B32A32_SINT;  /* Rgba32i */
-    case 24: return VK_FORMAT_R32_SINT;           /* R32i */
-    case 30: return VK_FORMAT_R32G32B32A32_UINT;  /* Rgba32ui */
-    case 33: return VK_FORMAT_R32_UINT;           /* R32ui */
+    case SpvImageFormatRgba32f: return VK_FORMAT_R32G32B32A32_SFLOAT;
+    case SpvImageFormatR32f: return VK_FORMAT_R32_SFLOAT;
+    case SpvImageFormatRg32f: return VK_FORMAT_R32G32_SFLOAT;
+    case SpvImageFormatRgba32i: return VK_FORMAT_R32G32B32A32_SINT;
+    case SpvImageFormatR32i: return VK_FORMAT_R32_SINT;
+    case SpvImageFormatRgba32ui: return VK_FORMAT_R32G32B32A32_UINT;
+    case SpvImageFormatR32ui: return VK_FORMAT_R32_UINT;
     default: return 0;
     }
 }
@@ -80,7 +63,7 @@ static bool read_spirv(const uint32_t *w, size_t words, spirv_facts *f)
 {
     memset(f, 0, sizeof *f);
     f->bad_binding = -1;
-    if (words < 5 || w[0] != 0x07230203u)
+    if (words < 5 || w[0] != SpvMagicNumber)
         return false;
     uint32_t bound = w[3];
     /* The id bound comes from the module: at most one id per word, else it lies. */
@@ -93,45 +76,47 @@ static bool read_spirv(const uint32_t *w, size_t words, spirv_facts *f)
         id[i].binding = id[i].set = -1;
     bool ok = true;
     for (size_t i = 5; i < words;) {
-        uint32_t count = w[i] >> 16, op = w[i] & 0xffffu;
+        uint32_t count = w[i] >> SpvWordCountShift, op = w[i] & SpvOpCodeMask;
         if (count == 0 || i + count > words) {
             ok = false;
             break;
         }
         const uint32_t *o = w + i + 1; /* operands */
-        if (op == OP_DECORATE && count >= 3 && o[0] < bound) {
+        if (op == SpvOpDecorate && count >= 3 && o[0] < bound) {
             spirv_id *t = &id[o[0]];
-            if (o[1] == DEC_BINDING && count >= 4)
+            if (o[1] == SpvDecorationBinding && count >= 4)
                 t->binding = (int32_t)o[2];
-            else if (o[1] == DEC_DESCRIPTOR_SET && count >= 4)
+            else if (o[1] == SpvDecorationDescriptorSet && count >= 4)
                 t->set = (int32_t)o[2];
-            else if (o[1] == DEC_SPEC_ID && count >= 4 && o[2] == 0)
+            else if (o[1] == SpvDecorationSpecId && count >= 4 && o[2] == 0)
                 f->has_spec0 = true;
-            else if (o[1] == DEC_NON_WRITABLE)
+            else if (o[1] == SpvDecorationNonWritable)
                 t->nw = true;
-            else if (o[1] == DEC_NON_READABLE)
+            else if (o[1] == SpvDecorationNonReadable)
                 t->nr = true;
-        } else if (op == OP_MEMBER_DECORATE && count >= 4 && o[0] < bound) {
-            if (o[2] == DEC_NON_WRITABLE)
+        } else if (op == SpvOpMemberDecorate && count >= 4 && o[0] < bound) {
+            if (o[2] == SpvDecorationNonWritable)
                 id[o[0]].members_nw++;
-            else if (o[2] == DEC_NON_READABLE)
+            else if (o[2] == SpvDecorationNonReadable)
                 id[o[0]].members_nr++;
-        } else if (op == OP_TYPE_STRUCT && count >= 2 && o[0] < bound) {
+        } else if (op == SpvOpTypeStruct && count >= 2 && o[0] < bound) {
             id[o[0]].members = count - 2;
-        } else if (op == OP_TYPE_IMAGE && count >= 9 && o[0] < bound) {
+        } else if (op == SpvOpTypeImage && count >= 9 && o[0] < bound) {
+            /* Sampled: 0 (known at run time), 1 (with a sampler), 2 (storage). */
             id[o[0]].image = (uint8_t)(1 + (o[6] <= 2 ? o[6] : 0));
-            id[o[0]].dim = (uint8_t)(o[2] <= 2 && !o[4] && !o[5] ? o[2] + 1 : o[2] == 5 ? 4 : 0); /* not arrayed, not multisampled */
+            /* Dim1D, Dim2D and Dim3D run 0, 1, 2; not arrayed, not multisampled. */
+            id[o[0]].dim = (uint8_t)(o[2] <= SpvDim3D && !o[4] && !o[5] ? o[2] + 1 : o[2] == SpvDimBuffer ? 4 : 0);
             id[o[0]].format = o[7];
-        } else if (op == OP_TYPE_SAMPLED_IMAGE && count >= 3 && o[0] < bound) {
+        } else if (op == SpvOpTypeSampledImage && count >= 3 && o[0] < bound) {
             id[o[0]].image = 4;
             id[o[0]].image_type = o[1];
-        } else if (op == OP_TYPE_SAMPLER && count >= 2 && o[0] < bound) {
+        } else if (op == SpvOpTypeSampler && count >= 2 && o[0] < bound) {
             id[o[0]].image = 5;
-        } else if (op == OP_TYPE_POINTER && count >= 4 && o[0] < bound) {
+        } else if (op == SpvOpTypePointer && count >= 4 && o[0] < bound) {
             id[o[0]].pointee = o[2];
-        } else if (op == OP_VARIABLE && count >= 4 && o[1] < bound) {
+        } else if (op == SpvOpVariable && count >= 4 && o[1] < bound) {
             id[o[1]].type = o[0];
-        } else if (op == OP_EXECUTION_MODE && count >= 6 && o[1] == MODE_LOCAL_SIZE) {
+        } else if (op == SpvOpExecutionMode && count >= 6 && o[1] == SpvExecutionModeLocalSize) {
             f->local_size_x = o[2];
         }
         i += count;

@@ -23,7 +23,7 @@ typedef struct free_range {
 struct eddy_mem_block {
     VkDeviceMemory memory;
     uint32_t type, heap;
-    bool optimal;          /* images with optimal tiling (item 7); buffers are linear */
+    bool optimal;          /* images with optimal tiling; buffers are linear */
     uint64_t size, used;
     void *mapped;          /* whole block, when host-visible */
     free_range *free;      /* sorted by offset, never adjacent (coalesced) */

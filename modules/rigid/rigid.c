@@ -110,8 +110,8 @@ static double bound_dt(const struct eddy_rigid_params *p, double m)
  * (exact for a cube on a face; a body settles on a broad side, and its pose
  * as filled says little: a tilted bunny touches with 2). A grain stands on
  * one. Softer walls are refused with the stiffness needed: below it a heavy
- * body sank through the floor (issue 18) and now would sit on the box's
- * hard limit. */
+ * body used to sink through the floor, and now would sit on the box's hard
+ * limit. */
 static eddy_result check_wall_stiffness(rigid *s, uint32_t n, const float *mass, const struct eddy_rigid_body *bodies,
                                         const uint32_t *offsets, bool granular)
 {
@@ -138,6 +138,94 @@ static eddy_result check_wall_stiffness(rigid *s, uint32_t n, const float *mass,
              "(2 M |g| / (n d), n = particles^(2/3), d = %g m); raise wall_stiffness (or stiffness when "
              "wall_stiffness is 0)", s->name, kw, granular ? "grain" : "body", worst, M_worst, nb_worst, need, d);
     return EDDY_ERROR_INVALID_ARGUMENT;
+}
+
+/* The parameter block: the grid over the box at the particle diameter d
+ * (refused when it spans too many cells: *r), the step and the contact
+ * model's coefficients. */
+static void param_block(rigid *s, const eddy_system_ctx *ctx, double d, bool granular, eddy_result *r)
+{
+    struct eddy_rigid_params *p = &s->p;
+    for (int a = 0; a < 3; a++) {
+        p->grid[a] = (float)(ctx->box_min[a] - d);
+        /* Bounded before the conversion: a huge box over a small diameter
+         * does not fit an int (found by fuzz_scene: undefined behaviour). */
+        double cells = ceil((ctx->box_max[a] - ctx->box_min[a]) / d) + 2;
+        p->dims[a] = cells > 1 << 20 ? (1 << 20) + 1 : (int32_t)cells;
+        p->box_min[a] = ctx->box_min[a];
+        p->box_max[a] = ctx->box_max[a];
+        p->gravity[a] = (float)ctx->params[P_GRAVITY].v[a];
+        if (*r == EDDY_OK && p->dims[a] > 1 << 20) {
+            eddy_log(s->e, EDDY_LOG_ERROR, "system.too_large", "system '%s': the box spans too many cells of d = %g m along "
+                     "axis %d; raise the diameter or shrink the box", s->name, d, a);
+            *r = EDDY_ERROR_LIMIT;
+        }
+    }
+    p->grid[3] = (float)(1.0 / d);
+    p->dims[3] = granular;
+    p->box_min[3] = (float)d;
+    p->box_max[3] = (float)ctx->dt;
+    p->gravity[3] = (float)ctx->params[P_STIFFNESS].v[0];
+    p->coeffs[0] = (float)ctx->params[P_DAMPING].v[0];
+    p->coeffs[1] = (float)ctx->params[P_SHEAR].v[0];
+    p->coeffs[2] = (float)(ctx->params[P_WALL_STIFFNESS].v[0] > 0 ? ctx->params[P_WALL_STIFFNESS].v[0]
+                                                                    : ctx->params[P_STIFFNESS].v[0]);
+    p->coeffs[3] = (float)ctx->params[P_FRICTION].v[0];
+    p->counts[0] = s->n;
+}
+
+/* The buffers: the bodies, their matrices and the particles' rest offsets
+ * (shared with renderers and fluids), the inverse masses a coupled fluid
+ * weighs (fluid_w), the forces, the sorted copies and the contact memory.
+ * Every buffer is attempted before a missing one is reported. */
+static eddy_result create_buffers(rigid *s, const struct eddy_rigid_body *bodies, const float *rest,
+                                  const uint32_t *offsets, const float *fluid_w)
+{
+    eddy_engine *e = s->e;
+    const struct eddy_rigid_params *p = &s->p;
+    uint32_t n = s->n, B = s->bodies;
+    eddy_result r = EDDY_OK;
+    s->body = eddy_particles_add_buffer(e, s->set, "rigid.body", sizeof(struct eddy_rigid_body));
+    s->matrix = eddy_particles_add_buffer(e, s->set, "rigid.matrix", 64);
+    s->clamped = eddy_particles_add_buffer(e, s->set, "clamped", 4);
+    if (!s->clamped.id)
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    /* Found (zero: a fixed obstacle) when the fluid came first. */
+    eddy_buffer fw = eddy_particles_add_buffer(e, s->set, "rigid.inverse_mass", 4);
+    if (n && (!fw.id || !fluid_w || eddy_buffer_upload(e, fw, 0, 4ull * n, fluid_w) != EDDY_OK))
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    s->params = scratch(s, "params", sizeof *p, p);
+    /* Shared: a renderer draws each body's particles as matrix[body] x rest. */
+    s->rest = eddy_particles_add_buffer(e, s->set, "rigid.rest", 16);
+    if (!s->rest.id || (n && rest && eddy_buffer_upload(e, s->rest, 0, 16ull * n, rest) != EDDY_OK))
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    s->offsets = scratch(s, "offsets", 4ull * (B + 1), offsets);
+    s->force = scratch(s, "force", 16ull * n, NULL);
+    s->torque = scratch(s, "torque", 16ull * n, NULL);
+    s->bforce = scratch(s, "body_force", 16ull * B, NULL);
+    s->btorque = scratch(s, "body_torque", 16ull * B, NULL);
+    s->sp = scratch(s, "sorted.position", 16ull * n, NULL);
+    s->sv = scratch(s, "sorted.velocity", 16ull * n, NULL);
+    s->sbody = scratch(s, "sorted.body", 4ull * n, NULL);
+    /* Contact memory: 16 slots a particle when there is friction, all
+     * empty (0xffffffff) at the start. */
+    uint64_t slots = p->coeffs[3] > 0 ? 16ull * n : 1;
+    uint32_t *empty = malloc(4 * slots);
+    if (empty)
+        memset(empty, 0xff, 4 * slots);
+    s->hid = scratch(s, "contacts.id", 4 * slots, empty);
+    s->hid_next = scratch(s, "contacts.id_next", 4 * slots, empty);
+    s->hxi = scratch(s, "contacts.shear", 16 * slots, NULL);
+    s->hxi_next = scratch(s, "contacts.shear_next", 16 * slots, NULL);
+    if (!empty || !s->hid.id || !s->hid_next.id || !s->hxi.id || !s->hxi_next.id)
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    free(empty);
+    if (!s->body.id || !s->matrix.id || !s->params.id || !s->rest.id || !s->offsets.id || !s->force.id ||
+        !s->torque.id || !s->bforce.id || !s->btorque.id || !s->sp.id || !s->sv.id || !s->sbody.id)
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK && B)
+        r = eddy_buffer_upload(e, s->body, 0, sizeof *bodies * B, bodies);
+    return r;
 }
 
 static eddy_result create(const eddy_system_ctx *ctx, void **state)
@@ -172,32 +260,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         d = n ? 2.0 * pos[3] : 0.02;
     bool granular = ctx->params[P_GRANULAR].v[0] != 0;
     struct eddy_rigid_params *p = &s->p;
-    for (int a = 0; a < 3; a++) {
-        p->grid[a] = (float)(ctx->box_min[a] - d);
-        /* Bounded before the conversion: a huge box over a small diameter
-         * does not fit an int (found by fuzz_scene: undefined behaviour). */
-        double cells = ceil((ctx->box_max[a] - ctx->box_min[a]) / d) + 2;
-        p->dims[a] = cells > 1 << 20 ? (1 << 20) + 1 : (int32_t)cells;
-        p->box_min[a] = ctx->box_min[a];
-        p->box_max[a] = ctx->box_max[a];
-        p->gravity[a] = (float)ctx->params[P_GRAVITY].v[a];
-        if (r == EDDY_OK && p->dims[a] > 1 << 20) {
-            eddy_log(e, EDDY_LOG_ERROR, "system.too_large", "system '%s': the box spans too many cells of d = %g m along "
-                     "axis %d; raise the diameter or shrink the box", s->name, d, a);
-            r = EDDY_ERROR_LIMIT;
-        }
-    }
-    p->grid[3] = (float)(1.0 / d);
-    p->dims[3] = granular;
-    p->box_min[3] = (float)d;
-    p->box_max[3] = (float)ctx->dt;
-    p->gravity[3] = (float)ctx->params[P_STIFFNESS].v[0];
-    p->coeffs[0] = (float)ctx->params[P_DAMPING].v[0];
-    p->coeffs[1] = (float)ctx->params[P_SHEAR].v[0];
-    p->coeffs[2] = (float)(ctx->params[P_WALL_STIFFNESS].v[0] > 0 ? ctx->params[P_WALL_STIFFNESS].v[0]
-                                                                    : ctx->params[P_STIFFNESS].v[0]);
-    p->coeffs[3] = (float)ctx->params[P_FRICTION].v[0];
-    p->counts[0] = n;
+    param_block(s, ctx, d, granular, &r);
     struct eddy_rigid_body *bodies = NULL;
     float *rest = NULL;
     uint32_t *offsets = NULL;
@@ -239,49 +302,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         if (!s->grid)
             r = EDDY_ERROR_LIMIT;
     }
-    if (r == EDDY_OK) {
-        uint32_t B = s->bodies;
-        s->body = eddy_particles_add_buffer(e, s->set, "rigid.body", sizeof(struct eddy_rigid_body));
-        s->matrix = eddy_particles_add_buffer(e, s->set, "rigid.matrix", 64);
-        s->clamped = eddy_particles_add_buffer(e, s->set, "clamped", 4);
-        if (!s->clamped.id)
-            r = EDDY_ERROR_OUT_OF_MEMORY;
-        /* Found (zero: a fixed obstacle) when the fluid came first. */
-        eddy_buffer fw = eddy_particles_add_buffer(e, s->set, "rigid.inverse_mass", 4);
-        if (n && (!fw.id || !fluid_w || eddy_buffer_upload(e, fw, 0, 4ull * n, fluid_w) != EDDY_OK))
-            r = EDDY_ERROR_OUT_OF_MEMORY;
-        s->params = scratch(s, "params", sizeof *p, p);
-        /* Shared: a renderer draws each body's particles as matrix[body] x rest. */
-        s->rest = eddy_particles_add_buffer(e, s->set, "rigid.rest", 16);
-        if (!s->rest.id || (n && rest && eddy_buffer_upload(e, s->rest, 0, 16ull * n, rest) != EDDY_OK))
-            r = EDDY_ERROR_OUT_OF_MEMORY;
-        s->offsets = scratch(s, "offsets", 4ull * (B + 1), offsets);
-        s->force = scratch(s, "force", 16ull * n, NULL);
-        s->torque = scratch(s, "torque", 16ull * n, NULL);
-        s->bforce = scratch(s, "body_force", 16ull * B, NULL);
-        s->btorque = scratch(s, "body_torque", 16ull * B, NULL);
-        s->sp = scratch(s, "sorted.position", 16ull * n, NULL);
-        s->sv = scratch(s, "sorted.velocity", 16ull * n, NULL);
-        s->sbody = scratch(s, "sorted.body", 4ull * n, NULL);
-        /* Contact memory: 16 slots a particle when there is friction, all
-         * empty (0xffffffff) at the start. */
-        uint64_t slots = p->coeffs[3] > 0 ? 16ull * n : 1;
-        uint32_t *empty = malloc(4 * slots);
-        if (empty)
-            memset(empty, 0xff, 4 * slots);
-        s->hid = scratch(s, "contacts.id", 4 * slots, empty);
-        s->hid_next = scratch(s, "contacts.id_next", 4 * slots, empty);
-        s->hxi = scratch(s, "contacts.shear", 16 * slots, NULL);
-        s->hxi_next = scratch(s, "contacts.shear_next", 16 * slots, NULL);
-        if (!empty || !s->hid.id || !s->hid_next.id || !s->hxi.id || !s->hxi_next.id)
-            r = EDDY_ERROR_OUT_OF_MEMORY;
-        free(empty);
-        if (!s->body.id || !s->matrix.id || !s->params.id || !s->rest.id || !s->offsets.id || !s->force.id ||
-            !s->torque.id || !s->bforce.id || !s->btorque.id || !s->sp.id || !s->sv.id || !s->sbody.id)
-            r = EDDY_ERROR_OUT_OF_MEMORY;
-        if (r == EDDY_OK && B)
-            r = eddy_buffer_upload(e, s->body, 0, sizeof *bodies * B, bodies);
-    }
+    if (r == EDDY_OK)
+        r = create_buffers(s, bodies, rest, offsets, fluid_w);
     free(bodies), free(rest), free(offsets), free(fluid_w);
     const struct { const uint32_t *spv; size_t size; const char *label; } ks[K_CONTACT_COUPLED] = {
         { particles_spv, sizeof particles_spv, "rigid.particles" }, { contact_spv, sizeof contact_spv, "rigid.contact" },

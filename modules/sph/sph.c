@@ -472,28 +472,21 @@ static eddy_result record_live(sph *s, eddy_graph g)
     return rc < 0 ? (eddy_result)rc : EDDY_OK;
 }
 
-static eddy_result create(const eddy_system_ctx *ctx, void **state)
+/* The step and the box the parameters allow. The time step must resolve
+ * sound (c0 = sqrt(k), or speed_of_sound), with the artificial viscosity's
+ * share, and viscous diffusion: dt <= 0.4 h / ((1 + 0.6 alpha) c0) and
+ * dt <= 0.125 h^2 rho0 / mu (Monaghan's bounds; PHYSICS.md); IISPH has no
+ * sound to resolve. The vortex axis is a direction; the grid over the box
+ * fits. */
+static eddy_result check_params(const eddy_system_ctx *ctx, bool iisph)
 {
     eddy_engine *e = ctx->engine;
-    sph *s = calloc(1, sizeof *s);
-    if (!s)
-        return EDDY_ERROR_OUT_OF_MEMORY;
-    *state = s;
-    s->e = e;
-    s->set = ctx->particles;
-    s->n = eddy_particles_count(e, ctx->particles);
     const eddy_param_value *v = ctx->params;
     double h = v[P_H].v[0], rho0 = v[P_RHO0].v[0], mu = v[P_MU].v[0];
     double k = stiffness_of(v), c0 = sqrt(k);
-
-    /* The time step must resolve sound (c0 = sqrt(k), or speed_of_sound),
-     * with the artificial viscosity's share, and viscous diffusion:
-     * dt <= 0.4 h / ((1 + 0.6 alpha) c0) and dt <= 0.125 h^2 rho0 / mu
-     * (Monaghan's bounds; PHYSICS.md). */
     double dt_sound = 0.4 * h / signal_speed(k, v[P_ALPHA].v[0]), dt_visc = mu > 0 ? 0.125 * h * h * rho0 / mu : INFINITY;
     double dt_max = dt_sound < dt_visc ? dt_sound : dt_visc;
-    s->iisph = v[P_SOLVER].v[0] != 0;
-    if (s->iisph) {
+    if (iisph) {
         /* No sound to resolve: the viscous bound and the body-force one,
          * 0.25 sqrt(h / |g|) (Monaghan 1992); the flow's CFL bound needs the
          * speeds, so adaptive stepping applies it (stable_dt). */
@@ -532,33 +525,14 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             return EDDY_ERROR_LIMIT;
         }
     }
-    eddy_sph_params_from_values(&s->p, v, ctx->box_min, ctx->box_max, ctx->dt, s->n, ctx->solid_count);
-    s->front_axis = (int)v[P_FRONT_AXIS].v[0];
-    uint32_t dims[3] = { (uint32_t)s->p.dims[0], (uint32_t)s->p.dims[1], (uint32_t)s->p.dims[2] };
+    return EDDY_OK;
+}
 
-    char gl[160];
-    snprintf(gl, sizeof gl, "%s.grid", ctx->name);
-    s->grid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc),
-        .label = gl, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
-        .dims = { dims[0], dims[1], dims[2] }, .max_count = s->n ? s->n : 1 });
-    if (!s->grid)
-        return EDDY_ERROR_LIMIT;
-    /* Boundary particles where the forces are taken: at the substep's start.
-     * Coupled when the boundary slot holds particles: then the coupled
-     * variants of sph.density and sph.forces bind them. */
-    if (eddy_couple_slot_particles(e, &ctx->slots[1])) {
-        s->couple = eddy_couple_create(e, &(eddy_couple_desc){
-            .system = ctx->name, .boundary = ctx->slots[1].sets, .boundary_count = ctx->slots[1].count,
-            .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
-            .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
-            .at_start = true, .stiffness = s->p.material[0], .rest_density = (float)rho0,
-            .sph_muller = s->p.model[0] == EDDY_SPH_MULLER, .sph_clamp_negative = s->p.model[1] != 0,
-            .sph_tait = s->p.model[2] == EDDY_SPH_TAIT,
-            .gravity = { s->p.gravity[0], s->p.gravity[1], s->p.gravity[2] },
-            .sph_iisph = s->iisph });
-        if (!s->couple)
-            return EDDY_ERROR_INVALID_ARGUMENT;
-    }
+/* The set's buffers the system uses, the ones it adds to the set, the
+ * parameter block and the sorted copies and neighbour lists. */
+static eddy_result create_buffers(sph *s, const eddy_system_ctx *ctx)
+{
+    eddy_engine *e = s->e;
     s->position = eddy_particles_buffer(e, s->set, "position");
     s->velocity = eddy_particles_buffer(e, s->set, "velocity");
     s->mass = eddy_particles_buffer(e, s->set, "mass");
@@ -589,6 +563,92 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     if (ctx->solid_count &&
         eddy_buffer_upload(e, s->solids, 0, sizeof(eddy_solid) * ctx->solid_count, ctx->solids) != EDDY_OK)
         return EDDY_ERROR_VULKAN;
+    return EDDY_OK;
+}
+
+/* IISPH's buffers (the pressure on the set, the solver's system, the
+ * wall ghosts' sums in a texel-only buffer) and kernels. */
+static eddy_result create_iisph(sph *s, const eddy_system_ctx *ctx, bool cpl)
+{
+    eddy_engine *e = s->e;
+    uint64_t n = s->n;
+    uint64_t groups = (n + 255) / 256;
+    s->max_iterations = s->p.solve[1];
+    s->pressure = eddy_particles_add_buffer(e, s->set, "pressure", 4);
+    s->spress = scratch(s, ctx->name, "sorted.pressure", 4 * n);
+    s->siis = scratch(s, ctx->name, "iisph.system", 16 * n);
+    s->sap = scratch(s, ctx->name, "iisph.acceleration", 16 * n);
+    s->partials = scratch(s, ctx->name, "iisph.partials", 16 * groups);
+    s->args = scratch(s, ctx->name, "iisph.args", 24);
+    s->istate = scratch(s, ctx->name, "iisph.state", sizeof(struct eddy_sph_iisph_state));
+    /* SPH_IISPH_GHOSTS texels a particle (sph_iisph.glsl) */
+    char ghosts[160];
+    snprintf(ghosts, sizeof ghosts, "%s.iisph.ghosts", ctx->name);
+    s->sghost = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = n ? 48 * n : 16, .label = ghosts,
+                                                           .texel_only = true });
+    s->k_diag = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_diag", SPH_VARIANT(cpl, iisph_diag) });
+    /* The iterations read sph.density's lists (constant 2: their capacity). */
+    s->k_accel = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_accel", SPH_VARIANT(cpl, iisph_accel),
+        .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
+    s->k_accel_final = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
+        .label = "sph.iisph_accel_final", SPH_VARIANT(cpl, iisph_accel),
+        .specialization = { { 1, 1 }, { 2, s->nlist_cap } }, .specialization_count = 2 });
+    s->k_update = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_update", SPH_VARIANT(cpl, iisph_update),
+        .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
+    s->k_check = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_check", EDDY_SPIRV(iisph_check_spv) });
+    if (!s->pressure.id || !s->spress.id || !s->siis.id || !s->sap.id || !s->partials.id || !s->args.id ||
+        !s->istate.id || !s->sghost.id)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    if (!s->k_diag.id || !s->k_accel.id || !s->k_accel_final.id || !s->k_update.id || !s->k_check.id)
+        return EDDY_ERROR_VULKAN;
+    return EDDY_OK;
+}
+
+static eddy_result create(const eddy_system_ctx *ctx, void **state)
+{
+    eddy_engine *e = ctx->engine;
+    sph *s = calloc(1, sizeof *s);
+    if (!s)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    *state = s;
+    s->e = e;
+    s->set = ctx->particles;
+    s->n = eddy_particles_count(e, ctx->particles);
+    const eddy_param_value *v = ctx->params;
+    double h = v[P_H].v[0], rho0 = v[P_RHO0].v[0];
+    s->iisph = v[P_SOLVER].v[0] != 0;
+    eddy_result r = check_params(ctx, s->iisph);
+    if (r != EDDY_OK)
+        return r;
+    eddy_sph_params_from_values(&s->p, v, ctx->box_min, ctx->box_max, ctx->dt, s->n, ctx->solid_count);
+    s->front_axis = (int)v[P_FRONT_AXIS].v[0];
+    uint32_t dims[3] = { (uint32_t)s->p.dims[0], (uint32_t)s->p.dims[1], (uint32_t)s->p.dims[2] };
+
+    char gl[160];
+    snprintf(gl, sizeof gl, "%s.grid", ctx->name);
+    s->grid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc),
+        .label = gl, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
+        .dims = { dims[0], dims[1], dims[2] }, .max_count = s->n ? s->n : 1 });
+    if (!s->grid)
+        return EDDY_ERROR_LIMIT;
+    /* Boundary particles where the forces are taken: at the substep's start.
+     * Coupled when the boundary slot holds particles: then the coupled
+     * variants of sph.density and sph.forces bind them. */
+    if (eddy_couple_slot_particles(e, &ctx->slots[1])) {
+        s->couple = eddy_couple_create(e, &(eddy_couple_desc){
+            .system = ctx->name, .boundary = ctx->slots[1].sets, .boundary_count = ctx->slots[1].count,
+            .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
+            .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
+            .at_start = true, .stiffness = s->p.material[0], .rest_density = (float)rho0,
+            .sph_muller = s->p.model[0] == EDDY_SPH_MULLER, .sph_clamp_negative = s->p.model[1] != 0,
+            .sph_tait = s->p.model[2] == EDDY_SPH_TAIT,
+            .gravity = { s->p.gravity[0], s->p.gravity[1], s->p.gravity[2] },
+            .sph_iisph = s->iisph });
+        if (!s->couple)
+            return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if ((r = create_buffers(s, ctx)) != EDDY_OK)
+        return r;
     /* The coupled variants bind the boundary particles after their own
      * bindings. */
     bool cpl = s->couple != NULL;
@@ -600,37 +660,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->k_clock = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.clock", EDDY_SPIRV(clock_spv) });
     if (!s->k_density.id || !s->k_forces.id || !s->k_integrate.id || !s->k_clock.id)
         return EDDY_ERROR_VULKAN;
-    if (s->iisph) {
-        uint64_t groups = (n + 255) / 256;
-        s->max_iterations = s->p.solve[1];
-        s->pressure = eddy_particles_add_buffer(e, s->set, "pressure", 4);
-        s->spress = scratch(s, ctx->name, "sorted.pressure", 4 * n);
-        s->siis = scratch(s, ctx->name, "iisph.system", 16 * n);
-        s->sap = scratch(s, ctx->name, "iisph.acceleration", 16 * n);
-        s->partials = scratch(s, ctx->name, "iisph.partials", 16 * groups);
-        s->args = scratch(s, ctx->name, "iisph.args", 24);
-        s->istate = scratch(s, ctx->name, "iisph.state", sizeof(struct eddy_sph_iisph_state));
-        /* SPH_IISPH_GHOSTS texels a particle (sph_iisph.glsl) */
-        char ghosts[160];
-        snprintf(ghosts, sizeof ghosts, "%s.iisph.ghosts", ctx->name);
-        s->sghost = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = n ? 48 * n : 16, .label = ghosts,
-                                                               .texel_only = true });
-        s->k_diag = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_diag", SPH_VARIANT(cpl, iisph_diag) });
-        /* The iterations read sph.density's lists (constant 2: their capacity). */
-        s->k_accel = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_accel", SPH_VARIANT(cpl, iisph_accel),
-            .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
-        s->k_accel_final = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
-            .label = "sph.iisph_accel_final", SPH_VARIANT(cpl, iisph_accel),
-            .specialization = { { 1, 1 }, { 2, s->nlist_cap } }, .specialization_count = 2 });
-        s->k_update = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_update", SPH_VARIANT(cpl, iisph_update),
-            .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
-        s->k_check = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_check", EDDY_SPIRV(iisph_check_spv) });
-        if (!s->pressure.id || !s->spress.id || !s->siis.id || !s->sap.id || !s->partials.id || !s->args.id ||
-            !s->istate.id || !s->sghost.id)
-            return EDDY_ERROR_OUT_OF_MEMORY;
-        if (!s->k_diag.id || !s->k_accel.id || !s->k_accel_final.id || !s->k_update.id || !s->k_check.id)
-            return EDDY_ERROR_VULKAN;
-    }
+    if (s->iisph && (r = create_iisph(s, ctx, cpl)) != EDDY_OK)
+        return r;
     snprintf(s->name, sizeof s->name, "%s", ctx->name);
     if (v[P_SURFACE_LIVE].v[0] != 0 && v[P_SURFACE_MESH].v[0] == 0) {
         eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': surface_live extracts the surface_mesh; expected "

@@ -265,49 +265,37 @@ static eddy_result preintegrate(eddy_engine *e, eddy_volume *v)
     return res;
 }
 
-eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
+/* The descriptor's checks before anything is made: the set's tets and
+ * scalar, the transfer function, the ranges, and the host's images. */
+static eddy_result check_desc(eddy_engine *e, const char *label, const eddy_volume_desc *d, eddy_elements *el,
+                              eddy_buffer *sb, const char **set_name_out)
 {
-    const char *label = d && d->label ? d->label : "volume";
-    if (!d || !d->set.id) {
-        fail(e, label, "no particle set given");
-        return NULL;
-    }
-    if (d->width < 1 || d->height < 1 || d->width > 16384 || d->height > 16384) {
-        fail(e, label, "image size %u x %u px: expected 1 to 16384 a side", d->width, d->height);
-        return NULL;
-    }
-    const char *set_name = eddy_particles_name(e, d->set);
-    eddy_elements el = eddy_particles_elements(e, d->set, "tets");
-    if (!el.buffer.id || el.kind != EDDY_TETRAHEDRA || el.count == 0) {
-        fail(e, label, "set '%s' has no tets (a \"tets\" element set of at least one tetrahedron)",
-             set_name ? set_name : "?");
-        return NULL;
-    }
+    if (!d || !d->set.id)
+        return fail(e, label, "no particle set given");
+    if (d->width < 1 || d->height < 1 || d->width > 16384 || d->height > 16384)
+        return fail(e, label, "image size %u x %u px: expected 1 to 16384 a side", d->width, d->height);
+    const char *set_name = *set_name_out = eddy_particles_name(e, d->set);
+    *el = eddy_particles_elements(e, d->set, "tets");
+    if (!el->buffer.id || el->kind != EDDY_TETRAHEDRA || el->count == 0)
+        return fail(e, label, "set '%s' has no tets (a \"tets\" element set of at least one tetrahedron)",
+                    set_name ? set_name : "?");
     const char *sname = d->scalar ? d->scalar : "scalar";
-    eddy_buffer sb = eddy_particles_buffer(e, d->set, sname);
-    if (!sb.id) {
-        fail(e, label, "set '%s' has no buffer '%s' for the scalar", set_name, sname);
-        return NULL;
-    }
+    *sb = eddy_particles_buffer(e, d->set, sname);
+    if (!sb->id)
+        return fail(e, label, "set '%s' has no buffer '%s' for the scalar", set_name, sname);
     if (d->transfer && check_tf(e, label, d->transfer, d->transfer_count) != EDDY_OK)
-        return NULL;
+        return EDDY_ERROR_INVALID_ARGUMENT;
     if (!(d->cutoff >= 0 && d->cutoff <= 1) || !(d->opacity_unit >= 0 && isfinite(d->opacity_unit)) ||
         !(d->max_segment >= 0 && isfinite(d->max_segment)) || !isfinite(d->scalar_min) ||
-        !isfinite(d->scalar_max)) {
-        fail(e, label, "cutoff must be in [0, 1], opacity_unit and max_segment finite and >= 0, the scalar range "
-             "finite");
-        return NULL;
-    }
-    if (d->entry_slots > 64) {
-        fail(e, label, "entry_slots %u: expected 1 to 64 (0: the default 8)", d->entry_slots);
-        return NULL;
-    }
+        !isfinite(d->scalar_max))
+        return fail(e, label, "cutoff must be in [0, 1], opacity_unit and max_segment finite and >= 0, the scalar "
+                    "range finite");
+    if (d->entry_slots > 64)
+        return fail(e, label, "entry_slots %u: expected 1 to 64 (0: the default 8)", d->entry_slots);
     if ((d->table_scalars && (d->table_scalars < 2 || d->table_scalars > 1024)) ||
-        (d->table_lengths && (d->table_lengths < 2 || d->table_lengths > 1024))) {
-        fail(e, label, "table of %u x %u texels: expected 2 to 1024 each (0: the defaults 256 and 32)",
-             d->table_scalars, d->table_lengths);
-        return NULL;
-    }
+        (d->table_lengths && (d->table_lengths < 2 || d->table_lengths > 1024)))
+        return fail(e, label, "table of %u x %u texels: expected 2 to 1024 each (0: the defaults 256 and 32)",
+                    d->table_scalars, d->table_lengths);
     const struct { eddy_image im; VkFormat format; const char *what; } host[2] = {
         { d->color_image, VK_FORMAT_R32G32B32A32_SFLOAT, "colour image (RGBA32F)" },
         { d->depth_image, VK_FORMAT_R32_SFLOAT, "depth image (R32F)" },
@@ -317,47 +305,40 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
         if (!host[k].im.id)
             continue;
         if (eddy_image_vk(e, host[k].im, &vi) != EDDY_OK || vi.format != (int32_t)host[k].format ||
-            vi.extent.width != d->width || vi.extent.height != d->height || vi.extent.depth != 1) {
-            fail(e, label, "the host's %s must be %u x %u px in that format, with storage use", host[k].what,
-                 d->width, d->height);
-            return NULL;
-        }
+            vi.extent.width != d->width || vi.extent.height != d->height || vi.extent.depth != 1)
+            return fail(e, label, "the host's %s must be %u x %u px in that format, with storage use", host[k].what,
+                        d->width, d->height);
     }
-    eddy_volume *v = calloc(1, sizeof *v);
-    if (!v) {
-        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "%s: out of host memory", label);
-        return NULL;
-    }
-    v->e = e;
-    snprintf(v->label, sizeof v->label, "%s", label);
-    v->width = d->width;
-    v->height = d->height;
-    v->tet_count = el.count;
-    v->vertex_count = eddy_particles_count(e, d->set);
-    v->position = eddy_particles_buffer(e, d->set, "position");
-    v->scalar = sb;
-    v->tets = el.buffer;
-    struct eddy_volume_params *p = &v->p;
-    rest r = { 0 };
-    uint32_t *neigh = NULL, *bound = NULL;
-    eddy_result res = load_rest(e, v, &r);
+    return EDDY_OK;
+}
+
+/* The rest mesh's edge lengths and bounding box: the defaults come from
+ * them. */
+typedef struct rest_shape {
+    double edge_sum, edge_max, lo[3], hi[3];
+} rest_shape;
+
+/* The rest mesh: its neighbour table and boundary faces, no inverted or
+ * flat tet, finite scalars; its edges and box into *sh. */
+static eddy_result check_rest(eddy_engine *e, eddy_volume *v, const char *label, const char *set_name, const rest *r,
+                              uint32_t **neigh, uint32_t **bound, rest_shape *sh)
+{
     char err[512];
-    neigh = res == EDDY_OK ? malloc(16 * (size_t)v->tet_count) : NULL;
-    if (res == EDDY_OK && !neigh)
+    eddy_result res = EDDY_OK;
+    *neigh = malloc(16 * (size_t)v->tet_count);
+    if (!*neigh)
         res = EDDY_ERROR_OUT_OF_MEMORY;
-    if (res == EDDY_OK && eddy_volume_topology(r.tets, v->tet_count, v->vertex_count, neigh, &bound,
+    if (res == EDDY_OK && eddy_volume_topology(r->tets, v->tet_count, v->vertex_count, *neigh, bound,
                                                &v->boundary_count, err, sizeof err) != 0)
         res = fail(e, label, "set '%s': %s", set_name, err);
     /* volume.raster runs 8 threads a face, the BVH a power of two of leaves */
     if (res == EDDY_OK && v->boundary_count > (UINT32_MAX >> 4))
         res = fail(e, label, "set '%s': %u boundary faces: expected at most %u", set_name, v->boundary_count,
                    UINT32_MAX >> 4);
-    /* The rest mesh: no inverted or flat tet; its edges give the defaults. */
-    double edge_sum = 0, edge_max = 0, lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     for (uint32_t t = 0; t < v->tet_count && res == EDDY_OK; t++) {
         const float *x[4];
         for (int i = 0; i < 4; i++)
-            x[i] = r.pos + 4 * (size_t)r.tets[4 * (size_t)t + i];
+            x[i] = r->pos + 4 * (size_t)r->tets[4 * (size_t)t + i];
         double a[3], b[3], c[3];
         for (int k = 0; k < 3; k++)
             a[k] = x[1][k] - x[0][k], b[k] = x[2][k] - x[0][k], c[k] = x[3][k] - x[0][k];
@@ -373,91 +354,250 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
                 double l = sqrt((double)(x[i][0] - x[j][0]) * (x[i][0] - x[j][0]) +
                                 (double)(x[i][1] - x[j][1]) * (x[i][1] - x[j][1]) +
                                 (double)(x[i][2] - x[j][2]) * (x[i][2] - x[j][2]));
-                edge_sum += l;
-                edge_max = l > edge_max ? l : edge_max;
+                sh->edge_sum += l;
+                sh->edge_max = l > sh->edge_max ? l : sh->edge_max;
             }
         for (int i = 0; i < 4; i++)
             for (int k = 0; k < 3; k++)
-                lo[k] = x[i][k] < lo[k] ? x[i][k] : lo[k], hi[k] = x[i][k] > hi[k] ? x[i][k] : hi[k];
+                sh->lo[k] = x[i][k] < sh->lo[k] ? x[i][k] : sh->lo[k],
+                sh->hi[k] = x[i][k] > sh->hi[k] ? x[i][k] : sh->hi[k];
     }
     for (uint32_t i = 0; i < v->vertex_count && res == EDDY_OK; i++)
-        if (!isfinite(r.scalar[i]))
+        if (!isfinite(r->scalar[i]))
             res = fail(e, label, "set '%s': the scalar of vertex %u is not finite", set_name, i);
+    return res;
+}
+
+/* With no camera given (eye == target): one framing the rest mesh's box
+ * from the front, above and to the right. */
+static void default_camera(eddy_volume_camera *cam, const rest_shape *sh)
+{
+    static const float dir[3] = { 0.35f, 0.45f, 1.0f };
+    float fov = cam->fov_deg > 0 ? cam->fov_deg : 40.0f;
+    double diag = 0, dl = sqrt(0.35 * 0.35 + 0.45 * 0.45 + 1.0);
+    for (int k = 0; k < 3; k++)
+        diag += (sh->hi[k] - sh->lo[k]) * (sh->hi[k] - sh->lo[k]);
+    double dist = 0.5 * sqrt(diag) / tan(fov * 0.5 * 3.14159265358979 / 180.0) * 1.15;
+    bool up = cam->up[0] || cam->up[1] || cam->up[2];
+    *cam = (eddy_volume_camera){ .up = { up ? cam->up[0] : 0, up ? cam->up[1] : 1, up ? cam->up[2] : 0 },
+                                 .fov_deg = fov };
+    for (int k = 0; k < 3; k++) {
+        cam->target[k] = (float)(0.5 * (sh->lo[k] + sh->hi[k]));
+        cam->eye[k] = (float)(cam->target[k] + dist * dir[k] / dl);
+    }
+}
+
+/* With no transfer function given: two points over the scalar's range at
+ * rest, into def (10 floats). */
+static void default_tf(const eddy_volume *v, const rest *r, float def_tf[10])
+{
+    float smin = INFINITY, smax = -INFINITY;
+    for (uint32_t i = 0; i < v->vertex_count; i++)
+        smin = fminf(smin, r->scalar[i]), smax = fmaxf(smax, r->scalar[i]);
+    if (!(smax > smin))
+        smin -= 0.5f, smax += 0.5f;
+    const float def[10] = { smin, 0.2f, 0.35f, 0.9f, 0.0f, smax, 1.0f, 0.6f, 0.15f, 0.5f };
+    memcpy(def_tf, def, sizeof def);
+}
+
+/* The parameter block past the camera: the scalar range, segment and
+ * opacity unit, the BVH box, the counts, the table, the entry lists. Every
+ * field is set even after a refusal, which is logged. */
+static eddy_result fill_params(eddy_engine *e, eddy_volume *v, const char *label, const eddy_volume_desc *d,
+                               const float *tf, uint32_t n, const rest_shape *sh)
+{
+    struct eddy_volume_params *p = &v->p;
+    eddy_result res = EDDY_OK;
+    float smin = d->scalar_min, smax = d->scalar_max;
+    if (smin == 0 && smax == 0) {
+        smin = tf[0];
+        smax = tf[5 * (n - 1)];
+        if (!(smax > smin))
+            smin -= 1, smax += 1;
+    }
+    if (!(smax > smin))
+        res = fail(e, label, "the scalar range [%g, %g] is empty", smin, smax);
+    p->range[0] = smin;
+    p->range[1] = smax;
+    p->range[2] = d->max_segment > 0 ? d->max_segment : (float)(2 * sh->edge_max);
+    p->range[3] = d->opacity_unit > 0 ? d->opacity_unit : (float)(sh->edge_sum / (6.0 * v->tet_count));
+    bool box = d->bounds_min[0] || d->bounds_min[1] || d->bounds_min[2] || d->bounds_max[0] ||
+               d->bounds_max[1] || d->bounds_max[2];
+    for (int k = 0; k < 3; k++) {
+        double half = 0.5 * (sh->hi[k] - sh->lo[k]) + 1e-6;
+        p->bounds_min[k] = box ? d->bounds_min[k] : (float)(sh->lo[k] - half);
+        p->bounds_max[k] = box ? d->bounds_max[k] : (float)(sh->hi[k] + half);
+        if (!(p->bounds_max[k] > p->bounds_min[k]) || !isfinite(p->bounds_min[k]) || !isfinite(p->bounds_max[k]))
+            res = fail(e, label, "the BVH box must have max > min on each axis");
+    }
+    p->bounds_min[3] = d->cutoff > 0 ? d->cutoff : 0.999f;
+    uint32_t leaves = 2;
+    while (leaves < v->boundary_count)
+        leaves *= 2;
+    p->counts[0] = v->tet_count;
+    p->counts[1] = v->boundary_count;
+    p->counts[2] = leaves;
+    p->counts[3] = n;
+    p->table[0] = d->table_scalars ? d->table_scalars : 256;
+    p->table[1] = d->table_lengths ? d->table_lengths : 32;
+    p->table[2] = d->max_steps ? d->max_steps : (v->tet_count > UINT32_MAX - 64 ? UINT32_MAX : v->tet_count + 64);
+    p->table[3] = d->point_sampling ? EDDY_VOLUME_POINT_SAMPLING : 0;
+    /* as many as asked that fit one storage buffer (none: every pixel
+     * that meets the mesh searches the BVH) */
+    uint64_t fit = eddy_engine_device(e)->max_storage_buffer_range / (8ull * v->width * v->height);
+    uint32_t slots = d->entry_slots ? d->entry_slots : 8;
+    p->lists[0] = fit < slots ? (uint32_t)fit : slots;
+    return res;
+}
+
+/* The buffers: the parameter block, the transfer function (n points of 8
+ * floats), the boundary faces, the BVH's and the frame's. */
+static eddy_result make_buffers(eddy_engine *e, eddy_volume *v, const float *tfbuf, uint32_t n, const uint32_t *bound)
+{
+    struct eddy_volume_params *p = &v->p;
+    uint64_t leaves = p->counts[2];
+    v->params = buffer(e, v, "params", sizeof *p, p);
+    v->tf = buffer(e, v, "transfer", 32ull * n, tfbuf);
+    v->boundary = buffer(e, v, "boundary", 4ull * v->boundary_count, bound);
+    v->keys = buffer(e, v, "keys", 4ull * v->boundary_count, NULL);
+    v->values = buffer(e, v, "values", 4ull * v->boundary_count, NULL);
+    v->leaf_face = buffer(e, v, "leaf_face", 4 * leaves, NULL);
+    v->nodes = buffer(e, v, "nodes", 64 * leaves, NULL);
+    v->guards = buffer(e, v, "guards", 16, NULL);
+    v->hits = buffer(e, v, "hits", 4ull * v->width * v->height, NULL);
+    v->entries = buffer(e, v, "entries", 8ull * p->lists[0] * v->width * v->height, NULL);
+    if (!v->params.id || !v->tf.id || !v->boundary.id || !v->keys.id || !v->values.id || !v->leaf_face.id || !v->nodes.id || !v->guards.id || !v->hits.id ||
+        !v->entries.id)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    return EDDY_OK;
+}
+
+/* The pre-integrated table and the frame's colour and depth (the host's,
+ * when it gives them). */
+static eddy_result make_images(eddy_engine *e, eddy_volume *v, const char *label, const eddy_volume_desc *d)
+{
+    const struct eddy_volume_params *p = &v->p;
+    char tl[128];
+    snprintf(tl, sizeof tl, "%s.table", v->label);
+    v->table = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = p->table[0], .height = p->table[0],
+                                                        .depth = p->table[1], .format = EDDY_FORMAT_RGBA32F,
+                                                        .filter = EDDY_FILTER_LINEAR, .label = tl });
+    v->own_color = !d->color_image.id;
+    v->own_depth = !d->depth_image.id;
+    snprintf(tl, sizeof tl, "%s.color", v->label);
+    v->color = v->own_color ? eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = v->width, .height = v->height,
+                                                                      .format = EDDY_FORMAT_RGBA32F,
+                                                                      .usage = EDDY_IMAGE_STORAGE, .label = tl })
+                            : d->color_image;
+    snprintf(tl, sizeof tl, "%s.depth", v->label);
+    v->depth = v->own_depth ? eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = v->width, .height = v->height,
+                                                                      .format = EDDY_FORMAT_R32F,
+                                                                      .usage = EDDY_IMAGE_STORAGE, .label = tl })
+                            : d->depth_image;
+    if (!v->table.id || !v->color.id || !v->depth.id)
+        return fail(e, label, "the images (table %u x %u x %u, frame %u x %u px) could not be made (see above)",
+                    p->table[0], p->table[0], p->table[1], v->width, v->height);
+    return EDDY_OK;
+}
+
+/* Per tet, in rows of 1 << EDDY_VOLUME_ROW_SHIFT texels: the neighbours
+ * (from the host), the planes and the gradients. */
+static eddy_result tet_images(eddy_engine *e, eddy_volume *v, const char *label, const uint32_t *neigh)
+{
+    const uint32_t row = 1u << EDDY_VOLUME_ROW_SHIFT;
+    uint32_t rows4 = (uint32_t)((4ull * v->tet_count + row - 1) / row), rows1 = (v->tet_count + row - 1) / row;
+    uint32_t *padded = calloc((size_t)row * rows4, 4);
+    char tl[128];
+    if (padded) {
+        memcpy(padded, neigh, 16 * (size_t)v->tet_count);
+        snprintf(tl, sizeof tl, "%s.neighbours", v->label);
+        v->neighbours = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .dimensions = 2, .width = row, .height = rows4,
+                                                                 .format = EDDY_FORMAT_R32UI,
+                                                                 .usage = EDDY_IMAGE_STORAGE, .label = tl,
+                                                                 .data = padded });
+        snprintf(tl, sizeof tl, "%s.planes", v->label);
+        v->planes = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .dimensions = 2, .width = row, .height = rows4,
+                                                             .format = EDDY_FORMAT_RGBA32F,
+                                                             .usage = EDDY_IMAGE_STORAGE, .label = tl });
+        snprintf(tl, sizeof tl, "%s.gradient", v->label);
+        v->gradient = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .dimensions = 2, .width = row, .height = rows1,
+                                                               .format = EDDY_FORMAT_RGBA32F,
+                                                               .usage = EDDY_IMAGE_STORAGE, .label = tl });
+    }
+    free(padded);
+    if (!padded)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    if (!v->neighbours.id || !v->planes.id || !v->gradient.id)
+        return fail(e, label, "the per-tet images (%u x %u texels for %u tets) could not be made (see above)", row,
+                    rows4, v->tet_count);
+    return EDDY_OK;
+}
+
+/* The kernels (the cast by point sampling or by segments) and the sort. */
+static eddy_result make_kernels(eddy_engine *e, eddy_volume *v, const eddy_volume_desc *d)
+{
+    v->k_geometry = kernel(e, "geometry", geometry_spv, sizeof geometry_spv);
+    v->k_keys = kernel(e, "keys", keys_spv, sizeof keys_spv);
+    v->k_leaves = kernel(e, "leaves", leaves_spv, sizeof leaves_spv);
+    v->k_level = kernel(e, "level", level_spv, sizeof level_spv);
+    v->k_preint = kernel(e, "preint", preint_spv, sizeof preint_spv);
+    v->k_raster = kernel(e, "raster", raster_spv, sizeof raster_spv);
+    v->k_cast = d->point_sampling ? kernel(e, "cast", cast_point_spv, sizeof cast_point_spv)
+                                  : kernel(e, "cast", cast_spv, sizeof cast_spv);
+    char sl[96];
+    snprintf(sl, sizeof sl, "%s.sort", v->label);
+    v->sort = eddy_create_sort(e, &(eddy_sort_desc){ EDDY_SIZED(eddy_sort_desc), .label = sl, .max_count = v->boundary_count });
+    if (!v->k_geometry.id || !v->k_keys.id || !v->k_leaves.id || !v->k_level.id || !v->k_preint.id ||
+        !v->k_raster.id || !v->k_cast.id || !v->sort)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    return EDDY_OK;
+}
+
+eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
+{
+    const char *label = d && d->label ? d->label : "volume";
+    eddy_elements el = { 0 };
+    eddy_buffer sb = { 0 };
+    const char *set_name = NULL;
+    if (check_desc(e, label, d, &el, &sb, &set_name) != EDDY_OK)
+        return NULL;
+    eddy_volume *v = calloc(1, sizeof *v);
+    if (!v) {
+        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "%s: out of host memory", label);
+        return NULL;
+    }
+    v->e = e;
+    snprintf(v->label, sizeof v->label, "%s", label);
+    v->width = d->width;
+    v->height = d->height;
+    v->tet_count = el.count;
+    v->vertex_count = eddy_particles_count(e, d->set);
+    v->position = eddy_particles_buffer(e, d->set, "position");
+    v->scalar = sb;
+    v->tets = el.buffer;
+    rest r = { 0 };
+    uint32_t *neigh = NULL, *bound = NULL;
+    rest_shape sh = { 0, 0, { INFINITY, INFINITY, INFINITY }, { -INFINITY, -INFINITY, -INFINITY } };
+    eddy_result res = load_rest(e, v, &r);
+    if (res == EDDY_OK)
+        res = check_rest(e, v, label, set_name, &r, &neigh, &bound, &sh);
     /* The defaults from the rest state: the camera framing the mesh, the
      * transfer function over its scalar's range. */
     eddy_volume_camera cam = d->camera;
     float def_tf[10];
     const float *tf = d->transfer;
     uint32_t n = d->transfer_count;
-    if (res == EDDY_OK && !memcmp(cam.eye, cam.target, sizeof cam.eye)) {
-        static const float dir[3] = { 0.35f, 0.45f, 1.0f };
-        float fov = cam.fov_deg > 0 ? cam.fov_deg : 40.0f;
-        double diag = 0, dl = sqrt(0.35 * 0.35 + 0.45 * 0.45 + 1.0);
-        for (int k = 0; k < 3; k++)
-            diag += (hi[k] - lo[k]) * (hi[k] - lo[k]);
-        double dist = 0.5 * sqrt(diag) / tan(fov * 0.5 * 3.14159265358979 / 180.0) * 1.15;
-        bool up = cam.up[0] || cam.up[1] || cam.up[2];
-        cam = (eddy_volume_camera){ .up = { up ? cam.up[0] : 0, up ? cam.up[1] : 1, up ? cam.up[2] : 0 },
-                                    .fov_deg = fov };
-        for (int k = 0; k < 3; k++) {
-            cam.target[k] = (float)(0.5 * (lo[k] + hi[k]));
-            cam.eye[k] = (float)(cam.target[k] + dist * dir[k] / dl);
-        }
-    }
+    if (res == EDDY_OK && !memcmp(cam.eye, cam.target, sizeof cam.eye))
+        default_camera(&cam, &sh);
     if (res == EDDY_OK)
-        res = put_camera(e, label, &cam, d->width, d->height, p);
+        res = put_camera(e, label, &cam, d->width, d->height, &v->p);
     if (res == EDDY_OK && !tf) {
-        float smin = INFINITY, smax = -INFINITY;
-        for (uint32_t i = 0; i < v->vertex_count; i++)
-            smin = fminf(smin, r.scalar[i]), smax = fmaxf(smax, r.scalar[i]);
-        if (!(smax > smin))
-            smin -= 0.5f, smax += 0.5f;
-        const float def[10] = { smin, 0.2f, 0.35f, 0.9f, 0.0f, smax, 1.0f, 0.6f, 0.15f, 0.5f };
-        memcpy(def_tf, def, sizeof def);
+        default_tf(v, &r, def_tf);
         tf = def_tf;
         n = 2;
     }
-    if (res == EDDY_OK) {
-        float smin = d->scalar_min, smax = d->scalar_max;
-        if (smin == 0 && smax == 0) {
-            smin = tf[0];
-            smax = tf[5 * (n - 1)];
-            if (!(smax > smin))
-                smin -= 1, smax += 1;
-        }
-        if (!(smax > smin))
-            res = fail(e, label, "the scalar range [%g, %g] is empty", smin, smax);
-        p->range[0] = smin;
-        p->range[1] = smax;
-        p->range[2] = d->max_segment > 0 ? d->max_segment : (float)(2 * edge_max);
-        p->range[3] = d->opacity_unit > 0 ? d->opacity_unit : (float)(edge_sum / (6.0 * v->tet_count));
-        bool box = d->bounds_min[0] || d->bounds_min[1] || d->bounds_min[2] || d->bounds_max[0] ||
-                   d->bounds_max[1] || d->bounds_max[2];
-        for (int k = 0; k < 3; k++) {
-            double half = 0.5 * (hi[k] - lo[k]) + 1e-6;
-            p->bounds_min[k] = box ? d->bounds_min[k] : (float)(lo[k] - half);
-            p->bounds_max[k] = box ? d->bounds_max[k] : (float)(hi[k] + half);
-            if (!(p->bounds_max[k] > p->bounds_min[k]) || !isfinite(p->bounds_min[k]) || !isfinite(p->bounds_max[k]))
-                res = fail(e, label, "the BVH box must have max > min on each axis");
-        }
-        p->bounds_min[3] = d->cutoff > 0 ? d->cutoff : 0.999f;
-        uint32_t leaves = 2;
-        while (leaves < v->boundary_count)
-            leaves *= 2;
-        p->counts[0] = v->tet_count;
-        p->counts[1] = v->boundary_count;
-        p->counts[2] = leaves;
-        p->counts[3] = n;
-        p->table[0] = d->table_scalars ? d->table_scalars : 256;
-        p->table[1] = d->table_lengths ? d->table_lengths : 32;
-        p->table[2] = d->max_steps ? d->max_steps : (v->tet_count > UINT32_MAX - 64 ? UINT32_MAX : v->tet_count + 64);
-        p->table[3] = d->point_sampling ? EDDY_VOLUME_POINT_SAMPLING : 0;
-        /* as many as asked that fit one storage buffer (none: every pixel
-         * that meets the mesh searches the BVH) */
-        uint64_t fit = eddy_engine_device(e)->max_storage_buffer_range / (8ull * v->width * v->height);
-        uint32_t slots = d->entry_slots ? d->entry_slots : 8;
-        p->lists[0] = fit < slots ? (uint32_t)fit : slots;
-    }
+    if (res == EDDY_OK)
+        res = fill_params(e, v, label, d, tf, n, &sh);
     float *tfbuf = res == EDDY_OK ? calloc(8 * (size_t)n, sizeof(float)) : NULL;
     if (res == EDDY_OK && !tfbuf)
         res = EDDY_ERROR_OUT_OF_MEMORY;
@@ -465,89 +605,14 @@ eddy_volume *eddy_create_volume(eddy_engine *e, const eddy_volume_desc *d)
         tfbuf[8 * k] = tf[5 * k];
         memcpy(tfbuf + 8 * k + 4, tf + 5 * k + 1, 16);
     }
-    if (res == EDDY_OK) {
-        uint64_t leaves = p->counts[2];
-        v->params = buffer(e, v, "params", sizeof *p, p);
-        v->tf = buffer(e, v, "transfer", 32ull * n, tfbuf);
-        v->boundary = buffer(e, v, "boundary", 4ull * v->boundary_count, bound);
-        v->keys = buffer(e, v, "keys", 4ull * v->boundary_count, NULL);
-        v->values = buffer(e, v, "values", 4ull * v->boundary_count, NULL);
-        v->leaf_face = buffer(e, v, "leaf_face", 4 * leaves, NULL);
-        v->nodes = buffer(e, v, "nodes", 64 * leaves, NULL);
-        v->guards = buffer(e, v, "guards", 16, NULL);
-        v->hits = buffer(e, v, "hits", 4ull * v->width * v->height, NULL);
-        v->entries = buffer(e, v, "entries", 8ull * p->lists[0] * v->width * v->height, NULL);
-        if (!v->params.id || !v->tf.id || !v->boundary.id || !v->keys.id || !v->values.id || !v->leaf_face.id || !v->nodes.id || !v->guards.id || !v->hits.id ||
-            !v->entries.id)
-            res = EDDY_ERROR_OUT_OF_MEMORY;
-    }
-    if (res == EDDY_OK) {
-        char tl[128];
-        snprintf(tl, sizeof tl, "%s.table", v->label);
-        v->table = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = p->table[0], .height = p->table[0],
-                                                            .depth = p->table[1], .format = EDDY_FORMAT_RGBA32F,
-                                                            .filter = EDDY_FILTER_LINEAR, .label = tl });
-        v->own_color = !d->color_image.id;
-        v->own_depth = !d->depth_image.id;
-        snprintf(tl, sizeof tl, "%s.color", v->label);
-        v->color = v->own_color ? eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = v->width, .height = v->height,
-                                                                          .format = EDDY_FORMAT_RGBA32F,
-                                                                          .usage = EDDY_IMAGE_STORAGE, .label = tl })
-                                : d->color_image;
-        snprintf(tl, sizeof tl, "%s.depth", v->label);
-        v->depth = v->own_depth ? eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .width = v->width, .height = v->height,
-                                                                          .format = EDDY_FORMAT_R32F,
-                                                                          .usage = EDDY_IMAGE_STORAGE, .label = tl })
-                                : d->depth_image;
-        if (!v->table.id || !v->color.id || !v->depth.id)
-            res = fail(e, label, "the images (table %u x %u x %u, frame %u x %u px) could not be made (see above)",
-                       p->table[0], p->table[0], p->table[1], v->width, v->height);
-    }
-    if (res == EDDY_OK) {
-        /* per tet, in rows of 1 << EDDY_VOLUME_ROW_SHIFT texels */
-        const uint32_t row = 1u << EDDY_VOLUME_ROW_SHIFT;
-        uint32_t rows4 = (uint32_t)((4ull * v->tet_count + row - 1) / row), rows1 = (v->tet_count + row - 1) / row;
-        uint32_t *padded = calloc((size_t)row * rows4, 4);
-        char tl[128];
-        if (padded) {
-            memcpy(padded, neigh, 16 * (size_t)v->tet_count);
-            snprintf(tl, sizeof tl, "%s.neighbours", v->label);
-            v->neighbours = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .dimensions = 2, .width = row, .height = rows4,
-                                                                     .format = EDDY_FORMAT_R32UI,
-                                                                     .usage = EDDY_IMAGE_STORAGE, .label = tl,
-                                                                     .data = padded });
-            snprintf(tl, sizeof tl, "%s.planes", v->label);
-            v->planes = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .dimensions = 2, .width = row, .height = rows4,
-                                                                 .format = EDDY_FORMAT_RGBA32F,
-                                                                 .usage = EDDY_IMAGE_STORAGE, .label = tl });
-            snprintf(tl, sizeof tl, "%s.gradient", v->label);
-            v->gradient = eddy_create_image(e, &(eddy_image_desc){ EDDY_SIZED(eddy_image_desc), .dimensions = 2, .width = row, .height = rows1,
-                                                                   .format = EDDY_FORMAT_RGBA32F,
-                                                                   .usage = EDDY_IMAGE_STORAGE, .label = tl });
-        }
-        free(padded);
-        if (!padded)
-            res = EDDY_ERROR_OUT_OF_MEMORY;
-        else if (!v->neighbours.id || !v->planes.id || !v->gradient.id)
-            res = fail(e, label, "the per-tet images (%u x %u texels for %u tets) could not be made (see above)", row,
-                       rows4, v->tet_count);
-    }
-    if (res == EDDY_OK) {
-        v->k_geometry = kernel(e, "geometry", geometry_spv, sizeof geometry_spv);
-        v->k_keys = kernel(e, "keys", keys_spv, sizeof keys_spv);
-        v->k_leaves = kernel(e, "leaves", leaves_spv, sizeof leaves_spv);
-        v->k_level = kernel(e, "level", level_spv, sizeof level_spv);
-        v->k_preint = kernel(e, "preint", preint_spv, sizeof preint_spv);
-        v->k_raster = kernel(e, "raster", raster_spv, sizeof raster_spv);
-        v->k_cast = d->point_sampling ? kernel(e, "cast", cast_point_spv, sizeof cast_point_spv)
-                                      : kernel(e, "cast", cast_spv, sizeof cast_spv);
-        char sl[96];
-        snprintf(sl, sizeof sl, "%s.sort", v->label);
-        v->sort = eddy_create_sort(e, &(eddy_sort_desc){ EDDY_SIZED(eddy_sort_desc), .label = sl, .max_count = v->boundary_count });
-        if (!v->k_geometry.id || !v->k_keys.id || !v->k_leaves.id || !v->k_level.id || !v->k_preint.id ||
-            !v->k_raster.id || !v->k_cast.id || !v->sort)
-            res = EDDY_ERROR_INVALID_ARGUMENT;
-    }
+    if (res == EDDY_OK)
+        res = make_buffers(e, v, tfbuf, n, bound);
+    if (res == EDDY_OK)
+        res = make_images(e, v, label, d);
+    if (res == EDDY_OK)
+        res = tet_images(e, v, label, neigh);
+    if (res == EDDY_OK)
+        res = make_kernels(e, v, d);
     if (res == EDDY_OK)
         res = preintegrate(e, v);
     free(tfbuf);

@@ -107,25 +107,12 @@ static void *haptic_thread(void *arg)
     return NULL;
 }
 
-eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_haptic_report *report)
+/* The ports of the system: the vec3 input the device drives (desc->input,
+ * else the first vec3 input) and the vec3 output in N it renders
+ * (desc->output, else one named "*.total", else the first). */
+static eddy_result find_ports(eddy_engine *e, eddy_scene *s, const eddy_haptic_desc *desc, const char **input_out,
+                              const char **output_out)
 {
-    eddy_engine *e = s ? eddy_scene_engine(s) : NULL;
-    eddy_haptic_desc desc_taken;
-    if (desc && eddy_desc_read(e, "eddy_haptic_desc", desc, sizeof desc_taken, sizeof desc_taken, &desc_taken) != EDDY_OK)
-        return EDDY_ERROR_ABI;
-    desc = desc ? &desc_taken : NULL;
-    if (!s || !desc || !desc->device || !desc->system) {
-        if (e)
-            eddy_log(e, EDDY_LOG_ERROR, "haptic.invalid", "haptic: give the scene, desc->system and desc->device");
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    }
-    double rate = desc->rate > 0 ? desc->rate : 1000;
-    if (!isfinite(rate) || rate > 1e5 || !isfinite(desc->duration) || desc->duration < 0) {
-        eddy_log(e, EDDY_LOG_ERROR, "haptic.invalid", "haptic: rate %g Hz or duration %g s out of range; expected "
-                 "0 < rate <= 100000 Hz (0 = 1000) and duration >= 0 s", desc->rate, desc->duration);
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    }
-    /* The ports: a vec3 input the device drives, a vec3 output in N rendered. */
     const eddy_module_desc *m = eddy_scene_system_module(s, desc->system);
     if (!m)
         return EDDY_ERROR_INVALID_ARGUMENT;
@@ -147,59 +134,101 @@ eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_ha
                  !input ? "vec3 input" : "vec3 output in N");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    haptic h = { .period = 1.0 / rate, .desc = desc };
-    double f[3];
-    eddy_result r = eddy_scene_input(s, desc->system, input, h.position);
-    if (r == EDDY_OK)
-        r = eddy_scene_output(s, desc->system, output, f);
-    if (r != EDDY_OK)
-        return r;
-    char tmp[4200];
-    if (desc->log_path) {
-        if (snprintf(tmp, sizeof tmp, "%s.tmp", desc->log_path) >= (int)sizeof tmp) {
-            eddy_log(e, EDDY_LOG_ERROR, "haptic.invalid", "haptic: the log path is longer than %zu bytes", sizeof tmp - 5);
-            return EDDY_ERROR_INVALID_ARGUMENT;
-        }
-        h.log = fopen(tmp, "wb");
-        if (!h.log) {
-            eddy_log(e, EDDY_LOG_ERROR, "output.write", "haptic: cannot create '%s': %s", tmp, strerror(errno));
-            return EDDY_ERROR_IO;
-        }
-        setvbuf(h.log, NULL, _IOFBF, 1 << 20);
-        fputs("time,fx,fy,fz,x,y,z,sim_step\n", h.log);
+    *input_out = input;
+    *output_out = output;
+    return EDDY_OK;
+}
+
+/* The sample log, written to tmp (desc->log_path + ".tmp", cap bytes) and
+ * renamed when the run ends well. */
+static eddy_result open_log(eddy_engine *e, const eddy_haptic_desc *desc, haptic *h, char *tmp, size_t cap)
+{
+    if (snprintf(tmp, cap, "%s.tmp", desc->log_path) >= (int)cap) {
+        eddy_log(e, EDDY_LOG_ERROR, "haptic.invalid", "haptic: the log path is longer than %zu bytes", cap - 5);
+        return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    pthread_mutex_init(&h.mu, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &h.start);
-    pthread_t thread;
+    h->log = fopen(tmp, "wb");
+    if (!h->log) {
+        eddy_log(e, EDDY_LOG_ERROR, "output.write", "haptic: cannot create '%s': %s", tmp, strerror(errno));
+        return EDDY_ERROR_IO;
+    }
+    setvbuf(h->log, NULL, _IOFBF, 1 << 20);
+    fputs("time,fx,fy,fz,x,y,z,sim_step\n", h->log);
+    return EDDY_OK;
+}
+
+/* The haptic thread, at real-time priority where allowed (root, or
+ * CAP_SYS_NICE); else the default scheduler, which wakes a sleeping thread
+ * promptly enough. 0, or pthread_create's error. */
+static int start_thread(haptic *h, pthread_t *thread)
+{
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    /* Real-time priority where allowed (root, or CAP_SYS_NICE); else the
-     * default scheduler, which wakes a sleeping thread promptly enough. */
     struct sched_param sp = { .sched_priority = sched_get_priority_min(SCHED_FIFO) + 10 };
     int rc = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) ||
              pthread_attr_setschedpolicy(&attr, SCHED_FIFO) || pthread_attr_setschedparam(&attr, &sp) ||
-             pthread_create(&thread, &attr, haptic_thread, &h);
+             pthread_create(thread, &attr, haptic_thread, h);
     if (rc)
-        rc = pthread_create(&thread, NULL, haptic_thread, &h);
+        rc = pthread_create(thread, NULL, haptic_thread, h);
     pthread_attr_destroy(&attr);
-    if (rc) {
-        eddy_log(e, EDDY_LOG_ERROR, "haptic.thread", "haptic: cannot start the haptic thread: %s", strerror(rc));
-        if (h.log)
-            fclose(h.log), remove(tmp);
-        pthread_mutex_destroy(&h.mu);
-        return EDDY_ERROR_INVALID_ARGUMENT;
+    return rc;
+}
+
+/* The simulation's side between steps. */
+typedef struct sim_side {
+    double last_result, prev_total[3];
+    eddy_haptic_report rep;
+} sim_side;
+
+/* A new result f handed to the haptic thread: a ramp to it from the force
+ * being rendered now, over the time since the last result; the report's
+ * slopes, jumps and intervals. */
+static void hand_over(haptic *h, const double f[3], sim_side *sim)
+{
+    eddy_haptic_report *rep = &sim->rep;
+    double d2 = 0;
+    pthread_mutex_lock(&h->mu);
+    double now = since(&h->start), cur[3], step2 = 0;
+    ramp_at(h, now, cur);
+    for (int a = 0; a < 3; a++)
+        step2 += (f[a] - cur[a]) * (f[a] - cur[a]);
+    memcpy(h->from, cur, sizeof cur);
+    memcpy(h->to, f, sizeof h->to);
+    h->t0 = now;
+    h->T = now - sim->last_result > h->period ? now - sim->last_result : h->period;
+    h->sim_step++;
+    double slope = sqrt(step2) / h->T;
+    pthread_mutex_unlock(&h->mu);
+    rep->max_slope = slope > rep->max_slope ? slope : rep->max_slope;
+    for (int a = 0; a < 3; a++)
+        d2 += (f[a] - sim->prev_total[a]) * (f[a] - sim->prev_total[a]);
+    if (rep->steps) {
+        rep->max_sim_jump = sqrt(d2) > rep->max_sim_jump ? sqrt(d2) : rep->max_sim_jump;
+        rep->min_sim_interval = now - sim->last_result < rep->min_sim_interval ? now - sim->last_result
+                                                                               : rep->min_sim_interval;
     }
-    eddy_haptic_report rep = { .min_sim_interval = INFINITY };
-    double last_result = 0, prev_total[3] = { 0, 0, 0 };
+    memcpy(sim->prev_total, f, sizeof sim->prev_total);
+    sim->last_result = now;
+    rep->steps++;
+}
+
+/* The simulation as fast as it goes until the duration (or the scene's
+ * steps): the device's position in, a step, the force out to the thread. */
+static eddy_result sim_loop(eddy_scene *s, const eddy_haptic_desc *desc, haptic *h, const char *input,
+                            const char *output, sim_side *sim)
+{
+    eddy_engine *e = eddy_scene_engine(s);
     eddy_scene_info info = eddy_scene_get_info(s);
+    eddy_result r = EDDY_OK;
+    double f[3];
     while (r == EDDY_OK) {
-        double t = since(&h.start);
+        double t = since(&h->start);
         if (desc->duration > 0 ? t >= desc->duration : eddy_scene_get_info(s).steps_done >= info.steps)
             break;
         double pos[3];
-        pthread_mutex_lock(&h.mu);
-        memcpy(pos, h.position, sizeof pos);
-        pthread_mutex_unlock(&h.mu);
+        pthread_mutex_lock(&h->mu);
+        memcpy(pos, h->position, sizeof pos);
+        pthread_mutex_unlock(&h->mu);
         r = eddy_scene_set_input(s, desc->system, input, pos);
         if (r == EDDY_OK)
             r = eddy_scene_step(s, 1);
@@ -210,57 +239,90 @@ eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_ha
         for (int a = 0; a < 3; a++)
             if (!isfinite(f[a])) {
                 eddy_log(e, EDDY_LOG_ERROR, "system.diverged", "haptic: the output %s is not finite at step %" PRIu64
-                         "; the simulation is unstable", output, rep.steps + 1);
+                         "; the simulation is unstable", output, sim->rep.steps + 1);
                 r = EDDY_ERROR_INVALID_ARGUMENT;
             }
         if (r != EDDY_OK)
             break;
-        double d2 = 0;
-        pthread_mutex_lock(&h.mu);
-        double now = since(&h.start), cur[3], step2 = 0;
-        ramp_at(&h, now, cur);
-        for (int a = 0; a < 3; a++)
-            step2 += (f[a] - cur[a]) * (f[a] - cur[a]);
-        memcpy(h.from, cur, sizeof cur);
-        memcpy(h.to, f, sizeof h.to);
-        h.t0 = now;
-        h.T = now - last_result > h.period ? now - last_result : h.period;
-        h.sim_step++;
-        double slope = sqrt(step2) / h.T;
-        pthread_mutex_unlock(&h.mu);
-        rep.max_slope = slope > rep.max_slope ? slope : rep.max_slope;
-        for (int a = 0; a < 3; a++)
-            d2 += (f[a] - prev_total[a]) * (f[a] - prev_total[a]);
-        if (rep.steps) {
-            rep.max_sim_jump = sqrt(d2) > rep.max_sim_jump ? sqrt(d2) : rep.max_sim_jump;
-            rep.min_sim_interval = now - last_result < rep.min_sim_interval ? now - last_result
-                                                                            : rep.min_sim_interval;
-        }
-        memcpy(prev_total, f, sizeof prev_total);
-        last_result = now;
-        rep.steps++;
+        hand_over(h, f, sim);
     }
+    return r;
+}
+
+/* The log closed, and renamed into place when the run went well (else
+ * removed); r, or the write's error. */
+static eddy_result close_log(eddy_engine *e, const eddy_haptic_desc *desc, haptic *h, const char *tmp, eddy_result r)
+{
+    bool ok = !h->log_failed && fflush(h->log) == 0;
+    ok = fclose(h->log) == 0 && ok;
+    if (ok && r == EDDY_OK && rename(tmp, desc->log_path) != 0)
+        ok = false;
+    if (!ok) {
+        eddy_log(e, EDDY_LOG_ERROR, "output.write", "haptic: cannot write '%s': %s", desc->log_path, strerror(errno));
+        r = r == EDDY_OK ? EDDY_ERROR_IO : r;
+    }
+    if (r != EDDY_OK)
+        remove(tmp);
+    return r;
+}
+
+eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_haptic_report *report)
+{
+    eddy_engine *e = s ? eddy_scene_engine(s) : NULL;
+    eddy_haptic_desc desc_taken;
+    if (desc && eddy_desc_read(e, "eddy_haptic_desc", desc, sizeof desc_taken, sizeof desc_taken, &desc_taken) != EDDY_OK)
+        return EDDY_ERROR_ABI;
+    desc = desc ? &desc_taken : NULL;
+    if (!s || !desc || !desc->device || !desc->system) {
+        if (e)
+            eddy_log(e, EDDY_LOG_ERROR, "haptic.invalid", "haptic: give the scene, desc->system and desc->device");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    double rate = desc->rate > 0 ? desc->rate : 1000;
+    if (!isfinite(rate) || rate > 1e5 || !isfinite(desc->duration) || desc->duration < 0) {
+        eddy_log(e, EDDY_LOG_ERROR, "haptic.invalid", "haptic: rate %g Hz or duration %g s out of range; expected "
+                 "0 < rate <= 100000 Hz (0 = 1000) and duration >= 0 s", desc->rate, desc->duration);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    const char *input = NULL, *output = NULL;
+    eddy_result r = find_ports(e, s, desc, &input, &output);
+    if (r != EDDY_OK)
+        return r;
+    haptic h = { .period = 1.0 / rate, .desc = desc };
+    double f[3];
+    r = eddy_scene_input(s, desc->system, input, h.position);
+    if (r == EDDY_OK)
+        r = eddy_scene_output(s, desc->system, output, f);
+    if (r != EDDY_OK)
+        return r;
+    char tmp[4200];
+    if (desc->log_path && (r = open_log(e, desc, &h, tmp, sizeof tmp)) != EDDY_OK)
+        return r;
+    pthread_mutex_init(&h.mu, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &h.start);
+    pthread_t thread;
+    int rc = start_thread(&h, &thread);
+    if (rc) {
+        eddy_log(e, EDDY_LOG_ERROR, "haptic.thread", "haptic: cannot start the haptic thread: %s", strerror(rc));
+        if (h.log)
+            fclose(h.log), remove(tmp);
+        pthread_mutex_destroy(&h.mu);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    sim_side sim = { .rep = { .min_sim_interval = INFINITY } };
+    r = sim_loop(s, desc, &h, input, output, &sim);
     pthread_mutex_lock(&h.mu);
     h.stop = true;
     pthread_mutex_unlock(&h.mu);
     pthread_join(thread, NULL);
     pthread_mutex_destroy(&h.mu);
+    eddy_haptic_report rep = sim.rep;
     rep.samples = h.samples;
     rep.mean_interval = h.samples > 1 ? (h.last - h.first) / (double)(h.samples - 1) : 0;
     rep.max_interval = h.max_interval;
     rep.max_jump = h.max_jump;
-    if (h.log) {
-        bool ok = !h.log_failed && fflush(h.log) == 0;
-        ok = fclose(h.log) == 0 && ok;
-        if (ok && r == EDDY_OK && rename(tmp, desc->log_path) != 0)
-            ok = false;
-        if (!ok) {
-            eddy_log(e, EDDY_LOG_ERROR, "output.write", "haptic: cannot write '%s': %s", desc->log_path, strerror(errno));
-            r = r == EDDY_OK ? EDDY_ERROR_IO : r;
-        }
-        if (r != EDDY_OK)
-            remove(tmp);
-    }
+    if (h.log)
+        r = close_log(e, desc, &h, tmp, r);
     if (report)
         *report = rep;
     return r;

@@ -278,59 +278,21 @@ static bool within(uint64_t *used, uint64_t more, uint64_t budget)
     return true;
 }
 
-int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **points, char *err,
-                      size_t err_size)
+/* The voxel grid: n voxels of side d per axis from the corner org. */
+typedef struct voxel_grid {
+    double d, org[3];
+    uint64_t n[3];
+} voxel_grid;
+
+/* Every crossing of a row (a ray along x through voxel centres) with the
+ * mesh's triangles, into one list (*hits, *hit_n) sorted by (row, x)
+ * afterwards: memory follows the crossings, not the rows, and is taken
+ * from the budget. */
+static int row_crossings(const eddy_mesh *m, const voxel_grid *g, uint64_t *used, uint64_t budget, row_hit **hits_out,
+                         uint64_t *hit_n_out, char *err, size_t err_size)
 {
-    *points = NULL;
-    if (!desc || !(desc->diameter > 0) || !isfinite(desc->diameter))
-        return failf(err, err_size, "diameter %g: expected a number > 0 (m)", desc ? desc->diameter : 0);
-    double volume;
-    if (eddy_mesh_check(m, &volume, err, err_size) != 0)
-        return -1;
-    double d = desc->diameter, lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-    for (uint32_t i = 0; i < m->vertex_count; i++)
-        for (int a = 0; a < 3; a++) {
-            lo[a] = fmin(lo[a], m->vertices[3 * i + a]);
-            hi[a] = fmax(hi[a], m->vertices[3 * i + a]);
-        }
-    uint64_t max = desc->max_points ? desc->max_points : 1u << 24;
-    uint64_t budget = desc->max_bytes ? desc->max_bytes : EDDY_VOXEL_DEFAULT_BYTES, used = 0;
-    /* Voxels centred on the bounding box: n per axis, the grid's middle on
-     * the box's middle (a box a whole number of d long gets its faces on
-     * voxel faces, never through voxel centres). The count per axis is
-     * bounded as a double before it becomes an integer. */
-    uint64_t n[3], voxels = 1;
-    double org[3];
-    for (int a = 0; a < 3; a++) {
-        double cells = ceil((hi[a] - lo[a]) / d - 1e-5); /* float vertices */
-        if (!(cells <= 1e9))
-            return failf(err, err_size, "diameter %g m is too small for this mesh: %g voxels along axis %d "
-                         "(at most 1e9)", d, cells, a);
-        n[a] = cells < 1 ? 1 : (uint64_t)cells;
-        org[a] = 0.5 * (lo[a] + hi[a]) - 0.5 * (double)n[a] * d;
-        if (__builtin_mul_overflow(voxels, n[a], &voxels))
-            voxels = UINT64_MAX;
-    }
-    /* A solid fill has about volume / d^3 particles (the surface layer is
-     * the error): a mesh far over the limit is refused before any work. */
-    double estimate = volume / (d * d * d);
-    if (!desc->surface_only && estimate > 2.0 * (double)max + 1000)
-        return failf(err, err_size, "about %.4g particles of diameter %g m (the mesh's volume %g m^3), more "
-                     "than the limit %llu", estimate, d, volume, (unsigned long long)max);
-    if (voxels / 64 > max || n[1] * n[2] > (1ull << 26))
-        return failf(err, err_size, "diameter %g m is too small for this mesh (%llu x %llu x %llu voxels; at "
-                     "most 64 per allowed particle and 2^26 rows)", d, (unsigned long long)n[0],
-                     (unsigned long long)n[1], (unsigned long long)n[2]);
-    if (!within(&used, voxels, budget))
-        return failf(err, err_size, "diameter %g m: %llu x %llu x %llu voxels need %llu bytes, over the "
-                     "voxeliser's host memory budget of %llu bytes", d, (unsigned long long)n[0],
-                     (unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)voxels,
-                     (unsigned long long)budget);
-    uint8_t *inside = calloc(voxels, 1);
-    if (!inside)
-        return failf(err, err_size, "out of memory (%llu bytes of voxels)", (unsigned long long)voxels);
-    /* Every crossing of a row with the mesh, in one list sorted by (row, x)
-     * afterwards: memory follows the crossings, not the rows. */
+    const double d = g->d, *org = g->org;
+    const uint64_t *n = g->n;
     row_hit *hits = NULL;
     uint64_t hit_n = 0, hit_cap = 0;
     /* A fixed nudge off the lattice, so that no row runs exactly through a
@@ -364,7 +326,7 @@ int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **p
                 if (hit_n == hit_cap) {
                     uint64_t cap = hit_cap ? 2 * hit_cap : 4096;
                     row_hit *grown = NULL;
-                    if (within(&used, (cap - hit_cap) * sizeof *hits, budget))
+                    if (within(used, (cap - hit_cap) * sizeof *hits, budget))
                         grown = realloc(hits, cap * sizeof *hits);
                     if (!grown) {
                         rc = failf(err, err_size, "diameter %g m: the mesh's %llu+ row crossings are over the "
@@ -381,48 +343,123 @@ int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **p
     }
     if (rc == 0 && hit_n)
         qsort(hits, hit_n, sizeof *hits, cmp_hit);
-    uint64_t count = 0;
-    for (uint64_t h = 0; h < hit_n && rc == 0;) {
+    *hits_out = hits;
+    *hit_n_out = hit_n;
+    return rc;
+}
+
+/* Each row's voxels between an odd and the next even crossing are inside
+ * (1 in inside[]); *count of them. A row crossed an odd number of times
+ * means the mesh is not closed. */
+static int fill_rows(const voxel_grid *g, const row_hit *hits, uint64_t hit_n, uint8_t *inside, uint64_t *count,
+                     char *err, size_t err_size)
+{
+    const uint64_t *n = g->n;
+    for (uint64_t h = 0; h < hit_n;) {
         uint64_t r = hits[h].row, e = h;
         while (e < hit_n && hits[e].row == r)
             e++;
-        if ((e - h) & 1) {
-            rc = failf(err, err_size, "a ray crosses the mesh an odd number of times; it is not closed");
-            break;
-        }
+        if ((e - h) & 1)
+            return failf(err, err_size, "a ray crosses the mesh an odd number of times; it is not closed");
         uint64_t c = h;
         for (uint64_t i = 0; i < n[0]; i++) {
-            double x = org[0] + d * ((double)i + 0.5);
+            double x = g->org[0] + g->d * ((double)i + 0.5);
             while (c < e && hits[c].x < x)
                 c++;
             if ((c - h) & 1) {
                 inside[r * n[0] + i] = 1;
-                count++;
+                ++*count;
             }
         }
         h = e;
     }
+    return 0;
+}
+
+/* The inside voxels on the surface (a face on the grid's edge or on an
+ * outside voxel) marked 2 as well; returns how many. */
+static uint64_t mark_surface(const voxel_grid *g, uint8_t *inside)
+{
+    const uint64_t *n = g->n;
+    uint64_t kept = 0;
+    for (uint64_t k = 0; k < n[2]; k++)
+        for (uint64_t j = 0; j < n[1]; j++)
+            for (uint64_t i = 0; i < n[0]; i++) {
+                uint64_t id = (k * n[1] + j) * n[0] + i;
+                if (!inside[id])
+                    continue;
+                bool edge = i == 0 || i + 1 == n[0] || j == 0 || j + 1 == n[1] || k == 0 || k + 1 == n[2] ||
+                            !(inside[id - 1] & 1) || !(inside[id + 1] & 1) || !(inside[id - n[0]] & 1) ||
+                            !(inside[id + n[0]] & 1) || !(inside[id - n[0] * n[1]] & 1) ||
+                            !(inside[id + n[0] * n[1]] & 1);
+                inside[id] |= edge ? 2 : 0;
+                kept += edge;
+            }
+    return kept;
+}
+
+int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **points, char *err,
+                      size_t err_size)
+{
+    *points = NULL;
+    if (!desc || !(desc->diameter > 0) || !isfinite(desc->diameter))
+        return failf(err, err_size, "diameter %g: expected a number > 0 (m)", desc ? desc->diameter : 0);
+    double volume;
+    if (eddy_mesh_check(m, &volume, err, err_size) != 0)
+        return -1;
+    double d = desc->diameter, lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (uint32_t i = 0; i < m->vertex_count; i++)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fmin(lo[a], m->vertices[3 * i + a]);
+            hi[a] = fmax(hi[a], m->vertices[3 * i + a]);
+        }
+    uint64_t max = desc->max_points ? desc->max_points : 1u << 24;
+    uint64_t budget = desc->max_bytes ? desc->max_bytes : EDDY_VOXEL_DEFAULT_BYTES, used = 0;
+    /* Voxels centred on the bounding box: n per axis, the grid's middle on
+     * the box's middle (a box a whole number of d long gets its faces on
+     * voxel faces, never through voxel centres). The count per axis is
+     * bounded as a double before it becomes an integer. */
+    voxel_grid g = { .d = d };
+    uint64_t *n = g.n, voxels = 1;
+    for (int a = 0; a < 3; a++) {
+        double cells = ceil((hi[a] - lo[a]) / d - 1e-5); /* float vertices */
+        if (!(cells <= 1e9))
+            return failf(err, err_size, "diameter %g m is too small for this mesh: %g voxels along axis %d "
+                         "(at most 1e9)", d, cells, a);
+        n[a] = cells < 1 ? 1 : (uint64_t)cells;
+        g.org[a] = 0.5 * (lo[a] + hi[a]) - 0.5 * (double)n[a] * d;
+        if (__builtin_mul_overflow(voxels, n[a], &voxels))
+            voxels = UINT64_MAX;
+    }
+    /* A solid fill has about volume / d^3 particles (the surface layer is
+     * the error): a mesh far over the limit is refused before any work. */
+    double estimate = volume / (d * d * d);
+    if (!desc->surface_only && estimate > 2.0 * (double)max + 1000)
+        return failf(err, err_size, "about %.4g particles of diameter %g m (the mesh's volume %g m^3), more "
+                     "than the limit %llu", estimate, d, volume, (unsigned long long)max);
+    if (voxels / 64 > max || n[1] * n[2] > (1ull << 26))
+        return failf(err, err_size, "diameter %g m is too small for this mesh (%llu x %llu x %llu voxels; at "
+                     "most 64 per allowed particle and 2^26 rows)", d, (unsigned long long)n[0],
+                     (unsigned long long)n[1], (unsigned long long)n[2]);
+    if (!within(&used, voxels, budget))
+        return failf(err, err_size, "diameter %g m: %llu x %llu x %llu voxels need %llu bytes, over the "
+                     "voxeliser's host memory budget of %llu bytes", d, (unsigned long long)n[0],
+                     (unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)voxels,
+                     (unsigned long long)budget);
+    uint8_t *inside = calloc(voxels, 1);
+    if (!inside)
+        return failf(err, err_size, "out of memory (%llu bytes of voxels)", (unsigned long long)voxels);
+    row_hit *hits = NULL;
+    uint64_t hit_n = 0, count = 0;
+    int rc = row_crossings(m, &g, &used, budget, &hits, &hit_n, err, err_size);
+    if (rc == 0)
+        rc = fill_rows(&g, hits, hit_n, inside, &count, err, err_size);
     free(hits);
     if (rc == 0 && count == 0)
         rc = failf(err, err_size, "no voxel centre of side %g m lies inside the mesh (its box is "
                    "%g x %g x %g m): use a smaller diameter", d, hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
-    if (rc == 0 && desc->surface_only) {
-        uint64_t kept = 0;
-        for (uint64_t k = 0; k < n[2]; k++)
-            for (uint64_t j = 0; j < n[1]; j++)
-                for (uint64_t i = 0; i < n[0]; i++) {
-                    uint64_t id = (k * n[1] + j) * n[0] + i;
-                    if (!inside[id])
-                        continue;
-                    bool edge = i == 0 || i + 1 == n[0] || j == 0 || j + 1 == n[1] || k == 0 || k + 1 == n[2] ||
-                                !(inside[id - 1] & 1) || !(inside[id + 1] & 1) || !(inside[id - n[0]] & 1) ||
-                                !(inside[id + n[0]] & 1) || !(inside[id - n[0] * n[1]] & 1) ||
-                                !(inside[id + n[0] * n[1]] & 1);
-                    inside[id] |= edge ? 2 : 0;
-                    kept += edge;
-                }
-        count = kept;
-    }
+    if (rc == 0 && desc->surface_only)
+        count = mark_surface(&g, inside);
     if (rc == 0 && count > max)
         rc = failf(err, err_size, "%llu particles of diameter %g m, more than the limit %llu",
                    (unsigned long long)count, d, (unsigned long long)max);
@@ -440,9 +477,9 @@ int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **p
                 uint8_t v = inside[(k * n[1] + j) * n[0] + i];
                 if (desc->surface_only ? !(v & 2) : !v)
                     continue;
-                pts[3 * o] = (float)(org[0] + d * ((double)i + 0.5));
-                pts[3 * o + 1] = (float)(org[1] + d * ((double)j + 0.5));
-                pts[3 * o + 2] = (float)(org[2] + d * ((double)k + 0.5));
+                pts[3 * o] = (float)(g.org[0] + d * ((double)i + 0.5));
+                pts[3 * o + 1] = (float)(g.org[1] + d * ((double)j + 0.5));
+                pts[3 * o + 2] = (float)(g.org[2] + d * ((double)k + 0.5));
                 o++;
             }
     free(inside);

@@ -1,4 +1,4 @@
-/* The mesh loaders' error message (mesh.c, tetmesh.c): pure host code,
+/* The mesh loaders' error message (mesh.c, the tetmesh*.c readers): pure host code,
  * no engine; header-only so the unit tests and fuzz harnesses that build
  * one loader alone need nothing else. */
 #ifndef EDDY_MESH_ERR_H

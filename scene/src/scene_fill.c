@@ -144,176 +144,185 @@ static void rotation_quaternion(const double rot[4], double q[4])
         q[a + 1] = sin(half) * rot[a] / len;
 }
 
-/* A fill: the lattice points of one shape (box, sphere, upright cylinder,
- * or a closed mesh voxelised at the spacing), repeated by "copies"
- * ({"count": [nx, ny, nz], "step": [dx, dy, dz]} m). With the set's "bodies",
- * each copy is one rigid body: its particles get the next body index as
- * their phase. */
-static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double spacing,
-                       uint64_t limit, double radius, const double set_vel[3], double mass,
-                       uint32_t phase, uint32_t *body, host_particles *h)
+/* A fill's shape: the extent of a box, sphere or upright cylinder; a mesh
+ * has its points instead. */
+typedef struct fill_shape {
+    bool sphere, cylinder, mesh;
+    double lo[3], hi[3], center[3], r, height;
+} fill_shape;
+
+/* A closed mesh (OBJ, relative to the scene file): scaled, turned by
+ * "rotation" [axis x, y, z, degrees] about its bounding box centre, which
+ * goes to "center"; voxelised at the spacing into *pattern (xyz a point). */
+static bool mesh_pattern(parse_ctx *c, const cJSON *f, const char *path, double spacing, uint64_t limit,
+                         fill_shape *s, float **pattern, uint64_t *pattern_n)
 {
-    if (!cJSON_IsObject(f))
-        return scene_fail(c, "scene.field", path, "expected an object like {\"shape\": \"box\", \"min\": [..], "
-                             "\"max\": [..]}, got %s", scene_json_type(f));
-    if (!scene_check_keys(c, f, path, fill_keys))
-        return false;
-    const char *shape;
-    double vel[3], jitter, spin[3];
-    static const double no_spin[3] = { 0, 0, 0 };
-    if (!scene_get_string(c, f, "shape", path, true, &shape) ||
-        !scene_get_vec3_key(c, f, "velocity", path, false, set_vel, vel) ||
-        !scene_get_vec3_key(c, f, "angular_velocity", path, false, no_spin, spin) ||
-        !scene_get_number(c, f, "jitter", path, false, 0, 0, 1, &jitter))
-        return false;
-    if (spacing <= 0)
-        return scene_fail(c, "scene.field", path, "a fill needs the set's \"spacing\" (m, > 0)");
-    double lo[3], hi[3];
-    long n[3];
-    bool sphere = !strcmp(shape, "sphere"), cylinder = !strcmp(shape, "cylinder");
-    bool mesh = !strcmp(shape, "mesh");
-    double center[3], r = 0, height = 0;
-    float *pattern = NULL; /* xyz per point of one copy */
-    uint64_t pattern_n = 0;
+    const char *file;
+    double scale, rot[4] = { 0, 1, 0, 0 }, zero3[3] = { 0, 0, 0 };
+    bool surface;
     char field[512];
-    if (!strcmp(shape, "box")) {
-        if (!scene_get_vec3_key(c, f, "min", path, true, NULL, lo) ||
-            !scene_get_vec3_key(c, f, "max", path, true, NULL, hi))
-            return false;
-    } else if (sphere) {
-        if (!scene_get_vec3_key(c, f, "center", path, true, NULL, center) ||
-            !scene_get_number(c, f, "radius", path, true, 0, 1e-9, 1e9, &r))
+    if (!scene_get_string(c, f, "file", path, true, &file) ||
+        !scene_get_number(c, f, "scale", path, false, 1, 1e-9, 1e9, &scale) ||
+        !scene_get_vec3_key(c, f, "center", path, false, zero3, s->center) ||
+        !scene_get_bool(c, f, "surface_only", path, false, &surface))
+        return false;
+    if (!parse_rotation(c, f, path, rot))
+        return false;
+    char full[4096], err[1024];
+    eddy_mesh m;
+    snprintf(field, sizeof field, "%s.file", path);
+    if (!mesh_path(c, file, field, full, sizeof full))
+        return false;
+    if (eddy_load_obj(full, &m, err, sizeof err) != 0)
+        return scene_fail(c, "scene.mesh", field, "%s", err);
+    double mid[3];
+    box_middle(m.vertices, m.vertex_count, mid, NULL);
+    eddy_mesh_transform(&m, 1, NULL, mid);
+    double q[4];
+    rotation_quaternion(rot, q);
+    eddy_mesh_transform(&m, scale, q, s->center);
+    int64_t got = eddy_voxelize(&m, &(eddy_voxel_desc){ .diameter = spacing, .surface_only = surface,
+                                                      .max_points = (uint32_t)(limit < UINT32_MAX ? limit : UINT32_MAX),
+                                                      .max_bytes = c->host_budget },
+                                pattern, err, sizeof err);
+    eddy_free_mesh(&m);
+    if (got < 0)
+        return scene_fail(c, "scene.mesh", field, "%s: %s", full, err);
+    *pattern_n = (uint64_t)got;
+    return true;
+}
+
+/* The shape's keys: a box's corners, a sphere's or cylinder's centre and
+ * radius (and height); a mesh voxelised into *pattern. */
+static bool fill_shape_keys(parse_ctx *c, const cJSON *f, const char *path, const char *shape, double spacing,
+                            uint64_t limit, fill_shape *s, float **pattern, uint64_t *pattern_n)
+{
+    s->sphere = !strcmp(shape, "sphere");
+    s->cylinder = !strcmp(shape, "cylinder");
+    s->mesh = !strcmp(shape, "mesh");
+    if (!strcmp(shape, "box"))
+        return scene_get_vec3_key(c, f, "min", path, true, NULL, s->lo) &&
+               scene_get_vec3_key(c, f, "max", path, true, NULL, s->hi);
+    if (s->sphere) {
+        if (!scene_get_vec3_key(c, f, "center", path, true, NULL, s->center) ||
+            !scene_get_number(c, f, "radius", path, true, 0, 1e-9, 1e9, &s->r))
             return false;
         for (int a = 0; a < 3; a++) {
-            lo[a] = center[a] - r;
-            hi[a] = center[a] + r;
+            s->lo[a] = s->center[a] - s->r;
+            s->hi[a] = s->center[a] + s->r;
         }
-    } else if (cylinder) {
+        return true;
+    }
+    if (s->cylinder) {
         /* Upright (along +y) from the centre of its bottom. */
-        if (!scene_get_vec3_key(c, f, "center", path, true, NULL, center) ||
-            !scene_get_number(c, f, "radius", path, true, 0, 1e-9, 1e9, &r) ||
-            !scene_get_number(c, f, "height", path, true, 0, 1e-9, 1e9, &height))
+        if (!scene_get_vec3_key(c, f, "center", path, true, NULL, s->center) ||
+            !scene_get_number(c, f, "radius", path, true, 0, 1e-9, 1e9, &s->r) ||
+            !scene_get_number(c, f, "height", path, true, 0, 1e-9, 1e9, &s->height))
             return false;
         for (int a = 0; a < 3; a++) {
-            lo[a] = center[a] - (a == 1 ? 0 : r);
-            hi[a] = center[a] + (a == 1 ? height : r);
+            s->lo[a] = s->center[a] - (a == 1 ? 0 : s->r);
+            s->hi[a] = s->center[a] + (a == 1 ? s->height : s->r);
         }
-    } else if (mesh) {
-        /* A closed mesh (OBJ, relative to the scene file): scaled, turned by
-         * "rotation" [axis x, y, z, degrees] about its bounding box centre,
-         * which goes to "center"; voxelised at the spacing. */
-        const char *file;
-        double scale, rot[4] = { 0, 1, 0, 0 }, zero3[3] = { 0, 0, 0 };
-        bool surface;
-        if (!scene_get_string(c, f, "file", path, true, &file) ||
-            !scene_get_number(c, f, "scale", path, false, 1, 1e-9, 1e9, &scale) ||
-            !scene_get_vec3_key(c, f, "center", path, false, zero3, center) ||
-            !scene_get_bool(c, f, "surface_only", path, false, &surface))
-            return false;
-        if (!parse_rotation(c, f, path, rot))
-            return false;
-        char full[4096], err[1024];
-        eddy_mesh m;
-        snprintf(field, sizeof field, "%s.file", path);
-        if (!mesh_path(c, file, field, full, sizeof full))
-            return false;
-        if (eddy_load_obj(full, &m, err, sizeof err) != 0)
-            return scene_fail(c, "scene.mesh", field, "%s", err);
-        double mid[3];
-        box_middle(m.vertices, m.vertex_count, mid, NULL);
-        eddy_mesh_transform(&m, 1, NULL, mid);
-        double q[4];
-        rotation_quaternion(rot, q);
-        eddy_mesh_transform(&m, scale, q, center);
-        int64_t got = eddy_voxelize(&m, &(eddy_voxel_desc){ .diameter = spacing, .surface_only = surface,
-                                                          .max_points = (uint32_t)(limit < UINT32_MAX ? limit : UINT32_MAX),
-                                                          .max_bytes = c->host_budget },
-                                    &pattern, err, sizeof err);
-        eddy_free_mesh(&m);
-        if (got < 0)
-            return scene_fail(c, "scene.mesh", field, "%s: %s", full, err);
-        pattern_n = (uint64_t)got;
-    } else {
-        snprintf(field, sizeof field, "%s.shape", path);
-        return scene_fail(c, "scene.field", field, "unknown shape '%s'; expected \"box\", \"sphere\", \"cylinder\" or "
-                          "\"mesh\"", shape);
+        return true;
     }
-    if (!mesh) {
-        double total = 1; /* each factor <= 1e7: exact enough to compare */
-        for (int a = 0; a < 3; a++) {
-            if (!(hi[a] > lo[a]))
-                return scene_fail(c, "scene.field", path, "max must exceed min along every axis (axis %d: %g .. %g)", a,
-                                  lo[a], hi[a]);
-            double cells = (hi[a] - lo[a]) / spacing;
-            if (cells > 1e7)
-                return scene_fail(c, "scene.too_large", path, "%g particles along axis %d: too many for spacing %g m", cells,
-                                  a, spacing);
-            n[a] = (long)floor(cells + 1e-9);
-            if (n[a] < 1)
-                n[a] = 1;
-            total *= (double)n[a];
-        }
-        if (total > (double)(limit - h->count))
-            return scene_fail(c, "scene.too_large", path, "the fill's lattice has %.0f points: the set would hold more than the %"
-                              PRIu64 " particles that fit in one buffer on this device (maxStorageBufferRange)",
-                              total, limit);
-        if (12 * total > (double)c->host_budget)
-            return scene_fail(c, "scene.too_large", path, "the fill's lattice of %.0f points needs %.0f bytes of host memory, over the "
-                              "scene loader's budget of %" PRIu64 " bytes", total, 12 * total, c->host_budget);
-        pattern = malloc(12 * (size_t)total + 12);
-        if (!pattern)
-            return scene_fail(c, "memory.host", path, "out of host memory");
-        /* Lattice points in cell centres, in x-fastest order so every run is the same. */
-        for (long k = 0; k < n[2]; k++)
-            for (long j = 0; j < n[1]; j++)
-                for (long i = 0; i < n[0]; i++) {
-                    double x[3] = { lo[0] + spacing * (i + 0.5), lo[1] + spacing * (j + 0.5),
-                                    lo[2] + spacing * (k + 0.5) };
-                    if (sphere || cylinder) {
-                        double d2 = 0;
-                        for (int a = 0; a < 3; a++)
-                            if (sphere || a != 1)
-                                d2 += (x[a] - center[a]) * (x[a] - center[a]);
-                        if (d2 > r * r)
-                            continue;
-                    }
+    if (s->mesh)
+        return mesh_pattern(c, f, path, spacing, limit, s, pattern, pattern_n);
+    char field[512];
+    snprintf(field, sizeof field, "%s.shape", path);
+    return scene_fail(c, "scene.field", field, "unknown shape '%s'; expected \"box\", \"sphere\", \"cylinder\" or "
+                      "\"mesh\"", shape);
+}
+
+/* A box, sphere or cylinder as the lattice points inside it (cell centres
+ * at the spacing) into *pattern, within the set's room and the loader's
+ * host budget. */
+static bool lattice_pattern(parse_ctx *c, const char *path, double spacing, uint64_t limit,
+                            const host_particles *h, const fill_shape *s, float **pattern, uint64_t *pattern_n)
+{
+    const double *lo = s->lo, *hi = s->hi, *center = s->center;
+    double r = s->r;
+    long n[3];
+    double total = 1; /* each factor <= 1e7: exact enough to compare */
+    for (int a = 0; a < 3; a++) {
+        if (!(hi[a] > lo[a]))
+            return scene_fail(c, "scene.field", path, "max must exceed min along every axis (axis %d: %g .. %g)", a,
+                              lo[a], hi[a]);
+        double cells = (hi[a] - lo[a]) / spacing;
+        if (cells > 1e7)
+            return scene_fail(c, "scene.too_large", path, "%g particles along axis %d: too many for spacing %g m", cells,
+                              a, spacing);
+        n[a] = (long)floor(cells + 1e-9);
+        if (n[a] < 1)
+            n[a] = 1;
+        total *= (double)n[a];
+    }
+    if (total > (double)(limit - h->count))
+        return scene_fail(c, "scene.too_large", path, "the fill's lattice has %.0f points: the set would hold more than the %"
+                          PRIu64 " particles that fit in one buffer on this device (maxStorageBufferRange)",
+                          total, limit);
+    if (12 * total > (double)c->host_budget)
+        return scene_fail(c, "scene.too_large", path, "the fill's lattice of %.0f points needs %.0f bytes of host memory, over the "
+                          "scene loader's budget of %" PRIu64 " bytes", total, 12 * total, c->host_budget);
+    float *pat = *pattern = malloc(12 * (size_t)total + 12);
+    if (!pat)
+        return scene_fail(c, "memory.host", path, "out of host memory");
+    /* Lattice points in cell centres, in x-fastest order so every run is the same. */
+    for (long k = 0; k < n[2]; k++)
+        for (long j = 0; j < n[1]; j++)
+            for (long i = 0; i < n[0]; i++) {
+                double x[3] = { lo[0] + spacing * (i + 0.5), lo[1] + spacing * (j + 0.5),
+                                lo[2] + spacing * (k + 0.5) };
+                if (s->sphere || s->cylinder) {
+                    double d2 = 0;
                     for (int a = 0; a < 3; a++)
-                        pattern[3 * pattern_n + a] = (float)x[a];
-                    pattern_n++;
+                        if (s->sphere || a != 1)
+                            d2 += (x[a] - center[a]) * (x[a] - center[a]);
+                    if (d2 > r * r)
+                        continue;
                 }
-    }
-    double count[3] = { 1, 1, 1 }, step[3] = { 0, 0, 0 };
+                for (int a = 0; a < 3; a++)
+                    pat[3 * *pattern_n + a] = (float)x[a];
+                ++*pattern_n;
+            }
+    return true;
+}
+
+/* "copies": {"count": [nx, ny, nz], "step": [dx, dy, dz]} (default one). */
+static bool fill_copies(parse_ctx *c, const cJSON *f, const char *path, double count[3], double step[3])
+{
+    char field[512];
     const cJSON *jc = cJSON_GetObjectItemCaseSensitive(f, "copies");
     snprintf(field, sizeof field, "%s.copies", path);
     if (jc && (!cJSON_IsObject(jc) || !scene_check_keys(c, jc, field, copies_keys) ||
                !scene_get_vec3_key(c, jc, "count", field, true, NULL, count) ||
-               !scene_get_vec3_key(c, jc, "step", field, true, NULL, step))) {
-        free(pattern);
+               !scene_get_vec3_key(c, jc, "step", field, true, NULL, step)))
         return c->failed ? false : scene_fail(c, "scene.field", field, "expected {\"count\": [nx, ny, nz], \"step\": [dx, dy, dz]}, got %s",
                                               scene_json_type(jc));
-    }
     for (int a = 0; a < 3; a++)
-        if (count[a] < 1 || count[a] > 1e6 || count[a] != floor(count[a])) {
-            free(pattern);
+        if (count[a] < 1 || count[a] > 1e6 || count[a] != floor(count[a]))
             return scene_fail(c, "scene.field", field, "count[%d] = %g: expected a whole number in [1, 1e6]", a, count[a]);
-        }
-    /* Each count <= 1e6, so copies <= 1e18 fits; copies * pattern_n may not,
-     * so it is compared by division. */
-    uint64_t copies = (uint64_t)count[0] * (uint64_t)count[1] * (uint64_t)count[2];
-    if (h->count > limit || (pattern_n && copies > (limit - h->count) / pattern_n)) {
-        free(pattern);
-        return scene_fail(c, "scene.too_large", path, "%" PRIu64 " copies of %" PRIu64 " particles would make the set hold more than "
-                          "the %" PRIu64 " particles that fit in one buffer on this device (maxStorageBufferRange)",
-                          copies, pattern_n, limit);
-    }
-    if (!host_reserve(c, path, h, copies * pattern_n)) {
-        free(pattern);
-        return false;
-    }
+    return true;
+}
+
+/* How a fill's particles move and where they sit: the fill's velocity and
+ * angular velocity (about each copy's centroid), the jitter, the set's
+ * spacing, radius and mass, and the phase (or, with bodies, the next body
+ * index). */
+typedef struct fill_motion {
+    double vel[3], spin[3], jitter, spacing, radius, mass;
+    uint32_t phase, *body;
+} fill_motion;
+
+/* The copies of the pattern into the set. "angular_velocity": each copy
+ * turns about its lattice's centroid, v = velocity + omega x (x - centroid)
+ * (a body's centre of mass: its particles weigh the same). */
+static bool push_copies(parse_ctx *c, const char *path, const float *pattern, uint64_t pattern_n,
+                        const double count[3], const double step[3], const fill_motion *fm, host_particles *h)
+{
+    const double *vel = fm->vel, *spin = fm->spin;
+    double jitter = fm->jitter, spacing = fm->spacing;
+    uint32_t *body = fm->body;
     bool ok = true;
-    /* "angular_velocity": each copy turns about its lattice's centroid,
-     * v = velocity + omega x (x - centroid) (a body's centre of mass: its
-     * particles weigh the same). */
     double mid[3] = { 0, 0, 0 };
     for (uint64_t p = 0; p < pattern_n; p++)
         for (int a = 0; a < 3; a++)
@@ -329,7 +338,7 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
                                     vel[2] + spin[0] * r[1] - spin[1] * r[0] };
                     for (int a = 0; a < 3; a++)
                         if (!(fabs(v[a]) <= 1e30)) {
-                            free(pattern);
+                            char field[512];
                             snprintf(field, sizeof field, "%s.angular_velocity", path);
                             return scene_fail(c, "scene.field", field, "gives particles %g m/s: expected speeds "
                                               "within 1e30 m/s (a smaller spin or a smaller fill)", v[a]);
@@ -344,13 +353,66 @@ static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double sp
                         z ^= z >> 31;
                         x[a] += jitter * spacing * ((double)(z >> 11) / 9007199254740992.0 - 0.5);
                     }
-                    ok = host_push(h, x, radius, v, mass, body ? *body : phase);
+                    ok = host_push(h, x, fm->radius, v, fm->mass, body ? *body : fm->phase);
                 }
                 if (body)
                     ++*body;
             }
-    free(pattern);
     return ok ? true : scene_fail(c, "memory.host", path, "out of host memory");
+}
+
+/* A fill: the lattice points of one shape (box, sphere, upright cylinder,
+ * or a closed mesh voxelised at the spacing), repeated by "copies"
+ * ({"count": [nx, ny, nz], "step": [dx, dy, dz]} m). With the set's "bodies",
+ * each copy is one rigid body: its particles get the next body index as
+ * their phase. */
+static bool parse_fill(parse_ctx *c, const cJSON *f, const char *path, double spacing,
+                       uint64_t limit, double radius, const double set_vel[3], double mass,
+                       uint32_t phase, uint32_t *body, host_particles *h)
+{
+    if (!cJSON_IsObject(f))
+        return scene_fail(c, "scene.field", path, "expected an object like {\"shape\": \"box\", \"min\": [..], "
+                             "\"max\": [..]}, got %s", scene_json_type(f));
+    if (!scene_check_keys(c, f, path, fill_keys))
+        return false;
+    const char *shape;
+    fill_motion fm = { .spacing = spacing, .radius = radius, .mass = mass, .phase = phase, .body = body };
+    static const double no_spin[3] = { 0, 0, 0 };
+    if (!scene_get_string(c, f, "shape", path, true, &shape) ||
+        !scene_get_vec3_key(c, f, "velocity", path, false, set_vel, fm.vel) ||
+        !scene_get_vec3_key(c, f, "angular_velocity", path, false, no_spin, fm.spin) ||
+        !scene_get_number(c, f, "jitter", path, false, 0, 0, 1, &fm.jitter))
+        return false;
+    if (spacing <= 0)
+        return scene_fail(c, "scene.field", path, "a fill needs the set's \"spacing\" (m, > 0)");
+    fill_shape s = { 0 };
+    float *pattern = NULL; /* xyz per point of one copy */
+    uint64_t pattern_n = 0;
+    if (!fill_shape_keys(c, f, path, shape, spacing, limit, &s, &pattern, &pattern_n))
+        return false;
+    if (!s.mesh && !lattice_pattern(c, path, spacing, limit, h, &s, &pattern, &pattern_n))
+        return false;
+    double count[3] = { 1, 1, 1 }, step[3] = { 0, 0, 0 };
+    if (!fill_copies(c, f, path, count, step)) {
+        free(pattern);
+        return false;
+    }
+    /* Each count <= 1e6, so copies <= 1e18 fits; copies * pattern_n may not,
+     * so it is compared by division. */
+    uint64_t copies = (uint64_t)count[0] * (uint64_t)count[1] * (uint64_t)count[2];
+    if (h->count > limit || (pattern_n && copies > (limit - h->count) / pattern_n)) {
+        free(pattern);
+        return scene_fail(c, "scene.too_large", path, "%" PRIu64 " copies of %" PRIu64 " particles would make the set hold more than "
+                          "the %" PRIu64 " particles that fit in one buffer on this device (maxStorageBufferRange)",
+                          copies, pattern_n, limit);
+    }
+    if (!host_reserve(c, path, h, copies * pattern_n)) {
+        free(pattern);
+        return false;
+    }
+    bool ok = push_copies(c, path, pattern, pattern_n, count, step, &fm, h);
+    free(pattern);
+    return ok;
 }
 
 /* "tetmesh": a tetrahedral mesh (TetGen .node/.ele, Gmsh .msh, VTK .vtu;
@@ -432,6 +494,147 @@ static bool parse_tetmesh(parse_ctx *c, const cJSON *t, const char *path, uint64
     return true;
 }
 
+/* A cloth's generated "grid" {"size": [x, z], "resolution": [nx, nz]} into
+ * m: (nx + 1) (nz + 1) vertices in the x-z plane about the origin, two
+ * triangles a quad, turned by rot and moved to center (the origin without
+ * one). */
+static bool cloth_grid(parse_ctx *c, const cJSON *grid, const char *path, uint64_t limit, const double rot[4],
+                       bool has_center, double center[3], eddy_mesh *m)
+{
+    char field[512], gp[160];
+    snprintf(gp, sizeof gp, "%s.grid", path);
+    if (!cJSON_IsObject(grid))
+        return scene_fail(c, "scene.field", gp, "expected an object like {\"size\": [1, 1], \"resolution\": "
+                          "[20, 20]}, got %s", scene_json_type(grid));
+    if (!scene_check_keys(c, grid, gp, grid_keys))
+        return false;
+    double size[2], res[2];
+    const cJSON *js = cJSON_GetObjectItemCaseSensitive(grid, "size"), *jr = cJSON_GetObjectItemCaseSensitive(grid, "resolution");
+    for (int k = 0; k < 2; k++) {
+        const cJSON *a = cJSON_IsArray(js) && cJSON_GetArraySize(js) == 2 ? cJSON_GetArrayItem(js, k) : NULL;
+        const cJSON *b = cJSON_IsArray(jr) && cJSON_GetArraySize(jr) == 2 ? cJSON_GetArrayItem(jr, k) : NULL;
+        if (!cJSON_IsNumber(a) || !(a->valuedouble > 0 && a->valuedouble <= 1e9)) {
+            snprintf(field, sizeof field, "%s.size", gp);
+            return scene_fail(c, "scene.field", field, "expected [x, z]: two lengths in (0, 1e9] m");
+        }
+        if (!cJSON_IsNumber(b) || !(b->valuedouble >= 1 && b->valuedouble <= 65535) ||
+            b->valuedouble != floor(b->valuedouble)) {
+            snprintf(field, sizeof field, "%s.resolution", gp);
+            return scene_fail(c, "scene.field", field, "expected [nx, nz]: two whole numbers of quads in [1, 65535]");
+        }
+        size[k] = a->valuedouble;
+        res[k] = b->valuedouble;
+    }
+    uint32_t nx = (uint32_t)res[0], nz = (uint32_t)res[1];
+    uint64_t verts = (uint64_t)(nx + 1) * (nz + 1), tris = 2ull * nx * nz;
+    if (verts > limit || verts * (HOST_BYTES_PER_PARTICLE + 12) + tris * 12 > c->host_budget) {
+        snprintf(field, sizeof field, "%s.resolution", gp);
+        return scene_fail(c, "scene.too_large", field, "%" PRIu64 " vertices: over the device's buffer limit (%" PRIu64
+                          " particles) or the scene loader's host budget of %" PRIu64 " bytes", verts, limit,
+                          c->host_budget);
+    }
+    m->vertex_count = (uint32_t)verts;
+    m->triangle_count = (uint32_t)tris;
+    m->vertices = malloc(12 * verts);
+    m->indices = malloc(12 * tris);
+    if (!m->vertices || !m->indices) {
+        eddy_free_mesh(m);
+        return scene_fail(c, "memory.host", path, "out of host memory");
+    }
+    for (uint32_t j = 0; j <= nz; j++)
+        for (uint32_t i = 0; i <= nx; i++) {
+            float *x = m->vertices + 3 * ((size_t)j * (nx + 1) + i);
+            x[0] = (float)(size[0] * ((double)i / nx - 0.5));
+            x[1] = 0;
+            x[2] = (float)(size[1] * ((double)j / nz - 0.5));
+        }
+    uint32_t *ix = m->indices;
+    for (uint32_t j = 0; j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            uint32_t a = j * (nx + 1) + i, b = a + 1, cc = a + nx + 1, d = cc + 1;
+            /* counter-clockwise seen from +y */
+            uint32_t q[6] = { a, cc, d, a, d, b };
+            if ((i + j) % 2)
+                q[2] = b, q[3] = b, q[4] = cc, q[5] = d;
+            memcpy(ix, q, sizeof q);
+            ix += 6;
+        }
+    if (!has_center)
+        center[0] = center[1] = center[2] = 0;
+    double q[4];
+    rotation_quaternion(rot, q);
+    eddy_mesh_transform(m, 1, q, center);
+    return true;
+}
+
+/* A cloth's OBJ "file" into m, within the device's and the loader's
+ * limits: scaled, turned by rot about its bounding box centre, which goes
+ * to center (where it is without one). */
+static bool cloth_file(parse_ctx *c, const char *path, const char *file, uint64_t limit, double scale,
+                       const double rot[4], bool has_center, double center[3], eddy_mesh *m)
+{
+    char field[512], err[1024], full[4096];
+    snprintf(field, sizeof field, "%s.file", path);
+    if (!mesh_path(c, file, field, full, sizeof full))
+        return false;
+    if (eddy_load_obj(full, m, err, sizeof err) != 0)
+        return scene_fail(c, "scene.mesh", field, "%s", err);
+    if (m->vertex_count > limit ||
+        (uint64_t)m->vertex_count * (HOST_BYTES_PER_PARTICLE + 12) + (uint64_t)m->triangle_count * 12 > c->host_budget) {
+        eddy_free_mesh(m);
+        return scene_fail(c, "scene.too_large", field, "%u vertices: over the device's buffer limit or the scene "
+                          "loader's host budget of %" PRIu64 " bytes", m->vertex_count, c->host_budget);
+    }
+    double mid[3], q[4];
+    box_middle(m->vertices, m->vertex_count, mid, has_center ? NULL : center);
+    rotation_quaternion(rot, q);
+    eddy_mesh_transform(m, 1, NULL, mid);
+    eddy_mesh_transform(m, scale, q, center);
+    return true;
+}
+
+/* A sheet's masses (density times each triangle's area, a third to each
+ * corner) into mass, and the refusals a sheet needs: no NaN, no triangle
+ * of zero area or naming a vertex twice; a warning for vertices no
+ * triangle names. `what` names the sheet's key ("grid" or "file"). */
+static bool cloth_masses(parse_ctx *c, const char *path, const char *what, const eddy_mesh *m, double density,
+                         float *mass)
+{
+    char field[512];
+    uint32_t unreferenced = 0;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < m->vertex_count; i++)
+        if (!isfinite(m->vertices[3 * i]) || !isfinite(m->vertices[3 * i + 1]) || !isfinite(m->vertices[3 * i + 2])) {
+            snprintf(field, sizeof field, "%s.%s", path, what);
+            ok = scene_fail(c, "scene.mesh", field, "vertex %u is not finite after the transform", i + 1);
+        }
+    for (uint32_t t3 = 0; ok && t3 < m->triangle_count; t3++) {
+        const uint32_t *v = m->indices + 3 * (size_t)t3;
+        const float *a = m->vertices + 3 * (size_t)v[0], *b = m->vertices + 3 * (size_t)v[1], *d = m->vertices + 3 * (size_t)v[2];
+        double u[3], w[3];
+        for (int k = 0; k < 3; k++) {
+            u[k] = (double)b[k] - a[k];
+            w[k] = (double)d[k] - a[k];
+        }
+        double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2], cz = u[0] * w[1] - u[1] * w[0];
+        double area = 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
+        if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2] || !(area > 0)) {
+            snprintf(field, sizeof field, "%s.%s", path, what);
+            ok = scene_fail(c, "scene.mesh", field, "triangle %u (vertices %u, %u, %u) has zero area: expected a "
+                            "proper triangle", t3 + 1, v[0] + 1, v[1] + 1, v[2] + 1);
+            break;
+        }
+        for (int k = 0; k < 3; k++)
+            mass[v[k]] += (float)(density * area / 3);
+    }
+    for (uint32_t i = 0; ok && i < m->vertex_count; i++)
+        unreferenced += mass[i] == 0;
+    if (ok && unreferenced)
+        eddy_log(c->e, EDDY_LOG_WARN, "scene.mesh_unreferenced", "%s: %s: %u of %u vertices belong to no triangle: "
+                 "they get no mass and stay where they are", c->file, path, unreferenced, m->vertex_count);
+    return ok;
+}
+
 /* "cloth": a sheet of triangles as the set's particles, one per vertex:
  * an OBJ ("file", relative to the scene file; scaled, turned by "rotation"
  * about its bounding box centre, which goes to "center", default where it
@@ -461,125 +664,12 @@ static bool parse_cloth(parse_ctx *c, const cJSON *t, const char *path, uint64_t
         !scene_get_number(c, t, "density", path, false, 0.2, 1e-9, 1e9, &density) || !parse_rotation(c, t, path, rot) ||
         (has_center && !scene_get_vec3_key(c, t, "center", path, true, NULL, center)))
         return false;
-    char field[512], err[1024];
     eddy_mesh m = { 0 };
-    if (grid) {
-        char gp[160];
-        snprintf(gp, sizeof gp, "%s.grid", path);
-        if (!cJSON_IsObject(grid))
-            return scene_fail(c, "scene.field", gp, "expected an object like {\"size\": [1, 1], \"resolution\": "
-                              "[20, 20]}, got %s", scene_json_type(grid));
-        if (!scene_check_keys(c, grid, gp, grid_keys))
-            return false;
-        double size[2], res[2];
-        const cJSON *js = cJSON_GetObjectItemCaseSensitive(grid, "size"), *jr = cJSON_GetObjectItemCaseSensitive(grid, "resolution");
-        for (int k = 0; k < 2; k++) {
-            const cJSON *a = cJSON_IsArray(js) && cJSON_GetArraySize(js) == 2 ? cJSON_GetArrayItem(js, k) : NULL;
-            const cJSON *b = cJSON_IsArray(jr) && cJSON_GetArraySize(jr) == 2 ? cJSON_GetArrayItem(jr, k) : NULL;
-            if (!cJSON_IsNumber(a) || !(a->valuedouble > 0 && a->valuedouble <= 1e9)) {
-                snprintf(field, sizeof field, "%s.size", gp);
-                return scene_fail(c, "scene.field", field, "expected [x, z]: two lengths in (0, 1e9] m");
-            }
-            if (!cJSON_IsNumber(b) || !(b->valuedouble >= 1 && b->valuedouble <= 65535) ||
-                b->valuedouble != floor(b->valuedouble)) {
-                snprintf(field, sizeof field, "%s.resolution", gp);
-                return scene_fail(c, "scene.field", field, "expected [nx, nz]: two whole numbers of quads in [1, 65535]");
-            }
-            size[k] = a->valuedouble;
-            res[k] = b->valuedouble;
-        }
-        uint32_t nx = (uint32_t)res[0], nz = (uint32_t)res[1];
-        uint64_t verts = (uint64_t)(nx + 1) * (nz + 1), tris = 2ull * nx * nz;
-        if (verts > limit || verts * (HOST_BYTES_PER_PARTICLE + 12) + tris * 12 > c->host_budget) {
-            snprintf(field, sizeof field, "%s.resolution", gp);
-            return scene_fail(c, "scene.too_large", field, "%" PRIu64 " vertices: over the device's buffer limit (%" PRIu64
-                              " particles) or the scene loader's host budget of %" PRIu64 " bytes", verts, limit,
-                              c->host_budget);
-        }
-        m.vertex_count = (uint32_t)verts;
-        m.triangle_count = (uint32_t)tris;
-        m.vertices = malloc(12 * verts);
-        m.indices = malloc(12 * tris);
-        if (!m.vertices || !m.indices) {
-            eddy_free_mesh(&m);
-            return scene_fail(c, "memory.host", path, "out of host memory");
-        }
-        for (uint32_t j = 0; j <= nz; j++)
-            for (uint32_t i = 0; i <= nx; i++) {
-                float *x = m.vertices + 3 * ((size_t)j * (nx + 1) + i);
-                x[0] = (float)(size[0] * ((double)i / nx - 0.5));
-                x[1] = 0;
-                x[2] = (float)(size[1] * ((double)j / nz - 0.5));
-            }
-        uint32_t *ix = m.indices;
-        for (uint32_t j = 0; j < nz; j++)
-            for (uint32_t i = 0; i < nx; i++) {
-                uint32_t a = j * (nx + 1) + i, b = a + 1, cc = a + nx + 1, d = cc + 1;
-                /* counter-clockwise seen from +y */
-                uint32_t q[6] = { a, cc, d, a, d, b };
-                if ((i + j) % 2)
-                    q[2] = b, q[3] = b, q[4] = cc, q[5] = d;
-                memcpy(ix, q, sizeof q);
-                ix += 6;
-            }
-        if (!has_center)
-            center[0] = center[1] = center[2] = 0;
-        double q[4];
-        rotation_quaternion(rot, q);
-        eddy_mesh_transform(&m, 1, q, center);
-    } else {
-        char full[4096];
-        snprintf(field, sizeof field, "%s.file", path);
-        if (!mesh_path(c, file, field, full, sizeof full))
-            return false;
-        if (eddy_load_obj(full, &m, err, sizeof err) != 0)
-            return scene_fail(c, "scene.mesh", field, "%s", err);
-        if (m.vertex_count > limit ||
-            (uint64_t)m.vertex_count * (HOST_BYTES_PER_PARTICLE + 12) + (uint64_t)m.triangle_count * 12 > c->host_budget) {
-            eddy_free_mesh(&m);
-            return scene_fail(c, "scene.too_large", field, "%u vertices: over the device's buffer limit or the scene "
-                              "loader's host budget of %" PRIu64 " bytes", m.vertex_count, c->host_budget);
-        }
-        double mid[3], q[4];
-        box_middle(m.vertices, m.vertex_count, mid, has_center ? NULL : center);
-        rotation_quaternion(rot, q);
-        eddy_mesh_transform(&m, 1, NULL, mid);
-        eddy_mesh_transform(&m, scale, q, center);
-    }
-    /* Masses, and the refusals a sheet needs: no NaN, no triangle of zero
-     * area or naming a vertex twice. */
+    if (grid ? !cloth_grid(c, grid, path, limit, rot, has_center, center, &m)
+             : !cloth_file(c, path, file, limit, scale, rot, has_center, center, &m))
+        return false;
     float *mass = calloc(m.vertex_count ? m.vertex_count : 1, sizeof(float));
-    uint32_t unreferenced = 0;
-    bool ok = mass != NULL;
-    for (uint32_t i = 0; ok && i < m.vertex_count; i++)
-        if (!isfinite(m.vertices[3 * i]) || !isfinite(m.vertices[3 * i + 1]) || !isfinite(m.vertices[3 * i + 2])) {
-            snprintf(field, sizeof field, "%s.%s", path, grid ? "grid" : "file");
-            ok = scene_fail(c, "scene.mesh", field, "vertex %u is not finite after the transform", i + 1);
-        }
-    for (uint32_t t3 = 0; ok && t3 < m.triangle_count; t3++) {
-        const uint32_t *v = m.indices + 3 * (size_t)t3;
-        const float *a = m.vertices + 3 * (size_t)v[0], *b = m.vertices + 3 * (size_t)v[1], *d = m.vertices + 3 * (size_t)v[2];
-        double u[3], w[3];
-        for (int k = 0; k < 3; k++) {
-            u[k] = (double)b[k] - a[k];
-            w[k] = (double)d[k] - a[k];
-        }
-        double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2], cz = u[0] * w[1] - u[1] * w[0];
-        double area = 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
-        if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2] || !(area > 0)) {
-            snprintf(field, sizeof field, "%s.%s", path, grid ? "grid" : "file");
-            ok = scene_fail(c, "scene.mesh", field, "triangle %u (vertices %u, %u, %u) has zero area: expected a "
-                            "proper triangle", t3 + 1, v[0] + 1, v[1] + 1, v[2] + 1);
-            break;
-        }
-        for (int k = 0; k < 3; k++)
-            mass[v[k]] += (float)(density * area / 3);
-    }
-    for (uint32_t i = 0; ok && i < m.vertex_count; i++)
-        unreferenced += mass[i] == 0;
-    if (ok && unreferenced)
-        eddy_log(c->e, EDDY_LOG_WARN, "scene.mesh_unreferenced", "%s: %s: %u of %u vertices belong to no triangle: "
-                 "they get no mass and stay where they are", c->file, path, unreferenced, m.vertex_count);
+    bool ok = mass != NULL && cloth_masses(c, path, grid ? "grid" : "file", &m, density, mass);
     if (ok && (!(h->triangles = malloc(12 * (size_t)m.triangle_count)) || !host_reserve(c, path, h, m.vertex_count)))
         ok = c->failed ? false : scene_fail(c, "memory.host", path, "out of host memory");
     for (uint32_t i = 0; ok && i < m.vertex_count; i++) {

@@ -10,7 +10,13 @@
 #ifndef EDDY_SCENE_INTERNAL_H
 #define EDDY_SCENE_INTERNAL_H
 
-#include "internal.h"
+#include "eddy/eddy.h"
+#include "eddy/eddy_module.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "eddy/eddy_scene.h"
 #include "output.h"
 #include "render.h"

@@ -193,12 +193,10 @@ static bool check_system(parse_ctx *c, const eddy_scene *s, const cJSON *js, con
     return true;
 }
 
-static const char *const box_keys[] = { "min", "max", NULL };
-static const char *const output_keys[] = { "frame_interval", "vtk", "stats", "images", NULL };
-
-static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scene_desc *desc)
+/* The scene's name (or the file's stem), its step, duration and adaptive
+ * substeps. */
+static bool load_header(parse_ctx *c, eddy_scene *s, const cJSON *root)
 {
-    eddy_engine *e = s->e;
     if (!cJSON_IsObject(root))
         return scene_fail(c, "scene.json", NULL, "the scene must be a JSON object, not %s", scene_json_type(root));
     if (!scene_check_keys(c, root, "", scene_keys))
@@ -252,7 +250,14 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         return scene_fail(c, "scene.too_large", "duration", "%g s at dt %g s is %g steps; at most 1e12", s->duration, s->dt,
                           steps);
     s->steps = (uint64_t)(steps > 0 ? steps : 0);
+    return true;
+}
 
+static const char *const box_keys[] = { "min", "max", NULL };
+static const char *const output_keys[] = { "frame_interval", "vtk", "stats", "images", NULL };
+
+static bool load_box(parse_ctx *c, eddy_scene *s, const cJSON *root)
+{
     const cJSON *box = cJSON_GetObjectItemCaseSensitive(root, "box");
     if (!box)
         return scene_fail(c, "scene.missing_field", "box", "missing; expected {\"min\": [x, y, z], \"max\": [x, y, z]} (m)");
@@ -270,7 +275,12 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         s->box_min[a] = (float)bmin[a];
         s->box_max[a] = (float)bmax[a];
     }
+    return true;
+}
 
+/* What is written per frame, how often, and the renderer for images. */
+static bool load_output(parse_ctx *c, eddy_scene *s, const cJSON *root)
+{
     const cJSON *out = cJSON_GetObjectItemCaseSensitive(root, "output");
     double frame_interval = 1.0 / 30.0;
     s->vtk = s->stats = true;
@@ -288,62 +298,116 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
             eddy_render_desc rd;
             if (!scene_parse_images(c, s, images, &rd))
                 return false;
-            s->renderer = eddy_create_renderer(e, &rd);
+            s->renderer = eddy_create_renderer(s->e, &rd);
             if (!s->renderer)
                 return scene_fail(c, "scene.system", "output.images", "the renderer could not be created (see above)");
         }
     }
     double every = floor(frame_interval / s->dt + 0.5);
     s->frame_every = every < 1 ? 1 : every > 4e9 ? 4000000000u : (uint32_t)every;
+    return true;
+}
 
+/* Module libraries the scene loads, when the caller allows it. */
+static bool load_plugins(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scene_desc *desc)
+{
     const cJSON *plugins = cJSON_GetObjectItemCaseSensitive(root, "plugins");
-    if (plugins) {
-        if (!cJSON_IsArray(plugins))
-            return scene_fail(c, "scene.field", "plugins", "expected an array of shared library paths, got %s",
-                              scene_json_type(plugins));
-        /* A library runs its code when loaded: a scene file alone (from
-         * anyone) must not be able to do that. */
-        if (!desc->allow_plugins && cJSON_GetArraySize(plugins) > 0)
-            return scene_fail(c, "scene.plugin_refused", "plugins", "the scene loads module libraries, which run their own code; "
-                              "refused unless allowed (eddy run --allow-plugins, or "
-                              "eddy_scene_desc.allow_plugins; --module LIB.so loads one by hand)");
-        char dir[4096];
-        scene_dir_of(s->path, dir, sizeof dir);
-        int i = 0;
-        for (const cJSON *p = plugins->child; p; p = p->next, i++) {
-            char field[64];
-            snprintf(field, sizeof field, "plugins[%d]", i);
-            if (!cJSON_IsString(p))
-                return scene_fail(c, "scene.field", field, "expected a path string, got %s", scene_json_type(p));
-            char full[4096];
-            int len = p->valuestring[0] == '/' ? snprintf(full, sizeof full, "%s", p->valuestring)
-                                               : snprintf(full, sizeof full, "%s/%s", dir, p->valuestring);
-            if (len < 0 || (size_t)len >= sizeof full)
-                return scene_fail(c, "scene.field", field, "the path is longer than %zu bytes", sizeof full - 1);
-            if (eddy_load_module(e, full) != EDDY_OK)
-                return scene_fail(c, "scene.system", field, "module '%s' could not be loaded (see above)", full);
-        }
+    if (!plugins)
+        return true;
+    if (!cJSON_IsArray(plugins))
+        return scene_fail(c, "scene.field", "plugins", "expected an array of shared library paths, got %s",
+                          scene_json_type(plugins));
+    /* A library runs its code when loaded: a scene file alone (from
+     * anyone) must not be able to do that. */
+    if (!desc->allow_plugins && cJSON_GetArraySize(plugins) > 0)
+        return scene_fail(c, "scene.plugin_refused", "plugins", "the scene loads module libraries, which run their own code; "
+                          "refused unless allowed (eddy run --allow-plugins, or "
+                          "eddy_scene_desc.allow_plugins; --module LIB.so loads one by hand)");
+    char dir[4096];
+    scene_dir_of(s->path, dir, sizeof dir);
+    int i = 0;
+    for (const cJSON *p = plugins->child; p; p = p->next, i++) {
+        char field[64];
+        snprintf(field, sizeof field, "plugins[%d]", i);
+        if (!cJSON_IsString(p))
+            return scene_fail(c, "scene.field", field, "expected a path string, got %s", scene_json_type(p));
+        char full[4096];
+        int len = p->valuestring[0] == '/' ? snprintf(full, sizeof full, "%s", p->valuestring)
+                                           : snprintf(full, sizeof full, "%s/%s", dir, p->valuestring);
+        if (len < 0 || (size_t)len >= sizeof full)
+            return scene_fail(c, "scene.field", field, "the path is longer than %zu bytes", sizeof full - 1);
+        if (eddy_load_module(s->e, full) != EDDY_OK)
+            return scene_fail(c, "scene.system", field, "module '%s' could not be loaded (see above)", full);
     }
+    return true;
+}
 
+static bool load_solids(parse_ctx *c, eddy_scene *s, const cJSON *root)
+{
     const cJSON *solids = cJSON_GetObjectItemCaseSensitive(root, "solids");
-    if (solids) {
-        if (!cJSON_IsArray(solids))
-            return scene_fail(c, "scene.field", "solids", "expected an array of solids, got %s", scene_json_type(solids));
-        int n = cJSON_GetArraySize(solids);
-        s->solids = calloc((size_t)n + 1, sizeof *s->solids);
-        if (!s->solids)
-            return scene_fail(c, "memory.host", NULL, "out of host memory");
-        int i = 0;
-        for (const cJSON *js = solids->child; js; js = js->next, i++) {
-            char path[64];
-            snprintf(path, sizeof path, "solids[%d]", i);
-            if (!scene_parse_solid(c, js, path, &s->solids[s->solid_count]))
-                return false;
-            s->solid_count++;
-        }
+    if (!solids)
+        return true;
+    if (!cJSON_IsArray(solids))
+        return scene_fail(c, "scene.field", "solids", "expected an array of solids, got %s", scene_json_type(solids));
+    int n = cJSON_GetArraySize(solids);
+    s->solids = calloc((size_t)n + 1, sizeof *s->solids);
+    if (!s->solids)
+        return scene_fail(c, "memory.host", NULL, "out of host memory");
+    int i = 0;
+    for (const cJSON *js = solids->child; js; js = js->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "solids[%d]", i);
+        if (!scene_parse_solid(c, js, path, &s->solids[s->solid_count]))
+            return false;
+        s->solid_count++;
     }
+    return true;
+}
 
-    /* Particle sets. */
+/* A set's particles from the host into its buffers, with a tetmesh's
+ * topology and scalar, a cloth's triangles and the pins. */
+static eddy_result upload_set(eddy_engine *e, eddy_particles p, const host_particles *h)
+{
+    eddy_result r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "position"), 0,
+                                       h->count * 16, h->position);
+    if (r == EDDY_OK)
+        r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "velocity"), 0, h->count * 16,
+                               h->velocity);
+    if (r == EDDY_OK)
+        r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "mass"), 0, h->count * 4, h->mass);
+    if (r == EDDY_OK)
+        r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "phase"), 0, h->count * 4,
+                               h->phase);
+    if (r == EDDY_OK && h->tets) {
+        if (!eddy_particles_add_elements(e, p, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc), .name = "tets", .kind = EDDY_TETRAHEDRA,
+                                                                      .count = h->tet_count, .indices = h->tets })
+                 .buffer.id ||
+            !eddy_particles_add_elements(e, p, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc), .name = "surface", .kind = EDDY_TRIANGLES,
+                                                                      .count = h->surface_count,
+                                                                      .indices = h->surface })
+                 .buffer.id)
+            r = EDDY_ERROR_OUT_OF_MEMORY;
+        eddy_buffer sb = r == EDDY_OK ? eddy_particles_add_buffer(e, p, "scalar", 4) : (eddy_buffer){ 0 };
+        r = !sb.id ? EDDY_ERROR_OUT_OF_MEMORY : eddy_buffer_upload(e, sb, 0, h->count * 4, h->scalar);
+    }
+    if (r == EDDY_OK && h->triangles &&
+        !eddy_particles_add_elements(e, p, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc), .name = "triangles", .kind = EDDY_TRIANGLES,
+                                                                  .count = h->triangle_count,
+                                                                  .indices = h->triangles })
+             .buffer.id)
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK && h->pinned) {
+        eddy_buffer pb = eddy_particles_add_buffer(e, p, "pinned", 4);
+        r = !pb.id ? EDDY_ERROR_OUT_OF_MEMORY : eddy_buffer_upload(e, pb, 0, h->count * 4, h->pinned);
+    }
+    return r;
+}
+
+/* The particle sets: each parsed (its fill) on the host, then made and
+ * uploaded. */
+static bool load_sets(parse_ctx *c, eddy_scene *s, const cJSON *root)
+{
+    eddy_engine *e = s->e;
     const cJSON *sets = cJSON_GetObjectItemCaseSensitive(root, "particle_sets");
     if (!cJSON_IsArray(sets) || cJSON_GetArraySize(sets) == 0)
         return scene_fail(c, "scene.field", "particle_sets", "expected a non-empty array of particle sets, got %s",
@@ -352,7 +416,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
     s->sets = calloc((size_t)set_n, sizeof *s->sets);
     if (!s->sets)
         return scene_fail(c, "memory.host", NULL, "out of host memory");
-    uint64_t limit = e->info.max_storage_buffer_range / 16;
+    uint64_t limit = eddy_engine_device(e)->max_storage_buffer_range / 16;
     int index = 0;
     for (const cJSON *js = sets->child; js; js = js->next, index++) {
         host_particles h = { 0 };
@@ -385,45 +449,169 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         ss->handle = p;
         ss->count = (uint32_t)h.count;
         snprintf(ss->name, sizeof ss->name, "%s", sname);
-        eddy_result r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "position"), 0,
-                                           h.count * 16, h.position);
-        if (r == EDDY_OK)
-            r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "velocity"), 0, h.count * 16,
-                                   h.velocity);
-        if (r == EDDY_OK)
-            r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "mass"), 0, h.count * 4, h.mass);
-        if (r == EDDY_OK)
-            r = eddy_buffer_upload(e, eddy_particles_buffer(e, p, "phase"), 0, h.count * 4,
-                                   h.phase);
-        /* A tetmesh's topology and scalar, and the pins. */
-        if (r == EDDY_OK && h.tets) {
-            if (!eddy_particles_add_elements(e, p, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc), .name = "tets", .kind = EDDY_TETRAHEDRA,
-                                                                          .count = h.tet_count, .indices = h.tets })
-                     .buffer.id ||
-                !eddy_particles_add_elements(e, p, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc), .name = "surface", .kind = EDDY_TRIANGLES,
-                                                                          .count = h.surface_count,
-                                                                          .indices = h.surface })
-                     .buffer.id)
-                r = EDDY_ERROR_OUT_OF_MEMORY;
-            eddy_buffer sb = r == EDDY_OK ? eddy_particles_add_buffer(e, p, "scalar", 4) : (eddy_buffer){ 0 };
-            r = !sb.id ? EDDY_ERROR_OUT_OF_MEMORY : eddy_buffer_upload(e, sb, 0, h.count * 4, h.scalar);
-        }
-        if (r == EDDY_OK && h.triangles &&
-            !eddy_particles_add_elements(e, p, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc), .name = "triangles", .kind = EDDY_TRIANGLES,
-                                                                      .count = h.triangle_count,
-                                                                      .indices = h.triangles })
-                 .buffer.id)
-            r = EDDY_ERROR_OUT_OF_MEMORY;
-        if (r == EDDY_OK && h.pinned) {
-            eddy_buffer pb = eddy_particles_add_buffer(e, p, "pinned", 4);
-            r = !pb.id ? EDDY_ERROR_OUT_OF_MEMORY : eddy_buffer_upload(e, pb, 0, h.count * 4, h.pinned);
-        }
+        eddy_result r = upload_set(e, p, &h);
         scene_host_free(&h);
         if (r != EDDY_OK)
             return scene_fail(c, "scene.system", NULL, "uploading particle set '%s' failed", sname);
     }
+    return true;
+}
 
-    /* Systems. */
+/* A system created at the scene's substep that asked for "stable" substeps:
+ * as many of its own as its stable step needs. */
+static bool stable_rate(parse_ctx *c, const eddy_scene *s, scene_system *sys, const char *path, uint32_t *rate)
+{
+    const eddy_module_desc *m = sys->module;
+    char field[128];
+    snprintf(field, sizeof field, "%s.substeps", path);
+    double sub = s->dt / s->substeps, stable = m->stable_dt(sys->state);
+    double need = stable > 0 ? ceil(sub / stable - 1e-9) : INFINITY;
+    if (!(need <= EDDY_MAX_SYSTEM_SUBSTEPS))
+        return scene_fail(c, "scene.field", field, "module '%s' needs a substep of %g s, more than %d of "
+                          "the scene's %g s substep", m->name, stable, EDDY_MAX_SYSTEM_SUBSTEPS, sub);
+    *rate = need < 1 ? 1 : (uint32_t)need;
+    if (m->set_dt(sys->state, sub / *rate) != EDDY_OK)
+        return scene_fail(c, "scene.system", path, "module '%s' could not take its substep (see above)",
+                          m->name);
+    return true;
+}
+
+/* A created system's inputs (paths that drive them) and whether its ports
+ * are logged. */
+static bool system_ports(parse_ctx *c, eddy_scene *s, scene_system *sys, const cJSON *js, const char *path)
+{
+    const eddy_module_desc *m = sys->module;
+    char field[128];
+    snprintf(field, sizeof field, "%s.inputs", path);
+    if (!scene_parse_inputs(c, cJSON_GetObjectItemCaseSensitive(js, "inputs"), field, sys))
+        return false;
+    bool scripted = false;
+    for (uint32_t k = 0; k < m->input_count; k++)
+        scripted = scripted || sys->inputs[k].scripted;
+    /* The scene's paths are logged unless "log" says otherwise. */
+    if (!scene_get_bool(c, js, "log", path, scripted, &sys->log))
+        return false;
+    if (sys->log && !m->input_count && !m->output_count) {
+        snprintf(field, sizeof field, "%s.log", path);
+        return scene_fail(c, "scene.field", field, "module '%s' has no ports to log", m->name);
+    }
+    if ((scripted || sys->log) && scene_activate_ports(s, sys) != EDDY_OK)
+        return scene_fail(c, "scene.system", path, "module '%s' could not take its inputs (see above)", m->name);
+    return true;
+}
+
+/* The module a system entry names; an unknown one is refused with the
+ * known ones listed. */
+static const eddy_module_desc *system_module(parse_ctx *c, eddy_engine *e, const cJSON *js, const char *path,
+                                             const char **mname)
+{
+    if (!scene_get_string(c, js, "module", path, true, mname))
+        return NULL;
+    const eddy_module_desc *m = eddy_find_module(e, *mname);
+    if (!m) {
+        char known[512] = "", field[128];
+        for (uint32_t i = 0; i < eddy_module_count(e); i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                     i ? ", " : "", eddy_module_at(e, i)->name);
+        snprintf(field, sizeof field, "%s.module", path);
+        scene_fail(c, "scene.unknown_module", field, "unknown module '%s'; known modules: %s (`eddy modules` "
+                   "lists them)", *mname, known);
+    }
+    return m;
+}
+
+/* System entry `index`: its module, sets, name, params and substeps
+ * checked, then the system created and its ports set up. owner[o] is
+ * system o's own set (for who moves whose sets), of sys_n systems. */
+static bool create_system(parse_ctx *c, eddy_scene *s, const cJSON *js, int index, const eddy_particles *owner,
+                          int sys_n)
+{
+    eddy_engine *e = s->e;
+    char path[64];
+    snprintf(path, sizeof path, "systems[%d]", index);
+    if (!cJSON_IsObject(js))
+        return scene_fail(c, "scene.field", path, "expected an object, got %s", scene_json_type(js));
+    const char *mname, *sname;
+    const eddy_module_desc *m = system_module(c, e, js, path, &mname);
+    if (!m)
+        return false;
+    char field[128];
+    eddy_particles slot_sets[EDDY_MAX_SLOTS][EDDY_MAX_SLOT_SETS];
+    eddy_slot_sets bound[EDDY_MAX_SLOTS];
+    /* "with" first: its message shows the slots that replace it. */
+    if (!bind_slots(c, js, path, m, slot_sets, bound) || !scene_check_keys(c, js, path, system_keys) ||
+        !scene_get_name(c, js, "name", path, false, EDDY_NAME_MAX, &sname))
+        return false;
+    eddy_param_value values[64];
+    eddy_param_list lists[64];
+    if (m->param_count > 64) {
+        snprintf(field, sizeof field, "%s.module", path);
+        return scene_fail(c, "scene.field", field, "module '%s' declares more than 64 parameters", m->name);
+    }
+    /* From here to create, every way out frees the lists' numbers. */
+    snprintf(field, sizeof field, "%s.params", path);
+    if (!scene_parse_params(c, m, cJSON_GetObjectItemCaseSensitive(js, "params"), field, values, lists))
+        return false;
+    /* A system's name is part of its files' names (tool_<name>.csv,
+     * <name>_surface_*.ply): one name, one system. */
+    const char *use = sname ? sname : mname;
+    uint32_t rate = 1;
+    if (!check_system(c, s, js, path, m, use, sname != NULL, bound, &rate)) {
+        scene_free_param_lists(lists, m->param_count);
+        return false;
+    }
+    scene_system *sys = &s->systems[s->system_count++];
+    sys->module = m;
+    snprintf(sys->name, sizeof sys->name, "%s", use);
+    eddy_system_ctx ctx = {
+        .size = sizeof(eddy_system_ctx),
+        .engine = e,
+        .name = sys->name,
+        .particles = bound[0].sets[0],
+        .slots = bound,
+        .slot_count = m->slot_count ? m->slot_count : 1,
+        .params = values,
+        .lists = lists,
+        .dt = s->dt / s->substeps / (rate ? rate : 1),
+        .substeps = s->substeps * (rate ? rate : 1),
+        .solids = s->solids,
+        .solid_count = s->solid_count,
+        /* "stable": created at the scene's substep, then set to its own. */
+        .adaptive = s->adaptive || rate == 0,
+    };
+    for (uint32_t k = 0; k < ctx.slot_count; k++)
+        for (uint32_t j = 0; j < bound[k].count; j++)
+            for (int o = 0; o < sys_n; o++)
+                if (o != index && owner[o].id == bound[k].sets[j].id) {
+                    if (o < index)
+                        ctx.moved_before[k] |= 1u << j;
+                    else
+                        ctx.moved_after[k] |= 1u << j;
+                }
+    memcpy(ctx.box_min, s->box_min, sizeof ctx.box_min);
+    memcpy(ctx.box_max, s->box_max, sizeof ctx.box_max);
+    eddy_result made = m->create(&ctx, &sys->state);
+    scene_free_param_lists(lists, m->param_count);
+    sys->set = bound[0].sets[0];
+    sys->params = malloc(sizeof *sys->params * (m->param_count ? m->param_count : 1));
+    if (!sys->params)
+        return scene_fail(c, "memory.host", path, "out of host memory");
+    memcpy(sys->params, values, sizeof *sys->params * m->param_count);
+    if (made != EDDY_OK)
+        return scene_fail(c, "scene.system", path, "module '%s' could not create the system (see above)", m->name);
+    if (rate == 0 && !stable_rate(c, s, sys, path, &rate))
+        return false;
+    sys->rate = rate;
+    if (s->adaptive && (!m->stable_dt || !m->set_dt))
+        return scene_fail(c, "scene.field", "adaptive", "module '%s' (%s) cannot adapt its step (no stable_dt)",
+                          m->name, path);
+    return system_ports(c, s, sys, js, path);
+}
+
+/* The systems, in file order, into the step graph made here. */
+static bool load_systems(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scene_desc *desc)
+{
+    eddy_engine *e = s->e;
     const cJSON *systems = cJSON_GetObjectItemCaseSensitive(root, "systems");
     if (!cJSON_IsArray(systems) || cJSON_GetArraySize(systems) == 0)
         return scene_fail(c, "scene.field", "systems", "expected a non-empty array of systems, got %s",
@@ -437,7 +625,7 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         return scene_fail(c, "memory.host", NULL, "out of host memory");
     /* Each system's own set, for who moves whose sets (ctx.moved_*). */
     eddy_particles owner[EDDY_SCENE_MAX_SYSTEMS] = { { 0 } };
-    index = 0;
+    int index = 0;
     for (const cJSON *js = systems->child; js; js = js->next, index++)
         owner[index] = cJSON_IsObject(js) ? first_set(e, js) : (eddy_particles){ 0 };
     s->graph = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc),
@@ -446,126 +634,21 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
         return scene_fail(c, "scene.system", NULL, "the step graph could not be created");
     s->generation = 1;
     index = 0;
-    for (const cJSON *js = systems->child; js; js = js->next, index++) {
-        char path[64];
-        snprintf(path, sizeof path, "systems[%d]", index);
-        if (!cJSON_IsObject(js))
-            return scene_fail(c, "scene.field", path, "expected an object, got %s", scene_json_type(js));
-        const char *mname, *sname;
-        if (!scene_get_string(c, js, "module", path, true, &mname))
+    for (const cJSON *js = systems->child; js; js = js->next, index++)
+        if (!create_system(c, s, js, index, owner, sys_n))
             return false;
-        const eddy_module_desc *m = eddy_find_module(e, mname);
-        char field[128];
-        if (!m) {
-            char known[512] = "";
-            for (uint32_t i = 0; i < e->module_count; i++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-                         i ? ", " : "", e->modules[i]->name);
-            snprintf(field, sizeof field, "%s.module", path);
-            return scene_fail(c, "scene.unknown_module", field, "unknown module '%s'; known modules: %s (`eddy modules` "
-                              "lists them)", mname, known);
-        }
-        eddy_particles slot_sets[EDDY_MAX_SLOTS][EDDY_MAX_SLOT_SETS];
-        eddy_slot_sets bound[EDDY_MAX_SLOTS];
-        /* "with" first: its message shows the slots that replace it. */
-        if (!bind_slots(c, js, path, m, slot_sets, bound) || !scene_check_keys(c, js, path, system_keys) ||
-            !scene_get_name(c, js, "name", path, false, EDDY_NAME_MAX, &sname))
-            return false;
-        eddy_param_value values[64];
-        eddy_param_list lists[64];
-        if (m->param_count > 64) {
-            snprintf(field, sizeof field, "%s.module", path);
-            return scene_fail(c, "scene.field", field, "module '%s' declares more than 64 parameters", m->name);
-        }
-        /* From here to create, every way out frees the lists' numbers. */
-        snprintf(field, sizeof field, "%s.params", path);
-        if (!scene_parse_params(c, m, cJSON_GetObjectItemCaseSensitive(js, "params"), field, values, lists))
-            return false;
-        /* A system's name is part of its files' names (tool_<name>.csv,
-         * <name>_surface_*.ply): one name, one system. */
-        const char *use = sname ? sname : mname;
-        uint32_t rate = 1;
-        if (!check_system(c, s, js, path, m, use, sname != NULL, bound, &rate)) {
-            scene_free_param_lists(lists, m->param_count);
-            return false;
-        }
-        snprintf(field, sizeof field, "%s.substeps", path);
-        scene_system *sys = &s->systems[s->system_count++];
-        sys->module = m;
-        snprintf(sys->name, sizeof sys->name, "%s", use);
-        eddy_system_ctx ctx = {
-            .size = sizeof(eddy_system_ctx),
-            .engine = e,
-            .name = sys->name,
-            .particles = bound[0].sets[0],
-            .slots = bound,
-            .slot_count = m->slot_count ? m->slot_count : 1,
-            .params = values,
-            .lists = lists,
-            .dt = s->dt / s->substeps / (rate ? rate : 1),
-            .substeps = s->substeps * (rate ? rate : 1),
-            .solids = s->solids,
-            .solid_count = s->solid_count,
-            /* "stable": created at the scene's substep, then set to its own. */
-            .adaptive = s->adaptive || rate == 0,
-        };
-        for (uint32_t k = 0; k < ctx.slot_count; k++)
-            for (uint32_t j = 0; j < bound[k].count; j++)
-                for (int o = 0; o < sys_n; o++)
-                    if (o != index && owner[o].id == bound[k].sets[j].id) {
-                        if (o < index)
-                            ctx.moved_before[k] |= 1u << j;
-                        else
-                            ctx.moved_after[k] |= 1u << j;
-                    }
-        memcpy(ctx.box_min, s->box_min, sizeof ctx.box_min);
-        memcpy(ctx.box_max, s->box_max, sizeof ctx.box_max);
-        eddy_result made = m->create(&ctx, &sys->state);
-        scene_free_param_lists(lists, m->param_count);
-        sys->set = bound[0].sets[0];
-        sys->params = malloc(sizeof *sys->params * (m->param_count ? m->param_count : 1));
-        if (!sys->params)
-            return scene_fail(c, "memory.host", path, "out of host memory");
-        memcpy(sys->params, values, sizeof *sys->params * m->param_count);
-        if (made != EDDY_OK)
-            return scene_fail(c, "scene.system", path, "module '%s' could not create the system (see above)", m->name);
-        if (rate == 0) {
-            double sub = s->dt / s->substeps, stable = m->stable_dt(sys->state);
-            double need = stable > 0 ? ceil(sub / stable - 1e-9) : INFINITY;
-            if (!(need <= EDDY_MAX_SYSTEM_SUBSTEPS))
-                return scene_fail(c, "scene.field", field, "module '%s' needs a substep of %g s, more than %d of "
-                                  "the scene's %g s substep", m->name, stable, EDDY_MAX_SYSTEM_SUBSTEPS, sub);
-            rate = need < 1 ? 1 : (uint32_t)need;
-            if (m->set_dt(sys->state, sub / rate) != EDDY_OK)
-                return scene_fail(c, "scene.system", path, "module '%s' could not take its substep (see above)",
-                                  m->name);
-        }
-        sys->rate = rate;
-        if (s->adaptive && (!m->stable_dt || !m->set_dt))
-            return scene_fail(c, "scene.field", "adaptive", "module '%s' (%s) cannot adapt its step (no stable_dt)",
-                              m->name, path);
-        snprintf(field, sizeof field, "%s.inputs", path);
-        if (!scene_parse_inputs(c, cJSON_GetObjectItemCaseSensitive(js, "inputs"), field, sys))
-            return false;
-        bool scripted = false;
-        for (uint32_t k = 0; k < m->input_count; k++)
-            scripted = scripted || sys->inputs[k].scripted;
-        /* The scene's paths are logged unless "log" says otherwise. */
-        if (!scene_get_bool(c, js, "log", path, scripted, &sys->log))
-            return false;
-        if (sys->log && !m->input_count && !m->output_count) {
-            snprintf(field, sizeof field, "%s.log", path);
-            return scene_fail(c, "scene.field", field, "module '%s' has no ports to log", m->name);
-        }
-        if ((scripted || sys->log) && scene_activate_ports(s, sys) != EDDY_OK)
-            return scene_fail(c, "scene.system", path, "module '%s' could not take its inputs (see above)", m->name);
-    }
-    /* Every system declares its step once all are created: a system finds
-     * what the ones after it add to a shared set (a fluid's slice of the
-     * forces on a rigid set). The system's passes run `rate` times inside
-     * each scene substep, in the same recorded graph; what other systems
-     * write in between (a fluid's force on a boundary) holds for those
-     * substeps. */
+    return true;
+}
+
+/* Every system declares its step once all are created: a system finds
+ * what the ones after it add to a shared set (a fluid's slice of the
+ * forces on a rigid set). The system's passes run `rate` times inside
+ * each scene substep, in the same recorded graph; what other systems
+ * write in between (a fluid's force on a boundary) holds for those
+ * substeps. Then the first adaptive substep. */
+static bool declare_steps(parse_ctx *c, eddy_scene *s)
+{
+    eddy_engine *e = s->e;
     for (uint32_t i = 0; i < s->system_count; i++) {
         scene_system *sys = &s->systems[i];
         const eddy_module_desc *m = sys->module;
@@ -583,6 +666,15 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
     if (s->adaptive && scene_adapt(s) != EDDY_OK)
         return scene_fail(c, "scene.system", "adaptive", "the first adaptive substep could not be set up (see above)");
     return true;
+}
+
+/* The scene's parts in the order their checks run: a later part may name
+ * an earlier one (a system its sets, a set's fill the solids). */
+static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scene_desc *desc)
+{
+    return load_header(c, s, root) && load_box(c, s, root) && load_output(c, s, root) &&
+           load_plugins(c, s, root, desc) && load_solids(c, s, root) && load_sets(c, s, root) &&
+           load_systems(c, s, root, desc) && declare_steps(c, s);
 }
 
 eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)

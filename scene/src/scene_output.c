@@ -215,6 +215,292 @@ eddy_result eddy_scene_finish_output(eddy_scene *s)
     return s ? scene_close_output(s) : EDDY_ERROR_INVALID_ARGUMENT;
 }
 
+/* A set's particles on the host for a frame. The particles a module's box
+ * limit put back since the last frame (the set's "clamped" flags, eddy.h)
+ * are counted into *clamped and cleared; they are read into phase's scratch
+ * before phase itself is downloaded. */
+static eddy_result download_set(eddy_engine *e, const scene_set *ss, float *pos, float *vel, float *mass,
+                                uint32_t *phase, uint32_t *clamped)
+{
+    uint32_t n = ss->count;
+    eddy_result res = EDDY_OK;
+    eddy_buffer cb = eddy_particles_buffer(e, ss->handle, "clamped");
+    if (cb.id && n) {
+        res = eddy_buffer_download(e, cb, 0, (uint64_t)n * 4, phase);
+        for (uint32_t k = 0; k < n && res == EDDY_OK; k++)
+            *clamped += phase[k] != 0;
+        if (res == EDDY_OK && *clamped)
+            res = eddy_buffer_fill(e, cb, 0, (uint64_t)n * 4, 0);
+    }
+    const struct { const char *name; void *to; uint64_t bytes; } standard[] = {
+        { "position", pos, 16 }, { "velocity", vel, 16 }, { "mass", mass, 4 }, { "phase", phase, 4 },
+    };
+    for (size_t b = 0; b < sizeof standard / sizeof *standard && res == EDDY_OK; b++)
+        res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, standard[b].name), 0,
+                                   (uint64_t)n * standard[b].bytes, standard[b].to);
+    return res;
+}
+
+/* Set i's statistics (energy, momentum, centre of mass, extent, particles
+ * outside the box, clamped or not finite) into the frame's line, with a
+ * warning for each kind of escape; *unstable when a particle is not
+ * finite. */
+static void set_stats(eddy_scene *s, uint32_t i, double t, eddy_stats *st, const float *pos, const float *vel,
+                      const float *mass, uint32_t clamped, bool *unstable)
+{
+    eddy_engine *e = s->e;
+    const scene_set *ss = &s->sets[i];
+    uint32_t n = ss->count;
+    double ke = 0, mom[3] = { 0 }, com[3] = { 0 }, mtot = 0, vmax = 0;
+    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    uint32_t bad = 0, outside = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const float *x = pos + 4 * (size_t)k, *v = vel + 4 * (size_t)k;
+        double m = mass[k], v2 = 0;
+        if (!isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2]) || !isfinite(v[0]) ||
+            !isfinite(v[1]) || !isfinite(v[2])) {
+            bad++;
+            continue;
+        }
+        /* A centre past a wall plane: no wall should let one through, so
+         * each is a wall that failed. */
+        for (int a = 0; a < 3; a++)
+            if (x[a] < s->box_min[a] || x[a] > s->box_max[a]) {
+                outside++;
+                break;
+            }
+        for (int a = 0; a < 3; a++) {
+            v2 += (double)v[a] * v[a];
+            mom[a] += m * v[a];
+            com[a] += m * x[a];
+            lo[a] = x[a] < lo[a] ? x[a] : lo[a];
+            hi[a] = x[a] > hi[a] ? x[a] : hi[a];
+        }
+        mtot += m;
+        ke += 0.5 * m * v2;
+        vmax = sqrt(v2) > vmax ? sqrt(v2) : vmax;
+    }
+    stats_printf(st, "%s", i ? "," : "");
+    stats_string(st, ss->name);
+    stats_printf(st, ":{\"count\":%u,\"kinetic_energy\":", n);
+    stats_number(st, ke);
+    stats_printf(st, ",\"max_speed\":");
+    stats_number(st, vmax);
+    stats_printf(st, ",\"momentum\":[");
+    for (int a = 0; a < 3; a++) {
+        stats_number(st, mom[a]);
+        stats_printf(st, a < 2 ? "," : "],\"center_of_mass\":[");
+    }
+    for (int a = 0; a < 3; a++) {
+        stats_number(st, mtot > 0 ? com[a] / mtot : 0);
+        stats_printf(st, a < 2 ? "," : "],\"min\":[");
+    }
+    for (int a = 0; a < 3; a++) {
+        stats_number(st, lo[a]);
+        stats_printf(st, a < 2 ? "," : "],\"max\":[");
+    }
+    for (int a = 0; a < 3; a++) {
+        stats_number(st, hi[a]);
+        stats_printf(st, a < 2 ? "," : "],");
+    }
+    stats_printf(st, "\"outside\":%u,\"clamped\":%u,\"non_finite\":%u}", outside, clamped, bad);
+    if (clamped)
+        eddy_log(e, EDDY_LOG_WARN, "particles.clamped",
+                 "particle set '%s': %u particle(s) found past a wall of the box in steps %" PRIu64 "..%" PRIu64
+                 " (t <= %g s) and put back by the box limit: they crossed a wall's plane within a step "
+                 "(a smaller dt; stiffer walls where walls are springs)", ss->name, clamped, s->frame_step + 1, s->steps_done, t);
+    if (outside)
+        eddy_log(e, EDDY_LOG_WARN, "particles.outside",
+                 "particle set '%s': %u particle(s) outside the box at step %" PRIu64 " (t = %g s): "
+                 "a wall let them through (stiffer walls or a smaller dt)", ss->name, outside,
+                 s->steps_done, t);
+    if (bad) {
+        eddy_log(e, EDDY_LOG_ERROR,
+                 "particles.not_finite", "particle set '%s': %u particle(s) have a non-finite position or "
+                 "velocity at step %" PRIu64 " (t = %g s): the simulation is unstable; "
+                 "lower dt or check the parameters", ss->name, bad, s->steps_done, t);
+        *unstable = true;
+    }
+}
+
+/* How set i is drawn: from its device buffers, coloured by speed (0),
+ * density (1; speed where the set has no density buffer), set (2) or phase
+ * (3); a deformable body (a tetmesh's "surface", a cloth's "triangles") as
+ * its surface, not as spheres. */
+static eddy_render_set render_set(const eddy_scene *s, uint32_t i)
+{
+    eddy_engine *e = s->e;
+    const scene_set *ss = &s->sets[i];
+    eddy_buffer db = eddy_particles_buffer(e, ss->handle, "density");
+    eddy_buffer pb = eddy_particles_buffer(e, ss->handle, "position");
+    eddy_render_set rs = {
+        .position = pb,
+        .velocity = eddy_particles_buffer(e, ss->handle, "velocity"),
+        .density = db.id ? db : pb,
+        .phase = eddy_particles_buffer(e, ss->handle, "phase"),
+        .count = ss->count,
+        .mode = s->color_by == 1 && !db.id ? 0 : (uint32_t)s->color_by,
+        .lo = (float)s->color_range[0],
+        .span = (float)(s->color_range[1] - s->color_range[0]),
+        .value = (float)(s->set_count > 1 ? (double)i / (s->set_count - 1) : 0.5),
+    };
+    eddy_elements el = eddy_particles_elements(e, ss->handle, "surface");
+    if (el.kind != EDDY_TRIANGLES || !el.buffer.id)
+        el = eddy_particles_elements(e, ss->handle, "triangles");
+    if (el.kind == EDDY_TRIANGLES && el.buffer.id) {
+        rs.triangles = el.buffer;
+        rs.triangle_count = el.count;
+    }
+    return rs;
+}
+
+/* Set i's particles as <set>_<frame>.vtp, and its .pvd (one per set,
+ * listing that set's frames) rewritten. */
+static eddy_result write_set_vtp(eddy_scene *s, uint32_t i, double t, float *pos, float *vel, float *mass,
+                                 uint32_t *phase)
+{
+    eddy_engine *e = s->e;
+    const scene_set *ss = &s->sets[i];
+    eddy_result res = EDDY_OK;
+    char file[EDDY_NAME_MAX + 32], path[EDDY_OUT_DIR_MAX + 160], err[1024];
+    snprintf(file, sizeof file, "%s_%06u.vtp", ss->name, s->frames);
+    if (!out_path(s, path, sizeof path, "%s", file))
+        res = EDDY_ERROR_IO;
+    eddy_vtp_particles vp = { t, ss->count, pos, vel, mass, phase };
+    if (res == EDDY_OK && eddy_write_vtp(path, &vp, err, sizeof err) != 0) {
+        eddy_log(e, EDDY_LOG_ERROR, "output.write", "output: %s", err);
+        res = EDDY_ERROR_IO;
+    }
+    if (res == EDDY_OK && s->pvd_count == s->pvd_cap) {
+        uint32_t cap = s->pvd_cap ? s->pvd_cap * 2 : 64;
+        eddy_pvd_entry *grown = realloc(s->pvd, cap * sizeof *grown);
+        if (grown) {
+            s->pvd = grown;
+            s->pvd_cap = cap;
+        } else {
+            res = EDDY_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    if (res == EDDY_OK) {
+        s->pvd[s->pvd_count++] = (eddy_pvd_entry){ t, i, strdup(file) };
+        eddy_pvd_entry *mine = malloc(s->pvd_count * sizeof *mine);
+        uint32_t m = 0;
+        for (uint32_t k = 0; mine && k < s->pvd_count; k++)
+            if (s->pvd[k].part == i)
+                mine[m] = s->pvd[k], mine[m++].part = 0;
+        if (!mine || !out_path(s, path, sizeof path, "%s.pvd", ss->name) ||
+            eddy_write_pvd(path, mine, m, err, sizeof err) != 0) {
+            eddy_log(e, EDDY_LOG_ERROR, "output.write", "output: %s", mine ? err : "out of memory");
+            res = EDDY_ERROR_IO;
+        }
+        free(mine);
+    }
+    return res;
+}
+
+/* Set i's part of a frame: its statistics, how it is drawn (into
+ * rsets[i], when the frame is drawn) and its .vtp. Once a set is unstable
+ * (*unstable), no set is drawn or written. */
+static eddy_result frame_set(eddy_scene *s, uint32_t i, double t, eddy_stats *st, eddy_render_set *rsets, bool draw,
+                             bool *unstable)
+{
+    uint32_t n = s->sets[i].count;
+    eddy_result res = EDDY_OK;
+    float *pos = malloc((size_t)n * 16 + 16), *vel = malloc((size_t)n * 16 + 16);
+    float *mass = malloc((size_t)n * 4 + 4);
+    uint32_t *phase = malloc((size_t)n * 4 + 4);
+    if (!pos || !vel || !mass || !phase)
+        res = EDDY_ERROR_OUT_OF_MEMORY;
+    uint32_t clamped = 0;
+    if (res == EDDY_OK)
+        res = download_set(s->e, &s->sets[i], pos, vel, mass, phase, &clamped);
+    if (res == EDDY_OK)
+        set_stats(s, i, t, st, pos, vel, mass, clamped, unstable);
+    if (res == EDDY_OK && !*unstable && draw)
+        rsets[i] = render_set(s, i);
+    if (res == EDDY_OK && !*unstable && !s->no_output && s->vtk)
+        res = write_set_vtp(s, i, t, pos, vel, mass, phase);
+    free(pos);
+    free(vel);
+    free(mass);
+    free(phase);
+    return res;
+}
+
+/* Tools are drawn as grey spheres after the particles: an active system's
+ * output pairs "X.centre" (vec3, m) and "X.radius" (float, m). Returns how
+ * many went into spheres and scalars. */
+static uint32_t tool_spheres(const eddy_scene *s, float *spheres, float *scalars)
+{
+    uint32_t drawn = 0;
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        const scene_system *sys = &s->systems[i];
+        const eddy_module_desc *m = sys->module;
+        for (uint32_t c = 0; sys->active && c < m->output_count; c++) {
+            const char *name = m->outputs[c].name, *dot = strrchr(name, '.');
+            if (!dot || strcmp(dot, ".centre") || m->outputs[c].type != EDDY_PORT_VEC3)
+                continue;
+            for (uint32_t r = 0; r < m->output_count; r++) {
+                const char *rn = m->outputs[r].name;
+                if (m->outputs[r].type != EDDY_PORT_FLOAT || strncmp(rn, name, (size_t)(dot - name)) ||
+                    strcmp(rn + (dot - name), ".radius"))
+                    continue;
+                for (int a = 0; a < 3; a++)
+                    spheres[4 * (size_t)drawn + a] = (float)sys->outputs[3 * c + a];
+                spheres[4 * (size_t)drawn + 3] = (float)sys->outputs[3 * r];
+                scalars[drawn++] = -1.0f;
+            }
+        }
+    }
+    return drawn;
+}
+
+/* The frame drawn: the sets and the tools' spheres, to frame_<frame>.png. */
+static eddy_result draw_frame(eddy_scene *s, const eddy_render_set *rsets, const float *spheres,
+                              const float *scalars, uint32_t drawn)
+{
+    eddy_result res;
+    uint8_t *rgba = malloc(4ull * s->image_w * s->image_h);
+    char path[EDDY_OUT_DIR_MAX + 64];
+    if (!out_path(s, path, sizeof path, "frame_%06u.png", s->frames))
+        res = EDDY_ERROR_IO;
+    else
+        res = rgba ? eddy_render_sets(s->e, s->renderer, rsets, s->set_count, spheres, scalars, drawn, rgba)
+               : EDDY_ERROR_OUT_OF_MEMORY;
+    if (res == EDDY_OK)
+        res = eddy_write_png(s->e, path, rgba, s->image_w, s->image_h);
+    free(rgba);
+    return res;
+}
+
+/* The sets' part of a frame: each set's statistics and files, then the
+ * drawing (the sets from their device buffers; only the tools' spheres go
+ * up, eddy_render_sets). */
+static eddy_result frame_sets(eddy_scene *s, double t, eddy_stats *st, bool *unstable)
+{
+    eddy_result res = s->no_output ? EDDY_OK : ensure_out(s);
+    bool draw = s->renderer && !s->no_output;
+    uint32_t tools = 0;
+    for (uint32_t i = 0; i < s->system_count; i++)
+        tools += s->systems[i].active ? s->systems[i].module->output_count : 0;
+    eddy_render_set *rsets = draw ? calloc(s->set_count + 1, sizeof *rsets) : NULL;
+    float *spheres = draw ? malloc(16ull * tools + 16) : NULL;
+    float *scalars = draw ? malloc(4ull * tools + 4) : NULL;
+    uint32_t drawn = 0;
+    if (draw && (!spheres || !scalars || !rsets))
+        res = EDDY_ERROR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < s->set_count && res == EDDY_OK; i++)
+        res = frame_set(s, i, t, st, rsets, draw, unstable);
+    if (res == EDDY_OK && !*unstable && draw)
+        drawn = tool_spheres(s, spheres, scalars);
+    if (res == EDDY_OK && !*unstable && draw)
+        res = draw_frame(s, rsets, spheres, scalars, drawn);
+    free(spheres);
+    free(scalars);
+    free(rsets);
+    return res;
+}
+
 eddy_result eddy_scene_write_frame(eddy_scene *s)
 {
     eddy_engine *e = s->e;
@@ -235,219 +521,7 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
                  s->steps_done, s->adaptive ? s->current_substeps : s->substeps);
     stats_number(&st, t);
     stats_printf(&st, ",\"sets\":{");
-    eddy_result res = s->no_output ? EDDY_OK : ensure_out(s);
-    bool draw = s->renderer && !s->no_output;
-    /* Tools are drawn as grey spheres after the particles: an active
-     * system's output pairs "X.centre" (vec3, m) and "X.radius" (float, m). */
-    uint32_t tools = 0;
-    for (uint32_t i = 0; i < s->system_count; i++)
-        tools += s->systems[i].active ? s->systems[i].module->output_count : 0;
-    /* The sets are drawn from their device buffers; only the tools' spheres
-     * go up (eddy_render_sets). */
-    eddy_render_set *rsets = draw ? calloc(s->set_count + 1, sizeof *rsets) : NULL;
-    float *spheres = draw ? malloc(16ull * tools + 16) : NULL;
-    float *scalars = draw ? malloc(4ull * tools + 4) : NULL;
-    uint32_t drawn = 0;
-    if (draw && (!spheres || !scalars || !rsets))
-        res = EDDY_ERROR_OUT_OF_MEMORY;
-    for (uint32_t i = 0; i < s->set_count && res == EDDY_OK; i++) {
-        scene_set *ss = &s->sets[i];
-        uint32_t n = ss->count;
-        float *pos = malloc((size_t)n * 16 + 16), *vel = malloc((size_t)n * 16 + 16);
-        float *mass = malloc((size_t)n * 4 + 4);
-        uint32_t *phase = malloc((size_t)n * 4 + 4);
-        if (!pos || !vel || !mass || !phase)
-            res = EDDY_ERROR_OUT_OF_MEMORY;
-        /* Particles a module's box limit put back since the last frame
-         * (the set's "clamped" flags, eddy.h), counted and cleared; read
-         * into phase's scratch before phase itself is downloaded below. */
-        uint32_t clamped = 0;
-        eddy_buffer cb = eddy_particles_buffer(e, ss->handle, "clamped");
-        if (cb.id && n && res == EDDY_OK) {
-            res = eddy_buffer_download(e, cb, 0, (uint64_t)n * 4, phase);
-            for (uint32_t k = 0; k < n && res == EDDY_OK; k++)
-                clamped += phase[k] != 0;
-            if (res == EDDY_OK && clamped)
-                res = eddy_buffer_fill(e, cb, 0, (uint64_t)n * 4, 0);
-        }
-        const struct { const char *name; void *to; uint64_t bytes; } standard[] = {
-            { "position", pos, 16 }, { "velocity", vel, 16 }, { "mass", mass, 4 }, { "phase", phase, 4 },
-        };
-        for (size_t b = 0; b < sizeof standard / sizeof *standard && res == EDDY_OK; b++)
-            res = eddy_buffer_download(e, eddy_particles_buffer(e, ss->handle, standard[b].name), 0,
-                                       (uint64_t)n * standard[b].bytes, standard[b].to);
-        if (res == EDDY_OK) {
-            double ke = 0, mom[3] = { 0 }, com[3] = { 0 }, mtot = 0, vmax = 0;
-            double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-            uint32_t bad = 0, outside = 0;
-            for (uint32_t k = 0; k < n; k++) {
-                const float *x = pos + 4 * (size_t)k, *v = vel + 4 * (size_t)k;
-                double m = mass[k], v2 = 0;
-                if (!isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2]) || !isfinite(v[0]) ||
-                    !isfinite(v[1]) || !isfinite(v[2])) {
-                    bad++;
-                    continue;
-                }
-                /* A centre past a wall plane: walls nothing passes (issue 18). */
-                for (int a = 0; a < 3; a++)
-                    if (x[a] < s->box_min[a] || x[a] > s->box_max[a]) {
-                        outside++;
-                        break;
-                    }
-                for (int a = 0; a < 3; a++) {
-                    v2 += (double)v[a] * v[a];
-                    mom[a] += m * v[a];
-                    com[a] += m * x[a];
-                    lo[a] = x[a] < lo[a] ? x[a] : lo[a];
-                    hi[a] = x[a] > hi[a] ? x[a] : hi[a];
-                }
-                mtot += m;
-                ke += 0.5 * m * v2;
-                vmax = sqrt(v2) > vmax ? sqrt(v2) : vmax;
-            }
-            stats_printf(&st, "%s", i ? "," : "");
-            stats_string(&st, ss->name);
-            stats_printf(&st, ":{\"count\":%u,\"kinetic_energy\":", n);
-            stats_number(&st, ke);
-            stats_printf(&st, ",\"max_speed\":");
-            stats_number(&st, vmax);
-            stats_printf(&st, ",\"momentum\":[");
-            for (int a = 0; a < 3; a++) {
-                stats_number(&st, mom[a]);
-                stats_printf(&st, a < 2 ? "," : "],\"center_of_mass\":[");
-            }
-            for (int a = 0; a < 3; a++) {
-                stats_number(&st, mtot > 0 ? com[a] / mtot : 0);
-                stats_printf(&st, a < 2 ? "," : "],\"min\":[");
-            }
-            for (int a = 0; a < 3; a++) {
-                stats_number(&st, lo[a]);
-                stats_printf(&st, a < 2 ? "," : "],\"max\":[");
-            }
-            for (int a = 0; a < 3; a++) {
-                stats_number(&st, hi[a]);
-                stats_printf(&st, a < 2 ? "," : "],");
-            }
-            stats_printf(&st, "\"outside\":%u,\"clamped\":%u,\"non_finite\":%u}", outside, clamped, bad);
-            if (clamped)
-                eddy_log(e, EDDY_LOG_WARN, "particles.clamped",
-                         "particle set '%s': %u particle(s) found past a wall of the box in steps %" PRIu64 "..%" PRIu64
-                         " (t <= %g s) and put back by the box limit: they crossed a wall's plane within a step "
-                         "(a smaller dt; stiffer walls where walls are springs)", ss->name, clamped, s->frame_step + 1, s->steps_done, t);
-            if (outside)
-                eddy_log(e, EDDY_LOG_WARN, "particles.outside",
-                         "particle set '%s': %u particle(s) outside the box at step %" PRIu64 " (t = %g s): "
-                         "a wall let them through (stiffer walls or a smaller dt)", ss->name, outside,
-                         s->steps_done, t);
-            if (bad) {
-                eddy_log(e, EDDY_LOG_ERROR,
-                         "particles.not_finite", "particle set '%s': %u particle(s) have a non-finite position or "
-                         "velocity at step %" PRIu64 " (t = %g s): the simulation is unstable; "
-                         "lower dt or check the parameters", ss->name, bad, s->steps_done, t);
-                unstable = true;
-            }
-        }
-        if (res == EDDY_OK && !unstable && draw) {
-            /* Colour by speed (0), density (1; speed where the set has no
-             * density buffer), set (2) or phase (3). */
-            eddy_buffer db = eddy_particles_buffer(e, ss->handle, "density");
-            eddy_buffer pb = eddy_particles_buffer(e, ss->handle, "position");
-            rsets[i] = (eddy_render_set){
-                .position = pb,
-                .velocity = eddy_particles_buffer(e, ss->handle, "velocity"),
-                .density = db.id ? db : pb,
-                .phase = eddy_particles_buffer(e, ss->handle, "phase"),
-                .count = n,
-                .mode = s->color_by == 1 && !db.id ? 0 : (uint32_t)s->color_by,
-                .lo = (float)s->color_range[0],
-                .span = (float)(s->color_range[1] - s->color_range[0]),
-                .value = (float)(s->set_count > 1 ? (double)i / (s->set_count - 1) : 0.5),
-            };
-            /* A deformable body (a tetmesh's "surface", a cloth's
-             * "triangles") is drawn as its surface, not as spheres. */
-            eddy_elements el = eddy_particles_elements(e, ss->handle, "surface");
-            if (el.kind != EDDY_TRIANGLES || !el.buffer.id)
-                el = eddy_particles_elements(e, ss->handle, "triangles");
-            if (el.kind == EDDY_TRIANGLES && el.buffer.id) {
-                rsets[i].triangles = el.buffer;
-                rsets[i].triangle_count = el.count;
-            }
-        }
-        if (res == EDDY_OK && !unstable && !s->no_output && s->vtk) {
-            char file[EDDY_NAME_MAX + 32], path[EDDY_OUT_DIR_MAX + 160], err[1024];
-            snprintf(file, sizeof file, "%s_%06u.vtp", ss->name, s->frames);
-            if (!out_path(s, path, sizeof path, "%s", file))
-                res = EDDY_ERROR_IO;
-            eddy_vtp_particles vp = { t, n, pos, vel, mass, phase };
-            if (res == EDDY_OK && eddy_write_vtp(path, &vp, err, sizeof err) != 0) {
-                eddy_log(e, EDDY_LOG_ERROR, "output.write", "output: %s", err);
-                res = EDDY_ERROR_IO;
-            }
-            if (res == EDDY_OK && s->pvd_count == s->pvd_cap) {
-                uint32_t cap = s->pvd_cap ? s->pvd_cap * 2 : 64;
-                eddy_pvd_entry *grown = realloc(s->pvd, cap * sizeof *grown);
-                if (grown) {
-                    s->pvd = grown;
-                    s->pvd_cap = cap;
-                } else {
-                    res = EDDY_ERROR_OUT_OF_MEMORY;
-                }
-            }
-            if (res == EDDY_OK) {
-                s->pvd[s->pvd_count++] = (eddy_pvd_entry){ t, i, strdup(file) };
-                /* One .pvd per set, listing that set's frames. */
-                eddy_pvd_entry *mine = malloc(s->pvd_count * sizeof *mine);
-                uint32_t m = 0;
-                for (uint32_t k = 0; mine && k < s->pvd_count; k++)
-                    if (s->pvd[k].part == i)
-                        mine[m] = s->pvd[k], mine[m++].part = 0;
-                if (!mine || !out_path(s, path, sizeof path, "%s.pvd", ss->name) ||
-                    eddy_write_pvd(path, mine, m, err, sizeof err) != 0) {
-                    eddy_log(e, EDDY_LOG_ERROR, "output.write", "output: %s", mine ? err : "out of memory");
-                    res = EDDY_ERROR_IO;
-                }
-                free(mine);
-            }
-        }
-        free(pos);
-        free(vel);
-        free(mass);
-        free(phase);
-    }
-    for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && !unstable && draw; i++) {
-        const scene_system *sys = &s->systems[i];
-        const eddy_module_desc *m = sys->module;
-        for (uint32_t c = 0; sys->active && c < m->output_count; c++) {
-            const char *name = m->outputs[c].name, *dot = strrchr(name, '.');
-            if (!dot || strcmp(dot, ".centre") || m->outputs[c].type != EDDY_PORT_VEC3)
-                continue;
-            for (uint32_t r = 0; r < m->output_count; r++) {
-                const char *rn = m->outputs[r].name;
-                if (m->outputs[r].type != EDDY_PORT_FLOAT || strncmp(rn, name, (size_t)(dot - name)) ||
-                    strcmp(rn + (dot - name), ".radius"))
-                    continue;
-                for (int a = 0; a < 3; a++)
-                    spheres[4 * (size_t)drawn + a] = (float)sys->outputs[3 * c + a];
-                spheres[4 * (size_t)drawn + 3] = (float)sys->outputs[3 * r];
-                scalars[drawn++] = -1.0f;
-            }
-        }
-    }
-    if (res == EDDY_OK && !unstable && draw) {
-        uint8_t *rgba = malloc(4ull * s->image_w * s->image_h);
-        char path[EDDY_OUT_DIR_MAX + 64];
-        if (!out_path(s, path, sizeof path, "frame_%06u.png", s->frames))
-            res = EDDY_ERROR_IO;
-        else
-            res = rgba ? eddy_render_sets(e, s->renderer, rsets, s->set_count, spheres, scalars, drawn, rgba)
-                   : EDDY_ERROR_OUT_OF_MEMORY;
-        if (res == EDDY_OK)
-            res = eddy_write_png(e, path, rgba, s->image_w, s->image_h);
-        free(rgba);
-    }
-    free(spheres);
-    free(scalars);
-    free(rsets);
+    eddy_result res = frame_sets(s, t, &st, &unstable);
     stats_printf(&st, "},\"systems\":{");
     for (uint32_t i = 0; i < s->system_count; i++) {
         stats_printf(&st, "%s", i ? "," : "");

@@ -337,7 +337,7 @@ pbf_tool_experiment)
     echo "ok ($case)";;
 haptic)
     # The haptic loop from the command line: 1.5 s at 1 kHz into the log.
-    # Not a timing test (issue 14 item 10): a loaded two-core machine, or the
+    # Not a timing test: a loaded two-core machine, or the
     # sanitizers, may hold the haptic thread up, and the loop ends after the
     # simulation step under way (0.12-0.37 s a step there). Checked: samples
     # come (at least half of 1,500), 1 ms apart on average within 25%, none

@@ -24,7 +24,7 @@ int main(void)
     VkQueue queue = hk.queue;
     uint32_t family = hk.family;
 
-    /* adopt.queue_family is checked against the device (issue 19). */
+    /* adopt.queue_family is checked against the device. */
     test_clear_error();
     eddy_engine *misfamily = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc),
         .log = test_log,
@@ -66,7 +66,7 @@ int main(void)
     eddy_buffer bb = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof b, .label = "b", .data = b });
     REQUIRE(k.id && ba.id && bb.id);
 
-    /* Messages on the host's instance (issue 19): eddy's log and count take
+    /* Messages on the host's instance: eddy's log and count take
      * only those that name one of eddy's objects (named EDDY_OBJECT_NAME_PREFIX
      * "<label>"), and the host's messenger gets each once. Two messages
      * submitted as a layer would: one about the host's queue, one about
@@ -223,7 +223,7 @@ int main(void)
             REQUIRE(*into);
             CHECK(eddy_buffer_download(o, eddy_particles_buffer(o, po, "position"), 0, 16ull * n, *into) == EDDY_OK);
             if (sa) {
-                /* What a host lists to draw (issue 19): the sets, their
+                /* What a host lists to draw: the sets, their
                  * buffers, the systems and the box. */
                 eddy_particles listed = eddy_scene_set(sa, 0);
                 CHECK(listed.id && !eddy_scene_set(sa, 1).id && !strcmp(eddy_particles_name(e, listed), "water"));
@@ -264,7 +264,7 @@ int main(void)
         free(adopted_pos);
     }
 
-    /* eddy_graph_submit_after (issue 19): the replay waits on the host's
+    /* eddy_graph_submit_after: the replay waits on the host's
      * timeline semaphore, which the host signals only after eddy has
      * submitted (wait-before-signal): a poll finds it not done, and after
      * the host's signal it runs once more (b += a). */

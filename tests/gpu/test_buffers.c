@@ -1,4 +1,4 @@
-/* Many buffers (issue 14, item 2): 10,000 buffers of 256 bytes are made,
+/* Many buffers: 10,000 buffers of 256 bytes are made,
  * used by one graph and freed, and the device memory allocations stay
  * within a few (buffers are sub-allocated from shared blocks, never one
  * allocation each: drivers allow as few as 4,096). Then a stress of the

@@ -1,4 +1,4 @@
-/* Element sets (issue 15, item 5): a particle set's edges, triangles and
+/* Element sets: a particle set's edges, triangles and
  * tetrahedra as shared index buffers.
  *  - round trip: the buffers hold the indices bitwise, with the documented
  *    layout (kind indices an element, tightly packed);

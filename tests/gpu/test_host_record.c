@@ -1,5 +1,5 @@
 /* A host records the scene's steps into its own command buffers
- * (eddy_scene_record, issue 19 item 2): a plain-Vulkan host (validation and
+ * (eddy_scene_record): a plain-Vulkan host (validation and
  * synchronization validation on) adopts its device into eddy and submits
  * the steps itself, signalling its own timeline semaphore.
  *  - pbf_tool_5k (the shipped scene): 50 steps a frame at a time on the

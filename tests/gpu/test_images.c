@@ -1,4 +1,4 @@
-/* Images (issue 14, item 7): storage and sampled 1D/2D/3D images beside
+/* Images: storage and sampled 1D/2D/3D images beside
  * buffers, under synchronization validation (any message fails).
  *  - round trips: every format in every dimensionality, uploaded and
  *    downloaded bitwise equal (rgba16f through a float -> half conversion in

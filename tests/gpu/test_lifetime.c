@@ -1,4 +1,4 @@
-/* Lifetimes (issue 14, item 1), under synchronization validation: a pass
+/* Lifetimes, under synchronization validation: a pass
  * added to a submitted graph, a bound buffer destroyed, destruction while
  * work is in flight, a failed submit, and a host recording whose resources
  * are destroyed before the host's command buffer has run. Each case: no
@@ -269,7 +269,7 @@ static void host_recording(void)
     test_finish(e);
 }
 
-/* eddy_wait's bound (issue 19): 0 polls and returns at once, EDDY_TIMEOUT
+/* eddy_wait's bound: 0 polls and returns at once, EDDY_TIMEOUT
  * (no message) while the work runs; EDDY_WAIT_FOREVER waits; once reached,
  * a poll gives EDDY_OK. */
 static void wait_timeouts(void)

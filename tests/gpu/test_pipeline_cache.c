@@ -1,4 +1,4 @@
-/* The pipeline cache on disk (issue 14, item 4): written at the end of an
+/* The pipeline cache on disk: written at the end of an
  * engine that compiled pipelines, read back by the next, and ignored with a
  * warning when it comes from another device or driver or is damaged; two
  * processes ending at once leave a whole file. */

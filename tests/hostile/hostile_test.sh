@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile input (issue 13): scenes, meshes and command lines an attacker or a
+# Hostile input: scenes, meshes and command lines an attacker or a
 # careless user could hand eddy. One case per invocation.
 # usage: hostile_test.sh EDDY_BINARY SOURCE_ROOT CASE [GROWTH_MODULE]
 #

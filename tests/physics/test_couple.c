@@ -633,9 +633,9 @@ static double held_body(eddy_engine *e, const tank *t, const char *module, const
     return sum[1] / arch - 1;
 }
 
-/* Item 5 of issue 18: the held cube at two resolutions, 4 and 6 particles
- * across it in the same tank and fluid: within 10% at 4, within 3% at 6,
- * and closer at 6. */
+/* The held cube at two resolutions, 4 and 6 particles across it in the
+ * same tank and fluid: within 10% at 4, within 3% at 6, and closer at 6
+ * (the force converges as the body is resolved). */
 static void held_two(eddy_engine *e, const tank *coarse, const char *module, const char *label, const char *fluid,
                      uint32_t steps)
 {
@@ -791,9 +791,9 @@ static struct eddy_rigid_body let_go_in(eddy_engine *e, const tank *t, const cha
 
 /* Contacts with the floor only: 0.02 density N/m, above the 0.0123 density
  * the rigid module asks of walls that hold the cube at rest (2 M g /
- * (16 d); issue 18: at 0.01 density, the recipe before, a 2,000 kg/m^3
- * cube fell through the floor), on the body's own stable substeps (1.5 ms:
- * two inside each of the fluid's 2 ms). */
+ * (16 d); at 0.01 density, the recipe before, a 2,000 kg/m^3 cube fell
+ * through the floor), on the body's own stable substeps (1.5 ms: two
+ * inside each of the fluid's 2 ms). */
 static struct eddy_rigid_body let_go(eddy_engine *e, double density, uint32_t steps, double *mean_y,
                                      double *level)
 {
@@ -837,7 +837,7 @@ static double tilt_deg(const struct eddy_rigid_body *b)
     return acos(fmin(1, fmax(-1, r[1]))) * 180 / M_PI;
 }
 
-/* Floating, issue 18: cubes of 500 and 250 kg/m^3 let go at mid depth
+/* Floating: cubes of 500 and 250 kg/m^3 let go at mid depth
  * float with 0.50 and 0.25 of their volume under the water line
  * (Archimedes) within 0.05, in `module`'s fluid. Of their volume, not of
  * their height: a homogeneous cube floats upright only below 0.211 or
@@ -941,7 +941,7 @@ static double held_tilted(eddy_engine *e, const char *label, const char *fluid, 
     return sum / arch - 1;
 }
 
-/* Issue 18: bodies that cross the surface aslant. A cube held at 45
+/* Bodies that cross the surface aslant. A cube held at 45
  * degrees with 0.38 of it under water, in the default pbf fluid and in
  * the one for floating bodies (PBF_FLOATING): the default's surface (the
  * paper's constraint, which pulls the free surface into the bulk, and the
@@ -976,7 +976,7 @@ static void sinks(eddy_engine *e)
     CHECKF(fabs(b.v[1]) < 0.05, "the sunk cube still moves at %g m/s", b.v[1]);
 }
 
-/* Several rates in one graph (issue 15, item 9), pbf: the light cube with
+/* Several rates in one graph, pbf: the light cube with
  * a contact 16 times stiffer (80 N/m) than the `float` part's, whose stable
  * substep (0.52 ms) is a quarter of the fluid's 2 ms. At the fluid's substep
  * it is refused; with "substeps": "stable" its passes run 4 times inside
@@ -986,7 +986,7 @@ static void sinks(eddy_engine *e)
  * reference: there the fluid holds the cube near where it was let go, 2.05
  * of its height under the level after 1.2 s, with XSPH 0.01 or 0.0025: the
  * coarse PBF fluid's shear stiffness grows as its substep shrinks at fixed
- * iterations; issue 18. The sph part below compares with that run.) */
+ * iterations. The sph part below compares with that run.) */
 static void float_multirate(eddy_engine *e)
 {
     const double side = 0.05, k = 80;

@@ -1148,11 +1148,11 @@ static double *rest_lengths(const float *v, const eddy_deform_topology *t)
     return rest;
 }
 
-/* Water on a sheet (issue 16, item 8): a block of 256 PBF particles (0.5
- * kg) falls 5 cm onto a 0.25 m cloth (5 kg/m^2, ks 500 N/m) pinned at its
- * corners (the fluid's boundary set: its vertices in the density sums, its
- * triangles a sheet the particles are kept off, modules/couple; the sheet's
- * system steps first). Every step the crossings are counted (a particle
+/* Water on a sheet: a block of 256 PBF particles (0.5 kg) falls 5 cm onto
+ * a 0.25 m cloth (5 kg/m^2, ks 500 N/m) pinned at its corners (the fluid's
+ * boundary set: its vertices in the density sums, its triangles a sheet
+ * the particles are kept off, modules/couple; the sheet's system steps
+ * first). Every step the crossings are counted (a particle
  * that moves from above the sheet to under it, or back, while over it both
  * times): none. The sheet catches all the water, and at rest its sag
  * carries the water's weight: the springs pull the four pinned corners
@@ -1251,10 +1251,10 @@ static void part_cloth_water(eddy_engine *e)
     eddy_destroy_scene(sc);
 }
 
-/* A rigid cube on a trampoline (issue 16, item 8: deformable <-> rigid
- * contacts both ways, modules/contact): a 4 cm cube of 1000 kg/m^3 (a
- * rigid body of 64 particles) dropped 1 cm onto a 0.2 m cloth (4 kg/m^2)
- * pinned at its corners. The sheet holds it: no particle of the cube ever
+/* A rigid cube on a trampoline (deformable <-> rigid contacts both ways,
+ * modules/contact): a 4 cm cube of 1000 kg/m^3 (a rigid body of 64
+ * particles) dropped 1 cm onto a 0.2 m cloth (4 kg/m^2) pinned at its
+ * corners. The sheet holds it: no particle of the cube ever
  * gets below the sheet under it, and the cube comes to rest on it (its
  * speed over the last 0.18 s); at rest the springs pull the corners down
  * with the weight of the free sheet and the cube (the statics of the
@@ -1433,10 +1433,10 @@ static double momentum_drift(eddy_engine *e, eddy_scene *sc, uint32_t steps, edd
     return worst;
 }
 
-/* Cloth and water in a closed box without gravity (issue 16, item 8): a
- * ball of 123 PBF particles at 1 m/s hits a free sheet (16 x 16 quads, 2
- * kg/m^2, implicit); the sheet takes momentum from the water and the sum
- * is kept within the rigid-fluid coupling tests' 1e-4 of the start. The
+/* Cloth and water in a closed box without gravity: a ball of 123 PBF
+ * particles at 1 m/s hits a free sheet (16 x 16 quads, 2 kg/m^2,
+ * implicit); the sheet takes momentum from the water and the sum is kept
+ * within the rigid-fluid coupling tests' 1e-4 of the start. The
  * box is centred on the origin (float positions near 0.5 m round the
  * fluid's velocities; test_couple). */
 static void part_cloth_water_momentum(eddy_engine *e)

@@ -9,8 +9,7 @@
  *  - buoyancy: a tool held still under the surface of a resting tank
  *    (0.35 x 0.2 x 0.35 m) feels an upward push within 10% of Archimedes'
  *    rho0 g V at R = 4 particle spacings and within 3% at 5, closer at 5
- *    (mean over 0.8 s; issue 18: the lattice ghosts before gave -12% and
- *    -8.1%);
+ *    (mean over 0.8 s; the lattice ghosts before gave -12% and -8.1%);
  *  - the tool driven down into a tank, against a wall and out again (a
  *    smooth path): at the end of every step no particle is inside the tool
  *    or outside the container. */
@@ -257,7 +256,7 @@ int main(int argc, char **argv)
     if (test_part(argc, argv, 1, "never_inside"))
         never_inside(e);
     if (test_part(argc, argv, 1, "buoyancy")) {
-        /* Issue 18 item 5: within 3% at the finer resolution, and closer. */
+        /* Within 3% at the finer resolution, and closer: the push converges. */
         double a = buoyancy(e, 0.0125, 0.35, 0.1), b = buoyancy(e, 0.01, 0.35, 0.03);
         printf("buoyancy: %+.1f%% of Archimedes at 4 spacings across the radius, %+.1f%% at 5\n", 100 * a, 100 * b);
         validation_csv csv = validation_csv_open("archimedes_tool_pbf", "the PBF tool (a sphere of R 0.05 m) held at mid "

@@ -424,8 +424,8 @@ static void past_wall(eddy_engine *e)
     eddy_destroy_scene(s);
 }
 
-/* Issue 18: a 2,000 kg/m^3 cube (0.1 m, 125 particles of d = 2 cm, 2 kg)
- * dropped from 0.5 m onto the floor at wall stiffnesses across the
+/* Walls that hold a heavy body: a 2,000 kg/m^3 cube (0.1 m, 125
+ * particles of d = 2 cm, 2 kg) dropped from 0.5 m onto the floor at wall stiffnesses across the
  * parameter's range either comes to rest on the floor with every particle
  * centre inside the box at the end of every step, or is refused with the
  * stiffness it needs: 2 M g / (n_b d) = 78.5 N/m for its 25 bottom particles

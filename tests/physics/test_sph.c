@@ -424,9 +424,9 @@ static void adaptive(eddy_engine *e)
     eddy_destroy_scene(m.s);
 }
 
-/* A scene drives another module's input from a path (issue 15, item 4): the
- * stirring centre of sph, "stir.centre". A path held at B gives bitwise the
- * run of params.vortex_center = B (the input is that field's centre, set
+/* A scene drives another module's input from a path: the stirring centre
+ * of sph, "stir.centre". A path held at B gives bitwise the run of
+ * params.vortex_center = B (the input is that field's centre, set
  * with the step's own submission); a path from A to B moves it (the input
  * reads back the path's value at each step's end) and the fluid's angular
  * momentum about the vertical axis through the centre grows with the

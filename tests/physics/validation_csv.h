@@ -1,7 +1,6 @@
-/* Issue 18, item 7: each physics check writes its figure against its
- * reference as a CSV file, `<check>.csv` in the folder named by
- * EDDY_VALIDATION_OUT (tests/meson.build sets it to build/validation;
- * unset: no file). The file is written under a temporary name and renamed
+/* Each physics check writes its figure against its reference as a CSV
+ * file, `<check>.csv` in the folder named by EDDY_VALIDATION_OUT
+ * (tests/meson.build sets it to build/validation; unset: no file). The file is written under a temporary name and renamed
  * when complete, so a failed or killed run leaves no half-written table.
  * The first lines are comments (`# `) saying what the columns are and where
  * the reference comes from. Check names are fixed strings of the tests. */

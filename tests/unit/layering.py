@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The dependency direction of eddy's libraries (issue 15, item 6):
+"""The dependency direction of eddy's libraries, and the rules that keep its
+sources easy to find one's way in:
 core (engine/) <- scene layer (scene/) <- built-in modules (modules/) <- tools.
   - no file under engine/ names a built-in module or the modules folder, or
     includes a scene-layer header;
@@ -14,7 +15,15 @@ core (engine/) <- scene layer (scene/) <- built-in modules (modules/) <- tools.
     they do for one module they do for any; no file under scene/src
     includes engine/src's "internal.h": the scene layer uses the core's
     public API.
+  - no C function under engine/, scene/ or modules/ runs over 150 lines
+    (from the first line of its definition to its closing brace), and no
+    source file there over 1,000 lines;
+  - no comment cites a numbered issue or item of a tracker (the tracker is
+    not in the repository: a comment says what and why itself), in any C,
+    GLSL, Python or shell source or meson.build outside docs/;
+  - engine/src/kernel.c reads SPIR-V by spirv.h's names, not by numbers.
 Reads the sources; no device. usage: layering.py SOURCE_ROOT"""
+import os
 import re
 import sys
 from pathlib import Path
@@ -56,14 +65,16 @@ for p in files("scene"):
 
 private = {p.name for d in ("engine/src", "scene/src") for p in (root / d).glob("*.h")}
 allowed_dirs = [root / "modules", root / "modules/include", root / "shaders", root / "engine/include", root / "scene/include",
-                root / "engine/include/eddy", root / "scene/include/eddy"]
+                root / "engine/include/eddy", root / "scene/include/eddy", root / "modules/couple/shaders"]
+# Generated in the build tree (modules/meson.build): which modules are built.
+generated = {"eddy_builtin_config.h"}
 for p in files("modules", (".c", ".h", ".glsl", ".comp")):
     text = p.read_text()
     for m in re.finditer(r'#\s*include\s+"([^"]+)"', text):
         inc = m.group(1)
         line = text.count("\n", 0, m.start()) + 1
         where = f"{p.relative_to(root)}:{line}"
-        if inc.endswith(".spv.inc"):
+        if inc.endswith(".spv.inc") or inc in generated:
             continue
         found = [d for d in [p.parent] + allowed_dirs if (d / inc).exists()]
         if not found:
@@ -89,11 +100,7 @@ for p in files("tools", (".c", ".h")):
             problems.append(f"{p.relative_to(root)}:{line}: the tool {what}: '{m.group(0)[:60]}'")
 # Files that still include internal.h, each with what keeps it there; an
 # entry must go once its file no longer needs it.
-scene_internal_pending = {
-    "scene/src/scene_internal.h": "scene_load.c reads eddy_engine's fields (info.max_storage_buffer_range, "
-                                  "module_count, modules): eddy_engine_device, eddy_module_count and "
-                                  "eddy_module_at give them",
-}
+scene_internal_pending = {}
 engine_private = {p.name for p in (root / "engine/src").glob("*.h")}
 for p in files("scene", (".c", ".h")):
     text = p.read_text()
@@ -107,6 +114,111 @@ for p in files("scene", (".c", ".h")):
                 problems.append(f"{rel}:{line}: the scene layer includes engine/src's '{m.group(1)}'")
     if rel in scene_internal_pending and not found:
         problems.append(f"{rel}: no longer includes an engine/src header: remove it from scene_internal_pending")
+
+# --- Sizes: functions and files -------------------------------------------
+
+MAX_FUNCTION_LINES = 150
+MAX_FILE_LINES = 1000
+# Comments, string and character literals and preprocessor lines, blanked
+# (newlines kept) so that braces and semicolons in them do not count.
+c_noise = re.compile(r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|^[ \t]*#(?:[^\n]*\\\n)*[^\n]*",
+                     re.S | re.M)
+
+
+def blank(m):
+    return re.sub(r"[^\n]", " ", m.group(0))
+
+
+def c_functions(text):
+    """(name, first line, lines) of each function definition: a top-level
+    brace block whose head (the text since the previous top-level ';' or
+    '}') ends with a parameter list and holds no '=' outside parentheses."""
+    code = c_noise.sub(blank, text)
+    found, depth, head, start = [], 0, 0, None
+    for m in re.finditer(r"[{};]", code):
+        c, i = m.group(0), m.start()
+        if c == ";":
+            if depth == 0:
+                head = i + 1
+        elif c == "{":
+            if depth == 0:
+                pre = code[head:i]
+                outside, inner = pre, None
+                while inner != outside:  # parenthesised text removed, innermost first
+                    inner, outside = outside, re.sub(r"\([^()]*\)", "", outside)
+                start = None
+                if pre.rstrip().endswith(")") and "=" not in outside:
+                    first = head + (len(pre) - len(pre.lstrip()))
+                    name = re.findall(r"(\w+)\s*\(", pre)
+                    start = (name[0] if name else "?", code.count("\n", 0, first) + 1)
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                if start:
+                    line = code.count("\n", 0, i) + 1
+                    found.append((start[0], start[1], line - start[1] + 1))
+                start, head = None, i + 1
+    return found
+
+
+for d in ("engine", "scene", "modules"):
+    for p in sorted((root / d).rglob("*")):
+        if not p.is_file() or p.suffix not in (".c", ".h", ".comp", ".glsl"):
+            continue
+        text = p.read_text()
+        rel = p.relative_to(root)
+        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        if lines > MAX_FILE_LINES:
+            problems.append(f"{rel}: {lines} lines, over {MAX_FILE_LINES}: split the file by concern")
+        if p.suffix == ".c":
+            for name, line, n in c_functions(text):
+                if n > MAX_FUNCTION_LINES:
+                    problems.append(f"{rel}:{line}: {name} runs {n} lines, over {MAX_FUNCTION_LINES}: "
+                                    "split it into helpers by concern")
+
+# --- No tracker references in comments --------------------------------------
+
+tracker = re.compile(r"\b(issue|item)s?\s+#?\d+", re.I)
+c_comment = re.compile(r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"", re.S)
+
+
+def source_files():
+    """Every C, GLSL, Python and shell source and meson.build of the tree,
+    outside docs/, hidden folders and build folders."""
+    for top, dirs, names in os.walk(root):
+        here = Path(top)
+        dirs[:] = sorted(n for n in dirs if not n.startswith(".") and not (here == root and n == "docs") and
+                         not (here / n / "meson-private").is_dir() and not (here / n / "build.ninja").exists())
+        for n in sorted(names):
+            if n == "meson.build" or Path(n).suffix in (".c", ".h", ".comp", ".glsl", ".py", ".sh"):
+                yield here / n
+
+
+for p in source_files():
+    text = p.read_text(errors="replace")
+    if p.suffix in (".c", ".h", ".comp", ".glsl"):
+        # The comments only: a message string may number what it lists.
+        spans = [m for m in c_comment.finditer(text) if not m.group(0).startswith('"')]
+    else:
+        spans = [re.match(r"(?s).*", text)]
+    for s in spans:
+        for m in tracker.finditer(s.group(0)):
+            line = text.count("\n", 0, s.start() + m.start()) + 1
+            problems.append(f"{p.relative_to(root)}:{line}: a comment cites '{m.group(0)}' of a tracker that is "
+                            "not in the repository: say what and why instead")
+
+# --- kernel.c reads SPIR-V by name ----------------------------------------
+
+kernel = root / "engine/src/kernel.c"
+if kernel.exists():
+    code = c_noise.sub(blank, kernel.read_text())
+    if "spirv/unified1/spirv.h" not in kernel.read_text():
+        problems.append("engine/src/kernel.c: does not include <spirv/unified1/spirv.h>")
+    for rx in (r"0x0?7230203", r"\bop\s*[!=]=\s*\d", r"\bcase\s+\d+\s*:", r"\b(OP|DEC|MODE)_\w+\s*=\s*\d"):
+        for m in re.finditer(rx, code):
+            line = code.count("\n", 0, m.start()) + 1
+            problems.append(f"engine/src/kernel.c:{line}: a SPIR-V number '{m.group(0)}': use spirv.h's name")
 
 for x in problems:
     print("FAIL:", x)

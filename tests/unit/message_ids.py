@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Message identifiers (issue 14, item 9): every message eddy logs carries an
+"""Message identifiers: every message eddy logs carries an
 identifier from the list in engine/include/eddy/eddy_messages.h, and every listed
 identifier is used somewhere, so the list is the whole truth a program can
 act on. Reads the sources; no device.

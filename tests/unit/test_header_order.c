@@ -1,5 +1,5 @@
-/* eddy.h in either order with Vulkan's headers (issue 19): built three
- * times, without the project's VK_NO_PROTOTYPES:
+/* eddy.h in either order with Vulkan's headers, as a host includes both:
+ * built three times, without the project's VK_NO_PROTOTYPES:
  *   EDDY_FIRST_VOLK    eddy.h, then volk.h (volk's function pointers)
  *   EDDY_FIRST_VULKAN  eddy.h, then vulkan.h with its prototypes
  *   VULKAN_FIRST       vulkan.h, then eddy.h

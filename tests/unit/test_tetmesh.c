@@ -1,4 +1,4 @@
-/* Tetrahedral meshes (scene/src/tetmesh.c), no device:
+/* Tetrahedral meshes (scene/src/tetmesh*.c), no device:
  *  - data/tets bar_80, bar_5k and bunny_5k (TetGen): the vertex and tet
  *    counts of data/tets/index.json, total volume (4.0 for the bars), lumped
  *    mass = density * volume, unique sorted edges holding every tet edge
