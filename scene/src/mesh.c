@@ -402,6 +402,10 @@ int64_t eddy_voxelize(const eddy_mesh *m, const eddy_voxel_desc *desc, float **p
                       size_t err_size)
 {
     *points = NULL;
+    eddy_voxel_desc taken;
+    if (desc && mesh_desc_read(desc, sizeof taken, "eddy_voxel_desc", &taken, err, err_size))
+        return -1;
+    desc = desc ? &taken : NULL;
     if (!desc || !(desc->diameter > 0) || !isfinite(desc->diameter))
         return failf(err, err_size, "diameter %g: expected a number > 0 (m)", desc ? desc->diameter : 0);
     double volume;

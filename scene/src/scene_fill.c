@@ -181,7 +181,7 @@ static bool mesh_pattern(parse_ctx *c, const cJSON *f, const char *path, double 
     double q[4];
     rotation_quaternion(rot, q);
     eddy_mesh_transform(&m, scale, q, s->center);
-    int64_t got = eddy_voxelize(&m, &(eddy_voxel_desc){ .diameter = spacing, .surface_only = surface,
+    int64_t got = eddy_voxelize(&m, &(eddy_voxel_desc){ EDDY_SIZED(eddy_voxel_desc), .diameter = spacing, .surface_only = surface,
                                                       .max_points = (uint32_t)(limit < UINT32_MAX ? limit : UINT32_MAX),
                                                       .max_bytes = c->host_budget },
                                 pattern, err, sizeof err);
@@ -446,7 +446,7 @@ static bool parse_tetmesh(parse_ctx *c, const cJSON *t, const char *path, uint64
     if (!mesh_path(c, file, field, full, sizeof full))
         return false;
     eddy_tetmesh m;
-    if (eddy_load_tetmesh(full, &(eddy_tetmesh_desc){ .reorient = reorient, .max_bytes = c->host_budget }, &m, err,
+    if (eddy_load_tetmesh(full, &(eddy_tetmesh_desc){ EDDY_SIZED(eddy_tetmesh_desc), .reorient = reorient, .max_bytes = c->host_budget }, &m, err,
                           sizeof err) != 0)
         return scene_fail(c, "scene.mesh", field, "%s", err);
     uint64_t need = (uint64_t)m.vertex_count * (HOST_BYTES_PER_PARTICLE + 8) + (uint64_t)m.tet_count * 28;

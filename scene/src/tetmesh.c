@@ -442,6 +442,10 @@ int eddy_load_tetgen(const char *node_path, const char *ele_path, const eddy_tet
                      eddy_tetmesh *out, char *err, size_t err_size)
 {
     memset(out, 0, sizeof *out);
+    eddy_tetmesh_desc taken;
+    if (mesh_desc_read(desc, sizeof taken, "eddy_tetmesh_desc", &taken, err, err_size))
+        return -1;
+    desc = &taken;
     tet_load L = { .m = out, .err = err, .n = err_size, .tpath = ele_path, .vpath = node_path, .tword = "tet",
                    .vword = "vertex", .vwords = "vertices",
                    .budget = desc && desc->max_bytes ? desc->max_bytes : UINT64_MAX };
@@ -470,6 +474,10 @@ int eddy_load_tetmesh(const char *path, const eddy_tetmesh_desc *desc, eddy_tetm
                       size_t err_size)
 {
     memset(out, 0, sizeof *out);
+    eddy_tetmesh_desc taken;
+    if (mesh_desc_read(desc, sizeof taken, "eddy_tetmesh_desc", &taken, err, err_size))
+        return -1;
+    desc = &taken;
     const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
     const char *ext = dot && (!slash || dot > slash) ? dot + 1 : "";
     if (ext_is(ext, "node") || ext_is(ext, "ele")) {

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         double d = ((double)hi - lo) / (1 + (mode & 63)); /* 1 to 64 voxels across */
         float *pts = NULL;
-        int64_t n = eddy_voxelize(&m, &(eddy_voxel_desc){ .diameter = d, .surface_only = mode & 64,
+        int64_t n = eddy_voxelize(&m, &(eddy_voxel_desc){ EDDY_SIZED(eddy_voxel_desc), .diameter = d, .surface_only = mode & 64,
                                                            .max_points = 1u << 16, .max_bytes = 32u << 20 },
                                   &pts, err, sizeof err);
         if (n > 0) {

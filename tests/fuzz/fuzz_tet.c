@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data++;
     size--;
     int format = mode & 3;
-    eddy_tetmesh_desc desc = { .reorient = (mode & 0x80) != 0 };
+    eddy_tetmesh_desc desc = { EDDY_SIZED(eddy_tetmesh_desc), .reorient = (mode & 0x80) != 0 };
     char err[1024];
     eddy_tetmesh m;
     int rc;

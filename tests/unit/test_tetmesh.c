@@ -179,7 +179,7 @@ static void budget(void)
     eddy_tetmesh m;
     const uint64_t budgets[] = { 50000, 200000, 8u << 20 };
     for (int i = 0; i < 3; i++) {
-        int rc = eddy_load_tetmesh(path, &(eddy_tetmesh_desc){ .max_bytes = budgets[i] }, &m, err, sizeof err);
+        int rc = eddy_load_tetmesh(path, &(eddy_tetmesh_desc){ EDDY_SIZED(eddy_tetmesh_desc), .max_bytes = budgets[i] }, &m, err, sizeof err);
         if (i < 2) {
             CHECKF(rc != 0 && strstr(err, "max_bytes") && !m.vertices && !m.tets,
                    "a budget of %llu bytes: rc %d, %s", (unsigned long long)budgets[i], rc, rc ? err : "loaded");
@@ -363,7 +363,7 @@ static void hostile(const eddy_tetmesh *bar)
     snprintf(line, sizeof line, "5 %u %u %u %u", k[0] + 1, k[1] + 1, k[3] + 1, k[2] + 1);
     write_ele("inverted.ele", bar, h, bar->tet_count, 5, line);
     refused_pair("inverted", "bar.node", "inverted.ele", WANT("inverted.ele:6: tet 5 is inverted", "reorient"));
-    CHECKF(eddy_load_tetgen(tmp_path("bar.node"), tmp_path("inverted.ele"), &(eddy_tetmesh_desc){ .reorient = true },
+    CHECKF(eddy_load_tetgen(tmp_path("bar.node"), tmp_path("inverted.ele"), &(eddy_tetmesh_desc){ EDDY_SIZED(eddy_tetmesh_desc), .reorient = true },
                             &m, err, sizeof err) == 0, "reorient: %s", err);
     CHECKF(m.reoriented == 1, "reorient: %u turned", m.reoriented);
     uint32_t negative = 0;

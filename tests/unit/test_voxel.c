@@ -35,7 +35,7 @@ static void volume_case(const char *root, const char *name, double exact, const 
     double rel = 0;
     for (int i = 0; i < nd; i++) {
         float *p;
-        int64_t n = eddy_voxelize(&m, &(eddy_voxel_desc){ .diameter = ds[i] }, &p, err, sizeof err);
+        int64_t n = eddy_voxelize(&m, &(eddy_voxel_desc){ EDDY_SIZED(eddy_voxel_desc), .diameter = ds[i] }, &p, err, sizeof err);
         CHECKF(n > 0, "%s", err);
         double v = (double)n * ds[i] * ds[i] * ds[i];
         rel = (v - exact) / exact;
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     CHECKF(fabs(bv - 8 * e[0] * e[1] * e[2]) < 1e-6, "box volume %g", bv);
     float *p;
     double d = 0.05;
-    int64_t n = eddy_voxelize(&b, &(eddy_voxel_desc){ .diameter = d }, &p, err, sizeof err);
+    int64_t n = eddy_voxelize(&b, &(eddy_voxel_desc){ EDDY_SIZED(eddy_voxel_desc), .diameter = d }, &p, err, sizeof err);
     CHECKF(n > 0, "%s", err);
     double pm = 1000 * d * d * d, M, com[3], I[9];
     eddy_point_mass_properties(p, (uint32_t)n, pm, d, &M, com, I);
@@ -99,19 +99,19 @@ int main(int argc, char **argv)
 
     /* Surface only: a shell one voxel thick. */
     float *ps;
-    int64_t ns = eddy_voxelize(&b, &(eddy_voxel_desc){ .diameter = d, .surface_only = true }, &ps, err, sizeof err);
+    int64_t ns = eddy_voxelize(&b, &(eddy_voxel_desc){ EDDY_SIZED(eddy_voxel_desc), .diameter = d, .surface_only = true }, &ps, err, sizeof err);
     int64_t inner = (int64_t)(20 - 2) * (12 - 2) * (8 - 2);
     CHECKF(ns == n - inner, "surface only: %lld particles, expected %lld - %lld", (long long)ns, (long long)n, (long long)inner);
     free(ps);
 
     /* Refusals. */
     float *q = NULL;
-    CHECK(eddy_voxelize(&b, &(eddy_voxel_desc){ .diameter = 0 }, &q, err, sizeof err) < 0);
+    CHECK(eddy_voxelize(&b, &(eddy_voxel_desc){ EDDY_SIZED(eddy_voxel_desc), .diameter = 0 }, &q, err, sizeof err) < 0);
     CHECKF(strstr(err, "diameter 0: expected a number > 0"), "%s", err);
-    CHECK(eddy_voxelize(&b, &(eddy_voxel_desc){ .diameter = -1 }, &q, err, sizeof err) < 0);
+    CHECK(eddy_voxelize(&b, &(eddy_voxel_desc){ EDDY_SIZED(eddy_voxel_desc), .diameter = -1 }, &q, err, sizeof err) < 0);
     eddy_mesh open = b;
     open.triangle_count = 11;
-    CHECK(eddy_voxelize(&open, &(eddy_voxel_desc){ .diameter = d }, &q, err, sizeof err) < 0);
+    CHECK(eddy_voxelize(&open, &(eddy_voxel_desc){ EDDY_SIZED(eddy_voxel_desc), .diameter = d }, &q, err, sizeof err) < 0);
     CHECKF(strstr(err, "the mesh is open: edge"), "%s", err);
     printf("open: %s\n", err);
     for (uint32_t t = 0; t < 12; t++) {
@@ -119,7 +119,7 @@ int main(int argc, char **argv)
         b.indices[3 * t + 1] = b.indices[3 * t + 2];
         b.indices[3 * t + 2] = s;
     }
-    CHECK(eddy_voxelize(&b, &(eddy_voxel_desc){ .diameter = d }, &q, err, sizeof err) < 0);
+    CHECK(eddy_voxelize(&b, &(eddy_voxel_desc){ EDDY_SIZED(eddy_voxel_desc), .diameter = d }, &q, err, sizeof err) < 0);
     CHECKF(strstr(err, "inside out"), "%s", err);
     printf("inverted: %s\n", err);
     b.indices[1] ^= b.indices[2], b.indices[2] ^= b.indices[1], b.indices[1] ^= b.indices[2];

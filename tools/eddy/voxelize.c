@@ -133,7 +133,7 @@ int eddy_voxelize_main(int argc, char **argv)
     float *pts = NULL;
     int64_t n = -1;
     if (eddy_mesh_check(&m, &volume, err, sizeof err) == 0)
-        n = eddy_voxelize(&m, &(eddy_voxel_desc){ .diameter = d, .surface_only = surface,
+        n = eddy_voxelize(&m, &(eddy_voxel_desc){ EDDY_SIZED(eddy_voxel_desc), .diameter = d, .surface_only = surface,
                                                   .max_bytes = (uint64_t)max_bytes }, &pts, err, sizeof err);
     if (n < 0) {
         fprintf(stderr, "eddy error [mesh.invalid]: voxelize: %s: %s\n", mesh_path, err);

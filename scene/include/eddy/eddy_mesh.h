@@ -52,6 +52,7 @@ EDDY_API int eddy_mesh_check(const eddy_mesh *m, double *volume, char *err, size
 EDDY_API void eddy_mesh_transform(eddy_mesh *m, double scale, const double rotation[4], const double translate[3]);
 
 typedef struct eddy_voxel_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_voxel_desc), EDDY_SIZED(eddy_voxel_desc) */
     double diameter;     /* m, particle diameter d = voxel side; required > 0 */
     bool surface_only;   /* keep only inside voxels with an outside face neighbour */
     uint32_t max_points; /* refuse meshes that would give more; 0 = 16M */

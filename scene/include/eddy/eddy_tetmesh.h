@@ -43,6 +43,7 @@ typedef struct eddy_tetmesh {
 } eddy_tetmesh;
 
 typedef struct eddy_tetmesh_desc {
+    uint32_t struct_size; /* required: sizeof(eddy_tetmesh_desc), EDDY_SIZED(eddy_tetmesh_desc) */
     /* Inverted tets (negative volume) are turned around (two vertices
      * swapped) and counted in eddy_tetmesh.reoriented, instead of refused.
      * Zero-volume tets are refused either way. */
