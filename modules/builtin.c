@@ -5,29 +5,7 @@
  * this after eddy_create_engine. Which are built: eddy_builtin_config.h
  * (meson setup -Dmodules=...). */
 #include "eddy/eddy_builtin.h"
-#include "eddy_builtin_config.h"
-
-#if EDDY_BUILTIN_BALLISTIC
-#include "ballistic/ballistic.h"
-#endif
-#if EDDY_BUILTIN_CONTACT
-#include "contact/contact.h"
-#endif
-#if EDDY_BUILTIN_DEFORM
-#include "deform/deform.h"
-#endif
-#if EDDY_BUILTIN_PBF
-#include "pbf/pbf.h"
-#endif
-#if EDDY_BUILTIN_RIGID
-#include "rigid/rigid.h"
-#endif
-#if EDDY_BUILTIN_SPH
-#include "sph/sph.h"
-#endif
-#if EDDY_BUILTIN_VOLUME
-#include "volume/volume.h"
-#endif
+#include "builtin_headers.h"
 
 /* In the order `eddy modules` lists them. */
 static const eddy_module_desc *(*const modules[])(void) = {

@@ -3,23 +3,7 @@
  * its modules/<name>/<name>_bench.c here. Only the modules built
  * (eddy_builtin_config.h) have cases. */
 #include "eddy/eddy_bench.h"
-#include "eddy_builtin_config.h"
-
-#if EDDY_BUILTIN_DEFORM
-#include "deform/deform.h"
-#endif
-#if EDDY_BUILTIN_PBF
-#include "pbf/pbf.h"
-#endif
-#if EDDY_BUILTIN_RIGID
-#include "rigid/rigid.h"
-#endif
-#if EDDY_BUILTIN_SPH
-#include "sph/sph.h"
-#endif
-#if EDDY_BUILTIN_VOLUME
-#include "volume/volume.h"
-#endif
+#include "builtin_headers.h"
 
 #include <stddef.h>
 

@@ -4,6 +4,7 @@
  * small vertices need it), against deform_cpu.c's step of the same
  * equations. Bars hang from their x = 0 end; other meshes fall freely. */
 #include "deform.h"
+#include "common/bench_tables.h"
 #include "eddy/eddy_bench.h"
 
 #include <math.h>
@@ -140,11 +141,7 @@ static const eddy_bench_case cases[] = {
     { "deform.teapot_25k_explicit", run, 5163, DEFORM_EXPLICIT, 0, NULL },
 };
 
-const eddy_bench_case *eddy_deform_bench_cases(uint32_t *count)
-{
-    *count = sizeof cases / sizeof cases[0];
-    return cases;
-}
+EDDY_BENCH_CASE_LIST(eddy_deform_bench_cases, cases)
 
 /* Per vertex ("neighbours" is the vertex's degree d in the spring graph,
  * "list" its springs, d / 2): springs, the assembly of the matrix rows, and
@@ -165,7 +162,6 @@ static const eddy_bench_pass_cost costs[] = {
 
 const eddy_bench_module *eddy_deform_bench_module(void)
 {
-    static const eddy_bench_module m = { .module = eddy_deform_module, .costs = costs,
-                                         .cost_count = sizeof costs / sizeof costs[0] };
+    static const eddy_bench_module m = { .module = eddy_deform_module, EDDY_BENCH_COSTS(costs) };
     return &m;
 }

@@ -4,7 +4,8 @@
  * CPU libraries' 50,653-particle figure) against eddy_pbf_step_cpu; and the
  * haptic loop on a PBF tank with the tool. */
 #include "pbf.h"
-#include "../common/fluid_bench.h"
+#include "common/bench_tables.h"
+#include "common/fluid_bench.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -178,17 +179,9 @@ static const eddy_bench_case haptic_cases[] = {
       "the haptic loop for N seconds: rate and jitter, no reference" },
 };
 
-const eddy_bench_case *eddy_pbf_bench_cases(uint32_t *count)
-{
-    *count = sizeof cases / sizeof cases[0];
-    return cases;
-}
+EDDY_BENCH_CASE_LIST(eddy_pbf_bench_cases, cases)
 
-const eddy_bench_case *eddy_pbf_haptic_bench_cases(uint32_t *count)
-{
-    *count = sizeof haptic_cases / sizeof haptic_cases[0];
-    return haptic_cases;
-}
+EDDY_BENCH_CASE_LIST(eddy_pbf_haptic_bench_cases, haptic_cases)
 
 /* Predicted position, velocity, mass in; the list built once a substep
  * (and again after an iteration that moved a particle past the skin:
@@ -214,8 +207,7 @@ static bool system_stats(eddy_engine *e, const eddy_scene *s, const char *system
 
 const eddy_bench_module *eddy_pbf_bench_module(void)
 {
-    static const eddy_bench_module m = { .module = eddy_pbf_module, .costs = costs,
-                                         .cost_count = sizeof costs / sizeof costs[0], .lists_optional = true,
+    static const eddy_bench_module m = { .module = eddy_pbf_module, EDDY_BENCH_COSTS(costs), .lists_optional = true,
                                          .system_stats = system_stats };
     return &m;
 }

@@ -4,6 +4,7 @@
  * The device and eddy_rigid_step_cpu run the same steps from the same
  * start; body centres (grains) must agree within 1e-4 of the box. */
 #include "rigid.h"
+#include "common/bench_tables.h"
 #include "eddy/eddy_bench.h"
 
 #include <math.h>
@@ -126,11 +127,7 @@ static const eddy_bench_case cases[] = {
     { "granular.16k", run, 16384, RIGID_GRANULAR, EDDY_BENCH_PARTICLES, NULL },
 };
 
-const eddy_bench_case *eddy_rigid_bench_cases(uint32_t *count)
-{
-    *count = sizeof cases / sizeof cases[0];
-    return cases;
-}
+EDDY_BENCH_CASE_LIST(eddy_rigid_bench_cases, cases)
 
 /* Cells of one particle diameter: body state to particles, the contact
  * scan with its 16-slot friction memory in and out, the memory's copy, the
@@ -145,7 +142,6 @@ static const eddy_bench_pass_cost costs[] = {
 
 const eddy_bench_module *eddy_rigid_bench_module(void)
 {
-    static const eddy_bench_module m = { .module = eddy_rigid_module, .costs = costs,
-                                         .cost_count = sizeof costs / sizeof costs[0] };
+    static const eddy_bench_module m = { .module = eddy_rigid_module, EDDY_BENCH_COSTS(costs) };
     return &m;
 }

@@ -3,7 +3,8 @@
  * tolerance, normalised density: the raw sum reads the fill 1% compressed;
  * dt = 2 ms), against eddy_sph_step_cpu and eddy_sph_step_iisph_cpu. */
 #include "sph.h"
-#include "../common/fluid_bench.h"
+#include "common/bench_tables.h"
+#include "common/fluid_bench.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,11 +75,7 @@ static const eddy_bench_case cases[] = {
     { "sph.iisph65k", run, 65536, SPH_IISPH, EDDY_BENCH_PARTICLES | EDDY_BENCH_LISTS, NULL },
 };
 
-const eddy_bench_case *eddy_sph_bench_cases(uint32_t *count)
-{
-    *count = sizeof cases / sizeof cases[0];
-    return cases;
-}
+EDDY_BENCH_CASE_LIST(eddy_sph_bench_cases, cases)
 
 /* The density pass scans the cells and writes the list, which holds the
  * neighbours within h (the list's reach is h: stats.list counts them);
@@ -106,8 +103,7 @@ static bool system_stats(eddy_engine *e, const eddy_scene *s, const char *system
 
 const eddy_bench_module *eddy_sph_bench_module(void)
 {
-    static const eddy_bench_module m = { .module = eddy_sph_module, .costs = costs,
-                                         .cost_count = sizeof costs / sizeof costs[0], .lists_optional = true,
+    static const eddy_bench_module m = { .module = eddy_sph_module, EDDY_BENCH_COSTS(costs), .lists_optional = true,
                                          .system_stats = system_stats };
     return &m;
 }

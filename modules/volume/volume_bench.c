@@ -5,6 +5,7 @@
  * (eddy_volume_cast_cpu: geometry, BVH and rays, single-threaded), images
  * within 1e-3. */
 #include "volume.h"
+#include "common/bench_tables.h"
 #include "eddy/eddy_bench.h"
 #include "eddy/eddy_tetmesh.h"
 
@@ -138,11 +139,7 @@ static const eddy_bench_case cases[] = {
     { "volume.bunny_150k", run, 29598, 0, 0, NULL },
 };
 
-const eddy_bench_case *eddy_volume_bench_cases(uint32_t *count)
-{
-    *count = sizeof cases / sizeof cases[0];
-    return cases;
-}
+EDDY_BENCH_CASE_LIST(eddy_volume_bench_cases, cases)
 
 /* The passes (modules/volume/shaders), per element and call, from the
  * frame's counts: geometry per tet (4 corners and scalars in, 4 planes and

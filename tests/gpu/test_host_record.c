@@ -83,9 +83,9 @@ static float *positions(eddy_engine *e, const char *set, uint32_t *n)
     return pos;
 }
 
-/* Records `steps` steps into the host's command buffer, submits it
- * signalling the host's timeline and waits for it there (never on eddy). */
-static void host_frame(host *h, eddy_scene *s, uint32_t steps)
+/* Records `steps` steps into the host's command buffer and leaves it
+ * unsubmitted: returns the value the host's submit will signal. */
+static uint64_t record_unsubmitted(host *h, eddy_scene *s, uint32_t steps)
 {
     VK(vkResetCommandPool(h->vk.device, h->pool, 0));
     VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -95,6 +95,11 @@ static void host_frame(host *h, eddy_scene *s, uint32_t steps)
     CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ EDDY_SIZED(eddy_scene_record_desc), .command_buffer = h->cb, .done_semaphore = h->timeline,
                                                          .done_value = value, .steps = steps }) == EDDY_OK);
     VK(vkEndCommandBuffer(h->cb));
+    return value;
+}
+
+static void submit_and_wait(host *h, uint64_t value)
+{
     VkTimelineSemaphoreSubmitInfo ts = { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
                                          .signalSemaphoreValueCount = 1, .pSignalSemaphoreValues = &value };
     VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &ts, .commandBufferCount = 1,
@@ -103,6 +108,13 @@ static void host_frame(host *h, eddy_scene *s, uint32_t steps)
     VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
                                .pSemaphores = &h->timeline, .pValues = &value };
     VK(vkWaitSemaphores(h->vk.device, &wi, UINT64_MAX));
+}
+
+/* Records `steps` steps into the host's command buffer, submits it
+ * signalling the host's timeline and waits for it there (never on eddy). */
+static void host_frame(host *h, eddy_scene *s, uint32_t steps)
+{
+    submit_and_wait(h, record_unsubmitted(h, s, steps));
 }
 
 static eddy_scene *load_file(eddy_engine *e, const char *root, const char *name)
@@ -260,33 +272,6 @@ static const char getters_json[] =
     "                  \"tool_position\": [0.3, 0.3, 0.12] } } ],"
     "  \"output\": { \"frame_interval\": 0.005 } }";
 
-/* Records a step into the host's command buffer and leaves it unsubmitted:
- * returns the value the host's submit will signal. */
-static uint64_t record_unsubmitted(host *h, eddy_scene *s)
-{
-    VK(vkResetCommandPool(h->vk.device, h->pool, 0));
-    VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
-    VK(vkBeginCommandBuffer(h->cb, &bi));
-    uint64_t value = ++h->frame;
-    CHECK(eddy_scene_record(s, &(eddy_scene_record_desc){ EDDY_SIZED(eddy_scene_record_desc), .command_buffer = h->cb, .done_semaphore = h->timeline,
-                                                         .done_value = value }) == EDDY_OK);
-    VK(vkEndCommandBuffer(h->cb));
-    return value;
-}
-
-static void submit_and_wait(host *h, uint64_t value)
-{
-    VkTimelineSemaphoreSubmitInfo ts = { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
-                                         .signalSemaphoreValueCount = 1, .pSignalSemaphoreValues = &value };
-    VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &ts, .commandBufferCount = 1,
-                        .pCommandBuffers = &h->cb, .signalSemaphoreCount = 1, .pSignalSemaphores = &h->timeline };
-    VK(vkQueueSubmit(h->vk.queue, 1, &si, VK_NULL_HANDLE));
-    VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
-                               .pSemaphores = &h->timeline, .pValues = &value };
-    VK(vkWaitSemaphores(h->vk.device, &wi, UINT64_MAX));
-}
-
 static void on_alarm(int sig)
 {
     (void)sig;
@@ -309,7 +294,7 @@ static void getters(host *h)
     eddy_scene *s = eddy_load_scene(h->e, &d);
     REQUIRE(s);
     double in[3], out[3], in2[3], out2[3];
-    uint64_t value = record_unsubmitted(h, s);
+    uint64_t value = record_unsubmitted(h, s, 1);
     test_clear_error();
     CHECK(eddy_scene_input(s, "tool", "tool.position", in) == EDDY_TIMEOUT);
     CHECK(!strcmp(test_last_id, "record.unfinished"));
@@ -324,7 +309,7 @@ static void getters(host *h)
            "the tool at rest reads (%g, %g, %g), expected (0.3, 0.3, 0.12)", in[0], in[1], in[2]);
 
     /* Known now: the next recording's getters give these values at once. */
-    value = record_unsubmitted(h, s);
+    value = record_unsubmitted(h, s, 1);
     CHECK(eddy_scene_input(s, "tool", "tool.position", in2) == EDDY_OK);
     CHECK(eddy_scene_output(s, "tool", "tool.force.total", out2) == EDDY_OK);
     CHECK(!memcmp(in, in2, sizeof in) && !memcmp(out, out2, sizeof out));
