@@ -7,8 +7,14 @@
 # INSTALLED eddy (its rpath, no LD_LIBRARY_PATH) with `--module` on the
 # example scene, runs the module's own test (its kernel against its CPU
 # reference) and checks the physics of the run against the exact solution
-# (examples/wind/check_wind.py). Ends with "install: N passed, N failed" and
-# exits non-zero on any failure. It also checks the data, scenes and shader
+# (examples/wind/check_wind.py). Then the same for the two other
+# out-of-tree examples, examples/neighbours (a neighbour loop over eddy's
+# grid) and examples/rigid_push (a force on rigid bodies through
+# eddy/eddy_couple.h): built with PKG_CONFIG_PATH alone, each library
+# exporting eddy_module_entry and nothing else, each test under
+# synchronization validation with no message, the installed eddy running
+# each scene with `--module`, and each run checked by its check_*.py.
+# Ends with "install: N passed, N failed" and exits non-zero on any failure. It also checks the data, scenes and shader
 # headers under share/eddy, runs the installed tool under env -i, and builds
 # examples/subproject (eddy as a meson subproject), examples/cmake (CMake
 # through pkg-config) and examples/host (a Vulkan host drawing from eddy's
@@ -269,4 +275,61 @@ for what in velocity position; do
         *) show "$tmp/physics.log"; fail "$what: examples/wind/check_wind.py gave no result" ;;
     esac
 done
+
+# 8. The other out-of-tree modules, each the way examples/wind was: built
+#    against the prefix (PKG_CONFIG_PATH is all they get), the library's
+#    exports, the module's own test (its kernel against its CPU reference
+#    and its physics) under synchronization validation, the installed eddy
+#    running its scene with --module, and the run's physics (check_*.py
+#    prints "ok: ..." or "FAILED: ..." lines).
+# usage: other_example DIR MODULE SCENE CHECK
+other_example() {
+    local dir=examples/$1 name=$2 scene=examples/$1/$3 check=examples/$1/$4
+    local b=$tmp/$name-build lib=$tmp/$name-build/libeddy_$name.so out=$tmp/$name-out
+    if ! { meson setup "$b" "$dir" >"$tmp/$name-setup.log" 2>&1 && ninja -C "$b" >"$tmp/$name-build.log" 2>&1; }; then
+        show "$tmp/$name-setup.log" 15
+        [ -f "$tmp/$name-build.log" ] && show "$tmp/$name-build.log"
+        fail "$dir does not build against the installed eddy"
+        return
+    fi
+    local exports
+    exports=$(nm -D --defined-only "$lib" | awk '{ print $3 }' | tr '\n' ' ')
+    if [ "$exports" = "eddy_module_entry " ]; then
+        pass "$dir built against the prefix: $(basename "$lib") exports eddy_module_entry only"
+    else
+        fail "$dir: $(basename "$lib") exports '${exports:-nothing}', expected eddy_module_entry only"
+    fi
+    if EDDY_VALIDATION=sync meson test -C "$b" --print-errorlogs >"$tmp/$name-test.log" 2>&1 \
+            && grep -qE '^Ok: +1 *$' "$tmp/$name-test.log" \
+            && grep -q 'validation messages 0' "$b/meson-logs/testlog.txt"; then
+        pass "$dir's test (EDDY_VALIDATION=sync): $(grep -hE "^$name test" "$b/meson-logs/testlog.txt" | tr '\n' ' ')"
+    else
+        show "$tmp/$name-test.log"
+        fail "$dir's test (meson test -C $b)"
+    fi
+    if "$eddy" modules --module "$lib" >"$tmp/$name-modules.log" 2>&1 && grep -q "^$name " "$tmp/$name-modules.log" \
+            && "$eddy" run --module "$lib" "$scene" --out "$out" --quiet >"$tmp/$name-run.log" 2>&1; then
+        pass "installed eddy runs $scene with --module $(basename "$lib")"
+    else
+        show "$tmp/$name-modules.log" 10
+        show "$tmp/$name-run.log"
+        fail "installed eddy run --module $lib $scene"
+        return
+    fi
+    python3 "$check" "$scene" "$out" >"$tmp/$name-physics.log" 2>&1
+    sed -n "s/^$name: /install: $name: /p" "$tmp/$name-physics.log"
+    local line results=0
+    while IFS= read -r line; do
+        case $line in
+            ok:*) pass "$name: ${line#ok: }"; results=$((results + 1)) ;;
+            FAILED:*) fail "$name: ${line#FAILED: }"; results=$((results + 1)) ;;
+        esac
+    done <"$tmp/$name-physics.log"
+    if [ "$results" -eq 0 ]; then
+        show "$tmp/$name-physics.log"
+        fail "$check gave no result"
+    fi
+}
+other_example neighbours smooth smooth.json check_smooth.py
+other_example rigid_push rigid_push rigid_push.json check_rigid_push.py
 finish
