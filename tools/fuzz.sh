@@ -5,26 +5,30 @@
 # Findings (crash-*, leak-*, timeout-*, oom-*) are kept in
 # fuzz-out/<harness>/found/ with the log; the corpus grows in
 # fuzz-out/<harness>/corpus/ and is reused by the next run.
-# usage: [FUZZ_JOBS=N] tools/fuzz.sh [SECONDS] [scene|obj|tet|cache|view_events|bench_model ...]   (default 60 s, all, 1 job)
+# usage: [FUZZ_JOBS=N] tools/fuzz.sh [SECONDS] [scene|obj|tet|cache|view_events|bench_model|cli|module_desc ...]   (default 60 s, all, 1 job)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 root=$PWD
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene obj tet cache view_events bench_model)
-case $seconds in ''|*[!0-9]*) echo "usage: tools/fuzz.sh [SECONDS] [scene|obj|tet|cache|view_events|bench_model ...]" >&2; exit 2;; esac
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene obj tet cache view_events bench_model cli module_desc)
+case $seconds in ''|*[!0-9]*) echo "usage: tools/fuzz.sh [SECONDS] [scene|obj|tet|cache|view_events|bench_model|cli|module_desc ...]" >&2; exit 2;; esac
 bash tools/install-deps.sh >/dev/null || exit 1
 if [ ! -f build-san/build.ninja ]; then
     CC=clang meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false \
         "-Dc_args=-fno-omit-frame-pointer -fsanitize=fuzzer-no-link" >/dev/null || exit 1
 fi
-ninja -C build-san tests/fuzz/fuzz_scene tests/fuzz/fuzz_obj tests/fuzz/fuzz_tet tests/fuzz/fuzz_cache tests/fuzz/fuzz_view_events tests/fuzz/fuzz_bench_model >/dev/null || exit 1
+ninja -C build-san tests/fuzz/fuzz_scene tests/fuzz/fuzz_obj tests/fuzz/fuzz_tet tests/fuzz/fuzz_cache tests/fuzz/fuzz_view_events tests/fuzz/fuzz_bench_model tests/fuzz/fuzz_cli tests/fuzz/fuzz_module_desc >/dev/null || exit 1
 export LSAN_OPTIONS="suppressions=$root/tests/sanitize/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+# ASan's quarantine holds freed memory back to catch uses after free; the
+# scene harness loads volume scenes whose freed meshes would pile up past
+# libFuzzer's RSS limit: a bounded quarantine keeps the check and the limit.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=64"
 pids=()
 for h in "${harnesses[@]}"; do
-    case $h in scene|obj|tet|cache|view_events|bench_model) ;; *) echo "unknown harness '$h' (scene, obj, tet, cache, view_events, bench_model)" >&2; exit 2;; esac
+    case $h in scene|obj|tet|cache|view_events|bench_model|cli|module_desc) ;; *) echo "unknown harness '$h' (scene, obj, tet, cache, view_events, bench_model, cli, module_desc)" >&2; exit 2;; esac
     dir=$root/fuzz-out/$h
     mkdir -p "$dir/found"
     bash tests/fuzz/corpus.sh "$h" "$root" "$dir/corpus"

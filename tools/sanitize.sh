@@ -27,7 +27,7 @@ ninja -C build-san >/dev/null || { ninja -C build-san | tail -30; echo "0 passed
 # against 45.4, sph_cpu 3.4 against 1.6, pbf_cpu 6.2 against 4.5), and the
 # layer's own leaks carry no eddy frame, so run.sh ignores them.
 gpu_sample=(roundtrip roundtrip_staging graph memory prims prims_no_subgroup grid render adopt module_load
-            lifetime buffers images pipeline_cache
+            lifetime buffers images pipeline_cache api_misuse desc_size
             ballistic sph_surface pbf_haptic sph_cpu pbf_cpu pbf_tool_cpu couple_cpu couple_sheet_cpu rigid_cpu
             deform_contact_cpu)
 cli=$(meson test -C build-san --list 2>/dev/null | sed -n 's/^eddy:cli \/ //p' \

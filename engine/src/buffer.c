@@ -125,6 +125,7 @@ static void destroy_raw(eddy_engine *e, raw_buffer *b)
 
 eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
 {
+    EDDY_ENGINE_GUARD(e, return (eddy_buffer){ 0 });
     EDDY_TAKE_DESC(e, eddy_buffer_desc, desc, return (eddy_buffer){ 0 });
     eddy_buffer none = { 0 };
     const char *label = desc && desc->label && *desc->label ? desc->label : "(unnamed)";
@@ -192,6 +193,7 @@ eddy_buffer eddy_create_buffer(eddy_engine *e, const eddy_buffer_desc *desc)
 
 void eddy_destroy_buffer(eddy_engine *e, eddy_buffer h)
 {
+    EDDY_ENGINE_GUARD(e, return);
     eddy_buffer_obj *b = eddy_buffer_get(e, h);
     if (!b)
         return;
@@ -289,13 +291,15 @@ VkBufferView eddy_buffer_texel_view(eddy_engine *e, eddy_buffer_obj *b, int32_t 
 
 uint64_t eddy_buffer_size(eddy_engine *e, eddy_buffer h)
 {
-    eddy_buffer_obj *b = eddy_buffer_get(e, h);
+    EDDY_ENGINE_GUARD(e, return 0);
+    eddy_buffer_obj *b = eddy_buffer_query(e, h, __func__);
     return b ? b->size : 0;
 }
 
 const char *eddy_buffer_label(eddy_engine *e, eddy_buffer h)
 {
-    eddy_buffer_obj *b = eddy_buffer_get(e, h);
+    EDDY_ENGINE_GUARD(e, return NULL);
+    eddy_buffer_obj *b = eddy_buffer_query(e, h, __func__);
     return b ? b->label : "(none)";
 }
 
@@ -348,6 +352,7 @@ static eddy_result transfer(eddy_engine *e, eddy_buffer h, uint64_t offset, uint
 eddy_result eddy_buffer_upload(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
                                const void *data)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     /* transfer() only reads the host side when uploading. */
     return transfer(e, h, offset, size, (char *)(uintptr_t)data, true);
 }
@@ -355,12 +360,14 @@ eddy_result eddy_buffer_upload(eddy_engine *e, eddy_buffer h, uint64_t offset, u
 eddy_result eddy_buffer_download(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
                                  void *data)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     return transfer(e, h, offset, size, data, false);
 }
 
 eddy_result eddy_buffer_fill(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
                              uint32_t value)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     eddy_buffer_obj *b = eddy_buffer_get(e, h);
     /* The allocation is rounded up to 4 bytes; a fill may cover that tail. */
     uint64_t cap = b ? (b->size + 3) & ~3ull : 0;
@@ -384,6 +391,7 @@ eddy_result eddy_buffer_fill(eddy_engine *e, eddy_buffer h, uint64_t offset, uin
 eddy_result eddy_buffer_copy(eddy_engine *e, eddy_buffer src, uint64_t src_offset,
                              eddy_buffer dst, uint64_t dst_offset, uint64_t size)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     eddy_buffer_obj *s = checked(e, src, src_offset, size, "copy source");
     eddy_buffer_obj *d = checked(e, dst, dst_offset, size, "copy destination");
     if (!s || !d)
@@ -406,6 +414,7 @@ eddy_result eddy_buffer_copy(eddy_engine *e, eddy_buffer src, uint64_t src_offse
 
 eddy_result eddy_buffer_vk(eddy_engine *e, eddy_buffer h, eddy_vk_buffer *out)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     eddy_buffer_obj *b = eddy_buffer_get(e, h);
     if (!b) {
         eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "buffer_vk: not a live buffer handle (id %u)", h.id);
@@ -460,6 +469,7 @@ eddy_result eddy_submit(eddy_engine *e, const VkCommandBuffer *cbs, uint32_t cou
 
 eddy_result eddy_wait(eddy_engine *e, uint64_t value, uint64_t timeout_ns)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     if (value > e->timeline_value) {
         eddy_log(e, EDDY_LOG_ERROR, "wait.unsubmitted", "wait: timeline value %" PRIu64 " was never submitted (the last is %" PRIu64
                  "); nothing would signal it", value, e->timeline_value);

@@ -14,6 +14,20 @@ void *eddy_pool_get(eddy_pool *p, uint32_t id)
     return s;
 }
 
+void *eddy_pool_query(eddy_engine *e, eddy_pool *p, uint32_t id, const char *fn, const char *kind)
+{
+    void *obj = eddy_pool_get(p, id);
+    if (!obj && id)
+        eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "%s: the %s handle 0x%08x is not live (destroyed, or "
+                 "another engine's)", fn, kind, id);
+    return obj;
+}
+
+void eddy_null_engine(const char *fn)
+{
+    fprintf(stderr, "eddy error [handle.invalid]: %s: the engine is NULL\n", fn);
+}
+
 void *eddy_pool_alloc(eddy_pool *p, uint32_t *id)
 {
     uint32_t index = 0;

@@ -649,10 +649,52 @@ eddy_engine *eddy_create_engine(const eddy_engine_desc *desc_in)
     return e;
 }
 
+eddy_result eddy_engine_on_destroy(eddy_engine *e, eddy_engine_teardown_fn fn, void *user)
+{
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
+    if (!fn) {
+        eddy_log(e, EDDY_LOG_ERROR, "api.null", "eddy_engine_on_destroy: fn is NULL");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    eddy_engine_forget(e, user);
+    if (e->teardown_count == e->teardown_cap) {
+        uint32_t cap = e->teardown_cap ? 2 * e->teardown_cap : 8;
+        void *grown = realloc(e->teardowns, cap * sizeof *e->teardowns);
+        if (!grown) {
+            eddy_log(e, EDDY_LOG_ERROR, "memory.host", "eddy_engine_on_destroy: out of host memory");
+            return EDDY_ERROR_OUT_OF_MEMORY;
+        }
+        e->teardowns = grown;
+        e->teardown_cap = cap;
+    }
+    e->teardowns[e->teardown_count].fn = fn;
+    e->teardowns[e->teardown_count++].user = user;
+    return EDDY_OK;
+}
+
+void eddy_engine_forget(eddy_engine *e, void *user)
+{
+    EDDY_ENGINE_GUARD(e, return);
+    for (uint32_t i = 0; i < e->teardown_count; i++)
+        if (e->teardowns[i].user == user) {
+            memmove(&e->teardowns[i], &e->teardowns[i + 1], (e->teardown_count - i - 1) * sizeof *e->teardowns);
+            e->teardown_count--;
+            return;
+        }
+}
+
 void eddy_destroy_engine(eddy_engine *e)
 {
     if (!e)
         return;
+    /* Those who keep objects of the engine let go first, newest first; each
+     * may still call the engine (and may forget others). */
+    while (e->teardown_count) {
+        uint32_t last = --e->teardown_count;
+        e->teardowns[last].fn(e->teardowns[last].user);
+    }
+    free(e->teardowns);
+    e->teardowns = NULL;
     if (e->device && e->vk.vkDestroyCommandPool) {
         /* Eddy's own work (its timeline) and the host recordings it was told
          * of, never the whole queue: an adopted one carries the host's work. */
@@ -692,11 +734,13 @@ void eddy_destroy_engine(eddy_engine *e)
 
 const eddy_device_info *eddy_engine_device(const eddy_engine *e)
 {
+    EDDY_ENGINE_GUARD(e, return NULL);
     return &e->info;
 }
 
 eddy_vk_objects eddy_engine_vk(const eddy_engine *e)
 {
+    EDDY_ENGINE_GUARD(e, return (eddy_vk_objects){ 0 });
     return (eddy_vk_objects){ e->instance, e->physical_device, e->device, e->queue,
                               e->queue_family };
 }

@@ -43,6 +43,7 @@ static bool check_indices(const eddy_particles_obj *s, const eddy_elements_desc 
 
 eddy_elements eddy_particles_add_elements(eddy_engine *e, eddy_particles p, const eddy_elements_desc *d)
 {
+    EDDY_ENGINE_GUARD(e, return (eddy_elements){ 0 });
     EDDY_TAKE_DESC(e, eddy_elements_desc, d, return (eddy_elements){ 0 });
     eddy_elements none = { 0 };
     eddy_particles_obj *s = eddy_particles_get(e, p);
@@ -109,6 +110,7 @@ eddy_elements eddy_particles_add_elements(eddy_engine *e, eddy_particles p, cons
 
 eddy_buffer eddy_particles_elements_draw(eddy_engine *e, eddy_particles p, const char *name)
 {
+    EDDY_ENGINE_GUARD(e, return (eddy_buffer){ 0 });
     eddy_particles_obj *s = eddy_particles_get(e, p);
     eddy_element_set *es = s ? find(s, name) : NULL;
     if (!es)
@@ -119,19 +121,22 @@ eddy_buffer eddy_particles_elements_draw(eddy_engine *e, eddy_particles p, const
 
 eddy_elements eddy_particles_elements(eddy_engine *e, eddy_particles p, const char *name)
 {
-    eddy_particles_obj *s = eddy_particles_get(e, p);
+    EDDY_ENGINE_GUARD(e, return (eddy_elements){ 0 });
+    eddy_particles_obj *s = eddy_particles_query(e, p, __func__);
     eddy_element_set *es = s ? find(s, name) : NULL;
     return es ? es->elements : (eddy_elements){ 0 };
 }
 
 const char *eddy_particles_elements_name(eddy_engine *e, eddy_particles p, uint32_t index)
 {
-    eddy_particles_obj *s = eddy_particles_get(e, p);
+    EDDY_ENGINE_GUARD(e, return NULL);
+    eddy_particles_obj *s = eddy_particles_query(e, p, __func__);
     return s && index < s->element_set_count ? s->element_sets[index].name : NULL;
 }
 
 eddy_result eddy_particles_set_element_count(eddy_engine *e, eddy_particles p, const char *name, uint32_t count)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     eddy_particles_obj *s = eddy_particles_get(e, p);
     eddy_element_set *es = s ? find(s, name) : NULL;
     if (!es) {

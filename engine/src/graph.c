@@ -33,6 +33,7 @@ void eddy_graph_release_recording(eddy_engine *e, eddy_graph_obj *g)
 
 eddy_graph eddy_create_graph(eddy_engine *e, const eddy_graph_desc *desc)
 {
+    EDDY_ENGINE_GUARD(e, return (eddy_graph){ 0 });
     /* NULL: the defaults. */
     eddy_graph_desc d = { EDDY_SIZED(eddy_graph_desc) };
     if (desc && eddy_desc_read(e, "eddy_graph_desc", desc, sizeof d, sizeof d, &d) != EDDY_OK)
@@ -63,6 +64,7 @@ static void free_graph(eddy_engine *e, eddy_graph_obj *g)
 
 void eddy_destroy_graph(eddy_engine *e, eddy_graph h)
 {
+    EDDY_ENGINE_GUARD(e, return);
     eddy_graph_obj *g = eddy_graph_get(e, h);
     if (!g)
         return;
@@ -80,7 +82,8 @@ void eddy_destroy_all_graphs(eddy_engine *e)
 
 uint32_t eddy_graph_pass_count(eddy_engine *e, eddy_graph h)
 {
-    eddy_graph_obj *g = eddy_graph_get(e, h);
+    EDDY_ENGINE_GUARD(e, return 0);
+    eddy_graph_obj *g = eddy_graph_query(e, h, __func__);
     return g ? g->pass_count : 0;
 }
 
@@ -136,6 +139,7 @@ static eddy_result check_image_binding(eddy_engine *e, const eddy_kernel_obj *k,
 
 int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     EDDY_TAKE_DESC(e, eddy_pass_desc, d, return EDDY_ERROR_ABI);
     eddy_graph_obj *g = eddy_graph_get(e, h);
     const char *label = d && d->label && *d->label ? d->label : "(unnamed pass)";
@@ -283,6 +287,7 @@ int eddy_graph_add_pass(eddy_engine *e, eddy_graph h, const eddy_pass_desc *d)
 eddy_result eddy_graph_repeat(eddy_engine *e, eddy_graph h, uint32_t first, uint32_t count,
                               uint32_t times)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     eddy_graph_obj *g = eddy_graph_get(e, h);
     if (!g)
         return EDDY_ERROR_INVALID_ARGUMENT;
@@ -311,7 +316,8 @@ eddy_result eddy_graph_repeat(eddy_engine *e, eddy_graph h, uint32_t first, uint
 
 int eddy_graph_profile(eddy_engine *e, eddy_graph h, eddy_pass_time *out, int max)
 {
-    eddy_graph_obj *g = eddy_graph_get(e, h);
+    EDDY_ENGINE_GUARD(e, return 0);
+    eddy_graph_obj *g = eddy_graph_query(e, h, __func__);
     if (!g)
         return 0;
     for (uint32_t i = 0; i < g->pass_count && (int)i < max; i++)

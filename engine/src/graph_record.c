@@ -707,6 +707,7 @@ static eddy_result submit_times(eddy_engine *e, eddy_graph_obj *g, uint32_t time
 
 eddy_result eddy_graph_run(eddy_engine *e, eddy_graph h, uint32_t times)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     eddy_graph_obj *g = eddy_graph_get(e, h);
     if (!g) {
         eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "graph_run: not a live graph handle");
@@ -717,6 +718,7 @@ eddy_result eddy_graph_run(eddy_engine *e, eddy_graph h, uint32_t times)
 
 eddy_result eddy_graph_submit(eddy_engine *e, eddy_graph h, uint32_t times, uint64_t *value)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     eddy_graph_obj *g = eddy_graph_get(e, h);
     if (!g) {
         eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "graph_submit: not a live graph handle");
@@ -727,6 +729,7 @@ eddy_result eddy_graph_submit(eddy_engine *e, eddy_graph h, uint32_t times, uint
 
 eddy_result eddy_graph_submit_after(eddy_engine *e, eddy_graph h, const eddy_submit_desc *desc, uint64_t *value)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     EDDY_TAKE_DESC(e, eddy_submit_desc, desc, return EDDY_ERROR_ABI);
     eddy_graph_obj *g = eddy_graph_get(e, h);
     if (!g) {
@@ -756,6 +759,7 @@ eddy_result eddy_graph_submit_after(eddy_engine *e, eddy_graph h, const eddy_sub
 
 eddy_result eddy_graph_record(eddy_engine *e, eddy_graph h, const eddy_record_desc *desc)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     EDDY_TAKE_DESC(e, eddy_record_desc, desc, return EDDY_ERROR_ABI);
     eddy_graph_obj *g = eddy_graph_get(e, h);
     if (!g || !desc || !desc->command_buffer) {

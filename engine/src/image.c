@@ -127,6 +127,7 @@ static void destroy_objects(eddy_engine *e, eddy_image_obj *im, bool now)
 
 eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc)
 {
+    EDDY_ENGINE_GUARD(e, return (eddy_image){ 0 });
     EDDY_TAKE_DESC(e, eddy_image_desc, desc, return (eddy_image){ 0 });
     eddy_image none = { 0 };
     const char *label = desc && desc->label && *desc->label ? desc->label : "(unnamed)";
@@ -268,6 +269,7 @@ eddy_image eddy_create_image(eddy_engine *e, const eddy_image_desc *desc)
 
 void eddy_destroy_image(eddy_engine *e, eddy_image h)
 {
+    EDDY_ENGINE_GUARD(e, return);
     eddy_image_obj *im = eddy_image_get(e, h);
     if (!im)
         return;
@@ -363,16 +365,19 @@ static eddy_result transfer(eddy_engine *e, eddy_image h, const eddy_image_regio
 eddy_result eddy_image_upload(eddy_engine *e, eddy_image im, const eddy_image_region *region,
                               const void *data)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     return transfer(e, im, region, (void *)data, true);
 }
 
 eddy_result eddy_image_download(eddy_engine *e, eddy_image im, const eddy_image_region *region, void *data)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     return transfer(e, im, region, data, false);
 }
 
 eddy_result eddy_image_vk(eddy_engine *e, eddy_image h, eddy_vk_image *out)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     eddy_image_obj *im = eddy_image_get(e, h);
     if (!im || !out) {
         eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "image_vk: not a live image handle");

@@ -309,6 +309,9 @@ struct eddy_engine {
     /* Modules: built-in ones and those loaded from shared libraries. */
     eddy_module_desc **modules; /* the registry's own copies (older minors zero-filled) */
     void **module_libraries; /* dlopen handle per module, NULL for built-in */
+    /* eddy_engine_on_destroy: what to tell before the engine goes. */
+    struct { eddy_engine_teardown_fn fn; void *user; } *teardowns;
+    uint32_t teardown_count, teardown_cap;
     uint32_t module_count;
 };
 
@@ -427,5 +430,31 @@ void eddy_release_shaderc(eddy_engine *e);
 eddy_result eddy_compile_glsl(eddy_engine *e, const char *source, const char *name,
                               uint32_t **words, size_t *size);
 
+
+/* Refuses a module descriptor with a missing or malformed field
+ * (module.invalid, naming the module and the field): module_check.c. */
+eddy_result eddy_module_check(eddy_engine *e, const eddy_module_desc *m, const char *from);
+
+/* The C API's guards. A NULL engine cannot log through its callback: one
+ * line on stderr (handle.invalid, naming the function), and the function's
+ * failure value. */
+void eddy_null_engine(const char *fn);
+#define EDDY_ENGINE_GUARD(e, fail)    \
+    do {                              \
+        if (!(e)) {                   \
+            eddy_null_engine(__func__); \
+            fail;                     \
+        }                             \
+    } while (0)
+/* A query's handle: the object, or NULL; a stale handle (destroyed, or
+ * another engine's) is logged as handle.invalid naming the function, a
+ * zero one ("none") is not. */
+void *eddy_pool_query(eddy_engine *e, eddy_pool *p, uint32_t id, const char *fn, const char *kind);
+#define eddy_buffer_query(e, h, fn) ((eddy_buffer_obj *)eddy_pool_query((e), &(e)->buffers, (h).id, (fn), "buffer"))
+#define eddy_kernel_query(e, h, fn) ((eddy_kernel_obj *)eddy_pool_query((e), &(e)->kernels, (h).id, (fn), "kernel"))
+#define eddy_graph_query(e, h, fn) ((eddy_graph_obj *)eddy_pool_query((e), &(e)->graphs, (h).id, (fn), "graph"))
+#define eddy_image_query(e, h, fn) ((eddy_image_obj *)eddy_pool_query((e), &(e)->images, (h).id, (fn), "image"))
+#define eddy_particles_query(e, h, fn) \
+    ((eddy_particles_obj *)eddy_pool_query((e), &(e)->particles, (h).id, (fn), "particle set"))
 
 #endif

@@ -391,6 +391,7 @@ static void release_shared(eddy_engine *e, eddy_shared_pipeline *sp)
 
 eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
 {
+    EDDY_ENGINE_GUARD(e, return (eddy_kernel){ 0 });
     EDDY_TAKE_DESC(e, eddy_kernel_desc, desc, return (eddy_kernel){ 0 });
     eddy_kernel none = { 0 };
     const char *label = desc && desc->label && *desc->label ? desc->label : "(unnamed)";
@@ -475,6 +476,7 @@ eddy_kernel eddy_create_kernel(eddy_engine *e, const eddy_kernel_desc *desc)
 
 void eddy_destroy_kernel(eddy_engine *e, eddy_kernel h)
 {
+    EDDY_ENGINE_GUARD(e, return);
     eddy_kernel_obj *k = eddy_kernel_get(e, h);
     if (!k)
         return;
@@ -501,18 +503,21 @@ void eddy_destroy_all_kernels(eddy_engine *e)
 
 uint32_t eddy_kernel_workgroup_size(eddy_engine *e, eddy_kernel h)
 {
-    eddy_kernel_obj *k = eddy_kernel_get(e, h);
+    EDDY_ENGINE_GUARD(e, return 0);
+    eddy_kernel_obj *k = eddy_kernel_query(e, h, __func__);
     return k ? k->shared->workgroup_size : 0;
 }
 
 uint32_t eddy_kernel_binding_count(eddy_engine *e, eddy_kernel h)
 {
-    eddy_kernel_obj *k = eddy_kernel_get(e, h);
+    EDDY_ENGINE_GUARD(e, return 0);
+    eddy_kernel_obj *k = eddy_kernel_query(e, h, __func__);
     return k ? k->shared->binding_count : 0;
 }
 
 eddy_engine_counters eddy_engine_get_counters(const eddy_engine *e)
 {
+    EDDY_ENGINE_GUARD(e, return (eddy_engine_counters){ 0 });
     eddy_engine_counters c = { .pipelines_created = e->pipelines_created, .submits = e->submits,
                                .waits = e->waits, .deferred = e->deferred_count,
                                .memory_allocations = e->memory_allocations };

@@ -175,6 +175,7 @@ uint64_t eddy_host_mark_add(eddy_engine *e, VkSemaphore semaphore, uint64_t valu
 
 void eddy_recorded_work_done(eddy_engine *e)
 {
+    EDDY_ENGINE_GUARD(e, return);
     if (!e)
         return;
     for (uint32_t i = 0; i < e->mark_count;)
@@ -187,6 +188,7 @@ void eddy_recorded_work_done(eddy_engine *e)
 
 eddy_result eddy_poll_idle(eddy_engine *e)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     if (!e)
         return EDDY_ERROR_INVALID_ARGUMENT;
     eddy_collect(e);
@@ -195,6 +197,7 @@ eddy_result eddy_poll_idle(eddy_engine *e)
 
 eddy_result eddy_wait_recorded(eddy_engine *e)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     if (!e)
         return EDDY_ERROR_INVALID_ARGUMENT;
     eddy_use all = { 0, e->host_epoch };
@@ -212,6 +215,7 @@ eddy_result eddy_wait_recorded(eddy_engine *e)
 
 eddy_result eddy_wait_idle(eddy_engine *e)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     eddy_result r = eddy_wait_use(e, (eddy_use){ e->timeline_value, 0 });
     if (r == EDDY_OK)
         eddy_collect(e);

@@ -53,57 +53,9 @@ static eddy_result add_module(eddy_engine *e, const eddy_module_desc *given, voi
 
 static eddy_result check_and_add(eddy_engine *e, eddy_module_desc *m, void *library, const char *from)
 {
-    if (!m->name || !*m->name || !m->create || !m->destroy || !m->declare_step ||
-        (m->param_count && !m->params)) {
-        eddy_log(e, EDDY_LOG_ERROR, "module.invalid", "module %s: the descriptor lacks a name, create, destroy, "
-                 "declare_step or its params", from);
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    }
-    /* A list's def is its shape, which sizes what the scene parser accepts
-     * and allocates: a bad one is the module's bug, refused here rather than
-     * met as an odd message in some scene. */
-    for (uint32_t i = 0; i < m->param_count; i++) {
-        const eddy_param_info *pi = &m->params[i];
-        if (pi->type != EDDY_PARAM_LIST)
-            continue;
-        double group = pi->def[0], most = pi->def[1];
-        if (!(group >= 1 && group <= EDDY_PARAM_LIST_MAX_GROUP && group == (double)(uint32_t)group &&
-              most >= 1 && most <= EDDY_PARAM_LIST_MAX_ENTRIES && most == (double)(uint32_t)most)) {
-            eddy_log(e, EDDY_LOG_ERROR, "module.invalid", "module %s: list parameter '%s' needs def[0], the "
-                     "numbers an entry, a whole number in 1..%d, and def[1], the most entries, a whole number "
-                     "in 1..%d; it has def[0] = %g, def[1] = %g", from, pi->name ? pi->name : "?",
-                     EDDY_PARAM_LIST_MAX_GROUP, EDDY_PARAM_LIST_MAX_ENTRIES, group, most);
-            return EDDY_ERROR_INVALID_ARGUMENT;
-        }
-    }
-    bool ports_ok = (!m->input_count || (m->inputs && m->set_input && m->get_input)) &&
-                    (!m->output_count || (m->outputs && m->read_outputs)) && m->input_count <= EDDY_MAX_PORTS &&
-                    m->output_count <= EDDY_MAX_PORTS;
-    for (uint32_t i = 0; ports_ok && i < m->input_count + m->output_count; i++) {
-        const eddy_port_info *pi = i < m->input_count ? &m->inputs[i] : &m->outputs[i - m->input_count];
-        ports_ok = pi->name && *pi->name && strlen(pi->name) < 64 &&
-                   (pi->type == EDDY_PORT_FLOAT || pi->type == EDDY_PORT_VEC3);
-    }
-    if (!ports_ok) {
-        eddy_log(e, EDDY_LOG_ERROR, "module.invalid", "module %s: its ports need names of 1..63 bytes, a type "
-                 "(EDDY_PORT_FLOAT or EDDY_PORT_VEC3), at most %d inputs and %d outputs, set_input and get_input "
-                 "with inputs, read_outputs with outputs", from, EDDY_MAX_PORTS, EDDY_MAX_PORTS);
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    }
-    bool slots_ok = m->slot_count <= EDDY_MAX_SLOTS && (!m->slot_count || m->slots);
-    for (uint32_t i = 0; slots_ok && i < m->slot_count; i++) {
-        const eddy_slot_info *si = &m->slots[i];
-        slots_ok = si->name && *si->name && si->max >= 1 && si->max <= EDDY_MAX_SLOT_SETS && si->min <= si->max &&
-                   (i > 0 || si->min >= 1);
-        for (uint32_t j = 0; slots_ok && j < i; j++)
-            slots_ok = strcmp(m->slots[j].name, si->name) != 0;
-    }
-    if (!slots_ok) {
-        eddy_log(e, EDDY_LOG_ERROR, "module.invalid", "module %s: its slots must be at most %d, named uniquely, each "
-                 "taking min..max sets with 1 <= max <= %d and min <= max, the first at least one", from,
-                 EDDY_MAX_SLOTS, EDDY_MAX_SLOT_SETS);
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    }
+    eddy_result r = eddy_module_check(e, m, from);
+    if (r != EDDY_OK)
+        return r;
     if (eddy_find_module(e, m->name)) {
         eddy_log(e, EDDY_LOG_ERROR, "module.name_taken", "module %s: a module named '%s' is registered already",
                  from, m->name);
@@ -126,6 +78,7 @@ static eddy_result check_and_add(eddy_engine *e, eddy_module_desc *m, void *libr
 
 eddy_result eddy_register_module(eddy_engine *e, const eddy_module_desc *desc)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     if (!desc) {
         eddy_log(e, EDDY_LOG_ERROR, "module.invalid", "register_module: no descriptor given");
         return EDDY_ERROR_INVALID_ARGUMENT;
@@ -152,16 +105,19 @@ void eddy_release_modules(eddy_engine *e)
 
 uint32_t eddy_module_count(eddy_engine *e)
 {
+    EDDY_ENGINE_GUARD(e, return 0);
     return e->module_count;
 }
 
 const eddy_module_desc *eddy_module_at(eddy_engine *e, uint32_t index)
 {
+    EDDY_ENGINE_GUARD(e, return NULL);
     return index < e->module_count ? e->modules[index] : NULL;
 }
 
 const eddy_module_desc *eddy_find_module(eddy_engine *e, const char *name)
 {
+    EDDY_ENGINE_GUARD(e, return NULL);
     for (uint32_t i = 0; name && i < e->module_count; i++)
         if (!strcmp(e->modules[i]->name, name))
             return e->modules[i];
@@ -170,6 +126,7 @@ const eddy_module_desc *eddy_find_module(eddy_engine *e, const char *name)
 
 eddy_result eddy_load_module(eddy_engine *e, const char *path)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     if (!path || !*path) {
         eddy_log(e, EDDY_LOG_ERROR, "module.load", "load_module: no path given");
         return EDDY_ERROR_INVALID_ARGUMENT;

@@ -38,6 +38,7 @@ static void free_set(eddy_engine *e, eddy_particles_obj *s)
 
 eddy_particles eddy_create_particles(eddy_engine *e, const eddy_particles_desc *d)
 {
+    EDDY_ENGINE_GUARD(e, return (eddy_particles){ 0 });
     EDDY_TAKE_DESC(e, eddy_particles_desc, d, return (eddy_particles){ 0 });
     eddy_particles none = { 0 };
     if (!d || !d->name || !*d->name || strlen(d->name) >= sizeof(((eddy_particles_obj *)0)->name)) {
@@ -82,6 +83,7 @@ eddy_particles eddy_create_particles(eddy_engine *e, const eddy_particles_desc *
 
 eddy_buffer eddy_particles_draw(eddy_engine *e, eddy_particles p)
 {
+    EDDY_ENGINE_GUARD(e, return (eddy_buffer){ 0 });
     eddy_particles_obj *s = eddy_particles_get(e, p);
     if (!s)
         eddy_log(e, EDDY_LOG_ERROR, "handle.invalid", "particles_draw: not a live particle set");
@@ -90,6 +92,7 @@ eddy_buffer eddy_particles_draw(eddy_engine *e, eddy_particles p)
 
 void eddy_destroy_particles(eddy_engine *e, eddy_particles p)
 {
+    EDDY_ENGINE_GUARD(e, return);
     eddy_particles_obj *s = eddy_particles_get(e, p);
     if (s)
         free_set(e, s);
@@ -107,6 +110,7 @@ void eddy_destroy_all_particles(eddy_engine *e)
 
 eddy_particles eddy_find_particles(eddy_engine *e, const char *name)
 {
+    EDDY_ENGINE_GUARD(e, return (eddy_particles){ 0 });
     for (uint32_t i = 0; name && i < e->particles.count; i++) {
         eddy_particles_obj *s =
             (eddy_particles_obj *)(e->particles.items + (size_t)i * e->particles.elem_size);
@@ -118,25 +122,29 @@ eddy_particles eddy_find_particles(eddy_engine *e, const char *name)
 
 const char *eddy_particles_name(eddy_engine *e, eddy_particles p)
 {
-    eddy_particles_obj *s = eddy_particles_get(e, p);
+    EDDY_ENGINE_GUARD(e, return NULL);
+    eddy_particles_obj *s = eddy_particles_query(e, p, __func__);
     return s ? s->name : "(none)";
 }
 
 uint32_t eddy_particles_count(eddy_engine *e, eddy_particles p)
 {
-    eddy_particles_obj *s = eddy_particles_get(e, p);
+    EDDY_ENGINE_GUARD(e, return 0);
+    eddy_particles_obj *s = eddy_particles_query(e, p, __func__);
     return s ? s->count : 0;
 }
 
 uint32_t eddy_particles_capacity(eddy_engine *e, eddy_particles p)
 {
-    eddy_particles_obj *s = eddy_particles_get(e, p);
+    EDDY_ENGINE_GUARD(e, return 0);
+    eddy_particles_obj *s = eddy_particles_query(e, p, __func__);
     return s ? s->capacity : 0;
 }
 
 eddy_buffer eddy_particles_buffer(eddy_engine *e, eddy_particles p, const char *name)
 {
-    eddy_particles_obj *s = eddy_particles_get(e, p);
+    EDDY_ENGINE_GUARD(e, return (eddy_buffer){ 0 });
+    eddy_particles_obj *s = eddy_particles_query(e, p, __func__);
     for (uint32_t i = 0; s && name && i < s->buffer_count; i++)
         if (!strcmp(s->buffers[i].name, name))
             return s->buffers[i].buffer;
@@ -145,13 +153,15 @@ eddy_buffer eddy_particles_buffer(eddy_engine *e, eddy_particles p, const char *
 
 const char *eddy_particles_buffer_name(eddy_engine *e, eddy_particles p, uint32_t index)
 {
-    eddy_particles_obj *s = eddy_particles_get(e, p);
+    EDDY_ENGINE_GUARD(e, return NULL);
+    eddy_particles_obj *s = eddy_particles_query(e, p, __func__);
     return s && index < s->buffer_count ? s->buffers[index].name : NULL;
 }
 
 eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const char *name,
                                       uint32_t element_size)
 {
+    EDDY_ENGINE_GUARD(e, return (eddy_buffer){ 0 });
     eddy_buffer none = { 0 };
     eddy_particles_obj *s = eddy_particles_get(e, p);
     if (!s || !name || !*name || strlen(name) >= sizeof s->buffers[0].name || element_size == 0) {

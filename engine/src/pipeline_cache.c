@@ -186,6 +186,7 @@ void eddy_pipeline_cache_close(eddy_engine *e)
 
 eddy_pipeline_cache_info eddy_engine_pipeline_cache(const eddy_engine *e)
 {
+    EDDY_ENGINE_GUARD(e, return (eddy_pipeline_cache_info){ 0 });
     return (eddy_pipeline_cache_info){ .path = e->cache_path[0] ? e->cache_path : NULL,
                                        .loaded_bytes = e->cache_loaded };
 }

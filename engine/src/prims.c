@@ -153,6 +153,7 @@ static eddy_buffer scratch_buffer(eddy_engine *e, const char *label, const char 
 eddy_result eddy_fill_record(eddy_engine *e, eddy_graph g, eddy_buffer buf, uint32_t offset,
                              uint32_t count, uint32_t value)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     struct eddy_prims_kernels *k = kernels(e);
     if (!k)
         return EDDY_ERROR_VULKAN;
@@ -190,6 +191,7 @@ static uint64_t scan_scratch(uint64_t n)
 
 eddy_scan *eddy_create_scan(eddy_engine *e, const eddy_scan_desc *d)
 {
+    EDDY_ENGINE_GUARD(e, return NULL);
     EDDY_TAKE_DESC(e, eddy_scan_desc, d, return NULL);
     if (!d || d->max_count == 0) {
         eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "scan: max_count must be > 0");
@@ -212,6 +214,7 @@ eddy_scan *eddy_create_scan(eddy_engine *e, const eddy_scan_desc *d)
 
 void eddy_destroy_scan(eddy_engine *e, eddy_scan *s)
 {
+    EDDY_ENGINE_GUARD(e, return);
     if (!s)
         return;
     eddy_destroy_buffer(e, s->scratch);
@@ -251,6 +254,7 @@ eddy_result eddy_scan_record(eddy_engine *e, eddy_scan *s, eddy_graph g, eddy_bu
                              uint32_t in_offset, eddy_buffer out, uint32_t out_offset,
                              uint32_t count, bool inclusive)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     if (!s || count > s->max_count) {
         eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "scan: count %u exceeds the scan's max_count %u", count,
                  s ? s->max_count : 0);
@@ -278,6 +282,7 @@ struct eddy_sort {
 
 eddy_sort *eddy_create_sort(eddy_engine *e, const eddy_sort_desc *d)
 {
+    EDDY_ENGINE_GUARD(e, return NULL);
     EDDY_TAKE_DESC(e, eddy_sort_desc, d, return NULL);
     if (!d || d->max_count == 0) {
         eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "sort: max_count must be > 0");
@@ -307,6 +312,7 @@ eddy_sort *eddy_create_sort(eddy_engine *e, const eddy_sort_desc *d)
 
 void eddy_destroy_sort(eddy_engine *e, eddy_sort *s)
 {
+    EDDY_ENGINE_GUARD(e, return);
     if (!s)
         return;
     eddy_destroy_buffer(e, s->keys_tmp);
@@ -319,6 +325,7 @@ void eddy_destroy_sort(eddy_engine *e, eddy_sort *s)
 eddy_result eddy_sort_record(eddy_engine *e, eddy_sort *s, eddy_graph g, eddy_buffer keys,
                              eddy_buffer values, uint32_t count, uint32_t key_bits)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     if (!s || count > s->max_count || key_bits > 32 || keys.id == values.id ||
         (uint64_t)count * 4 > eddy_buffer_size(e, keys) ||
         (uint64_t)count * 4 > eddy_buffer_size(e, values)) {
@@ -370,6 +377,7 @@ struct eddy_grid {
 
 eddy_grid *eddy_create_grid(eddy_engine *e, const eddy_grid_desc *d)
 {
+    EDDY_ENGINE_GUARD(e, return NULL);
     EDDY_TAKE_DESC(e, eddy_grid_desc, d, return NULL);
     const char *label = d && d->label ? d->label : "grid";
     if (!d || !(d->cell > 0) || d->max_count == 0 || !d->dims[0] || !d->dims[1] || !d->dims[2]) {
@@ -422,6 +430,7 @@ eddy_grid *eddy_create_grid(eddy_engine *e, const eddy_grid_desc *d)
 
 void eddy_destroy_grid(eddy_engine *e, eddy_grid *grid)
 {
+    EDDY_ENGINE_GUARD(e, return);
     if (!grid)
         return;
     eddy_destroy_buffer(e, grid->b.cell_start);
@@ -446,6 +455,7 @@ uint64_t eddy_grid_cell_count(const eddy_grid *grid)
 eddy_result eddy_grid_record_build(eddy_engine *e, eddy_grid *grid, eddy_graph g,
                                    eddy_buffer position, uint32_t count)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     if (!grid || count > grid->desc.max_count ||
         (uint64_t)count * 16 > eddy_buffer_size(e, position)) {
         eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "grid build: %u particles need count <= max_count (%u) and "
@@ -508,6 +518,7 @@ eddy_result eddy_grid_record_gather(eddy_engine *e, eddy_grid *grid, eddy_graph 
                                     eddy_buffer src, eddy_buffer dst, uint32_t words,
                                     uint32_t count)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     return permute(e, grid, g, src, dst, words, count, false);
 }
 
@@ -515,6 +526,7 @@ eddy_result eddy_grid_record_scatter(eddy_engine *e, eddy_grid *grid, eddy_graph
                                      eddy_buffer src, eddy_buffer dst, uint32_t words,
                                      uint32_t count)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     return permute(e, grid, g, src, dst, words, count, true);
 }
 
@@ -527,6 +539,7 @@ struct eddy_reduce {
 
 eddy_reduce *eddy_create_reduce(eddy_engine *e, const eddy_reduce_desc *d)
 {
+    EDDY_ENGINE_GUARD(e, return NULL);
     EDDY_TAKE_DESC(e, eddy_reduce_desc, d, return NULL);
     if (!d || d->max_count == 0) {
         eddy_log(e, EDDY_LOG_ERROR, "prims.invalid", "reduce: max_count must be > 0");
@@ -549,6 +562,7 @@ eddy_reduce *eddy_create_reduce(eddy_engine *e, const eddy_reduce_desc *d)
 
 void eddy_destroy_reduce(eddy_engine *e, eddy_reduce *r)
 {
+    EDDY_ENGINE_GUARD(e, return);
     if (!r)
         return;
     eddy_destroy_buffer(e, r->partials);
@@ -559,6 +573,7 @@ eddy_result eddy_reduce_record(eddy_engine *e, eddy_reduce *red, eddy_graph g, e
                                uint32_t count, uint32_t stride, uint32_t comps,
                                eddy_reduce_op op, eddy_buffer out, uint32_t out_index)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     if (!red || count > red->max_count || comps < 1 || comps > 4 || stride < comps ||
         op > EDDY_REDUCE_MAX || ((uint64_t)out_index + 1) * 16 > eddy_buffer_size(e, out) ||
         (count && ((uint64_t)(count - 1) * stride + comps) * 4 > eddy_buffer_size(e, in))) {
@@ -597,6 +612,7 @@ eddy_result eddy_segmented_reduce_record(eddy_engine *e, eddy_graph g, eddy_buff
                                          uint32_t segments, uint32_t elements, eddy_reduce_op op,
                                          eddy_buffer out)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     struct eddy_prims_kernels *k = kernels(e);
     if (!k)
         return EDDY_ERROR_VULKAN;

@@ -314,6 +314,7 @@ static eddy_result stage(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_
 eddy_result eddy_buffer_stage_write(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size,
                                     const void *data)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     uint64_t at = 0;
     bool none;
     eddy_result r = stage(e, h, offset, size, data, true, &at, &none);
@@ -326,6 +327,7 @@ eddy_result eddy_buffer_stage_write(eddy_engine *e, eddy_buffer h, uint64_t offs
 
 eddy_result eddy_buffer_stage_read(eddy_engine *e, eddy_buffer h, uint64_t offset, uint64_t size, void *out)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     uint64_t at = 0;
     bool none;
     eddy_result r = stage(e, h, offset, size, out, false, &at, &none);
@@ -607,6 +609,7 @@ eddy_result eddy_submit_staged(eddy_engine *e, const VkCommandBuffer *cbs, uint3
 
 eddy_result eddy_flush_staged(eddy_engine *e)
 {
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
     if (eddy_staged_pending(e)) {
         uint64_t v;
         eddy_result r = eddy_submit_staged(e, NULL, 0, &v);

@@ -268,6 +268,7 @@ static eddy_result close_log(eddy_engine *e, const eddy_haptic_desc *desc, hapti
 
 eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_haptic_report *report)
 {
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
     eddy_engine *e = s ? eddy_scene_engine(s) : NULL;
     eddy_haptic_desc desc_taken;
     if (desc && eddy_desc_read(e, "eddy_haptic_desc", desc, sizeof desc_taken, sizeof desc_taken, &desc_taken) != EDDY_OK)

@@ -144,6 +144,36 @@ static void rotation_quaternion(const double rot[4], double q[4])
         q[a + 1] = sin(half) * rot[a] / len;
 }
 
+/* A loaded mesh's vertices placed: scaled by `scale` and turned by rot
+ * about their bounding box centre, which goes to center (stays where it is
+ * without one). A mesh asked for nothing stays bitwise as loaded (moving it
+ * to its middle and back would round its coordinates); a placement beyond
+ * what a float holds is refused before any vertex moves. */
+static bool place_vertices(parse_ctx *c, const char *field, float *v, uint32_t n, double scale, const double rot[4],
+                           bool has_center, double center[3])
+{
+    double mid[3], q[4];
+    box_middle(v, n, mid, has_center ? NULL : center);
+    if (scale == 1 && rot[3] == 0 && !has_center)
+        return true;
+    double reach = 0, shift = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        double d[3] = { v[3 * i] + mid[0], v[3 * i + 1] + mid[1], v[3 * i + 2] + mid[2] };
+        reach = fmax(reach, sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+    }
+    for (int a = 0; a < 3; a++)
+        shift = fmax(shift, fabs(center[a]));
+    if (!(scale * reach + shift < 1e30))
+        return scene_fail(c, "scene.mesh", field, "scaled by %g about its middle and moved to (%g, %g, %g), the mesh "
+                          "would reach %g m from the origin: expected a placement within 1e30 m (32-bit floats)",
+                          scale, center[0], center[1], center[2], scale * reach + shift);
+    rotation_quaternion(rot, q);
+    eddy_mesh view = { .vertices = v, .vertex_count = n };
+    eddy_mesh_transform(&view, 1, NULL, mid);
+    eddy_mesh_transform(&view, scale, q, center);
+    return true;
+}
+
 /* A fill's shape: the extent of a box, sphere or upright cylinder; a mesh
  * has its points instead. */
 typedef struct fill_shape {
@@ -175,12 +205,10 @@ static bool mesh_pattern(parse_ctx *c, const cJSON *f, const char *path, double 
         return false;
     if (eddy_load_obj(full, &m, err, sizeof err) != 0)
         return scene_fail(c, "scene.mesh", field, "%s", err);
-    double mid[3];
-    box_middle(m.vertices, m.vertex_count, mid, NULL);
-    eddy_mesh_transform(&m, 1, NULL, mid);
-    double q[4];
-    rotation_quaternion(rot, q);
-    eddy_mesh_transform(&m, scale, q, s->center);
+    if (!place_vertices(c, field, m.vertices, m.vertex_count, scale, rot, true, s->center)) {
+        eddy_free_mesh(&m);
+        return false;
+    }
     int64_t got = eddy_voxelize(&m, &(eddy_voxel_desc){ EDDY_SIZED(eddy_voxel_desc), .diameter = spacing, .surface_only = surface,
                                                       .max_points = (uint32_t)(limit < UINT32_MAX ? limit : UINT32_MAX),
                                                       .max_bytes = c->host_budget },
@@ -465,11 +493,10 @@ static bool parse_tetmesh(parse_ctx *c, const cJSON *t, const char *path, uint64
     if (m.unreferenced)
         eddy_log(c->e, EDDY_LOG_WARN, "scene.mesh_unreferenced", "%s: %s: %u of %u vertices belong to no tet: they get "
                  "no mass and stay where they are", c->file, full, m.unreferenced, m.vertex_count);
-    double mid[3], q[4];
-    box_middle(m.vertices, m.vertex_count, mid, has_center ? NULL : center);
-    rotation_quaternion(rot, q);
-    eddy_tetmesh_transform(&m, 1, NULL, mid);
-    eddy_tetmesh_transform(&m, scale, q, center);
+    if (!place_vertices(c, field, m.vertices, m.vertex_count, scale, rot, has_center, center)) {
+        eddy_free_tetmesh(&m);
+        return false;
+    }
     float *mass = malloc(4 * (size_t)(m.vertex_count ? m.vertex_count : 1));
     h->tets = malloc(16 * (size_t)(m.tet_count ? m.tet_count : 1));
     h->scalar = calloc(m.vertex_count ? m.vertex_count : 1, sizeof(float));
@@ -585,11 +612,10 @@ static bool cloth_file(parse_ctx *c, const char *path, const char *file, uint64_
         return scene_fail(c, "scene.too_large", field, "%u vertices: over the device's buffer limit or the scene "
                           "loader's host budget of %" PRIu64 " bytes", m->vertex_count, c->host_budget);
     }
-    double mid[3], q[4];
-    box_middle(m->vertices, m->vertex_count, mid, has_center ? NULL : center);
-    rotation_quaternion(rot, q);
-    eddy_mesh_transform(m, 1, NULL, mid);
-    eddy_mesh_transform(m, scale, q, center);
+    if (!place_vertices(c, field, m->vertices, m->vertex_count, scale, rot, has_center, center)) {
+        eddy_free_mesh(m);
+        return false;
+    }
     return true;
 }
 

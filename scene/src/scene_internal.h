@@ -227,4 +227,27 @@ eddy_result scene_close_output(eddy_scene *s);
 /* The engine a scene runs on (the haptic loop logs through it). */
 eddy_engine *eddy_scene_engine(const eddy_scene *s);
 
+/* A NULL scene cannot log through its engine: one line on stderr
+ * (handle.invalid, naming the function), and the function's failure value. */
+#define SCENE_GUARD(s, fail)                                                                       \
+    do {                                                                                           \
+        if (!(s) || !(s)->e) {                                                                     \
+            fprintf(stderr, "eddy error [handle.invalid]: %s: the scene is %s\n", __func__,        \
+                    (s) ? "empty: its engine was destroyed first" : "NULL");                       \
+            fail;                                                                                  \
+        }                                                                                          \
+    } while (0)
+/* eddy_engine_on_destroy's callback for a scene (scene_load.c). */
+void scene_engine_gone(void *scene);
+
+/* A NULL pointer a function reads or writes its values through: one
+ * message (api.null) naming the function and the argument. */
+#define SCENE_NEED(s, ptr, fail)                                                                   \
+    do {                                                                                           \
+        if (!(ptr)) {                                                                              \
+            eddy_log((s)->e, EDDY_LOG_ERROR, "api.null", "%s: %s is NULL", __func__, #ptr);       \
+            fail;                                                                                  \
+        }                                                                                          \
+    } while (0)
+
 #endif

@@ -679,6 +679,10 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
 
 eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
 {
+    if (!e) {
+        fprintf(stderr, "eddy error [handle.invalid]: eddy_load_scene: the engine is NULL\n");
+        return NULL;
+    }
     eddy_scene_desc desc_taken;
     if (desc && eddy_desc_read(e, "eddy_scene_desc", desc, sizeof desc_taken, sizeof desc_taken, &desc_taken) != EDDY_OK)
         return NULL;
@@ -752,13 +756,20 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
         snprintf(s->out_dir, sizeof s->out_dir, "%s", desc->out_dir);
     else
         snprintf(s->out_dir, sizeof s->out_dir, "out/%s", s->name);
+    /* A program that destroys the engine first leaves the scene an empty
+     * shell, not a use after free. */
+    if (eddy_engine_on_destroy(e, scene_engine_gone, s) != EDDY_OK) {
+        eddy_destroy_scene(s);
+        return NULL;
+    }
     return s;
 }
 
-void eddy_destroy_scene(eddy_scene *s)
+/* Everything the scene made from its engine and its modules: the output
+ * closed, the graph, renderer, systems and sets destroyed, the arrays that
+ * hold them freed. The scene struct stays (its engine is NULL after). */
+static void scene_release(eddy_scene *s)
 {
-    if (!s)
-        return;
     eddy_engine *e = s->e;
     scene_close_output(s);
     eddy_destroy_graph(e, s->graph);
@@ -780,11 +791,34 @@ void eddy_destroy_scene(eddy_scene *s)
     free(s->solids);
     free(s->systems);
     free(s->sets);
+    s->pvd = NULL, s->solids = NULL, s->systems = NULL, s->sets = NULL, s->renderer = NULL;
+    s->pvd_count = s->solid_count = s->system_count = s->set_count = 0;
+    s->graph = (eddy_graph){ 0 };
+    s->e = NULL;
+}
+
+/* The engine goes first (eddy_engine_on_destroy): the scene lets go of it
+ * and of its modules (whose libraries the engine unloads), and stays an
+ * empty shell that eddy_destroy_scene frees. */
+void scene_engine_gone(void *scene)
+{
+    scene_release(scene);
+}
+
+void eddy_destroy_scene(eddy_scene *s)
+{
+    if (!s)
+        return;
+    if (s->e) {
+        eddy_engine_forget(s->e, s);
+        scene_release(s);
+    }
     free(s);
 }
 
 eddy_scene_info eddy_scene_get_info(const eddy_scene *s)
 {
+    SCENE_GUARD(s, return (eddy_scene_info){ 0 });
     uint32_t particles = 0;
     for (uint32_t i = 0; i < s->set_count; i++)
         particles += s->sets[i].count;
@@ -816,12 +850,15 @@ scene_system *scene_find_system(const eddy_scene *s, const char *name)
 
 const eddy_module_desc *eddy_scene_system_module(const eddy_scene *s, const char *name)
 {
+    SCENE_GUARD(s, return NULL);
     const scene_system *sys = scene_find_system(s, name);
     return sys ? sys->module : NULL;
 }
 
 eddy_result eddy_scene_system_param(const eddy_scene *s, const char *system, const char *param, double value[3])
 {
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
+    SCENE_NEED(s, value, return EDDY_ERROR_INVALID_ARGUMENT);
     const scene_system *sys = scene_find_system(s, system);
     if (!sys)
         return EDDY_ERROR_INVALID_ARGUMENT;
@@ -838,6 +875,7 @@ eddy_result eddy_scene_system_param(const eddy_scene *s, const char *system, con
 
 eddy_particles eddy_scene_system_set(const eddy_scene *s, const char *system)
 {
+    SCENE_GUARD(s, return (eddy_particles){ 0 });
     const scene_system *sys = scene_find_system(s, system);
     return sys ? sys->set : (eddy_particles){ 0 };
 }
@@ -849,16 +887,21 @@ eddy_engine *eddy_scene_engine(const eddy_scene *s)
 
 eddy_graph eddy_scene_graph(const eddy_scene *s)
 {
+    SCENE_GUARD(s, return (eddy_graph){ 0 });
     return s->graph;
 }
 
 eddy_particles eddy_scene_set(const eddy_scene *s, uint32_t index)
 {
+    SCENE_GUARD(s, return (eddy_particles){ 0 });
     return s && index < s->set_count ? s->sets[index].handle : (eddy_particles){ 0 };
 }
 
 void eddy_scene_box(const eddy_scene *s, double min[3], double max[3])
 {
+    SCENE_GUARD(s, return);
+    SCENE_NEED(s, max, return);
+    SCENE_NEED(s, min, return);
     for (int a = 0; a < 3; a++) {
         min[a] = s ? s->box_min[a] : 0;
         max[a] = s ? s->box_max[a] : 0;
@@ -867,5 +910,6 @@ void eddy_scene_box(const eddy_scene *s, double min[3], double max[3])
 
 const char *eddy_scene_system_name(const eddy_scene *s, uint32_t index)
 {
+    SCENE_GUARD(s, return NULL);
     return s && index < s->system_count ? s->systems[index].name : NULL;
 }

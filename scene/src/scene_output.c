@@ -212,6 +212,7 @@ static void stats_string(eddy_stats *st, const char *text)
 
 eddy_result eddy_scene_finish_output(eddy_scene *s)
 {
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
     return s ? scene_close_output(s) : EDDY_ERROR_INVALID_ARGUMENT;
 }
 
@@ -503,6 +504,7 @@ static eddy_result frame_sets(eddy_scene *s, double t, eddy_stats *st, bool *uns
 
 eddy_result eddy_scene_write_frame(eddy_scene *s)
 {
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
     eddy_engine *e = s->e;
     if (s->out_closed && !s->no_output) {
         eddy_log(e, EDDY_LOG_ERROR, "output.finished", "output: the scene's output was finished (eddy_scene_finish_output); "

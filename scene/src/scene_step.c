@@ -61,6 +61,8 @@ eddy_result scene_activate_ports(eddy_scene *s, scene_system *sys)
 
 eddy_result eddy_scene_set_input(eddy_scene *s, const char *system, const char *input, const double value[3])
 {
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
+    SCENE_NEED(s, value, return EDDY_ERROR_INVALID_ARGUMENT);
     scene_system *sys;
     int k = input_of(s, system, input, &sys);
     if (k < 0)
@@ -102,6 +104,8 @@ static eddy_result unknown_while_running(const eddy_scene *s, const char *system
 
 eddy_result eddy_scene_input(const eddy_scene *s, const char *system, const char *input, double value[3])
 {
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
+    SCENE_NEED(s, value, return EDDY_ERROR_INVALID_ARGUMENT);
     scene_system *sys;
     int k = input_of(s, system, input, &sys);
     if (k < 0)
@@ -129,6 +133,8 @@ eddy_result eddy_scene_input(const eddy_scene *s, const char *system, const char
 eddy_result eddy_scene_input_path(const eddy_scene *s, const char *system, const char *input, double t,
                                   double value[3])
 {
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
+    SCENE_NEED(s, value, return EDDY_ERROR_INVALID_ARGUMENT);
     scene_system *sys;
     int k = input_of(s, system, input, &sys);
     if (k < 0)
@@ -144,6 +150,8 @@ eddy_result eddy_scene_input_path(const eddy_scene *s, const char *system, const
 
 eddy_result eddy_scene_output(const eddy_scene *s, const char *system, const char *output, double value[3])
 {
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
+    SCENE_NEED(s, value, return EDDY_ERROR_INVALID_ARGUMENT);
     scene_system *sys = scene_find_system(s, system);
     int k = sys ? find_port(s, sys, sys->module->outputs, sys->module->output_count, "output", output) : -1;
     if (k < 0)
@@ -302,6 +310,7 @@ eddy_result scene_wait_recorded(eddy_scene *s)
 
 eddy_result eddy_scene_collect(eddy_scene *s)
 {
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
     return s ? collect_recorded(s, false) : EDDY_ERROR_INVALID_ARGUMENT;
 }
 
@@ -367,6 +376,7 @@ static eddy_result host_steps_run(eddy_scene *s, host_steps *h, uint32_t steps)
 
 eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_desc *desc)
 {
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
     if (!s)
         return EDDY_ERROR_INVALID_ARGUMENT;
     eddy_scene_record_desc desc_taken;
@@ -383,6 +393,7 @@ eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_desc *desc)
 
 eddy_result eddy_scene_submit(eddy_scene *s, const eddy_scene_submit_desc *desc, uint64_t *value)
 {
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
     if (!s)
         return EDDY_ERROR_INVALID_ARGUMENT;
     eddy_scene_submit_desc desc_taken;
@@ -402,6 +413,7 @@ eddy_result eddy_scene_submit(eddy_scene *s, const eddy_scene_submit_desc *desc,
 
 eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps)
 {
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
     eddy_result wr = collect_recorded(s, true);
     if (wr != EDDY_OK)
         return wr;
@@ -467,6 +479,7 @@ static double now_s(void)
 
 eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress)
 {
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
     uint64_t total = max_steps ? max_steps : s->steps;
     uint64_t end = s->steps_done + total;
     double start = now_s(), last = start;

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Gathers the seed corpus of a fuzz harness into DIR from the shipped files.
-# usage: corpus.sh scene|obj|tet|cache|view_events|bench_model SOURCE_ROOT DIR [small]
+# usage: corpus.sh scene|obj|tet|cache|view_events|bench_model|cli|module_desc SOURCE_ROOT DIR [small]
 #   scene: scene files (with "small", only the test scenes: quick to load)
 #   obj:   meshes
 #   tet:   tetrahedral meshes in fuzz_tet's form (a format byte, then the file)
 #   cache: pipeline-cache files
 #   view_events: eddy view's events files
 #   bench_model: eddy bench --model's device files
+#   cli: command lines (eddy run, eddy haptic options)
+#   module_desc: module descriptors built from bytes
 set -eu
 kind=$1 root=$2 dir=$3 size=${4:-all}
 mkdir -p "$dir"
@@ -64,6 +66,21 @@ view_events)
 bench_model)
     files=("$root"/docs/data/devices/*.json)
     ;;
+cli)
+    # Argument lists, NUL-separated, as the tests' command lines use them.
+    printf -- '--steps\x005\x00--out\x00/tmp/x' >"$dir/cli_steps"
+    printf -- '--steps\x00 -1' >"$dir/cli_negative"
+    printf -- '--steps\x0018446744073709551616' >"$dir/cli_wrap"
+    printf -- '--rate\x001e6\x00--seconds\x002\x00--system\x00tool' >"$dir/cli_haptic"
+    printf -- '--validation\x00sync\x00--profile\x00--quiet\x00--no-output\x00scene.json' >"$dir/cli_flags"
+    printf -- '--module\x00a.so\x00--allow-plugins\x00--device\x000' >"$dir/cli_module"
+    exit 0;;
+module_desc)
+    # Descriptors from bytes: a few shapes, the rest is mutation.
+    head -c 512 /dev/zero >"$dir/desc_zero"
+    printf 'sph\x00\x01\x00abc' >"$dir/desc_short"
+    python3 -c "import sys; sys.stdout.buffer.write(bytes(range(256)) * 4)" >"$dir/desc_ramp"
+    exit 0;;
 *)
     echo "corpus.sh: unknown harness '$kind'" >&2
     exit 2;;

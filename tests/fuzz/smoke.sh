@@ -3,7 +3,7 @@
 # corpus (the seeds first, then mutations). Fails on any crash, sanitizer
 # report, leak or timeout libFuzzer finds; prints its executions. The scene
 # harness needs a Vulkan device: without one it skips (exit 77).
-# usage: smoke.sh HARNESS scene|obj|tet|cache|view_events|bench_model SOURCE_ROOT
+# usage: smoke.sh HARNESS scene|obj|tet|cache|view_events|bench_model|cli|module_desc SOURCE_ROOT
 set -u
 harness=$1 kind=$2 root=$3
 tmp=$(mktemp -d)
@@ -13,6 +13,10 @@ mkdir -p "$tmp/found"
 # The Vulkan stack's own leaks are not findings (tests/sanitize/lsan.supp).
 export LSAN_OPTIONS="suppressions=$root/tests/sanitize/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+# ASan's quarantine holds freed memory back to catch uses after free; the
+# scene harness loads volume scenes whose freed meshes would pile up past
+# libFuzzer's RSS limit: a bounded quarantine keeps the check and the limit.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=64"
 # The scene harness steps what it loads (small scenes only): the smoke run
 # covers every module's step under the sanitizers, not only loading.
 export EDDY_FUZZ_STEP=1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Hostile input: scenes, meshes and command lines an attacker or a
 # careless user could hand eddy. One case per invocation.
-# usage: hostile_test.sh EDDY_BINARY SOURCE_ROOT CASE [GROWTH_MODULE]
+# usage: hostile_test.sh EDDY_BINARY SOURCE_ROOT CASE [GROWTH_MODULE [NULL_PARAM_MODULE]]
 #
 # Every run happens in a sandbox: a fresh folder three levels deep holding a
 # copy of tests/hostile/scenes, which is also the working folder. A refused
@@ -9,7 +9,7 @@
 # (file, field, what was expected) and nothing in the sandbox changed: no
 # file or folder written anywhere, in the output folder, beside it or above.
 set -u
-eddy=$1 root=$2 case=$3 growth=${4:-}
+eddy=$1 root=$2 case=$3 growth=${4:-} null_param=${5:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 box=$tmp/a/b/c
@@ -84,6 +84,23 @@ long_line_cli)
     refuse voxelize long.obj --diameter 0.1 -- "[mesh.file]" "long.obj:1:" "4094";;
 endless_scene)
     refuse run /dev/zero -- "[scene.file]" "/dev/zero";;
+# 4b. Command-line numbers are digits and nothing else: strtoull alone
+#     skipped blanks, took a sign and saturated, so these ran 2^64 - 1 steps.
+steps_negative)
+    refuse run tet_overflow.json --steps " -1" -- "[cli.usage]" "--steps" "' -1'";;
+steps_wrap)
+    refuse run tet_overflow.json --steps 18446744073709551616 -- "[cli.usage]" "--steps" "10^12";;
+steps_too_many)
+    refuse run tet_overflow.json --steps 1000000000001 -- "[cli.usage]" "--steps" "10^12";;
+haptic_rate)
+    # The haptic loop's limit, checked before a frame is written.
+    refuse haptic tet_overflow.json --rate 1e6 -- "[cli.usage]" "--rate" "100000";;
+# 4c. A tet mesh placed beyond what a float holds: refused at load, before
+#     the output folder exists (it went to infinity and wrote stats.jsonl).
+tet_overflow)
+    printf '4 3 0 0\n1 1e38 0 0\n2 2e38 0 0\n3 1e38 1e38 0\n4 1e38 0 1e38\n' > meshes/far.node
+    printf '1 4 0\n1 1 2 3 4\n' > meshes/far.ele
+    refuse run tet_overflow.json -- "[scene.mesh]" "particle_sets[0].tetmesh.file" "1e30";;
 # 5. Names reach file names: one path component, or refused.
 name_traversal)
     refuse run name_traversal.json -- "[scene.name]" "name_traversal.json: name: '../../x'";;
@@ -214,6 +231,10 @@ PY
 # A scene's "plugins" run their code in eddy's process: a scene file alone
 # must not load them (the growth module would have loaded and the run
 # succeeded before); --allow-plugins loads them.
+module_null_param)
+    # Every string of a module's descriptor is checked before it is kept
+    # (a parameter without a name crashed the scene loader in strcmp).
+    refuse modules --module "$null_param" -- "[module.invalid]" "test_null_param" "params[1]";;
 plugin_refused|plugin_allowed)
     sed "s|\"systems\"|\"plugins\": [\"$growth\"], \"systems\"|" unstable.json > plugin.json
     if [ "$case" = plugin_refused ]; then

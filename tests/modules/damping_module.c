@@ -19,6 +19,10 @@ static const uint32_t damping_spv[] =
 
 static const eddy_param_info params[] = {
     { "rate", EDDY_PARAM_FLOAT, "1/s", { 1.0 }, 0, 1000, "velocity decay rate" },
+#ifdef TEST_NULL_PARAM_NAME
+    /* A module library's mistake eddy must refuse, not crash on. */
+    { NULL, EDDY_PARAM_FLOAT, "1", { 0 }, 0, 1, "a parameter without a name" },
+#endif
 };
 
 typedef struct damping {
@@ -88,7 +92,9 @@ static const eddy_module_desc desc = {
 #else
     EDDY_MODULE_DESC_VERSION,
 #endif
-#ifdef TEST_GROWTH
+#ifdef TEST_NULL_PARAM_NAME
+    .name = "test_null_param",
+#elif defined(TEST_GROWTH)
     .name = "test_growth",
 #elif defined(TEST_MODULE_4_0)
     .name = "test_damping_4_0",
@@ -98,7 +104,7 @@ static const eddy_module_desc desc = {
     .version = "1",
     .summary = "test module: linear velocity damping",
     .params = params,
-    .param_count = 1,
+    .param_count = sizeof params / sizeof params[0],
     .shared_buffers = shared,
     .shared_buffer_count = 1,
     .create = create,

@@ -35,7 +35,7 @@ blocks = re.split(r"\n(?=(?:Direct|Indirect) leak of )", text)
 # A frame of eddy's source: "in FUNCTION ROOT/engine/src/x.c:LINE" (the
 # interceptor's frame names the binary under ROOT/build-san: not a source).
 # Sources compiled from the build folder show as ROOT/build-san/../engine/...
-mine = re.compile(r" in \S+ " + re.escape(root) + r"(?:[^/\s]+/\.\./)?(engine|modules|shaders|tests|tools)/")
+mine = re.compile(r" in \S+ " + re.escape(root) + r"(?:[^/\s]+/\.\./)?(engine|scene|modules|shaders|tests|tools|examples)/")
 ours = [b for b in blocks if re.match(r"(Direct|Indirect) leak of ", b)
         and any(mine.search(line) for line in b.splitlines()[1:])]
 others = sum(1 for b in blocks if re.match(r"(Direct|Indirect) leak of ", b)) - len(ours)

@@ -115,6 +115,16 @@ sys.exit(0 if t == want else 1)
 PY
     echo "ok ($case): $(cat "$tmp/check")"
     ;;
+no_handle)
+    # A deform body without a handle has the handle's input but nothing
+    # behind it: no tool, and no error every frame (an error would make the
+    # exit status 1).
+    "$eddy" view deform_bar --offscreen "$tmp/a.png" --frames 3 --size $size >"$tmp/out" 2>"$tmp/err" \
+        || fail "exit status $?"
+    grep -q "error" "$tmp/err" && fail "errors while viewing"
+    python3 "$here/png_compare.py" "$tmp/a.png" --lit 500 --skip-top $bar >"$tmp/cmp" || fail "$(cat "$tmp/cmp")"
+    echo "ok ($case): $(cat "$tmp/out")"
+    ;;
 bad_events)
     printf '3 press left 10 10\n2 move 5 5\n' >"$tmp/bad.events"
     "$eddy" view pbf_tool_5k --offscreen "$tmp/a.png" --events "$tmp/bad.events" >"$tmp/out" 2>"$tmp/err"

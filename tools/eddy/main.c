@@ -7,6 +7,7 @@
 #include "eddy/eddy_builtin.h"
 
 #include "bench.h"
+#include "cli_options.h"
 #include "bench_model.h"
 #include "paths.h"
 #include "view.h"
@@ -114,89 +115,6 @@ static int cmd_devices(void)
     return 0;
 }
 
-typedef struct options {
-    const char *scene, *out, *device, *validation;
-    const char *modules[16];
-    int module_count;
-    uint64_t steps;
-    bool profile, quiet, no_output, allow_plugins;
-    const char *system;  /* haptic */
-    double seconds, rate; /* haptic */
-} options;
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    if (!s || !*s || *s == '-')
-        return -1;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_options(int argc, char **argv, int first, options *o)
-{
-    for (int i = first; i < argc; i++) {
-        const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--out") && next) {
-            o->out = argv[++i];
-        } else if (!strcmp(a, "--device") && next) {
-            o->device = argv[++i];
-        } else if (!strcmp(a, "--validation") && next) {
-            o->validation = argv[++i];
-            if (strcmp(o->validation, "off") && strcmp(o->validation, "on") &&
-                strcmp(o->validation, "sync")) {
-                fprintf(stderr, "eddy error [cli.usage]: --validation: expected off, on or sync, got '%s'\n",
-                        o->validation);
-                return -1;
-            }
-        } else if (!strcmp(a, "--steps") && next) {
-            if (parse_u64(argv[++i], &o->steps) != 0 || o->steps == 0) {
-                fprintf(stderr, "eddy error [cli.usage]: --steps: expected a whole number > 0, got '%s'\n",
-                        argv[i]);
-                return -1;
-            }
-        } else if (!strcmp(a, "--module") && next) {
-            if (o->module_count == 16) {
-                fprintf(stderr, "eddy error [cli.usage]: at most 16 --module options\n");
-                return -1;
-            }
-            o->modules[o->module_count++] = argv[++i];
-        } else if ((!strcmp(a, "--seconds") || !strcmp(a, "--rate")) && next) {
-            char *end;
-            double v = strtod(argv[++i], &end);
-            if (*end || !(v > 0) || v > 1e6) {
-                fprintf(stderr, "eddy error [cli.usage]: %s: expected a number > 0, got '%s'\n", a, argv[i]);
-                return -1;
-            }
-            *(!strcmp(a, "--seconds") ? &o->seconds : &o->rate) = v;
-        } else if (!strcmp(a, "--system") && next) {
-            o->system = argv[++i];
-        } else if (!strcmp(a, "--profile")) {
-            o->profile = true;
-        } else if (!strcmp(a, "--quiet")) {
-            o->quiet = true;
-        } else if (!strcmp(a, "--no-output")) {
-            o->no_output = true;
-        } else if (!strcmp(a, "--allow-plugins")) {
-            o->allow_plugins = true;
-        } else if (a[0] == '-') {
-            fprintf(stderr, "eddy error [cli.usage]: unknown option '%s' (or its value is missing)\n", a);
-            print_usage(stderr);
-            return -1;
-        } else if (!o->scene) {
-            o->scene = a;
-        } else {
-            fprintf(stderr, "eddy error [cli.usage]: unexpected argument '%s'\n", a);
-            print_usage(stderr);
-            return -1;
-        }
-    }
-    return 0;
-}
 
 static eddy_engine *make_engine(const options *o)
 {
@@ -482,13 +400,13 @@ static int cmd_bench(int argc, char **argv)
     int n = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--iterations") && i + 1 < argc) {
-            if (parse_u64(argv[++i], &iterations) != 0 || iterations == 0 || iterations > 100000) {
+            if (cli_parse_u64(argv[++i], 100000, &iterations) != 0 || iterations == 0) {
                 fprintf(stderr, "eddy error [cli.usage]: --iterations: expected a whole number in 1..100000, "
                                 "got '%s'\n", argv[i]);
                 return 2;
             }
         } else if (!strcmp(argv[i], "--particles") && i + 1 < argc) {
-            if (parse_u64(argv[++i], &particles) != 0 || particles < 1000 || particles > 16000000) {
+            if (cli_parse_u64(argv[++i], 16000000, &particles) != 0 || particles < 1000) {
                 fprintf(stderr, "eddy error [cli.usage]: --particles: expected a whole number in 1000..16000000, "
                                 "got '%s'\n", argv[i]);
                 return 2;
@@ -547,7 +465,10 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "view"))
         return eddy_view_main(argc, argv);
     options o = { 0 };
-    if (parse_options(argc, argv, 2, &o) != 0)
+    int parsed = cli_parse_options(argc, argv, 2, &o);
+    if (parsed == -2)
+        print_usage(stderr);
+    if (parsed != 0)
         return 2;
     /* `eddy run pbf_dam_break`: an example scene by name (tools/eddy/paths.h). */
     static char found[4352];

@@ -86,6 +86,10 @@ typedef struct viewer {
     VkQueue queue;
     uint32_t family;
     uint32_t messages;
+    /* eddy's errors (a system that fails every frame makes the viewer's
+     * exit status non-zero); none counted while the viewer probes. */
+    uint32_t errors;
+    bool probing;
     VkSurfaceKHR surface;
     VkSwapchainKHR swapchain;
     uint32_t image_count;
@@ -782,6 +786,33 @@ static bool make_pipelines(viewer *v)
 
 /* ------------------------------------------------------------------ the scene */
 
+/* eddy's messages, as its default log prints them; an error counts against
+ * the exit status unless the viewer is only probing what a system has. */
+static void view_log(void *user, eddy_log_level level, const char *source, const char *id, const char *msg)
+{
+    viewer *v = user;
+    if (v->probing)
+        return;
+    static const char *const names[] = { "debug", "info", "warn", "error" };
+    if (level >= EDDY_LOG_INFO)
+        fprintf(stderr, "eddy %s%s%s [%s]: %s\n", names[level & 3], strcmp(source, "eddy") ? " " : "",
+                strcmp(source, "eddy") ? source : "", id, msg);
+    if (level == EDDY_LOG_ERROR)
+        v->errors++;
+}
+
+/* Whether the system's input and its radius output can be read now: a
+ * deform body without a handle has the input but nothing behind it. */
+static bool tool_works(viewer *v, const char *system, const char *input, const char *radius)
+{
+    double at[3], r[3];
+    v->probing = true;
+    bool ok = eddy_scene_input(v->scene, system, input, at) == EDDY_OK &&
+              (!radius || eddy_scene_output(v->scene, system, radius, r) == EDDY_OK);
+    v->probing = false;
+    return ok;
+}
+
 static bool load(viewer *v)
 {
     v->scene = eddy_load_scene(v->e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = v->o.scene, .no_output = true });
@@ -805,6 +836,8 @@ static bool load(viewer *v)
             if (p->type == EDDY_PORT_FLOAT && !strcmp(p->unit, "m") && n > 7 && !strcmp(p->name + n - 7, ".radius"))
                 v->tool_radius = p->name;
         }
+        if (v->tool_system && !tool_works(v, v->tool_system, v->tool_input, v->tool_radius))
+            v->tool_system = v->tool_input = v->tool_output = v->tool_radius = NULL;
     }
     double lo[3], hi[3];
     eddy_scene_box(v->scene, lo, hi);
@@ -1298,7 +1331,8 @@ int eddy_view_main(int argc, char **argv)
         v.e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc),
             .adopt = &(eddy_adopt_desc){ EDDY_SIZED(eddy_adopt_desc), .instance = v.instance, .physical_device = v.pd, .device = v.dev, .queue = v.queue,
                        .queue_family = v.family, .get_instance_proc_addr = vkGetInstanceProcAddr,
-                       .api_version = VK_API_VERSION_1_2, .debug_utils_enabled = v.o.validation != 0 } });
+                       .api_version = VK_API_VERSION_1_2, .debug_utils_enabled = v.o.validation != 0 },
+            .log = view_log, .log_user = &v });
         ok = v.e && eddy_register_builtin_modules(v.e) == EDDY_OK && load(&v);
     }
     if (ok && v.o.log) {
@@ -1360,7 +1394,9 @@ int eddy_view_main(int argc, char **argv)
                v.body_sets, v.mesh_draws, v.width, v.height, windowed ? "window" : "offscreen", png && ok ? ", wrote " : "",
                png && ok ? png : "", v.messages);
     }
-    ok = ok && v.messages == 0 && (!v.e || eddy_validation_message_count(v.e) == 0);
+    if (v.errors)
+        fprintf(stderr, "eddy error [view.failed]: view: %u error(s) from eddy while viewing\n", v.errors);
+    ok = ok && v.messages == 0 && v.errors == 0 && (!v.e || eddy_validation_message_count(v.e) == 0);
     destroy(&v);
 #ifdef EDDY_HAVE_GLFW
     if (windowed)

@@ -237,6 +237,16 @@ EDDY_API eddy_engine *eddy_create_engine(const eddy_engine_desc *desc);
  * of eddy's work and every host recording (the host must have submitted
  * them). */
 EDDY_API void eddy_destroy_engine(eddy_engine *e);
+/* For libraries above the core that keep objects made from an engine (the
+ * scene layer's scenes): fn(user) runs at the start of eddy_destroy_engine,
+ * while the engine still works, in the reverse order of registration, so
+ * they let go of it instead of touching it after it is gone. At most one
+ * registration per user pointer (a second replaces the first).
+ * eddy_engine_forget(e, user) removes it (when the object goes first).
+ * Never waits; not thread safe (like every engine call). */
+typedef void (*eddy_engine_teardown_fn)(void *user);
+EDDY_API eddy_result eddy_engine_on_destroy(eddy_engine *e, eddy_engine_teardown_fn fn, void *user);
+EDDY_API void eddy_engine_forget(eddy_engine *e, void *user);
 
 /* Logs through the engine's log callback (printf format) with a message
  * identifier (see "Message identifiers"; a module's own under its name). */

@@ -22,7 +22,9 @@
  *   vulkan.call            E  a Vulkan call failed; the message names it and its VkResult
  *   memory.host            E  out of host memory
  *   memory.device          E  device memory exhausted: the heap budget, or an allocation failed
- *   handle.invalid         E  a handle that is not live (destroyed, zero, another engine's)
+ *   handle.invalid         E  a handle that is not live (destroyed, another engine's), or a
+ *                             NULL engine or scene (then on stderr: no engine to log through)
+ *   api.null               E  a NULL pointer a function reads or writes its values through
  *   desc.size              E  a desc's struct_size is 0, smaller than its first version or
  *                             larger than this library's (set it with EDDY_SIZED)
  *   wait.unsubmitted       E  eddy_wait for a timeline value no submission signals
@@ -127,6 +129,7 @@
  *   run.stopped            E  a run or benchmark stopped early (the cause is logged first)
  *   validation.reported    W  the validation layer reported messages during the run
  *   view.no_display        E  eddy view: no display or no GLFW for a window (--offscreen works)
+ *   view.failed            E  eddy view: eddy reported errors while viewing (the exit status is 1)
  */
 
 #endif

@@ -85,6 +85,9 @@ typedef enum eddy_param_type {
 #define EDDY_PARAM_LIST_MAX_GROUP 16
 #define EDDY_PARAM_LIST_MAX_ENTRIES 65536
 
+/* At most this many parameters a module, and shared buffer names. */
+#define EDDY_MAX_PARAMS 64
+
 typedef struct eddy_param_info {
     const char *name;      /* key in the scene file's "params" object */
     eddy_param_type type;

@@ -48,7 +48,11 @@ typedef struct eddy_scene_desc {
  * allocated. Waits: for the uploads of the sets' initial state. */
 EDDY_API eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc);
 /* Waits: for the host's recordings of the scene's steps (the host must have
- * submitted them), then frees the scene's objects as their GPU use ends. */
+ * submitted them), then frees the scene's objects as their GPU use ends.
+ * NULL is ignored. A scene whose engine was destroyed first is an empty
+ * shell (the engine let it go: eddy_engine_on_destroy): this frees it, and
+ * every other call on it is refused (handle.invalid on stderr). Destroying
+ * a scene twice is a use after free, as for any freed pointer. */
 EDDY_API void eddy_destroy_scene(eddy_scene *s);
 
 typedef struct eddy_scene_info {
