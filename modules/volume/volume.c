@@ -420,6 +420,13 @@ static eddy_result fill_params(eddy_engine *e, eddy_volume *v, const char *label
     p->range[0] = smin;
     p->range[1] = smax;
     p->range[2] = d->max_segment > 0 ? d->max_segment : (float)(2 * sh->edge_max);
+    /* A segment inside one tet is at most its longest edge (twice that once
+     * the body stretches): cut into at most EDDY_VOLUME_MAX_PIECES pieces
+     * by the cast, so a shorter max_segment would be exceeded silently. */
+    if (d->max_segment > 0 && 2 * sh->edge_max > EDDY_VOLUME_MAX_PIECES * (double)d->max_segment)
+        res = fail(e, label, "max_segment %g m: a segment through one tet (up to twice the longest edge, %g m) "
+                   "would need more than %d pieces; expected max_segment >= %g m, or 0 for the default", d->max_segment,
+                   2 * sh->edge_max, EDDY_VOLUME_MAX_PIECES, 2 * sh->edge_max / EDDY_VOLUME_MAX_PIECES);
     p->range[3] = d->opacity_unit > 0 ? d->opacity_unit : (float)(sh->edge_sum / (6.0 * v->tet_count));
     bool box = d->bounds_min[0] || d->bounds_min[1] || d->bounds_min[2] || d->bounds_max[0] ||
                d->bounds_max[1] || d->bounds_max[2];

@@ -41,8 +41,10 @@ typedef struct eddy_volume_desc {
                                    when zero) and fov_deg (40 when 0) */
     /* The transfer function: points (s, r, g, b, a) by ascending s (equal s
      * make a step): colour r, g, b in [0, 1] and opacity a in [0, 1], the
-     * fraction of light a slab `opacity_unit` thick absorbs (as VTK's scalar
-     * opacity unit distance), each linear in s between points and constant
+     * fraction of light a slab `opacity_unit` thick absorbs (as VTK's grid
+     * mappers with ScalarOpacityUnitDistance = opacity_unit; VTK's
+     * tetrahedral ray caster reads opacity as attenuation per metre:
+     * eddy_volume_opacity_to_attenuation converts), each linear in s between points and constant
      * beyond the ends. Copied. 1..EDDY_VOLUME_MAX_TF points. NULL: from
      * transparent blue at the rest scalar's lowest value to half-opaque
      * orange at its highest (transfer_count ignored). */
@@ -132,6 +134,17 @@ int eddy_volume_topology(const uint32_t *tets, uint32_t tet_count, uint32_t vert
  * face i, n . x on the face) and the gradient (vec4: g, g-hat). */
 void eddy_volume_geometry_cpu(const float *position, const float *scalar, const uint32_t *tets,
                               uint32_t tet_count, float *planes, float *gradient);
+/* VTK's opacity conventions. eddy's opacity a is the fraction of light a
+ * slab opacity_unit = u metres thick absorbs: what VTK's grid mappers
+ * (vtkGPUVolumeRayCastMapper, vtkFixedPointVolumeRayCastMapper) take with
+ * the volume property's ScalarOpacityUnitDistance = u. VTK's tetrahedral
+ * ray caster (vtkUnstructuredGridVolumeRayCastMapper) reads its opacity as
+ * an attenuation sigma per metre instead, so the same number shows
+ * another image; the conversions, exact for any slab length L (the light
+ * left is exp(-sigma L) = (1 - a)^(L / u)):
+ *   sigma = -ln(1 - a) / u,    a = 1 - exp(-sigma u). */
+double eddy_volume_opacity_to_attenuation(double a, double unit);
+double eddy_volume_opacity_from_attenuation(double sigma, double unit);
 /* The transfer function at s: colour and extinction (1/m). */
 void eddy_volume_tf_cpu(const float *transfer, uint32_t count, float opacity_unit, float s,
                         float color[3], float *extinction);

@@ -117,6 +117,16 @@ void eddy_volume_geometry_cpu(const float *position, const float *scalar, const 
 
 /* ------------------------------------------------------------------ transfer */
 
+double eddy_volume_opacity_to_attenuation(double a, double unit)
+{
+    return -log1p(-a) / unit;
+}
+
+double eddy_volume_opacity_from_attenuation(double sigma, double unit)
+{
+    return -expm1(-sigma * unit);
+}
+
 void eddy_volume_tf_cpu(const float *tf, uint32_t n, float unit, float s, float color[3], float *extinction)
 {
     float a;
@@ -586,7 +596,7 @@ static void composite(const struct eddy_volume_params *p, const float *tf, const
                       float d, float acc[4], eddy_volume_cast_counts *cnt)
 {
     float pieces = d > p->range[2] ? ceilf(d * (1.0f / p->range[2])) : 1.0f;
-    pieces = pieces < 1024.0f ? pieces : 1024.0f;
+    pieces = pieces < (float)EDDY_VOLUME_MAX_PIECES ? pieces : (float)EDDY_VOLUME_MAX_PIECES;
     cnt->pieces += (uint64_t)pieces;
     float inv = 1.0f / pieces;
     for (float q = 0.0f; q < pieces; q += 1.0f) {

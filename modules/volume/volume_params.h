@@ -16,6 +16,7 @@
 #define EDDY_VOLUME_STACK 32u       /* the BVH traversal's stack (the tree is complete: 
                                        depth log2(leaves) <= 26) */
 #define EDDY_VOLUME_MAX_TF 64u      /* transfer function points */
+#define EDDY_VOLUME_MAX_PIECES 1024 /* pieces a segment is cut into at most (max_segment is checked) */
 #define EDDY_VOLUME_STALL 64u       /* zero-length segments in a row that end a ray */
 #define EDDY_VOLUME_ROW_SHIFT 12u   /* the per-tet images are 2D, 1 << 12 texels a row: texel
                                        k at (k & 4095, k >> 12) */

@@ -773,6 +773,10 @@ static void part_bad(eddy_engine *e)
     refused(e, &x, "a NaN camera");
     x = d, x.entry_slots = 65;
     refused(e, &x, "65 entry slots");
+    /* A segment through one tet would need more pieces than the cast cuts. */
+    x = d, x.max_segment = 1e-4f;
+    refused(e, &x, "a max_segment 1/10,000 of the edge");
+    CHECK(strstr(test_last_error, "max_segment") && strstr(test_last_error, "1024"));
     /* an inverted tet */
     mesh inv = cube_mesh(NULL, "inverted", 1, 1.0f);
     uint32_t s = inv.tets[4 * 2 + 1];
@@ -794,6 +798,34 @@ static void part_bad(eddy_engine *e)
            "refusals left %d kernels and %d images", (int)(after.kernels_live - before.kernels_live),
            (int)(after.images_live - before.images_live));
     mesh_free(e, &m);
+}
+
+/* Opacity as VTK's tetrahedral ray caster reads it (attenuation per metre)
+ * and as eddy and VTK's grid mappers do (a slab of opacity_unit): the
+ * conversions round-trip, and a uniform segment of any length composites
+ * to 1 - exp(-sigma L) in the C reference integral. */
+static void part_units(eddy_engine *e)
+{
+    (void)e;
+    const double alphas[] = { 0.01, 0.1, 0.5, 0.9, 0.999 }, units[] = { 0.003, 0.05, 1.0 }, lengths[] = { 0.5, 1, 3.7 };
+    double worst_trip = 0, worst_segment = 0;
+    for (size_t i = 0; i < sizeof alphas / sizeof *alphas; i++)
+        for (size_t j = 0; j < sizeof units / sizeof *units; j++) {
+            double a = alphas[i], u = units[j];
+            double sigma = eddy_volume_opacity_to_attenuation(a, u);
+            worst_trip = fmax(worst_trip, fabs(eddy_volume_opacity_from_attenuation(sigma, u) - a));
+            float tf[5] = { 0, 1, 1, 1, (float)a };
+            for (size_t k = 0; k < sizeof lengths / sizeof *lengths; k++) {
+                double L = lengths[k] * u, out[4];
+                eddy_volume_segment_cpu(tf, 1, (float)u, 0, 0, L, 64, out);
+                worst_segment = fmax(worst_segment, fabs(out[3] - (1 - exp(-sigma * L))));
+            }
+        }
+    CHECKF(worst_trip < 1e-12, "opacity -> attenuation -> opacity differs by %g", worst_trip);
+    /* The twin takes the opacity as a float: its rounding, not the formula. */
+    CHECKF(worst_segment < 2e-6, "a uniform segment composites %g away from 1 - exp(-sigma L)", worst_segment);
+    printf("units: opacity <-> VTK attenuation round trip within %.1e, segments within %.1e of 1 - exp(-sigma L)\n",
+           worst_trip, worst_segment);
 }
 
 int main(int argc, char **argv)
@@ -818,6 +850,8 @@ int main(int argc, char **argv)
         part_deformed(e);
     else if (!strcmp(part, "bad"))
         part_bad(e);
+    else if (!strcmp(part, "units"))
+        part_units(e);
     else
         REQUIRE(!"unknown part");
     test_finish(e);

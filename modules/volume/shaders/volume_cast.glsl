@@ -132,7 +132,7 @@ vec4 piece(float sf, float sb, float d)
 void composite(float sf, float sb, float d, inout vec4 acc)
 {
     float pieces = d > P.range.z ? ceil(d * table_inv.z) : 1.0;
-    pieces = pieces < 1024.0 ? pieces : 1024.0;
+    pieces = pieces < float(EDDY_VOLUME_MAX_PIECES) ? pieces : float(EDDY_VOLUME_MAX_PIECES);
     float inv = 1.0 / pieces;
     for (float q = 0.0; q < pieces; q += 1.0) {
         float s0 = sf + (sb - sf) * (q * inv), s1 = sf + (sb - sf) * ((q + 1.0) * inv);
