@@ -106,6 +106,8 @@ struct eddy_scene {
     uint32_t image_w, image_h;
     int color_by;            /* 0 speed, 1 density, 2 set, 3 phase */
     double color_range[2];
+    bool images;             /* the scene asked for images: view holds their camera */
+    eddy_render_desc view;
 };
 
 /* The parser's state while one scene is read: the engine to log to, the

@@ -416,5 +416,22 @@ bool scene_parse_images(parse_ctx *c, eddy_scene *s, const cJSON *j, eddy_render
         rd->target[a] = (float)target[a];
         rd->up[a] = (float)up[a];
     }
+    s->images = true;
+    s->view = *rd;
     return true;
+}
+
+eddy_result eddy_scene_get_view(const eddy_scene *s, eddy_scene_view *out)
+{
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
+    SCENE_NEED(s, out, return EDDY_ERROR_INVALID_ARGUMENT);
+    *out = (eddy_scene_view){ .images = s->images, .width = s->view.width, .height = s->view.height,
+                              .fov_deg = s->view.fov_deg, .color_by = s->images ? s->color_by : 0,
+                              .range = { s->color_range[0], s->color_range[1] } };
+    for (int a = 0; a < 3; a++) {
+        out->eye[a] = s->view.eye[a];
+        out->target[a] = s->view.target[a];
+        out->up[a] = s->view.up[a];
+    }
+    return EDDY_OK;
 }

@@ -125,6 +125,17 @@ no_handle)
     python3 "$here/png_compare.py" "$tmp/a.png" --lit 500 --skip-top $bar >"$tmp/cmp" || fail "$(cat "$tmp/cmp")"
     echo "ok ($case): $(cat "$tmp/out")"
     ;;
+scene_view)
+    # The scene's output.images camera and colour scale (pbf_tool_5k: speed
+    # 0..0.3 m/s, fov 40), unless the command line chooses them (--color).
+    "$eddy" view pbf_tool_5k --offscreen "$tmp/a.png" --frames 2 --size $size >"$tmp/out" 2>"$tmp/err" \
+        || fail "exit status $?"
+    grep -q "the scene's camera, colour speed 0..0.3" "$tmp/err" || fail "not the scene's view: $(head -1 "$tmp/err")"
+    "$eddy" view pbf_tool_5k --offscreen "$tmp/b.png" --frames 2 --size $size --color density >"$tmp/out" \
+        2>"$tmp/err" || fail "exit status $?"
+    grep -q "colour density 0..0" "$tmp/err" || fail "--color did not win: $(head -1 "$tmp/err")"
+    echo "ok ($case): $(head -1 "$tmp/err")"
+    ;;
 bad_events)
     printf '3 press left 10 10\n2 move 5 5\n' >"$tmp/bad.events"
     "$eddy" view pbf_tool_5k --offscreen "$tmp/a.png" --events "$tmp/bad.events" >"$tmp/out" 2>"$tmp/err"

@@ -70,6 +70,7 @@ typedef struct view_opts {
     uint64_t frames;          /* 0: until the window closes */
     uint32_t steps_per_frame; /* default 1 */
     int colour;               /* 0 speed, 1 density, 2 set, 3 phase */
+    bool colour_set;          /* --color given (else the scene's output.images) */
     double range[2];
     bool range_set;
     int validation;           /* 0 off, 1 on, 2 sync */
@@ -122,6 +123,7 @@ typedef struct viewer {
     const char *tool_system, *tool_input, *tool_output, *tool_radius;
     /* view and input */
     double target[3], distance, yaw, pitch; /* orbit camera, m and radians */
+    double fov;                             /* vertical field of view, radians */
     double mouse[2], press_mouse[2];
     int dragging; /* 0 none, 1 orbit, 2 pan, 3 tool */
     double tool_at_press[3], plane_at_press[3];
@@ -175,7 +177,7 @@ static void camera(const viewer *v, double eye[3], double s[3], double u[3], dou
     cross3(s, f, u);
 }
 
-static const double FOV_Y = 0.7; /* radians */
+static const double FOV_Y = 0.7; /* radians, without the scene's camera */
 
 static void matrices(const viewer *v, push_view *p)
 {
@@ -191,7 +193,7 @@ static void matrices(const viewer *v, push_view *p)
     p->view[13] = (float)-dot3(u, eye);
     p->view[14] = (float)dot3(f, eye);
     p->view[15] = 1;
-    double fy = 1 / tan(FOV_Y / 2), aspect = (double)v->width / v->height;
+    double fy = 1 / tan(v->fov / 2), aspect = (double)v->width / v->height;
     double near = v->distance * 0.01, far = v->distance * 10;
     p->proj[0] = (float)(fy / aspect);
     p->proj[1] = (float)-fy; /* Vulkan's clip y points down */
@@ -205,7 +207,7 @@ static void pick(const viewer *v, double x, double y, const double through[3], d
 {
     double eye[3], s[3], u[3], f[3], dir[3], to[3];
     camera(v, eye, s, u, f);
-    double fy = 1 / tan(FOV_Y / 2), aspect = (double)v->width / v->height;
+    double fy = 1 / tan(v->fov / 2), aspect = (double)v->width / v->height;
     double nx = 2 * x / v->width - 1, ny = 2 * y / v->height - 1;
     for (int i = 0; i < 3; i++)
         dir[i] = f[i] + s[i] * nx * aspect / fy - u[i] * ny / fy;
@@ -240,7 +242,7 @@ static void input_move(viewer *v, double x, double y)
     } else if (v->dragging == 2) {
         double eye[3], s[3], u[3], f[3];
         camera(v, eye, s, u, f);
-        double per_pixel = 2 * v->distance * tan(FOV_Y / 2) / v->height;
+        double per_pixel = 2 * v->distance * tan(v->fov / 2) / v->height;
         for (int i = 0; i < 3; i++)
             v->target[i] += (-dx * s[i] + dy * u[i]) * per_pixel;
     } else if (v->dragging == 3) {
@@ -271,7 +273,7 @@ static void input_key(viewer *v, const char *key)
     else if (!strcmp(key, "minus"))
         v->o.steps_per_frame = v->o.steps_per_frame > 1 ? v->o.steps_per_frame / 2 : 1;
     else if (!strcmp(key, "c"))
-        v->o.colour = (v->o.colour + 1) % 4, v->o.range_set = false;
+        v->o.colour = (v->o.colour + 1) % 4, v->o.colour_set = true, v->o.range_set = false;
     else if (!strcmp(key, "q"))
         v->quit = true;
 }
@@ -813,6 +815,32 @@ static bool tool_works(viewer *v, const char *system, const char *input, const c
     return ok;
 }
 
+/* The scene's own camera and colours (its "output.images"), as its PNG
+ * frames show it, unless the command line chose the colours. The orbit
+ * keeps +y up. */
+static void scene_view(viewer *v)
+{
+    eddy_scene_view sv;
+    if (eddy_scene_get_view(v->scene, &sv) != EDDY_OK || !sv.images)
+        return;
+    double back[3], d = 0;
+    for (int i = 0; i < 3; i++)
+        back[i] = sv.eye[i] - sv.target[i], d += back[i] * back[i];
+    d = sqrt(d);
+    if (!(d > 0))
+        return;
+    memcpy(v->target, sv.target, sizeof v->target);
+    v->distance = d;
+    v->pitch = asin(fmax(-1, fmin(1, back[1] / d)));
+    v->yaw = atan2(back[0], back[2]);
+    v->fov = sv.fov_deg * M_PI / 180;
+    if (!v->o.colour_set) {
+        v->o.colour = sv.color_by;
+        if (!v->o.range_set && sv.color_by < 2)
+            memcpy(v->o.range, sv.range, sizeof v->o.range), v->o.range_set = true;
+    }
+}
+
 static bool load(viewer *v)
 {
     v->scene = eddy_load_scene(v->e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = v->o.scene, .no_output = true });
@@ -846,9 +874,11 @@ static bool load(viewer *v)
         v->target[i] = (lo[i] + hi[i]) / 2;
         diag += (hi[i] - lo[i]) * (hi[i] - lo[i]);
     }
+    v->fov = FOV_Y;
     v->distance = 1.2 * sqrt(diag) / tan(FOV_Y / 2) / 2 + 1e-6;
     v->yaw = 0.5;
     v->pitch = 0.35;
+    scene_view(v);
     return true;
 }
 
@@ -1172,8 +1202,8 @@ static const char *usage_text =
     "  --screenshot FILE.png with a window: the last frame as presented, as a PNG\n"
     "  --size WxH            pixels (default 960x600; a window may get another size)\n"
     "  --steps-per-frame K   simulation steps a frame (default 1; + and - change it)\n"
-    "  --color MODE          speed (default), density, set or phase (body)\n"
-    "  --range MIN,MAX       the colour scale (default speed 0,1 m/s, density 900,1100 kg/m^3)\n"
+    "  --color MODE          speed, density, set or phase (body); default: the scene's output.images, else speed\n"
+    "  --range MIN,MAX       the colour scale (default: the scene's, else speed 0,1 m/s, density 900,1100 kg/m^3)\n"
     "  --events FILE         input replayed at given frames (see docs/viewer.md)\n"
     "  --log FILE.csv        a line a frame: frame, time, tool position, tool force\n"
     "  --bodies on|off       rigid bodies placed by their transforms (default on), or their\n"
@@ -1232,7 +1262,7 @@ static bool parse(int argc, char **argv, view_opts *o)
             expect = "speed, density, set or phase";
             for (int k = 0; val && k < 4; k++)
                 if (!strcmp(val, modes[k]))
-                    o->colour = k, expect = NULL;
+                    o->colour = k, o->colour_set = true, expect = NULL;
         } else if (!strcmp(a, "--range")) {
             char tail;
             expect = "MIN,MAX with MIN < MAX, finite";
@@ -1344,8 +1374,11 @@ int eddy_view_main(int argc, char **argv)
         ok = v.log != NULL;
     }
     if (ok)
-        fprintf(stderr, "eddy view: '%s' on %s, %ux%u %s\n", eddy_scene_get_info(v.scene).name,
-                eddy_engine_device(v.e)->name, v.width, v.height, windowed ? "window" : "offscreen");
+        fprintf(stderr, "eddy view: '%s' on %s, %ux%u %s, %s camera, colour %s %g..%g\n",
+                eddy_scene_get_info(v.scene).name, eddy_engine_device(v.e)->name, v.width, v.height,
+                windowed ? "window" : "offscreen", v.fov != FOV_Y ? "the scene's" : "the default",
+                (const char *[]){ "speed", "density", "set", "phase" }[v.o.colour & 3],
+                v.o.range_set ? v.o.range[0] : 0, v.o.range_set ? v.o.range[1] : 0);
     double start = now_s(), rate_t = start;
     uint64_t rate_steps = 0;
     while (ok && !v.quit && (!v.o.frames || v.frame < v.o.frames)) {

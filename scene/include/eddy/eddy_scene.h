@@ -215,6 +215,19 @@ EDDY_API eddy_result eddy_scene_output(const eddy_scene *s, const char *system, 
  * _buffer_name / _buffer and _elements_name / _elements a host lists what
  * it can draw. */
 EDDY_API eddy_particles eddy_scene_set(const eddy_scene *s, uint32_t index);
+/* How the scene asks to be seen: its "output.images" camera and colours,
+ * for a host or viewer that draws it as the scene's PNG frames do. A
+ * returned struct: it never changes within a major version. */
+typedef struct eddy_scene_view {
+    bool images;                     /* the scene has "output.images"; false: the rest is zero */
+    uint32_t width, height;          /* px */
+    double eye[3], target[3], up[3]; /* m; up not necessarily orthogonal to the view */
+    double fov_deg;                  /* vertical field of view, degrees */
+    int32_t color_by;                /* 0 speed, 1 density, 2 set, 3 phase */
+    double range[2];                 /* the colour scale (m/s or kg/m^3) */
+} eddy_scene_view;
+/* Fills *out. Never waits. */
+EDDY_API eddy_result eddy_scene_get_view(const eddy_scene *s, eddy_scene_view *out);
 /* The scene's box (m): every module keeps its particles inside. */
 EDDY_API void eddy_scene_box(const eddy_scene *s, double min[3], double max[3]);
 /* The name of the scene's system `index` (from 0, in scene order), or NULL past the last. */
