@@ -897,6 +897,14 @@ eddy_particles eddy_scene_set(const eddy_scene *s, uint32_t index)
     return s && index < s->set_count ? s->sets[index].handle : (eddy_particles){ 0 };
 }
 
+const eddy_solid *eddy_scene_solids(const eddy_scene *s, uint32_t *count)
+{
+    SCENE_GUARD(s, return NULL);
+    SCENE_NEED(s, count, return NULL);
+    *count = s->solid_count;
+    return s->solids;
+}
+
 void eddy_scene_box(const eddy_scene *s, double min[3], double max[3])
 {
     SCENE_GUARD(s, return);

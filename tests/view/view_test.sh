@@ -136,6 +136,17 @@ scene_view)
     grep -q "colour density 0..0" "$tmp/err" || fail "--color did not win: $(head -1 "$tmp/err")"
     echo "ok ($case): $(head -1 "$tmp/err")"
     ;;
+solids)
+    # A cloth falls onto a sphere (deform_cloth_sphere): the sphere is drawn,
+    # in a window as offscreen; --solids off leaves it out.
+    windowed deform_cloth_sphere --screenshot "$tmp/window.png" --frames 3 --size $size >"$tmp/out" 2>"$tmp/err" \
+        || fail "windowed run: exit status $?"
+    "$eddy" view deform_cloth_sphere --offscreen "$tmp/off.png" --frames 3 --size $size --solids off \
+        >"$tmp/out2" 2>>"$tmp/err" || fail "offscreen run: exit status $?"
+    python3 "$here/png_compare.py" "$tmp/window.png" "$tmp/off.png" --skip-top $bar --differ 2000 >"$tmp/cmp" \
+        || fail "$(cat "$tmp/cmp")"
+    echo "ok ($case): $(cat "$tmp/cmp")"
+    ;;
 bad_events)
     printf '3 press left 10 10\n2 move 5 5\n' >"$tmp/bad.events"
     "$eddy" view pbf_tool_5k --offscreen "$tmp/a.png" --events "$tmp/bad.events" >"$tmp/out" 2>"$tmp/err"

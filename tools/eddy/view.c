@@ -25,6 +25,7 @@
 
 #include "paths.h"
 #include "view_events.h"
+#include "view_solids.h"
 
 #ifdef EDDY_HAVE_GLFW
 #define GLFW_INCLUDE_VULKAN
@@ -54,7 +55,7 @@ static const uint32_t mesh_frag[] =
 #include "mesh.frag.spv.inc"
     ;
 
-enum { MAX_IMAGES = 8, MAX_SETS = 64, BAR_MAX = 9 * 2 + 4 };
+enum { MAX_IMAGES = 8, MAX_SETS = 64, BAR_MAX = 9 * 2 + 4, SOLID_VERTICES_MAX = 1 << 18 };
 static const VkFormat COLOUR_FORMAT = VK_FORMAT_B8G8R8A8_UNORM, DEPTH_FORMAT = VK_FORMAT_D32_SFLOAT;
 
 typedef struct push_view {
@@ -75,6 +76,7 @@ typedef struct view_opts {
     bool range_set;
     int validation;           /* 0 off, 1 on, 2 sync */
     bool no_bodies;           /* rigid bodies from "position", not their transforms */
+    bool no_solids;           /* the scene's solids left out */
 } view_opts;
 
 typedef struct viewer {
@@ -104,6 +106,10 @@ typedef struct viewer {
     VkImageView depth_view;
     VkBuffer readback, bar, tool;         /* tool: the tool as one sphere instance */
     VkDeviceMemory tool_mem;
+    VkBuffer solids;                      /* the scene's solids as triangles (view_solids.c) */
+    VkDeviceMemory solids_mem;
+    void *solids_map;
+    uint32_t solid_vertices;
     void *readback_map, *bar_map, *tool_map;
     VkRenderPass pass;
     VkPipelineLayout layout;
@@ -649,7 +655,9 @@ static bool make_targets(viewer *v)
            make_buffer(v, 4ull * v->width * BAR_MAX, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &v->bar, &v->bar_mem,
                        &v->bar_map) &&
            make_buffer(v, 64, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &v->tool,
-                       &v->tool_mem, &v->tool_map);
+                       &v->tool_mem, &v->tool_map) &&
+           make_buffer(v, 16ull * SOLID_VERTICES_MAX, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, &v->solids, &v->solids_mem,
+                       &v->solids_map);
 }
 
 static VkShaderModule shader(viewer *v, const uint32_t *code, size_t size)
@@ -874,6 +882,12 @@ static bool load(viewer *v)
         v->target[i] = (lo[i] + hi[i]) / 2;
         diag += (hi[i] - lo[i]) * (hi[i] - lo[i]);
     }
+    /* The solids, once a load: nothing of the last frame reads the buffer
+     * any more (the viewer waits for each frame). */
+    uint32_t solid_count = 0;
+    const eddy_solid *solids = eddy_scene_solids(v->scene, &solid_count);
+    v->solid_vertices = v->o.no_solids || !solids ? 0
+                        : view_tessellate_solids(solids, solid_count, lo, hi, v->solids_map, SOLID_VERTICES_MAX);
     v->fov = FOV_Y;
     v->distance = 1.2 * sqrt(diag) / tan(FOV_Y / 2) / 2 + 1e-6;
     v->yaw = 0.5;
@@ -987,6 +1001,14 @@ static void record_draws(viewer *v, VkCommandBuffer cb, uint32_t image)
         vkCmdBindVertexBuffers(cb, 0, 5, bufs, offs);
         /* eddy's record [1]: six vertices for each particle in use. */
         vkCmdDrawIndirect(cb, draw.buffer, draw.offset + 16, 1, 16);
+    }
+    /* The scene's solids: triangles from the viewer's own buffer. */
+    if (v->solid_vertices) {
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, v->meshes);
+        vkCmdPushConstants(cb, v->layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof pv, &pv);
+        VkDeviceSize zero = 0;
+        vkCmdBindVertexBuffers(cb, 0, 1, &v->solids, &zero);
+        vkCmdDraw(cb, v->solid_vertices, 1, 0, 0);
     }
     /* The tool (a system's "*.radius" output and its vec3 input) as one
      * sphere from the viewer's own buffer: position, velocity, phase,
@@ -1164,8 +1186,10 @@ static void destroy(viewer *v)
         vkDestroyBuffer(d, v->readback, NULL);
         vkDestroyBuffer(d, v->bar, NULL);
         vkDestroyBuffer(d, v->tool, NULL);
-        VkDeviceMemory mems[5] = { v->depth_mem, v->offscreen_mem, v->readback_mem, v->bar_mem, v->tool_mem };
-        for (int i = 0; i < 5; i++)
+        vkDestroyBuffer(d, v->solids, NULL);
+        VkDeviceMemory mems[6] = { v->depth_mem, v->offscreen_mem, v->readback_mem, v->bar_mem, v->tool_mem,
+                                   v->solids_mem };
+        for (int i = 0; i < 6; i++)
             vkFreeMemory(d, mems[i], NULL);
         vkDestroySemaphore(d, v->acquired, NULL);
         vkDestroySemaphore(d, v->timeline, NULL);
@@ -1206,6 +1230,7 @@ static const char *usage_text =
     "  --range MIN,MAX       the colour scale (default: the scene's, else speed 0,1 m/s, density 900,1100 kg/m^3)\n"
     "  --events FILE         input replayed at given frames (see docs/viewer.md)\n"
     "  --log FILE.csv        a line a frame: frame, time, tool position, tool force\n"
+    "  --solids on|off       the scene's solids (planes, spheres, capsules, glasses; default on)\n"
     "  --bodies on|off       rigid bodies placed by their transforms (default on), or their\n"
     "                        particles' positions\n"
     "  --validation V        off, on or sync (default: EDDY_VALIDATION, else off); any message\n"
@@ -1269,6 +1294,10 @@ static bool parse(int argc, char **argv, view_opts *o)
             if (val && sscanf(val, "%lf,%lf%c", &o->range[0], &o->range[1], &tail) == 2 && isfinite(o->range[0]) &&
                 isfinite(o->range[1]) && o->range[1] > o->range[0])
                 o->range_set = true, expect = NULL;
+        } else if (!strcmp(a, "--solids")) {
+            expect = "on or off";
+            if (val && (!strcmp(val, "on") || !strcmp(val, "off")))
+                o->no_solids = !strcmp(val, "off"), expect = NULL;
         } else if (!strcmp(a, "--bodies")) {
             expect = "on or off";
             if (val && (!strcmp(val, "on") || !strcmp(val, "off")))

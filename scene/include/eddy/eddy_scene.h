@@ -11,6 +11,7 @@
 #define EDDY_SCENE_H
 
 #include "eddy/eddy.h"
+#include "eddy/eddy_solids.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -228,6 +229,10 @@ typedef struct eddy_scene_view {
 } eddy_scene_view;
 /* Fills *out. Never waits. */
 EDDY_API eddy_result eddy_scene_get_view(const eddy_scene *s, eddy_scene_view *out);
+/* The scene's static solids ("solids": planes, spheres, capsules, glasses;
+ * eddy_solids.h), *count of them; valid while the scene lives. Never
+ * waits. */
+EDDY_API const eddy_solid *eddy_scene_solids(const eddy_scene *s, uint32_t *count);
 /* The scene's box (m): every module keeps its particles inside. */
 EDDY_API void eddy_scene_box(const eddy_scene *s, double min[3], double max[3]);
 /* The name of the scene's system `index` (from 0, in scene order), or NULL past the last. */
