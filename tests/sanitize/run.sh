@@ -27,24 +27,7 @@ for f in "$logs"/asan.*; do
     fi
     # Leak reports: one block per leak, "Direct/Indirect leak of ..." then
     # frames. A block with a frame in this tree is eddy's leak.
-    python3 - "$f" "$root" <<'PY' || status=1
-import re, sys
-text = open(sys.argv[1], errors="replace").read()
-root = sys.argv[2].rstrip("/") + "/"
-blocks = re.split(r"\n(?=(?:Direct|Indirect) leak of )", text)
-# A frame of eddy's source: "in FUNCTION ROOT/engine/src/x.c:LINE" (the
-# interceptor's frame names the binary under ROOT/build-san: not a source).
-# Sources compiled from the build folder show as ROOT/build-san/../engine/...
-mine = re.compile(r" in \S+ " + re.escape(root) + r"(?:[^/\s]+/\.\./)?(engine|scene|modules|shaders|tests|tools|examples)/")
-ours = [b for b in blocks if re.match(r"(Direct|Indirect) leak of ", b)
-        and any(mine.search(line) for line in b.splitlines()[1:])]
-others = sum(1 for b in blocks if re.match(r"(Direct|Indirect) leak of ", b)) - len(ours)
-for b in ours:
-    sys.stderr.write("--- LeakSanitizer: a leak from eddy's code:\n" + b.strip() + "\n")
-if others:
-    sys.stderr.write(f"(sanitize: {others} leak report(s) without an eddy frame ignored: the Vulkan stack's)\n")
-sys.exit(1 if ours else 0)
-PY
+    python3 "$root/tests/sanitize/leak_filter.py" "$f" "$root" || status=1
 done
 # A skip (77: no Vulkan device) with a sanitizer finding before it is a failure.
 if [ $rc -ne 0 ] && ! { [ $rc -eq 77 ] && [ $status -ne 0 ]; }; then
