@@ -15,34 +15,11 @@ with the number of failed checks."""
 import json
 import math
 import os
-import struct
 import sys
-import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from eddy_frames import frame_files, read_vtp  # noqa: E402 (examples/eddy_frames.py)
 
-def read_vtp(path):
-    """{name: list of tuples} of a .vtp eddy wrote, and its TimeValue."""
-    data = open(path, "rb").read()
-    marker = b'<AppendedData encoding="raw">'
-    head_end = data.index(marker)
-    raw = data[data.index(b"_", head_end) + 1:]
-    root = ET.fromstring(data[:head_end].decode() + "</VTKFile>")
-    if root.get("header_type") != "UInt64" or root.get("byte_order") != "LittleEndian":
-        raise ValueError(f"{path}: not a little-endian UInt64-header file")
-    fmt = {"Float32": "f", "Float64": "d", "UInt32": "I", "Int64": "q"}
-    arrays, time = {}, None
-    for a in root.iter("DataArray"):
-        if a.get("format") == "ascii":
-            if a.get("Name") == "TimeValue":
-                time = float(a.text)
-            continue
-        off = int(a.get("offset"))
-        (size,) = struct.unpack_from("<Q", raw, off)
-        code = fmt[a.get("type")]
-        vals = struct.unpack_from(f"<{size // struct.calcsize(code)}{code}", raw, off + 8)
-        k = int(a.get("NumberOfComponents", "1"))
-        arrays[a.get("Name")] = [vals[i:i + k] for i in range(0, len(vals), k)]
-    return arrays, time
 
 
 def totals(frame):
@@ -62,13 +39,12 @@ def main():
     scene = json.load(open(scene_path))
     smooth = next(s for s in scene["systems"] if s["module"] == "smooth")
     set_name = smooth.get("set") or smooth["sets"]["particles"]
-    pvd = ET.parse(os.path.join(out_dir, set_name + ".pvd")).getroot()
-    files = [d.get("file") for d in sorted(pvd.iter("DataSet"), key=lambda d: float(d.get("timestep")))]
-    first, t0 = read_vtp(os.path.join(out_dir, files[0]))
+    files = frame_files(out_dir, set_name)
+    first, t0 = read_vtp(files[0])
     p0, scale, e0 = totals(first)
     worst_p, falls, energy, t = 0.0, True, e0, t0
     for f in files[1:]:
-        frame, t = read_vtp(os.path.join(out_dir, f))
+        frame, t = read_vtp(f)
         p, _, e = totals(frame)
         worst_p = max(worst_p, math.dist(p, p0) / scale)
         falls = falls and e < energy

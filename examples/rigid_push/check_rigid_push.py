@@ -20,34 +20,11 @@ with the number of failed checks."""
 import json
 import math
 import os
-import struct
 import sys
-import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from eddy_frames import frame_files, read_vtp  # noqa: E402 (examples/eddy_frames.py)
 
-def read_vtp(path):
-    """{name: list of tuples} of a .vtp eddy wrote, and its TimeValue."""
-    data = open(path, "rb").read()
-    marker = b'<AppendedData encoding="raw">'
-    head_end = data.index(marker)
-    raw = data[data.index(b"_", head_end) + 1:]
-    root = ET.fromstring(data[:head_end].decode() + "</VTKFile>")
-    if root.get("header_type") != "UInt64" or root.get("byte_order") != "LittleEndian":
-        raise ValueError(f"{path}: not a little-endian UInt64-header file")
-    fmt = {"Float32": "f", "Float64": "d", "UInt32": "I", "Int64": "q"}
-    arrays, time = {}, None
-    for a in root.iter("DataArray"):
-        if a.get("format") == "ascii":
-            if a.get("Name") == "TimeValue":
-                time = float(a.text)
-            continue
-        off = int(a.get("offset"))
-        (size,) = struct.unpack_from("<Q", raw, off)
-        code = fmt[a.get("type")]
-        vals = struct.unpack_from(f"<{size // struct.calcsize(code)}{code}", raw, off + 8)
-        k = int(a.get("NumberOfComponents", "1"))
-        arrays[a.get("Name")] = [vals[i:i + k] for i in range(0, len(vals), k)]
-    return arrays, time
 
 
 def bodies(frame):
@@ -81,15 +58,14 @@ def main():
     p = params.get("anchor", [0, 0, 0])
     w = 2 * math.pi * params.get("frequency", 1)
     set_name = push.get("set") or push["sets"]["bodies"]
-    pvd = ET.parse(os.path.join(out_dir, set_name + ".pvd")).getroot()
-    files = [d.get("file") for d in sorted(pvd.iter("DataSet"), key=lambda d: float(d.get("timestep")))]
-    first, t0 = read_vtp(os.path.join(out_dir, files[0]))
+    files = frame_files(out_dir, set_name)
+    first, t0 = read_vtp(files[0])
     start = bodies(first)
     phases = [k for (k,) in first["phase"]]
     offset0 = [[x[i] - start[k][1][i] for i in range(3)] for x, k in zip(first["position"], phases)]
     worst_x = worst_r = 0.0
     for f in files[1:]:
-        frame, t = read_vtp(os.path.join(out_dir, f))
+        frame, t = read_vtp(f)
         now = bodies(frame)
         for k, (m, x0, v0) in start.items():
             x_exact, size = exact(x0, v0, a, p, w, t - t0)

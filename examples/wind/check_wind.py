@@ -19,37 +19,11 @@ with the number of failed checks."""
 import json
 import math
 import os
-import re
-import struct
 import sys
-import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from eddy_frames import frame_files, read_vtp  # noqa: E402 (examples/eddy_frames.py)
 
-def read_vtp(path):
-    """{name: list of tuples} of a .vtp eddy wrote, and its TimeValue."""
-    data = open(path, "rb").read()
-    marker = b'<AppendedData encoding="raw">'
-    head_end = data.index(marker)
-    raw = data[data.index(b"_", head_end) + 1:]
-    header = data[:head_end].decode() + "</VTKFile>"
-    root = ET.fromstring(header)
-    if root.get("header_type") != "UInt64" or root.get("byte_order") != "LittleEndian":
-        raise ValueError(f"{path}: not a little-endian UInt64-header file")
-    fmt = {"Float32": "f", "Float64": "d", "UInt32": "I", "Int64": "q"}
-    arrays, time = {}, None
-    for a in root.iter("DataArray"):
-        if a.get("format") == "ascii":
-            if a.get("Name") == "TimeValue":
-                time = float(a.text)
-            continue
-        off = int(a.get("offset"))
-        (size,) = struct.unpack_from("<Q", raw, off)
-        code = fmt[a.get("type")]
-        n = size // struct.calcsize(code)
-        vals = struct.unpack_from(f"<{n}{code}", raw, off + 8)
-        k = int(a.get("NumberOfComponents", "1"))
-        arrays[a.get("Name")] = [vals[i:i + k] for i in range(0, n, k)]
-    return arrays, time
 
 
 def main():
@@ -63,10 +37,9 @@ def main():
     sets = wind.get("sets", {})
     set_name = wind.get("set") or (sets.get("particles") if isinstance(sets.get("particles"), str)
                                    else sets["particles"][0])
-    pvd = ET.parse(os.path.join(out_dir, set_name + ".pvd")).getroot()
-    frames = sorted((float(d.get("timestep")), d.get("file")) for d in pvd.iter("DataSet"))
-    first, t0 = read_vtp(os.path.join(out_dir, frames[0][1]))
-    last, t = read_vtp(os.path.join(out_dir, frames[-1][1]))
+    files = frame_files(out_dir, set_name)
+    first, t0 = read_vtp(files[0])
+    last, t = read_vtp(files[-1])
     steps = round((t - t0) / dt)
     d = math.exp(-dt / tau)
     print(f"wind: set '{set_name}', {len(last['velocity'])} particles, w = {w} m/s, tau = {tau} s, "
