@@ -176,8 +176,6 @@ uint64_t eddy_host_mark_add(eddy_engine *e, VkSemaphore semaphore, uint64_t valu
 void eddy_recorded_work_done(eddy_engine *e)
 {
     EDDY_ENGINE_GUARD(e, return);
-    if (!e)
-        return;
     for (uint32_t i = 0; i < e->mark_count;)
         if (!e->marks[i].semaphore)
             e->marks[i] = e->marks[--e->mark_count];
@@ -189,8 +187,6 @@ void eddy_recorded_work_done(eddy_engine *e)
 eddy_result eddy_poll_idle(eddy_engine *e)
 {
     EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
-    if (!e)
-        return EDDY_ERROR_INVALID_ARGUMENT;
     eddy_collect(e);
     return eddy_use_done(e, (eddy_use){ e->timeline_value, e->host_epoch }) ? EDDY_OK : EDDY_TIMEOUT;
 }
@@ -198,8 +194,6 @@ eddy_result eddy_poll_idle(eddy_engine *e)
 eddy_result eddy_wait_recorded(eddy_engine *e)
 {
     EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
-    if (!e)
-        return EDDY_ERROR_INVALID_ARGUMENT;
     eddy_use all = { 0, e->host_epoch };
     eddy_result r = eddy_wait_use(e, all);
     if (r != EDDY_OK)

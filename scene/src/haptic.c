@@ -269,14 +269,10 @@ static eddy_result close_log(eddy_engine *e, const eddy_haptic_desc *desc, hapti
 eddy_result eddy_haptic_run(eddy_scene *s, const eddy_haptic_desc *desc, eddy_haptic_report *report)
 {
     SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
-    eddy_engine *e = s ? eddy_scene_engine(s) : NULL;
-    eddy_haptic_desc desc_taken;
-    if (desc && eddy_desc_read(e, "eddy_haptic_desc", desc, sizeof desc_taken, sizeof desc_taken, &desc_taken) != EDDY_OK)
-        return EDDY_ERROR_ABI;
-    desc = desc ? &desc_taken : NULL;
-    if (!s || !desc || !desc->device || !desc->system) {
-        if (e)
-            eddy_log(e, EDDY_LOG_ERROR, "haptic.invalid", "haptic: give the scene, desc->system and desc->device");
+    eddy_engine *e = eddy_scene_engine(s);
+    EDDY_TAKE_DESC_OPTIONAL(e, eddy_haptic_desc, desc, return EDDY_ERROR_ABI);
+    if (!desc || !desc->device || !desc->system) {
+        eddy_log(e, EDDY_LOG_ERROR, "haptic.invalid", "haptic: give the scene, desc->system and desc->device");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     double rate = desc->rate > 0 ? desc->rate : 1000;

@@ -683,10 +683,7 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
         fprintf(stderr, "eddy error [handle.invalid]: eddy_load_scene: the engine is NULL\n");
         return NULL;
     }
-    eddy_scene_desc desc_taken;
-    if (desc && eddy_desc_read(e, "eddy_scene_desc", desc, sizeof desc_taken, sizeof desc_taken, &desc_taken) != EDDY_OK)
-        return NULL;
-    desc = desc ? &desc_taken : NULL;
+    EDDY_TAKE_DESC_OPTIONAL(e, eddy_scene_desc, desc, return NULL);
     if (!desc || (!desc->path && !desc->json)) {
         eddy_log(e, EDDY_LOG_ERROR, "scene.invalid", "load_scene: give a path or the JSON text");
         return NULL;

@@ -213,7 +213,7 @@ static void stats_string(eddy_stats *st, const char *text)
 eddy_result eddy_scene_finish_output(eddy_scene *s)
 {
     SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
-    return s ? scene_close_output(s) : EDDY_ERROR_INVALID_ARGUMENT;
+    return scene_close_output(s);
 }
 
 /* A set's particles on the host for a frame. The particles a module's box

@@ -291,16 +291,7 @@ static eddy_result collect_recorded(eddy_scene *s, bool wait)
     if (r != EDDY_OK)
         return r;
     s->recorded = false;
-    r = has_ports(s) ? read_outputs(s) : EDDY_OK;
-    /* What eddy_scene_input gives while the next recordings run: where the
-     * systems hold their inputs after these steps. */
-    for (uint32_t i = 0; r == EDDY_OK && i < s->system_count; i++) {
-        scene_system *sys = &s->systems[i];
-        for (uint32_t k = 0; sys->active && r == EDDY_OK && k < sys->module->input_count; k++)
-            if ((r = sys->module->get_input(sys->state, k, sys->inputs[k].held)) == EDDY_OK)
-                sys->inputs[k].held_known = true;
-    }
-    return r;
+    return has_ports(s) ? read_outputs(s) : EDDY_OK;
 }
 
 eddy_result scene_wait_recorded(eddy_scene *s)
@@ -311,7 +302,7 @@ eddy_result scene_wait_recorded(eddy_scene *s)
 eddy_result eddy_scene_collect(eddy_scene *s)
 {
     SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
-    return s ? collect_recorded(s, false) : EDDY_ERROR_INVALID_ARGUMENT;
+    return collect_recorded(s, false);
 }
 
 /* Steps a host takes (recorded into its command buffer, or submitted
@@ -377,12 +368,7 @@ static eddy_result host_steps_run(eddy_scene *s, host_steps *h, uint32_t steps)
 eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_desc *desc)
 {
     SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
-    if (!s)
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    eddy_scene_record_desc desc_taken;
-    if (desc && eddy_desc_read(s->e, "eddy_scene_record_desc", desc, sizeof desc_taken, sizeof desc_taken, &desc_taken) != EDDY_OK)
-        return EDDY_ERROR_ABI;
-    desc = desc ? &desc_taken : NULL;
+    EDDY_TAKE_DESC_OPTIONAL(s->e, eddy_scene_record_desc, desc, return EDDY_ERROR_ABI);
     if (!desc || !desc->command_buffer) {
         eddy_log(s->e, EDDY_LOG_ERROR, "scene.record", "scene '%s': eddy_scene_record needs a desc with the host's "
                  "command_buffer", s->name);
@@ -394,12 +380,7 @@ eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_desc *desc)
 eddy_result eddy_scene_submit(eddy_scene *s, const eddy_scene_submit_desc *desc, uint64_t *value)
 {
     SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
-    if (!s)
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    eddy_scene_submit_desc desc_taken;
-    if (desc && eddy_desc_read(s->e, "eddy_scene_submit_desc", desc, sizeof desc_taken, sizeof desc_taken, &desc_taken) != EDDY_OK)
-        return EDDY_ERROR_ABI;
-    desc = desc ? &desc_taken : NULL;
+    EDDY_TAKE_DESC_OPTIONAL(s->e, eddy_scene_submit_desc, desc, return EDDY_ERROR_ABI);
     if (!desc || !value) {
         eddy_log(s->e, EDDY_LOG_ERROR, "scene.record", "scene '%s': eddy_scene_submit needs a desc and a value "
                  "to return", s->name);

@@ -353,6 +353,7 @@ static void scene_view(viewer *v)
     v->pitch = asin(fmax(-1, fmin(1, back[1] / d)));
     v->yaw = atan2(back[0], back[2]);
     v->fov = sv.fov_deg * M_PI / 180;
+    v->scene_camera = true;
     if (!v->o.colour_set) {
         v->o.colour = sv.color_by;
         if (!v->o.range_set && sv.color_by < 2)
@@ -400,6 +401,7 @@ static bool load(viewer *v)
     v->solid_vertices = v->o.no_solids || !solids ? 0
                         : view_tessellate_solids(solids, solid_count, lo, hi, v->solids_map, SOLID_VERTICES_MAX);
     v->fov = FOV_Y;
+    v->scene_camera = false;
     v->distance = 1.2 * sqrt(diag) / tan(FOV_Y / 2) / 2 + 1e-6;
     v->yaw = 0.5;
     v->pitch = 0.35;
@@ -842,7 +844,7 @@ int eddy_view_main(int argc, char **argv)
     if (ok)
         fprintf(stderr, "eddy view: '%s' on %s, %ux%u %s, %s camera, colour %s %g..%g\n",
                 eddy_scene_get_info(v.scene).name, eddy_engine_device(v.e)->name, v.width, v.height,
-                windowed ? "window" : "offscreen", v.fov != FOV_Y ? "the scene's" : "the default",
+                windowed ? "window" : "offscreen", v.scene_camera ? "the scene's" : "the default",
                 (const char *[]){ "speed", "density", "set", "phase" }[v.o.colour & 3],
                 v.o.range_set ? v.o.range[0] : 0, v.o.range_set ? v.o.range[1] : 0);
     double start = now_s(), rate_t = start;

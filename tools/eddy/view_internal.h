@@ -107,6 +107,7 @@ typedef struct viewer {
     /* view and input */
     double target[3], distance, yaw, pitch; /* orbit camera, m and radians */
     double fov;                             /* vertical field of view, radians */
+    bool scene_camera;                      /* the scene's output.images camera is in use */
     double mouse[2], press_mouse[2];
     int dragging; /* 0 none, 1 orbit, 2 pan, 3 tool */
     double tool_at_press[3], plane_at_press[3];

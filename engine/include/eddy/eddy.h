@@ -145,6 +145,14 @@ EDDY_API eddy_result eddy_desc_read(eddy_engine *e, const char *type, const void
         fail;                                                                                   \
     }                                                                                           \
     ptr = &ptr##_taken
+/* The same where NULL is allowed (the function's own check refuses it, or
+ * it means the defaults): ptr stays NULL then. */
+#define EDDY_TAKE_DESC_OPTIONAL(e, type, ptr, fail)                                                         \
+    type ptr##_taken;                                                                                     \
+    if ((ptr) && eddy_desc_read((e), #type, (ptr), sizeof(type), sizeof(type), &ptr##_taken) != EDDY_OK) { \
+        fail;                                                                                             \
+    }                                                                                                     \
+    ptr = (ptr) ? &ptr##_taken : NULL
 
 /* ------------------------------------------------------------------ engine */
 

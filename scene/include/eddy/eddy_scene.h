@@ -192,10 +192,11 @@ EDDY_API eddy_result eddy_scene_set_input(eddy_scene *s, const char *system, con
 /* Input `input` of `system` where the system holds it now: the end of the
  * last step, after the module's clamp (a tool set past a wall reads where
  * it stopped), not the value asked for. Never waits on a host's work: while
- * steps a host recorded or submitted still run, it gives the value known at
- * the last eddy_scene_collect or the last read before them, or, when it was
- * never known, EDDY_TIMEOUT with record.unfinished (read it again after
- * eddy_scene_collect returns EDDY_OK). Otherwise it may wait for eddy's own
+ * steps a host recorded or submitted still run, it gives the value it gave
+ * at its last call while nothing ran (after eddy_scene_collect returned
+ * EDDY_OK, say), or, when it was never read, EDDY_TIMEOUT with
+ * record.unfinished (read it again after eddy_scene_collect returns
+ * EDDY_OK). Otherwise it may wait for eddy's own
  * submitted work (a download). */
 EDDY_API eddy_result eddy_scene_input(const eddy_scene *s, const char *system, const char *input, double value[3]);
 /* The value of the scene's path of an input at time t (s): a scripted device
