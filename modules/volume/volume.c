@@ -4,8 +4,8 @@
  * and boundary faces (volume_cpu.c), checks (no inverted tet), defaults
  * from the mesh (opacity unit, longest segment, Morton box); then on the
  * GPU, once: the pre-integrated table (volume.preint, one pass a layer).
- * Every frame (eddy_volume_record): volume.geometry (planes, gradients)
- * from the deformed positions; the BVH over the boundary faces
+ * Every frame (eddy_volume_record): volume.geometry (planes, gradients,
+ * the tet that holds the eye) from the deformed positions; the BVH over the boundary faces
  * (volume.keys, the shared radix sort, volume.leaves, one volume.level a
  * tree level: a complete binary tree over the faces in Morton order, built
  * again each frame so it follows the deformation); volume.cast. */
@@ -650,7 +650,7 @@ eddy_result eddy_volume_record(eddy_engine *e, eddy_volume *v, eddy_graph g)
     if (res == EDDY_OK &&
         add(e, v, g, "geometry", v->k_geometry, v->tet_count,
             B(BUF(v->position, EDDY_READ), BUF(v->scalar, EDDY_READ), BUF(v->tets, EDDY_READ),
-              IMG(v->planes, EDDY_WRITE), IMG(v->gradient, EDDY_WRITE)), NULL, 0) < 0)
+              IMG(v->planes, EDDY_WRITE), IMG(v->gradient, EDDY_WRITE), BUF(v->guards, EDDY_ATOMIC)), NULL, 0) < 0)
         res = EDDY_ERROR_INVALID_ARGUMENT;
     if (res == EDDY_OK &&
         add(e, v, g, "keys", v->k_keys, v->boundary_count,

@@ -23,7 +23,7 @@ typedef struct eddy_volume eddy_volume;
 
 /* A view: the particle renderer's conventions (scene "output.images"). */
 typedef struct eddy_volume_camera {
-    float eye[3];    /* m */
+    float eye[3];    /* m; anywhere, inside the mesh too (rays start in the tet that holds it) */
     float target[3]; /* m; not equal to eye */
     float up[3];     /* need not be orthogonal to the view, not parallel to it */
     float fov_deg;   /* vertical field of view, (0, 179) degrees */
@@ -134,6 +134,11 @@ int eddy_volume_topology(const uint32_t *tets, uint32_t tet_count, uint32_t vert
  * face i, n . x on the face) and the gradient (vec4: g, g-hat). */
 void eddy_volume_geometry_cpu(const float *position, const float *scalar, const uint32_t *tets,
                               uint32_t tet_count, float *planes, float *gradient);
+/* volume.geometry's point location, from its planes: the lowest tet that
+ * holds eye (within the planes' rounding; flat tets never), where every ray
+ * of volume.cast starts, or EDDY_VOLUME_NONE when the eye is outside. */
+uint32_t eddy_volume_locate_cpu(const float *position, const uint32_t *tets, uint32_t tet_count, const float *planes,
+                                const float eye[3]);
 /* VTK's opacity conventions. eddy's opacity a is the fraction of light a
  * slab opacity_unit = u metres thick absorbs: what VTK's grid mappers
  * (vtkGPUVolumeRayCastMapper, vtkFixedPointVolumeRayCastMapper) take with

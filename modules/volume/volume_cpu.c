@@ -359,6 +359,30 @@ static bool node_used(const bvh *h, uint32_t node, uint32_t faces)
     return (node << (h->depth - level)) - h->leaves < faces;
 }
 
+/* The lowest tet that holds the eye: on the inner side of its four planes
+ * within their rounding, flat tets left out (volume_geometry.comp's test);
+ * EDDY_VOLUME_NONE when the eye is outside the mesh. */
+uint32_t eddy_volume_locate_cpu(const float *position, const uint32_t *tets, uint32_t tet_count, const float *planes,
+                                const float eye[3])
+{
+    for (uint32_t t = 0; t < tet_count; t++) {
+        bool holds = true, flat = false;
+        for (int i = 0; i < 4; i++) {
+            const float *pl = planes + 16 * (size_t)t + 4 * i;
+            const float *a = position + 4 * (size_t)tets[4 * (size_t)t + face_vertex[i][0]];
+            const float *vi = position + 4 * (size_t)tets[4 * (size_t)t + i];
+            float e[3], to[3];
+            sub3(eye, a, e);
+            sub3(vi, a, to);
+            holds = holds && eddy_cpu_dot3(pl, e) <= 1e-6f * sqrtf(eddy_cpu_dot3(e, e));
+            flat = flat || !(eddy_cpu_dot3(pl, to) < 0.0f);
+        }
+        if (holds && !flat)
+            return t;
+    }
+    return EDDY_VOLUME_NONE;
+}
+
 /* The ray's interval in a box: [tn, tf] (volume.glsl box_hit). */
 static bool box_hit(const float *eye, const float *inv, const float *bx, float tmin, float tmax)
 {
@@ -641,19 +665,23 @@ void eddy_volume_cast_cpu_counted(const struct eddy_volume_params *p, const floa
     eddy_volume_geometry_cpu(position, scalar, tets, nt, planes, grad);
     if (p->lists[0])
         raster(p, position, tets, boundary, planes, hits, entries, cnt);
+    uint32_t eye_tet = eddy_volume_locate_cpu(position, tets, nt, planes, p->eye);
     for (uint32_t py = 0; py < hgt; py++)
         for (uint32_t px = 0; px < w; px++) {
-            float dir[3], acc[4] = { 0, 0, 0, 0 }, first = INFINITY, t;
+            float dir[3], acc[4] = { 0, 0, 0, 0 }, first = INFINITY, t = 0.0f;
             const float *eye = p->eye;
             view_ray(p, (float)px, (float)py, dir);
             size_t pix = (size_t)py * w + px;
-            uint32_t steps = 0, stall = 0, f = enter_pixel(p, &h, position, tets, boundary, planes, hits, entries, pix,
-                                                          eye, dir, 0.0f, EDDY_VOLUME_NONE, &t, cnt);
+            /* from inside: the eye's tet at t = 0, no entry face */
+            uint32_t steps = 0, stall = 0, inside = eye_tet, f = inside != EDDY_VOLUME_NONE
+                ? inside << 2
+                : enter_pixel(p, &h, position, tets, boundary, planes, hits, entries, pix, eye, dir, 0.0f,
+                              EDDY_VOLUME_NONE, &t, cnt);
             cnt->rays_hit += f != EDDY_VOLUME_NONE;
             bool done = false;
             while (f != EDDY_VOLUME_NONE && !done) {
                 first = first < t ? first : t;
-                uint32_t tet = f >> 2, fin = f & 3u;
+                uint32_t tet = f >> 2, fin = inside != EDDY_VOLUME_NONE ? 4u : f & 3u;
                 float tc = t, tx = t;
                 for (;;) {
                     if (++steps > p->table[2]) {
@@ -698,7 +726,8 @@ void eddy_volume_cast_cpu_counted(const struct eddy_volume_params *p, const floa
                 }
                 if (!done)
                     f = enter_pixel(p, &h, position, tets, boundary, planes, hits, entries, pix, eye, dir, tx,
-                                    tx == t ? f + 1u : 0u, &t, cnt);
+                                    tx == t && inside == EDDY_VOLUME_NONE ? f + 1u : 0u, &t, cnt);
+                inside = EDDY_VOLUME_NONE;
             }
             if (lanes)
                 ray_steps[pix] = steps < p->table[2] ? steps : p->table[2];

@@ -511,6 +511,98 @@ static void part_twin(eddy_engine *e)
     mesh_free(e, &m);
 }
 
+/* ------------------------------------------------------------------ inside */
+
+/* The centroid of the tet whose centroid is nearest to q: a point inside
+ * the mesh (a vertex, edge or face of the grid's when q is one). */
+static void inside_point(const mesh *m, const float q[3], float out[3])
+{
+    float best = INFINITY;
+    for (uint32_t t = 0; t < m->nt; t++) {
+        float c[3] = { 0, 0, 0 }, d = 0;
+        for (int i = 0; i < 4; i++)
+            for (int a = 0; a < 3; a++)
+                c[a] += 0.25f * m->pos[4 * m->tets[4 * t + i] + a];
+        for (int a = 0; a < 3; a++)
+            d += (c[a] - q[a]) * (c[a] - q[a]);
+        if (d < best)
+            best = d, memcpy(out, c, sizeof c);
+    }
+}
+
+/* With the eye inside the mesh every ray starts in the eye's tet: the GPU
+ * against the reference ray integral (which clips each tet to t >= 0) and
+ * against its C twin, on a family of meshes and eyes: a grid's vertex (the
+ * eye on 24 tets' corners), a sphere, the bunny (a ray leaves and enters
+ * again through the ears) and inside the torus's tube along it. */
+static void part_inside(eddy_engine *e)
+{
+    static const struct {
+        const char *mesh;
+        float at[3], look[3], fov;
+    } cases[] = {
+        { NULL, { 0, 0, 0 }, { 0.9f, 0.7f, 0.2f }, 80 },
+        { "sphere_5k", { 0.2f, -0.1f, 0.1f }, { -1, 0.3f, -2 }, 70 },
+        { "bunny_5k", { 0, 0, 0 }, { 0.2f, 1, 0.1f }, 75 },
+        { "torus_5k", { 0, 0, 0 }, { 1, 0, 0 }, 60 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mesh m = cases[k].mesh ? load_mesh(e, cases[k].mesh, cases[k].mesh) : cube_mesh(e, "grid", 4, 1.0f);
+        float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY }, eye[3], q[3],
+              target[3];
+        for (uint32_t i = 0; i < m.n; i++)
+            for (int a = 0; a < 3; a++)
+                lo[a] = fminf(lo[a], m.pos[4 * i + a]), hi[a] = fmaxf(hi[a], m.pos[4 * i + a]);
+        for (int a = 0; a < 3; a++)
+            q[a] = 0.5f * (lo[a] + hi[a]) + cases[k].at[a] * (hi[a] - lo[a]);
+        if (cases[k].mesh)
+            inside_point(&m, q, eye);
+        else
+            memcpy(eye, q, sizeof q);
+        for (int a = 0; a < 3; a++)
+            target[a] = eye[a] + cases[k].look[a];
+        eddy_volume_desc d = view(&m, 64, 48, eye, target, cases[k].fov, tf4, 4, 0.25f * (hi[0] - lo[0]));
+        d.scalar_min = 0, d.scalar_max = 1;
+        eddy_volume *v = eddy_create_volume(e, &d);
+        REQUIRE(v);
+        frame f = capture(e, v, &d, &m, 64);
+        char what[64];
+        snprintf(what, sizeof what, "inside %s", cases[k].mesh ? cases[k].mesh : "grid");
+        uint32_t hit = compare_reference(what, &f);
+        size_t px = (size_t)f.w * f.h;
+        CHECKF(hit == px, "%s: %u of %zu rays start in the mesh", what, hit, px);
+        double opacity = 0;
+        uint32_t at_eye = 0;
+        for (size_t i = 0; i < px; i++)
+            opacity += f.rgba[4 * i + 3] / (double)px, at_eye += f.depth[i] == 0.0f;
+        CHECKF(opacity > 0.2 && at_eye == px, "%s: mean opacity %.3f, %u of %zu pixels at depth 0", what, opacity,
+               at_eye, px);
+        /* the C twin: the same eye tet, the same traversal */
+        const struct eddy_volume_params *p = eddy_volume_params_of(v);
+        float *table = malloc(16 * (size_t)p->table[0] * p->table[0] * p->table[1]), *c = malloc(16 * px),
+              *dc = malloc(4 * px), *planes = malloc(64 * (size_t)m.nt), *grad = malloc(16 * (size_t)m.nt);
+        uint32_t *neigh = malloc(16 * (size_t)m.nt), *bound = NULL, nb = 0;
+        char err[256];
+        REQUIRE(table && c && dc && neigh && planes && grad);
+        REQUIRE(eddy_volume_topology(m.tets, m.nt, m.n, neigh, &bound, &nb, err, sizeof err) == 0);
+        REQUIRE(eddy_image_download(e, eddy_volume_table(v), &(eddy_image_region){ 0 }, table) == EDDY_OK);
+        eddy_volume_geometry_cpu(m.pos, m.scalar, m.tets, m.nt, planes, grad);
+        uint32_t tet = eddy_volume_locate_cpu(m.pos, m.tets, m.nt, planes, eye);
+        CHECKF(tet != EDDY_VOLUME_NONE, "%s: the twin finds no tet around the eye", what);
+        eddy_volume_cast_cpu(p, m.pos, m.scalar, m.tets, neigh, bound, tf4, table, c, dc);
+        double worst = 0;
+        for (size_t i = 0; i < 4 * px; i++)
+            worst = fmax(worst, fabs((double)f.rgba[i] - c[i]));
+        printf("%s: eye (%.3f, %.3f, %.3f) in tet %u; mean opacity %.3f; GPU against the C twin %.2e (tolerance "
+               "1e-3)\n", what, eye[0], eye[1], eye[2], tet, opacity, worst);
+        CHECKF(worst < 1e-3, "%s: colour off the twin by %g", what, worst);
+        free(table), free(c), free(dc), free(planes), free(grad), free(neigh), free(bound);
+        frame_free(&f);
+        eddy_destroy_volume(e, v);
+        mesh_free(e, &m);
+    }
+}
+
 /* ------------------------------------------------------------------ reference */
 
 static void part_cube(eddy_engine *e)
@@ -842,6 +934,8 @@ int main(int argc, char **argv)
         part_twin(e);
     else if (!strcmp(part, "cube"))
         part_cube(e);
+    else if (!strcmp(part, "inside"))
+        part_inside(e);
     else if (!strcmp(part, "torus"))
         part_torus(e);
     else if (!strcmp(part, "axis"))

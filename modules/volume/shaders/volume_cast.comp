@@ -1,5 +1,6 @@
 #version 450
-// volume.cast, one thread per pixel: the view ray enters the mesh at the
+// volume.cast, one thread per pixel: the view ray starts in the tet that
+// holds the eye (volume.geometry finds it) or else enters the mesh at the
 // nearest boundary face facing it, steps from tet to tet through
 // the exit face of the smallest positive lambda (seed 003 section 5.1),
 // composites each segment front to back from the table (scalars at entry

@@ -10,7 +10,7 @@ layout(binding = 6, rgba32f) uniform readonly image2D gradient;
 layout(std430, binding = 7) readonly buffer LeafFace { uint leaf_face[]; };
 layout(std430, binding = 8) readonly buffer Nodes { vec4 nodes[]; };
 layout(std430, binding = 9) readonly buffer Tf { vec4 tf[]; };
-layout(std430, binding = 10) buffer Guards { uint guards[]; }; // steps hit, stalled, pixels past the slots
+layout(std430, binding = 10) buffer Guards { uint guards[]; }; // steps hit, stalled, pixels past the slots, ~(the eye's tet)
 layout(binding = 11) uniform sampler3D table;
 layout(binding = 12, rgba32f) uniform writeonly image2D color_out;
 layout(binding = 13, r32f) uniform writeonly image2D depth_out;
@@ -159,11 +159,19 @@ void main()
     vec4 acc = vec4(0.0);
     float first = 1.0 / 0.0, t;
     uint steps = 0u, stall = 0u, guard = 0u;
-    uint n = hits[pix], f = enter(pix, n, eye, dir, 0.0, EDDY_VOLUME_NONE, t);
+    // A ray from an eye inside the mesh starts at t = 0 in the tet that
+    // holds it (volume.geometry), with no entry face; later entries are
+    // boundary faces as from outside.
+    uint n = hits[pix], inside = ~guards[3], f;
+    if (inside != EDDY_VOLUME_NONE) {
+        f = inside << 2;
+        t = 0.0;
+    } else
+        f = enter(pix, n, eye, dir, 0.0, EDDY_VOLUME_NONE, t);
     bool done = false;
     while (f != EDDY_VOLUME_NONE && !done) {
         first = first < t ? first : t;
-        uint tet = f >> 2, fin = f & 3u;
+        uint tet = f >> 2, fin = inside != EDDY_VOLUME_NONE ? 4u : f & 3u;
         float tc = t, tx = t;
         for (;;) {
             if (++steps > P.table.z) {
@@ -173,9 +181,10 @@ void main()
             }
             float best = BIG;
             uint ex = 4u;
-            // the three faces but the entry's (a tie goes to the lowest face)
-            for (uint j = 1u; j < 4u; j++) {
-                uint i = (fin + j) & 3u;
+            // the faces but the entry's (a tie goes to the lowest face)
+            for (uint i = 0u; i < 4u; i++) {
+                if (i == fin)
+                    continue;
                 vec4 pl = imageLoad(planes, texel_of(4u * tet + i));
                 float dn = dot(dir, pl.xyz);
                 if (!(dn > 0.0))
@@ -209,7 +218,8 @@ void main()
             tc = tx;
         }
         if (!done)
-            f = enter(pix, n, eye, dir, tx, tx == t ? f + 1u : 0u, t);
+            f = enter(pix, n, eye, dir, tx, tx == t && inside == EDDY_VOLUME_NONE ? f + 1u : 0u, t);
+        inside = EDDY_VOLUME_NONE;
     }
     // counted here, not in the loop: lavapipe runs a branch's code whether
     // or not a lane takes it
