@@ -1,7 +1,8 @@
 /* The module "volume": one eddy_volume renderer as a scene system. It adds
  * no pass to the step; at every output frame it draws the set as it is
  * then and writes "<system>_<frame>.png" (the premultiplied image over the
- * background). Several systems on one set give several views. */
+ * background). Several systems on one set give several views; a host's
+ * camera gets one more (view: eddy view draws it). */
 #include "volume.h"
 
 #include "eddy/eddy_output.h"
@@ -67,18 +68,32 @@ static const char *const shared[] = { "position", "scalar" };
 
 typedef struct vsys {
     eddy_engine *e;
-    char name[128];
+    char name[128], view_label[160];
     eddy_volume *v;
+    eddy_volume_desc desc; /* as created: a host's view takes the same but for size and camera */
+    float tf[5 * EDDY_VOLUME_MAX_TF];
     uint32_t width, height;
     float background[3];
     uint32_t guard_steps, guard_stalled, bvh_pixels; /* the last frame's */
+    eddy_volume *view;     /* a host's view (eddy_scene_system_view), and its graph */
+    eddy_graph view_graph;
 } vsys;
+
+static void drop_view(vsys *s)
+{
+    if (s->view_graph.id)
+        eddy_destroy_graph(s->e, s->view_graph);
+    eddy_destroy_volume(s->e, s->view);
+    s->view_graph = (eddy_graph){ 0 };
+    s->view = NULL;
+}
 
 static void destroy(void *state)
 {
     vsys *s = state;
     if (!s)
         return;
+    drop_view(s);
     eddy_destroy_volume(s->e, s->v);
     free(s);
 }
@@ -105,18 +120,17 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         cam.target[k] = (float)pv[P_TARGET].v[k];
         cam.up[k] = (float)pv[P_UP].v[k];
     }
-    float tf[5 * EDDY_VOLUME_MAX_TF];
     const eddy_param_list *list = EDDY_SYSTEM_CTX_HAS(ctx, lists) && ctx->lists ? &ctx->lists[P_TRANSFER] : NULL;
     uint32_t tn = list ? list->count : 0;
     for (uint32_t k = 0; k < 5 * tn; k++)
-        tf[k] = (float)list->values[k];
-    s->v = eddy_create_volume(e, &(eddy_volume_desc){
+        s->tf[k] = (float)list->values[k];
+    s->desc = (eddy_volume_desc){
         .label = s->name,
         .set = ctx->particles,
         .width = s->width,
         .height = s->height,
         .camera = cam,
-        .transfer = tn ? tf : NULL,
+        .transfer = tn ? s->tf : NULL,
         .transfer_count = tn,
         .scalar_min = (float)pv[P_SCALAR_RANGE].v[0],
         .scalar_max = (float)pv[P_SCALAR_RANGE].v[1],
@@ -127,8 +141,45 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         .cutoff = (float)pv[P_CUTOFF].v[0],
         .point_sampling = pv[P_POINT_SAMPLING].v[0] != 0,
         .entry_slots = (uint32_t)pv[P_ENTRY_SLOTS].v[0],
-    });
+    };
+    s->v = eddy_create_volume(e, &s->desc);
     return s->v ? EDDY_OK : EDDY_ERROR_INVALID_ARGUMENT;
+}
+
+/* A host's view: a renderer of its own at the view's size (made again when
+ * the size changes), the system's parameters otherwise; the camera each
+ * call. The table is the same bits as the system's own (same parameters). */
+static eddy_result view(void *state, const eddy_system_view_desc *d, eddy_system_view *out)
+{
+    vsys *s = state;
+    eddy_volume_camera cam = { .fov_deg = d->fov_deg };
+    for (int k = 0; k < 3; k++)
+        cam.eye[k] = d->eye[k], cam.target[k] = d->target[k], cam.up[k] = d->up[k];
+    eddy_result res = EDDY_OK;
+    const struct eddy_volume_params *p = s->view ? eddy_volume_params_of(s->view) : NULL;
+    if (!p || (uint32_t)p->right[3] != d->width || (uint32_t)p->up[3] != d->height) {
+        drop_view(s);
+        snprintf(s->view_label, sizeof s->view_label, "%s.view", s->name);
+        eddy_volume_desc vd = s->desc;
+        vd.label = s->view_label;
+        vd.width = d->width, vd.height = d->height, vd.camera = cam;
+        s->view = eddy_create_volume(s->e, &vd);
+        if (!s->view)
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        s->view_graph = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = s->view_label });
+        res = s->view_graph.id ? eddy_volume_record(s->e, s->view, s->view_graph) : EDDY_ERROR_OUT_OF_MEMORY;
+        if (res != EDDY_OK) {
+            drop_view(s);
+            return res;
+        }
+    } else
+        res = eddy_volume_set_camera(s->e, s->view, &cam);
+    if (res == EDDY_OK) {
+        out->graph = s->view_graph;
+        out->color = eddy_volume_color(s->view);
+        out->depth = eddy_volume_depth(s->view);
+    }
+    return res;
 }
 
 static eddy_result declare_step(void *state, eddy_graph step)
@@ -194,6 +245,7 @@ static const eddy_module_desc desc = {
     .declare_step = declare_step,
     .stats = stats,
     .write_frame = write_frame,
+    .view = view,
 };
 
 const eddy_module_desc *eddy_volume_module(void)

@@ -435,3 +435,57 @@ eddy_result eddy_scene_get_view(const eddy_scene *s, eddy_scene_view *out)
     }
     return EDDY_OK;
 }
+
+/* The camera a view may take: finite, eye off the target, up off the view. */
+static bool view_desc_ok(const eddy_scene *s, const char *system, const eddy_system_view_desc *d)
+{
+    double f[3], u[3], len = 0, cross = 0;
+    bool finite = isfinite(d->fov_deg);
+    for (int a = 0; a < 3; a++) {
+        finite = finite && isfinite(d->eye[a]) && isfinite(d->target[a]) && isfinite(d->up[a]);
+        f[a] = (double)d->target[a] - d->eye[a], u[a] = d->up[a], len += f[a] * f[a];
+    }
+    for (int a = 0; a < 3; a++) {
+        double c = f[(a + 1) % 3] * u[(a + 2) % 3] - f[(a + 2) % 3] * u[(a + 1) % 3];
+        cross += c * c;
+    }
+    const char *field = !finite                                      ? "eye, target, up, fov_deg (finite)"
+                        : !(len > 0)                                 ? "target (not equal to eye)"
+                        : !(cross > 1e-12 * len * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2])) ? "up (not along the view)"
+                        : !(d->fov_deg > 0 && d->fov_deg < 179)      ? "fov_deg (in (0, 179))"
+                        : d->width < 1 || d->width > 16384           ? "width (1..16384)"
+                        : d->height < 1 || d->height > 16384         ? "height (1..16384)"
+                                                                     : NULL;
+    if (field)
+        eddy_log(s->e, EDDY_LOG_ERROR, "render.invalid", "scene '%s': the view of system '%s' has a bad %s", s->name,
+                 system, field);
+    return !field;
+}
+
+eddy_result eddy_scene_system_view(eddy_scene *s, const char *system, const eddy_system_view_desc *desc,
+                                   eddy_system_view *out)
+{
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
+    SCENE_NEED(s, out, return EDDY_ERROR_INVALID_ARGUMENT);
+    EDDY_TAKE_DESC(s->e, eddy_system_view_desc, desc, return EDDY_ERROR_ABI);
+    if (out->struct_size < sizeof *out) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "desc.size", "eddy_scene_system_view: out.struct_size is %u, expected at "
+                 "least %zu (EDDY_SIZED(eddy_system_view))", out->struct_size, sizeof *out);
+        return EDDY_ERROR_ABI;
+    }
+    const scene_system *sys = scene_find_system(s, system);
+    if (!sys)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!sys->module->view) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "scene.no_view", "scene '%s': system '%s' (module '%s') draws no picture "
+                 "of its own", s->name, system, sys->module->name);
+        return EDDY_ERROR_UNSUPPORTED;
+    }
+    if (!view_desc_ok(s, system, desc))
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    eddy_system_view got = { EDDY_SIZED(eddy_system_view) };
+    eddy_result res = sys->module->view(sys->state, desc, &got);
+    if (res == EDDY_OK)
+        *out = got;
+    return res;
+}

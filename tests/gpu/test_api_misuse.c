@@ -8,6 +8,7 @@
 
 #include "eddy/eddy_tetmesh.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static const char bar_json[] =
@@ -97,6 +98,58 @@ static void placement_as_loaded(eddy_engine *e, const char *root)
     eddy_destroy_scene(s);
 }
 
+/* A system's own picture for a host's camera (eddy_scene_system_view):
+ * refused for a module without one and for a camera or size out of its
+ * rules, each with its identifier; a good one gives a graph and images of
+ * the view's size, made again when the size changes. */
+static void views(eddy_engine *e, const char *root)
+{
+    static char json[2048];
+    char inner[1600];
+    snprintf(inner, sizeof inner, bar_json, root);
+    /* the bar scene with a volume system on the bar */
+    char *systems = strstr(inner, "\"systems\": [");
+    REQUIRE(systems);
+    systems += strlen("\"systems\": [");
+    snprintf(json, sizeof json, "%.*s { \"name\": \"look\", \"module\": \"volume\", \"set\": \"bar\", "
+             "\"params\": { \"width\": 16, \"height\": 8 } },%s", (int)(systems - inner), inner, systems);
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "bar_view",
+                                                           .json = json, .no_output = true });
+    REQUIRE(s);
+    eddy_system_view_desc d = { EDDY_SIZED(eddy_system_view_desc), .eye = { 2, 1, 8 }, .target = { 2, 0, 0 },
+                                .up = { 0, 1, 0 }, .fov_deg = 40, .width = 24, .height = 12 };
+    eddy_system_view out = { EDDY_SIZED(eddy_system_view) };
+    test_clear_error();
+    CHECK(eddy_scene_system_view(s, "bar", &d, &out) == EDDY_ERROR_UNSUPPORTED && !strcmp(test_last_id, "scene.no_view"));
+    test_clear_error();
+    CHECK(eddy_scene_system_view(s, "look", &d, NULL) == EDDY_ERROR_INVALID_ARGUMENT && !strcmp(test_last_id, "api.null"));
+    eddy_system_view_desc bad[5] = { d, d, d, d, d };
+    bad[0].target[0] = 2, bad[0].target[1] = 1, bad[0].target[2] = 8; /* on the eye */
+    bad[1].eye[1] = NAN;
+    bad[2].target[1] = 1, bad[2].up[1] = 0, bad[2].up[2] = 2; /* along the view */
+    bad[3].fov_deg = 180;
+    bad[4].width = 0;
+    for (int k = 0; k < 5; k++) {
+        test_clear_error();
+        CHECKF(eddy_scene_system_view(s, "look", &bad[k], &out) == EDDY_ERROR_INVALID_ARGUMENT &&
+               !strcmp(test_last_id, "render.invalid"), "bad view %d: [%s] %s", k, test_last_id, test_last_error);
+    }
+    eddy_system_view_desc unsized = d;
+    unsized.struct_size = 0;
+    test_clear_error();
+    CHECK(eddy_scene_system_view(s, "look", &unsized, &out) == EDDY_ERROR_ABI && !strcmp(test_last_id, "desc.size"));
+    for (uint32_t w = 24; w <= 32; w += 8) {
+        d.width = w;
+        eddy_vk_image c;
+        REQUIRE(eddy_scene_system_view(s, "look", &d, &out) == EDDY_OK);
+        REQUIRE(eddy_image_vk(e, out.color, &c) == EDDY_OK && out.depth.id && out.graph.id);
+        CHECKF(c.extent.width == w && c.extent.height == 12, "the view's image is %ux%u, asked %ux12",
+               c.extent.width, c.extent.height, w);
+        CHECK(eddy_graph_run(e, out.graph, 1) == EDDY_OK);
+    }
+    eddy_destroy_scene(s);
+}
+
 /* The engine goes first: the scene lets go of it, refuses calls, and its
  * destroy frees what is left (ASan: no use after free). */
 static void engine_first(const char *root)
@@ -119,10 +172,11 @@ int main(int argc, char **argv)
     null_pointers(e, argv[1]);
     stale_handles(e);
     placement_as_loaded(e, argv[1]);
+    views(e, argv[1]);
     test_finish(e);
     engine_first(argv[1]);
     printf("api_misuse: NULL engine, scene and value pointers refused (handle.invalid, api.null), stale handles "
            "logged, double destroy a no-op, a scene outliving its engine an empty shell, an untransformed mesh "
-           "bitwise as in its file\n");
+           "bitwise as in its file, system views checked\n");
     return test_report("api_misuse");
 }

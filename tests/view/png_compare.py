@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Reads eddy's PNGs (8-bit RGBA) with the standard library alone.
 
-  png_compare.py A.png B.png --skip-top N [--max-differ K | --differ K]
+  png_compare.py A.png B.png --skip-top N [--max-differ K | --differ K] [--tolerance T]
                                             the two pictures equal below row N
                                             (at most K pixels differ; default 0;
-                                            --differ: at least K do)
+                                            --differ: at least K do); a pixel
+                                            differs when a channel does by more
+                                            than T (default 0)
   png_compare.py A.png --lit MIN --skip-top N
                                             at least MIN pixels below row N
                                             differ from the background (the
@@ -55,7 +57,7 @@ def read_png(path):
 
 
 def main(argv):
-    args, skip, lit, max_differ, min_differ = [], 0, None, 0, None
+    args, skip, lit, max_differ, min_differ, tolerance = [], 0, None, 0, None, 0
     i = 1
     while i < len(argv):
         if argv[i] == "--skip-top":
@@ -64,6 +66,8 @@ def main(argv):
             max_differ, i = int(argv[i + 1]), i + 2
         elif argv[i] == "--differ":
             min_differ, i = int(argv[i + 1]), i + 2
+        elif argv[i] == "--tolerance":
+            tolerance, i = int(argv[i + 1]), i + 2
         elif argv[i] == "--lit":
             lit, i = int(argv[i + 1]), i + 2
         else:
@@ -85,13 +89,14 @@ def main(argv):
     if (w, h) != (w2, h2):
         print(f"png_compare: sizes differ: {w}x{h} and {w2}x{h2}")
         return 1
-    differ = sum(1 for y in range(skip, h) for x in range(w) if rows[y][4 * x:4 * x + 4] != rows2[y][4 * x:4 * x + 4])
+    differ = sum(1 for y in range(skip, h) for x in range(w)
+                 if max(abs(a - b) for a, b in zip(rows[y][4 * x:4 * x + 4], rows2[y][4 * x:4 * x + 4])) > tolerance)
     if min_differ is not None:
         print(f"png_compare: {args[0]} and {args[1]}: {differ} of {w * (h - skip)} pixels below row {skip} differ "
               f"(at least {min_differ})")
         return 0 if differ >= min_differ else 1
     print(f"png_compare: {args[0]} and {args[1]}: {differ} of {w * (h - skip)} pixels below row {skip} differ "
-          f"(at most {max_differ})")
+          f"by more than {tolerance} (at most {max_differ})")
     return 0 if differ <= max_differ else 1
 
 

@@ -14,6 +14,9 @@
 #               picture their particles' positions give
 #   keys        pause, one step, steps a frame, colour, zoom, orbit and reset
 #               (tests/view/keys.events) change the steps as they should
+#   volume, volume_window
+#               a volume system's own picture, offscreen and in a window,
+#               equals the PNG the system writes
 #   bad_events, bad_option, no_scene
 #               refused with cli.usage, exit 2, no PNG written
 # Every run is under synchronization validation (EDDY_VALIDATION=sync in the
@@ -146,6 +149,24 @@ solids)
     python3 "$here/png_compare.py" "$tmp/window.png" "$tmp/off.png" --skip-top $bar --differ 2000 >"$tmp/cmp" \
         || fail "$(cat "$tmp/cmp")"
     echo "ok ($case): $(cat "$tmp/cmp")"
+    ;;
+volume|volume_window)
+    # A system's own picture (the volume module's torus, tests/view/volume_view.json,
+    # whose output.images camera and background are the system's): the
+    # viewer's picture, offscreen or in a window, is the PNG the system
+    # writes in a run, within the rounding of the blend (2 of 255).
+    "$eddy" run "$here/volume_view.json" --out "$tmp/run" --quiet >"$tmp/out" 2>"$tmp/err" || fail "run: exit status $?"
+    if [ "$case" = volume ]; then
+        "$eddy" view "$here/volume_view.json" --offscreen "$tmp/view.png" --frames 1 --size 320x240 \
+            >"$tmp/out" 2>>"$tmp/err" || fail "exit status $?"
+    else
+        windowed "$here/volume_view.json" --screenshot "$tmp/view.png" --frames 1 --size 320x240 \
+            >"$tmp/out" 2>>"$tmp/err" || fail "windowed run: exit status $?"
+    fi
+    python3 "$here/png_compare.py" "$tmp/view.png" "$tmp/run/oblique_000000.png" --skip-top 13 --tolerance 2 \
+        >"$tmp/cmp" || fail "$(cat "$tmp/cmp")"
+    python3 "$here/png_compare.py" "$tmp/view.png" --lit 5000 --skip-top 13 >>"$tmp/cmp" || fail "$(cat "$tmp/cmp")"
+    echo "ok ($case): $(tr '\n' ' ' <"$tmp/cmp")"
     ;;
 bad_events)
     printf '3 press left 10 10\n2 move 5 5\n' >"$tmp/bad.events"

@@ -44,7 +44,7 @@ static void normalize3(double v[3])
 }
 
 /* The camera's eye and its basis: s right, u up, f forward. */
-static void camera(const viewer *v, double eye[3], double s[3], double u[3], double f[3])
+void view_camera(const viewer *v, double eye[3], double s[3], double u[3], double f[3])
 {
     double cp = cos(v->pitch), sp = sin(v->pitch), cy = cos(v->yaw), sy = sin(v->yaw);
     double back[3] = { cp * sy, sp, cp * cy };
@@ -60,7 +60,7 @@ static const double FOV_Y = 0.7; /* radians, without the scene's camera */
 static void matrices(const viewer *v, push_view *p)
 {
     double eye[3], s[3], u[3], f[3];
-    camera(v, eye, s, u, f);
+    view_camera(v, eye, s, u, f);
     memset(p->view, 0, sizeof p->view);
     for (int i = 0; i < 3; i++) {
         p->view[4 * i + 0] = (float)s[i];
@@ -84,7 +84,7 @@ static void matrices(const viewer *v, push_view *p)
 static void pick(const viewer *v, double x, double y, const double through[3], double out[3])
 {
     double eye[3], s[3], u[3], f[3], dir[3], to[3];
-    camera(v, eye, s, u, f);
+    view_camera(v, eye, s, u, f);
     double fy = 1 / tan(v->fov / 2), aspect = (double)v->width / v->height;
     double nx = 2 * x / v->width - 1, ny = 2 * y / v->height - 1;
     for (int i = 0; i < 3; i++)
@@ -119,7 +119,7 @@ static void input_move(viewer *v, double x, double y)
         v->pitch = fmin(1.5, fmax(-1.5, v->pitch + dy * 0.01));
     } else if (v->dragging == 2) {
         double eye[3], s[3], u[3], f[3];
-        camera(v, eye, s, u, f);
+        view_camera(v, eye, s, u, f);
         double per_pixel = 2 * v->distance * tan(v->fov / 2) / v->height;
         for (int i = 0; i < 3; i++)
             v->target[i] += (-dx * s[i] + dy * u[i]) * per_pixel;
@@ -400,6 +400,7 @@ static bool load(viewer *v)
     const eddy_solid *solids = eddy_scene_solids(v->scene, &solid_count);
     v->solid_vertices = v->o.no_solids || !solids ? 0
                         : view_tessellate_solids(solids, solid_count, lo, hi, v->solids_map, SOLID_VERTICES_MAX);
+    view_volumes_find(v);
     v->fov = FOV_Y;
     v->scene_camera = false;
     v->distance = 1.2 * sqrt(diag) / tan(FOV_Y / 2) / 2 + 1e-6;
@@ -478,6 +479,8 @@ static void record_draws(viewer *v, VkCommandBuffer cb, uint32_t image)
         eddy_particles p = eddy_scene_set(v->scene, si);
         if (!p.id)
             break;
+        if (view_volumes_show(v, p))
+            continue;
         eddy_vk_buffer b[6], draw;
         eddy_buffer density = eddy_particles_buffer(v->e, p, "density");
         eddy_buffer rest = eddy_particles_buffer(v->e, p, "rigid.rest");
@@ -523,6 +526,7 @@ static void record_draws(viewer *v, VkCommandBuffer cb, uint32_t image)
         vkCmdBindVertexBuffers(cb, 0, 1, &v->solids, &zero);
         vkCmdDraw(cb, v->solid_vertices, 1, 0, 0);
     }
+    view_volumes_draw(v, cb, &pv);
     /* The tool (a system's "*.radius" output and its vec3 input) as one
      * sphere from the viewer's own buffer: position, velocity, phase,
      * density at bytes 0, 16, 32, 48. */
@@ -581,7 +585,7 @@ static bool frame(viewer *v, bool capture)
         if (r != VK_SUCCESS && r != VK_SUBOPTIMAL_KHR)
             return view_vk_ok(r, "vkAcquireNextImageKHR");
     }
-    if (!VKV(vkResetCommandPool(v->dev, v->pool, 0)))
+    if (!VKV(vkResetCommandPool(v->dev, v->pool, 0)) || !view_volumes_prepare(v))
         return false;
     VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                     .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
@@ -597,6 +601,8 @@ static bool frame(viewer *v, bool capture)
             return false;
         v->step_once = false;
     }
+    if (!view_volumes_record(v, cb, value))
+        return false;
     record_draws(v, cb, image);
     char line[256];
     status_line(v, line, sizeof line);

@@ -32,7 +32,7 @@
 #include <time.h>
 
 
-enum { MAX_IMAGES = 8, MAX_SETS = 64, BAR_MAX = 9 * 2 + 4, SOLID_VERTICES_MAX = 1 << 18 };
+enum { MAX_IMAGES = 8, MAX_SETS = 64, BAR_MAX = 9 * 2 + 4, SOLID_VERTICES_MAX = 1 << 18, MAX_VIEWS = 8 };
 static const VkFormat COLOUR_FORMAT = VK_FORMAT_B8G8R8A8_UNORM, DEPTH_FORMAT = VK_FORMAT_D32_SFLOAT;
 
 typedef struct push_view {
@@ -94,6 +94,16 @@ typedef struct viewer {
     VkDescriptorSetLayout set_layout;  /* the rigid bodies' matrices (a storage buffer) */
     VkDescriptorPool descriptor_pool;
     VkDescriptorSet descriptors[MAX_SETS + 1]; /* per particle set; the last: the tool's */
+    /* Systems that draw their own picture (eddy_scene_system_view: the
+     * volume module), composited over the scene (view_volumes.c). */
+    const char *view_systems[MAX_VIEWS];
+    uint32_t view_count;
+    eddy_system_view views_now[MAX_VIEWS]; /* this frame's */
+    VkPipeline volumes;
+    VkPipelineLayout volume_layout;
+    VkDescriptorSetLayout volume_set_layout;
+    VkDescriptorPool volume_pool;
+    VkDescriptorSet volume_sets[MAX_VIEWS];
     VkCommandPool pool;
     VkCommandBuffer cb;
     uint32_t width, height;
@@ -135,6 +145,27 @@ bool view_make_device(viewer *v, bool windowed);
 bool view_make_swapchain(viewer *v);
 bool view_make_targets(viewer *v);
 bool view_make_pipelines(viewer *v);
+VkShaderModule view_shader(viewer *v, const uint32_t *code, size_t size);
+/* view.c: the orbit camera: eye (m), right s, up u, forward f (unit). */
+void view_camera(const viewer *v, double eye[3], double s[3], double u[3], double f[3]);
+
+/* view_volumes.c: the systems with a picture of their own. */
+/* The scene's systems whose module has a view (at most MAX_VIEWS). */
+void view_volumes_find(viewer *v);
+/* Whether a system's picture shows set p (the viewer draws it no other way). */
+bool view_volumes_show(const viewer *v, eddy_particles p);
+/* This frame's pictures from the viewer's camera; their descriptor sets. */
+bool view_volumes_prepare(viewer *v);
+/* Records the pictures' graphs into cb after the steps (the frame's
+ * timeline value tells eddy when cb is done). */
+bool view_volumes_record(viewer *v, VkCommandBuffer cb, uint64_t value);
+/* Composites the pictures inside the render pass. */
+void view_volumes_draw(viewer *v, VkCommandBuffer cb, push_view *pv);
+/* The pipeline (view_make_pipelines) and its teardown (view_destroy). */
+bool view_volumes_pipeline(viewer *v, VkPipelineVertexInputStateCreateInfo *no_input,
+                           const VkGraphicsPipelineCreateInfo *like);
+void view_volumes_destroy(viewer *v);
+
 /* The readback (BGRA) as an RGBA PNG. */
 bool view_write_png(viewer *v, const char *path);
 /* Everything, the scene and engine first (the viewer's own device: it

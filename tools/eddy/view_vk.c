@@ -242,7 +242,7 @@ bool view_make_targets(viewer *v)
                        &v->solids_map);
 }
 
-static VkShaderModule shader(viewer *v, const uint32_t *code, size_t size)
+VkShaderModule view_shader(viewer *v, const uint32_t *code, size_t size)
 {
     VkShaderModuleCreateInfo ci = { .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size,
                                     .pCode = code };
@@ -346,8 +346,8 @@ bool view_make_pipelines(viewer *v)
     VkPipelineColorBlendAttachmentState blend = { .colorWriteMask = 0xf };
     VkPipelineColorBlendStateCreateInfo cbs = { .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
                                                 .attachmentCount = 1, .pAttachments = &blend };
-    VkShaderModule mods[4] = { shader(v, sphere_vert, sizeof sphere_vert), shader(v, sphere_frag, sizeof sphere_frag),
-                               shader(v, mesh_vert, sizeof mesh_vert), shader(v, mesh_frag, sizeof mesh_frag) };
+    VkShaderModule mods[4] = { view_shader(v, sphere_vert, sizeof sphere_vert), view_shader(v, sphere_frag, sizeof sphere_frag),
+                               view_shader(v, mesh_vert, sizeof mesh_vert), view_shader(v, mesh_frag, sizeof mesh_frag) };
     bool ok = mods[0] && mods[1] && mods[2] && mods[3];
     /* Three pipelines: spheres, spheres placed by their bodies' transforms
      * (the specialization constant BODIES), surfaces. */
@@ -370,6 +370,11 @@ bool view_make_pipelines(viewer *v)
                                             .pColorBlendState = &cbs, .pDynamicState = &ds, .layout = v->layout,
                                             .renderPass = v->pass };
         ok = VKV(vkCreateGraphicsPipelines(v->dev, VK_NULL_HANDLE, 1, &gp, NULL, out[p]));
+        if (ok && p == 2) {
+            VkPipelineVertexInputStateCreateInfo none = {
+                .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO };
+            ok = view_volumes_pipeline(v, &none, &gp);
+        }
     }
     for (int i = 0; i < 4; i++)
         vkDestroyShaderModule(v->dev, mods[i], NULL);
@@ -405,6 +410,7 @@ void view_destroy(viewer *v)
         vkDestroyPipeline(d, v->spheres, NULL);
         vkDestroyPipeline(d, v->meshes, NULL);
         vkDestroyPipeline(d, v->bodies, NULL);
+        view_volumes_destroy(v);
         vkDestroyDescriptorPool(d, v->descriptor_pool, NULL);
         vkDestroyDescriptorSetLayout(d, v->set_layout, NULL);
         vkDestroyPipelineLayout(d, v->layout, NULL);

@@ -109,6 +109,7 @@
  *   scene.unknown_system   E  a call names a system the scene does not have
  *   scene.unknown_param    E  eddy_scene_system_param names a parameter the module does not have
  *   scene.system           E  a module could not set up a system (its own message is first)
+ *   scene.no_view          E  eddy_scene_system_view names a system whose module draws no picture
  *   scene.record           E  eddy_scene_record's arguments out of their rules
  *   adaptive.limited       W  max_substeps are too few for a stable adaptive substep
  * Output, rendering, haptics

@@ -45,9 +45,10 @@ extern "C" {
  *   3    (eddy 0.1) one u32 abi_version; refused by 4.x as major 3
  *   4.0  abi_major/abi_minor/struct_size, eddy_system_ctx.size, slots
  *   4.1  ports appended: inputs, outputs, set_input, get_input, read_outputs
- *   4.2  EDDY_PARAM_LIST and eddy_system_ctx.lists */
+ *   4.2  EDDY_PARAM_LIST and eddy_system_ctx.lists
+ *   4.3  view appended: a system's own picture for a host's camera */
 #define EDDY_MODULE_ABI_MAJOR 4
-#define EDDY_MODULE_ABI_MINOR 2
+#define EDDY_MODULE_ABI_MINOR 3
 /* Fills the version fields of an eddy_module_desc initializer:
  *     static const eddy_module_desc desc = { EDDY_MODULE_DESC_VERSION, .name = ... }; */
 #define EDDY_MODULE_DESC_VERSION                                                          \
@@ -201,6 +202,33 @@ typedef struct eddy_frame_ctx {
  * eddy_output.h (both in libeddy-scene, which runs the frames). */
 typedef struct eddy_stats eddy_stats;
 
+/* A host's camera for a system's own picture (eddy_module_desc.view,
+ * eddy_scene_system_view): the conventions of eddy's particle renderer
+ * (scene "output.images"): pixel (x, y) sees the ray through its centre,
+ * row 0 at the top. */
+typedef struct eddy_system_view_desc {
+    uint32_t struct_size;    /* required: EDDY_SIZED(eddy_system_view_desc) */
+    float eye[3];            /* m, finite */
+    float target[3];         /* m, finite, not equal to eye */
+    float up[3];             /* not parallel to target - eye */
+    float fov_deg;           /* vertical field of view, (0, 179) degrees */
+    uint32_t width, height;  /* px, 1..16384 each */
+} eddy_system_view_desc;
+
+/* What a system's view gives. Owned by the system: valid until its next
+ * view call or its destruction (which never frees what a recorded graph
+ * may still use). */
+typedef struct eddy_system_view {
+    uint32_t struct_size; /* required: EDDY_SIZED(eddy_system_view); the callee fills what fits */
+    /* Draws the system's set as it is when the graph runs (run it, or
+     * record it after the step with eddy_graph_record). */
+    eddy_graph graph;
+    /* Written by the graph, width x height: premultiplied colour and opacity
+     * (EDDY_FORMAT_RGBA32F) and the distance along each pixel's view ray to
+     * the first thing drawn (EDDY_FORMAT_R32F, m; +inf: nothing). */
+    eddy_image color, depth;
+} eddy_system_view;
+
 struct eddy_module_desc {
     /* EDDY_MODULE_DESC_VERSION fills these three. The two 16-bit halves sit
      * where ABI 3 had one 32-bit version, so an ABI 3 module reads as 3.0. */
@@ -257,6 +285,14 @@ struct eddy_module_desc {
      * read of that step brought back, or, before the first step, the state
      * at rest. */
     eddy_result (*read_outputs)(void *state, double *values);
+    /* ---- ABI 4.3 */
+    /* Optional: the system's own picture (a volume renderer's image) for a
+     * host's camera (checked by the scene: eddy_scene_system_view). Between
+     * steps; the first call, and one with another size, creates the graph and
+     * images (and may destroy the last ones: eddy keeps what a recording
+     * still uses); every call sets the camera, which the graph reads when it
+     * runs. Waits: may upload the camera (a transfer eddy waits for). */
+    eddy_result (*view)(void *state, const eddy_system_view_desc *desc, eddy_system_view *out);
 };
 
 typedef const eddy_module_desc *(*eddy_module_entry_fn)(void);

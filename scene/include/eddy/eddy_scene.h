@@ -12,6 +12,7 @@
 
 #include "eddy/eddy.h"
 #include "eddy/eddy_solids.h"
+#include "eddy/eddy_module.h" /* eddy_system_view_desc, eddy_system_view */
 
 #ifdef __cplusplus
 extern "C" {
@@ -249,6 +250,15 @@ EDDY_API eddy_result eddy_scene_system_param(const eddy_scene *s, const char *sy
 /* The particle set in system `system`'s first slot (its own set), or a
  * zero handle after a message when there is no such system. */
 EDDY_API eddy_particles eddy_scene_system_set(const eddy_scene *s, const char *system);
+/* The own picture of system `system` (a module with a view, such as
+ * "volume") for a host's camera: fills out (see eddy_system_view) after
+ * checking desc (finite camera, eye not on target, up not along the view,
+ * fov in (0, 179), sizes 1..16384; else EDDY_ERROR_INVALID_ARGUMENT after a
+ * message naming the field). A module without one: EDDY_ERROR_UNSUPPORTED
+ * after a message (eddy_scene_system_module(...)->view tells beforehand).
+ * Between steps, not thread-safe. Waits: may upload the camera. */
+EDDY_API eddy_result eddy_scene_system_view(eddy_scene *s, const char *system, const eddy_system_view_desc *desc,
+                                            eddy_system_view *out);
 
 /* ------------------------------------------------------------------ haptics */
 
