@@ -612,6 +612,79 @@ static void normal_cpu(const float *a, const float *b, const float *c, float n[3
     *len = sqrtf(eddy_cpu_dot3(n, n));
 }
 
+/* couple_sheet.comp nearest: the point of triangle (a, b, c) nearest to p. */
+static void nearest_cpu(const float p[3], const float *a, const float *b, const float *c, float q[3])
+{
+    float ab[3], ac[3], ap[3], bp[3], cp[3];
+    for (int k = 0; k < 3; k++)
+        ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k], bp[k] = p[k] - b[k], cp[k] = p[k] - c[k];
+    float d1 = eddy_cpu_dot3(ab, ap), d2 = eddy_cpu_dot3(ac, ap), d3 = eddy_cpu_dot3(ab, bp), d4 = eddy_cpu_dot3(ac, bp);
+    float d5 = eddy_cpu_dot3(ab, cp), d6 = eddy_cpu_dot3(ac, cp);
+    float vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
+    float u = 0, v = 0; /* q = a + u ab + v ac, or on bc */
+    if (d1 <= 0 && d2 <= 0)
+        u = 0, v = 0;
+    else if (d3 >= 0 && d4 <= d3)
+        u = 1, v = 0;
+    else if (vc <= 0 && d1 >= 0 && d3 <= 0)
+        u = d1 / (d1 - d3), v = 0;
+    else if (d6 >= 0 && d5 <= d6)
+        u = 0, v = 1;
+    else if (vb <= 0 && d2 >= 0 && d6 <= 0)
+        u = 0, v = d2 / (d2 - d6);
+    else if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
+        float w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        for (int k = 0; k < 3; k++)
+            q[k] = b[k] + w * (c[k] - b[k]);
+        return;
+    } else {
+        float den = 1.0f / (va + vb + vc);
+        u = vb * den, v = vc * den;
+    }
+    for (int k = 0; k < 3; k++)
+        q[k] = a[k] + ab[k] * u + ac[k] * v;
+}
+
+/* couple_sheet.comp nearest_triangle: the sorted position of the triangle
+ * in reach nearest to p (from pos: the start or the end positions), or
+ * UINT32_MAX; its side (+1, -1, 0 beside the rim) and nearest point. */
+static uint32_t nearest_triangle_cpu(const eddy_cpu_grid *g, int D, const eddy_couple_sheets_cpu *s, const float *pos,
+                                     const float p[3], float *side, float q_out[3])
+{
+    int c[3];
+    eddy_cpu_grid_cell(g, p, c);
+    float best = INFINITY;
+    uint32_t found = UINT32_MAX;
+    *side = 0;
+    memcpy(q_out, p, 12);
+    for (int dz = -D; dz <= D; dz++)
+        for (int dy = -D; dy <= D; dy++)
+            for (int dx = -D; dx <= D; dx++) {
+                int q[3] = { c[0] + dx, c[1] + dy, c[2] + dz };
+                if (q[0] < 0 || q[1] < 0 || q[2] < 0 || q[0] >= g->dims[0] || q[1] >= g->dims[1] || q[2] >= g->dims[2])
+                    continue;
+                uint32_t cell = (uint32_t)q[0] + (uint32_t)g->dims[0] * ((uint32_t)q[1] + (uint32_t)g->dims[1] * (uint32_t)q[2]);
+                for (uint32_t k = g->start[cell]; k < g->start[cell + 1]; k++) {
+                    const uint32_t *t = s->tris + 4 * g->order[k];
+                    const float *a = pos + 4 * t[0], *b = pos + 4 * t[1], *cc = pos + 4 * t[2];
+                    float n[3], ln, qq[3], r[3];
+                    normal_cpu(a, b, cc, n, &ln);
+                    nearest_cpu(p, a, b, cc, qq);
+                    for (int k2 = 0; k2 < 3; k2++)
+                        r[k2] = p[k2] - qq[k2];
+                    float d = eddy_cpu_dot3(r, r);
+                    if (!(d < best) || !(ln > 0))
+                        continue;
+                    best = d;
+                    found = k;
+                    memcpy(q_out, qq, 12);
+                    float along = eddy_cpu_dot3(r, n) / ln;
+                    *side = fabsf(along) >= 0.5f * sqrtf(d) ? (along >= 0 ? 1.0f : -1.0f) : 0.0f;
+                }
+            }
+    return found;
+}
+
 void eddy_couple_sheet_cpu(const struct eddy_couple_params *p, const eddy_couple_sheets_cpu *s,
                            const float *predicted, uint32_t nf, float *x, const float *x0, const float *mass,
                            float *force)
@@ -636,12 +709,17 @@ void eddy_couple_sheet_cpu(const struct eddy_couple_params *p, const eddy_couple
         eddy_cpu_grid_free(&g);
         return;
     }
-    int D = p->counts[2] ? (int)p->counts[2] : (int)fmax(g.dims[0], fmax(g.dims[1], g.dims[2]));
+    int D0 = p->counts[2] ? (int)p->counts[2] : (int)fmax(g.dims[0], fmax(g.dims[1], g.dims[2]));
     float dt = p->misc[1];
     for (uint32_t i = 0; i < nf; i++) {
         float *xi = x + 4 * i, moved[3] = { 0, 0, 0 }, bw[3] = { 0, 0, 0 }, most = -1.0f;
         const uint32_t *best = NULL;
         int c[3];
+        /* the reach and the cells the particle moved (couple_sheet.comp) */
+        const float *p0i = x0 + 4 * i;
+        float mv[3] = { xi[0] - p0i[0], xi[1] - p0i[1], xi[2] - p0i[2] };
+        int extra = (int)ceilf(sqrtf(eddy_cpu_dot3(mv, mv)) * p->grid[3]);
+        int D = D0 + (extra < 8 ? extra : 8);
         eddy_cpu_grid_cell(&g, xi, c);
         for (int dz = -D; dz <= D; dz++)
             for (int dy = -D; dy <= D; dy++)
@@ -692,6 +770,39 @@ void eddy_couple_sheet_cpu(const struct eddy_couple_params *p, const eddy_couple
                         }
                     }
                 }
+        /* The guard (couple_sheet.comp): the nearest point of the sheet's
+         * end sees the particle on the side its start's saw it. */
+        float side0, side1, q0[3], q1[3];
+        uint32_t k0 = nearest_triangle_cpu(&g, D, s, s->start, x0 + 4 * i, &side0, q0);
+        for (int pass = 0; pass < 2; pass++) {
+            uint32_t k1 = nearest_triangle_cpu(&g, D, s, predicted, xi, &side1, q1);
+            if (k0 == UINT32_MAX || k1 == UINT32_MAX || side0 == 0 || side1 != -side0)
+                break;
+            const uint32_t *t = s->tris + 4 * g.order[k1];
+            float tau, n1[3], l1, w[3];
+            memcpy(&tau, &t[3], 4);
+            const float *a1 = predicted + 4 * t[0], *b1 = predicted + 4 * t[1], *c1 = predicted + 4 * t[2];
+            normal_cpu(a1, b1, c1, n1, &l1);
+            for (int a = 0; a < 3; a++)
+                n1[a] /= l1;
+            barycentric_cpu(q1, a1, b1, c1, w);
+            float wt = 0, wp = 1.0f / mass[i], r1[3] = { xi[0] - q1[0], xi[1] - q1[1], xi[2] - q1[2] };
+            for (int a = 0; a < 3; a++) {
+                w[a] = fminf(fmaxf(w[a], 0.0f), 1.0f);
+                wt += w[a] * w[a] * s->weight[t[a]];
+            }
+            float s1 = eddy_cpu_dot3(r1, n1);
+            float move = fmaxf((wp / (wp + wt)) * (tau - side0 * s1), -side0 * s1 * (1.0f + 1e-3f));
+            float d[3] = { side0 * move * n1[0], side0 * move * n1[1], side0 * move * n1[2] };
+            for (int a = 0; a < 3; a++)
+                xi[a] += d[a], moved[a] += d[a];
+            float ld = sqrtf(eddy_cpu_dot3(d, d));
+            if (ld > most) {
+                most = ld;
+                best = t;
+                memcpy(bw, w, sizeof bw);
+            }
+        }
         /* couple.sheet_force: the opposite impulse, by barycentric weight. */
         for (int k = 0; best && k < 3; k++)
             for (int a = 0; a < 3; a++)

@@ -48,6 +48,74 @@ vec3 barycentric(vec3 p, vec3 a, vec3 b, vec3 c)
     return vec3(1.0 - v - w, v, w);
 }
 
+// The point of triangle (a, b, c) nearest to p (Ericson, Real-Time
+// Collision Detection 5.1.5); as eddy_couple_nearest_cpu.
+vec3 nearest(vec3 p, vec3 a, vec3 b, vec3 c)
+{
+    vec3 ab = b - a, ac = c - a, ap = p - a;
+    float d1 = dot(ab, ap), d2 = dot(ac, ap);
+    if (d1 <= 0.0 && d2 <= 0.0)
+        return a;
+    vec3 bp = p - b;
+    float d3 = dot(ab, bp), d4 = dot(ac, bp);
+    if (d3 >= 0.0 && d4 <= d3)
+        return b;
+    float vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0)
+        return a + (d1 / (d1 - d3)) * ab;
+    vec3 cp = p - c;
+    float d5 = dot(ab, cp), d6 = dot(ac, cp);
+    if (d6 >= 0.0 && d5 <= d6)
+        return c;
+    float vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0)
+        return a + (d2 / (d2 - d6)) * ac;
+    float va = d3 * d6 - d5 * d4;
+    if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0)
+        return b + ((d4 - d3) / ((d4 - d3) + (d5 - d6))) * (c - b);
+    float den = 1.0 / (va + vb + vc);
+    return a + ab * (vb * den) + ac * (vc * den);
+}
+
+// The triangle in reach whose nearest point to p is nearest (the first of
+// equals in the fixed order), from the start (where the fluid left the
+// sheet) or the end positions; its index in the sorted list, or
+// EDDY_GRID_EMPTY, and the side of p against it: +1 or -1 where p - q is
+// within 60 degrees of the triangle's normal, 0 where it is not (beside the
+// sheet's rim) or no triangle is in reach.
+uint nearest_triangle(vec3 p, int D, bool at_end, out float side, out vec3 q_out)
+{
+    ivec3 dims = CP.dims.xyz, c = eddy_grid_cell(p, CP.grid.xyz, CP.grid.w, dims);
+    float best = 1.0 / 0.0;
+    uint found = EDDY_GRID_EMPTY;
+    side = 0.0;
+    q_out = p;
+    for (int dz = -D; dz <= D; dz++)
+    for (int dy = -D; dy <= D; dy++)
+    for (int dx = -D; dx <= D; dx++) {
+        ivec3 q = c + ivec3(dx, dy, dz);
+        if (any(lessThan(q, ivec3(0))) || any(greaterThanEqual(q, dims)))
+            continue;
+        uint cell = eddy_grid_linear(q, dims), s = tcell_start[cell];
+        if (s == EDDY_GRID_EMPTY)
+            continue;
+        for (uint k = s; k < tcell_end[cell]; k++) {
+            uvec4 t = stri[k];
+            vec3 a = at_end ? predicted[t.x].xyz : start[t.x].xyz, b = at_end ? predicted[t.y].xyz : start[t.y].xyz,
+                 cc = at_end ? predicted[t.z].xyz : start[t.z].xyz, n = cross(b - a, cc - a), r = p - nearest(p, a, b, cc);
+            float d = dot(r, r), ln = length(n);
+            if (!(d < best) || !(ln > 0.0))
+                continue;
+            best = d;
+            found = k;
+            q_out = p - r;
+            float along = dot(r, n) / ln;
+            side = abs(along) >= 0.5 * sqrt(d) ? (along >= 0.0 ? 1.0 : -1.0) : 0.0;
+        }
+    }
+    return found;
+}
+
 void main()
 {
     uint i = gl_GlobalInvocationID.x;
@@ -56,7 +124,9 @@ void main()
     vec3 x = sp[i].xyz, x0 = sold[i].xyz, moved = vec3(0.0), bw = vec3(0.0);
     uvec4 best = uvec4(0u);
     float most = -1.0;
-    int D = int(CP.counts.z);
+    // The reach, and as many cells again as the particle moved this
+    // substep: a fast particle's path is searched whole.
+    int D = int(CP.counts.z) + min(int(ceil(length(x - x0) * CP.grid.w)), 8);
     ivec3 dims = CP.dims.xyz;
     ivec3 c = eddy_grid_cell(x, CP.grid.xyz, CP.grid.w, dims);
     for (int dz = -D; dz <= D; dz++)
@@ -105,6 +175,36 @@ void main()
                 best = uvec4(t.xyz, 1u);
                 bw = w;
             }
+        }
+    }
+    // The guard: the nearest point of the sheet where it ends sees the
+    // particle on the side the nearest point of the start saw it. A path
+    // through a fold or an edge between two triangles (their planes differ
+    // a little) may lie over neither within their tests above; the nearest
+    // point has no gap. Not beside the rim (no side there).
+    // Twice: a push off one triangle's plane may leave the particle behind
+    // its neighbour in a fold.
+    float side0, side1;
+    vec3 q0, q1;
+    uint k0 = nearest_triangle(x0, D, false, side0, q0);
+    for (int pass = 0; pass < 2; pass++) {
+        uint k1 = nearest_triangle(x, D, true, side1, q1);
+        if (k0 == EDDY_GRID_EMPTY || k1 == EDDY_GRID_EMPTY || side0 == 0.0 || side1 != -side0)
+            break;
+        uvec4 t = stri[k1];
+        float tau = uintBitsToFloat(t.w);
+        vec3 a1 = predicted[t.x].xyz, b1 = predicted[t.y].xyz, c1 = predicted[t.z].xyz, n1 = normalize(cross(b1 - a1, c1 - a1));
+        vec3 w = clamp(barycentric(q1, a1, b1, c1), 0.0, 1.0);
+        float wt = dot(w * w, vec3(weight[t.x], weight[t.y], weight[t.z])), wp = 1.0 / smass[i];
+        float s1 = dot(x - q1, n1), move = max((wp / (wp + wt)) * (tau - side0 * s1), -side0 * s1 * (1.0 + 1e-3));
+        vec3 d = (side0 * move) * n1;
+        x += d;
+        moved += d;
+        float ld = length(d);
+        if (ld > most) {
+            most = ld;
+            best = uvec4(t.xyz, 1u);
+            bw = w;
         }
     }
     sp[i].xyz = x;
