@@ -251,7 +251,7 @@ static void contact_force(const eddy_deform_cpu *c, const float x[3], const floa
     f[0] = f[1] = f[2] = 0;
     for (uint32_t k = 0; k < p->counts[2]; k++) {
         float d = eddy_cpu_solid_sdf(&c->solids[k], x), n[3];
-        if (d >= r)
+        if (d > r)
             continue;
         if (eddy_cpu_solid_normal(&c->solids[k], x, r, n))
             contact_add(p, n, r - d, v, f, J, C);
@@ -261,9 +261,9 @@ static void contact_force(const eddy_deform_cpu *c, const float x[3], const floa
         n[a] = 1;
         m[a] = -1;
         float lo = x[a] - p->box_min[a], hi = p->box_max[a] - x[a];
-        if (lo < r)
+        if (lo <= r)
             contact_add(p, n, r - lo, v, f, J, C);
-        if (hi < r)
+        if (hi <= r)
             contact_add(p, m, r - hi, v, f, J, C);
     }
 }

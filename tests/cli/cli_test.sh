@@ -121,6 +121,39 @@ assert counts.count(1) == 1 and sum(counts) == 1, counts
 assert all(f['sets']['fast']['outside'] == 0 and f['sets']['slow']['clamped'] == 0 for f in frames), frames
 " "$out/stats.jsonl" || fail "clamped counts"
     echo "ok ($case)";;
+resting)
+    # Soft bodies dropped onto the floor come to rest on it (the deform
+    # module's penalty contact, implicit Euler): once at rest no vertex is
+    # caught past the floor by the box limit (the frame's "clamped" is 0),
+    # no tet is inverted, and the lowest vertex sits within its radius of
+    # the floor (the sphere may roll: its speed is reported, not checked). A family: the bunny of volume_bunny_drop (200 kg/m^3, soft),
+    # a sphere (1000 kg/m^3) and a bar lying flat (500 kg/m^3, stiffer).
+    for body in "bunny_5k 200 20000 0.6 0.7" "sphere_80 1000 5000 0.2 0.25" "bar_80 500 50000 0.1 0.08"; do
+        set -- $body
+        cat >"$tmp/rest.json" <<JSON
+{ "name": "rest_$1", "dt": 0.005, "duration": 2.0, "box": { "min": [-1, 0, -1], "max": [1, 1.5, 1] },
+  "particle_sets": [ { "name": "body", "radius": 0.01,
+      "tetmesh": { "file": "$root/data/tets/$1.node", "density": $2, "scale": $4, "center": [0, $5, 0] } } ],
+  "systems": [ { "name": "body", "module": "deform", "set": "body",
+      "params": { "stiffness": $3, "damping": 5, "contact_stiffness": 100000 } } ],
+  "output": { "frame_interval": 0.05 } }
+JSON
+        rm -rf "$out"
+        "$eddy" run "$tmp/rest.json" --out "$out" --quiet >"$tmp/outlog" 2>"$tmp/err" || fail "$1: exit status $?"
+        python3 -c "
+import json, sys
+frames = [json.loads(line) for line in open(sys.argv[1])]
+last = [f for f in frames if f['time'] >= 1.5]
+clamped = [f['sets']['body']['clamped'] for f in last]
+inverted = max(f['systems']['body']['inverted_tets'] for f in last)
+low = min(f['sets']['body']['min'][1] for f in last)
+speed = max(f['sets']['body']['max_speed'] for f in last)
+print(f'{sys.argv[2]}: from 1.5 s, clamped {sum(clamped)}, inverted tets {inverted}, lowest vertex {1e3 * low:.3f} mm, '
+      f'largest speed {speed:.4f} m/s', end='; ')
+assert sum(clamped) == 0 and inverted == 0 and 0.005 < low <= 0.01
+" "$out/stats.jsonl" "$1" >>"$tmp/check" || fail "$1: $(cat "$tmp/check")"
+    done
+    echo "ok ($case): $(cat "$tmp/check")";;
 fills)
     # Lattice fills: a sphere of radius 10 spacings holds about 4/3 pi 10^3
     # points; a box of 4 spacings a side holds 4^3; explicit points add to it.
