@@ -42,7 +42,9 @@ a=$?
 meson test -C build-san --no-rebuild --num-processes 2 --print-errorlogs \
     --wrapper "$root/tests/sanitize/run.sh" "${gpu_sample[@]}" $cli "$@" >build-san/sanitize-b.log 2>&1
 b=$?
-meson test -C build-san --no-rebuild --num-processes 1 --print-errorlogs --suite fuzz "$@" \
+# Each harness runs 8 s on one core (libFuzzer is single-threaded): two at
+# a time on two cores.
+meson test -C build-san --no-rebuild --num-processes 2 --print-errorlogs --suite fuzz "$@" \
     >build-san/sanitize-c.log 2>&1
 c=$?
 cat build-san/sanitize-a.log build-san/sanitize-b.log build-san/sanitize-c.log | grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout): "
