@@ -612,6 +612,31 @@ static void normal_cpu(const float *a, const float *b, const float *c, float n[3
     *len = sqrtf(eddy_cpu_dot3(n, n));
 }
 
+/* couple_sheet.comp push_off: the particle (mass m, at xi) off triangle t
+ * by its share towards tau, at least back to the plane; the triangle that
+ * moved it most is its contact (best, bw). */
+static void push_off_cpu(const eddy_couple_sheets_cpu *s, const uint32_t *t, float m, const float w[3], float side,
+                         float s1, const float n1[3], float *xi, float moved[3], float *most, const uint32_t **best,
+                         float bw[3])
+{
+    float tau, wt = 0, wp = 1.0f / m;
+    memcpy(&tau, &t[3], 4);
+    for (int a = 0; a < 3; a++) {
+        float wc = fminf(fmaxf(w[a], 0.0f), 1.0f);
+        wt += wc * wc * s->weight[t[a]];
+    }
+    float move = fmaxf((wp / (wp + wt)) * (tau - side * s1), -side * s1 * (1.0f + 1e-3f));
+    float d[3] = { side * move * n1[0], side * move * n1[1], side * move * n1[2] };
+    for (int a = 0; a < 3; a++)
+        xi[a] += d[a], moved[a] += d[a];
+    float ld = sqrtf(eddy_cpu_dot3(d, d));
+    if (ld > *most) {
+        *most = ld;
+        *best = t;
+        memcpy(bw, w, 12);
+    }
+}
+
 /* couple_sheet.comp nearest: the point of triangle (a, b, c) nearest to p. */
 static void nearest_cpu(const float p[3], const float *a, const float *b, const float *c, float q[3])
 {
@@ -753,21 +778,7 @@ void eddy_couple_sheet_cpu(const struct eddy_couple_params *p, const eddy_couple
                         barycentric_cpu(foot, a1, b1, c1, w);
                         if (fminf(w[0], fminf(w[1], w[2])) < -1e-4f)
                             continue;
-                        float wt = 0, wp = 1.0f / mass[i];
-                        for (int a = 0; a < 3; a++) {
-                            float wc = fminf(fmaxf(w[a], 0.0f), 1.0f);
-                            wt += wc * wc * s->weight[t[a]];
-                        }
-                        float move = fmaxf((wp / (wp + wt)) * (tau - side * s1), -side * s1 * (1.0f + 1e-3f));
-                        float d[3] = { side * move * n1[0], side * move * n1[1], side * move * n1[2] };
-                        for (int a = 0; a < 3; a++)
-                            xi[a] += d[a], moved[a] += d[a];
-                        float ld = sqrtf(eddy_cpu_dot3(d, d));
-                        if (ld > most) {
-                            most = ld;
-                            best = t;
-                            memcpy(bw, w, sizeof bw);
-                        }
+                        push_off_cpu(s, t, mass[i], w, side, s1, n1, xi, moved, &most, &best, bw);
                     }
                 }
         /* The guard (couple_sheet.comp): the nearest point of the sheet's
@@ -779,29 +790,16 @@ void eddy_couple_sheet_cpu(const struct eddy_couple_params *p, const eddy_couple
             if (k0 == UINT32_MAX || k1 == UINT32_MAX || side0 == 0 || side1 != -side0)
                 break;
             const uint32_t *t = s->tris + 4 * g.order[k1];
-            float tau, n1[3], l1, w[3];
-            memcpy(&tau, &t[3], 4);
+            float n1[3], l1, w[3];
             const float *a1 = predicted + 4 * t[0], *b1 = predicted + 4 * t[1], *c1 = predicted + 4 * t[2];
             normal_cpu(a1, b1, c1, n1, &l1);
             for (int a = 0; a < 3; a++)
                 n1[a] /= l1;
             barycentric_cpu(q1, a1, b1, c1, w);
-            float wt = 0, wp = 1.0f / mass[i], r1[3] = { xi[0] - q1[0], xi[1] - q1[1], xi[2] - q1[2] };
-            for (int a = 0; a < 3; a++) {
-                w[a] = fminf(fmaxf(w[a], 0.0f), 1.0f);
-                wt += w[a] * w[a] * s->weight[t[a]];
-            }
-            float s1 = eddy_cpu_dot3(r1, n1);
-            float move = fmaxf((wp / (wp + wt)) * (tau - side0 * s1), -side0 * s1 * (1.0f + 1e-3f));
-            float d[3] = { side0 * move * n1[0], side0 * move * n1[1], side0 * move * n1[2] };
+            float r1[3] = { xi[0] - q1[0], xi[1] - q1[1], xi[2] - q1[2] };
             for (int a = 0; a < 3; a++)
-                xi[a] += d[a], moved[a] += d[a];
-            float ld = sqrtf(eddy_cpu_dot3(d, d));
-            if (ld > most) {
-                most = ld;
-                best = t;
-                memcpy(bw, w, sizeof bw);
-            }
+                w[a] = fminf(fmaxf(w[a], 0.0f), 1.0f);
+            push_off_cpu(s, t, mass[i], w, side0, eddy_cpu_dot3(r1, n1), n1, xi, moved, &most, &best, bw);
         }
         /* couple.sheet_force: the opposite impulse, by barycentric weight. */
         for (int k = 0; best && k < 3; k++)

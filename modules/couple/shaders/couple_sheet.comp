@@ -49,7 +49,7 @@ vec3 barycentric(vec3 p, vec3 a, vec3 b, vec3 c)
 }
 
 // The point of triangle (a, b, c) nearest to p (Ericson, Real-Time
-// Collision Detection 5.1.5); as eddy_couple_nearest_cpu.
+// Collision Detection 5.1.5); as couple.c's nearest_cpu.
 vec3 nearest(vec3 p, vec3 a, vec3 b, vec3 c)
 {
     vec3 ab = b - a, ac = c - a, ap = p - a;
@@ -116,6 +116,30 @@ uint nearest_triangle(vec3 p, int D, bool at_end, out float side, out vec3 q_out
     return found;
 }
 
+// Moves particle i off triangle t (thickness in t.w, normal n1, the
+// particle s1 from its plane, w the contact point's weights) towards tau on
+// its side: by its share of the correction, against the triangle's inverse
+// mass at the contact point (sum w_k^2 / m_k): what moves the two towards
+// each other also moves them apart (a light sheet is not thrown by a heavy
+// particle); and at least back to the plane: the side must hold whatever
+// the sheet does. The triangle that moved it most is its contact.
+void push_off(uint i, uvec4 t, vec3 w, float side, float s1, vec3 n1, inout vec3 x, inout vec3 moved,
+              inout float most, inout uvec4 best, inout vec3 bw)
+{
+    vec3 wc = clamp(w, 0.0, 1.0);
+    float wt = dot(wc * wc, vec3(weight[t.x], weight[t.y], weight[t.z])), wp = 1.0 / smass[i];
+    float move = max((wp / (wp + wt)) * (uintBitsToFloat(t.w) - side * s1), -side * s1 * (1.0 + 1e-3));
+    vec3 d = (side * move) * n1;
+    x += d;
+    moved += d;
+    float ld = length(d);
+    if (ld > most) {
+        most = ld;
+        best = uvec4(t.xyz, 1u);
+        bw = w;
+    }
+}
+
 void main()
 {
     uint i = gl_GlobalInvocationID.x;
@@ -157,24 +181,7 @@ void main()
             vec3 w = barycentric(x - s1 * n1, a1, b1, c1);
             if (min(w.x, min(w.y, w.z)) < -1e-4)
                 continue;
-            // The particle's share of the correction, against the
-            // triangle's inverse mass at the contact point (sum w_k^2 / m_k):
-            // what moves the two towards each other also moves them apart
-            // (a light sheet is not thrown by a heavy particle).
-            vec3 wc = clamp(w, 0.0, 1.0);
-            float wt = dot(wc * wc, vec3(weight[t.x], weight[t.y], weight[t.z])), wp = 1.0 / smass[i];
-            // At least back to the triangle's plane: the side must hold
-            // whatever the sheet does.
-            float move = max((wp / (wp + wt)) * (tau - side * s1), -side * s1 * (1.0 + 1e-3));
-            vec3 d = (side * move) * n1;
-            x += d;
-            moved += d;
-            float ld = length(d);
-            if (ld > most) {
-                most = ld;
-                best = uvec4(t.xyz, 1u);
-                bw = w;
-            }
+            push_off(i, t, w, side, s1, n1, x, moved, most, best, bw);
         }
     }
     // The guard: the nearest point of the sheet where it ends sees the
@@ -192,20 +199,9 @@ void main()
         if (k0 == EDDY_GRID_EMPTY || k1 == EDDY_GRID_EMPTY || side0 == 0.0 || side1 != -side0)
             break;
         uvec4 t = stri[k1];
-        float tau = uintBitsToFloat(t.w);
         vec3 a1 = predicted[t.x].xyz, b1 = predicted[t.y].xyz, c1 = predicted[t.z].xyz, n1 = normalize(cross(b1 - a1, c1 - a1));
-        vec3 w = clamp(barycentric(q1, a1, b1, c1), 0.0, 1.0);
-        float wt = dot(w * w, vec3(weight[t.x], weight[t.y], weight[t.z])), wp = 1.0 / smass[i];
-        float s1 = dot(x - q1, n1), move = max((wp / (wp + wt)) * (tau - side0 * s1), -side0 * s1 * (1.0 + 1e-3));
-        vec3 d = (side0 * move) * n1;
-        x += d;
-        moved += d;
-        float ld = length(d);
-        if (ld > most) {
-            most = ld;
-            best = uvec4(t.xyz, 1u);
-            bw = w;
-        }
+        push_off(i, t, clamp(barycentric(q1, a1, b1, c1), 0.0, 1.0), side0, dot(x - q1, n1), n1, x, moved, most, best,
+                 bw);
     }
     sp[i].xyz = x;
     contact_v[i] = best;
