@@ -75,8 +75,9 @@ typedef struct vsys {
     uint32_t width, height;
     float background[3];
     uint32_t guard_steps, guard_stalled, bvh_pixels; /* the last frame's */
-    eddy_volume *view;     /* a host's view (eddy_scene_system_view), and its graph */
+    eddy_volume *view;     /* a host's view (eddy_scene_system_view), its graph and camera */
     eddy_graph view_graph;
+    eddy_volume_camera view_camera;
 } vsys;
 
 static void drop_view(vsys *s)
@@ -147,8 +148,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
 }
 
 /* A host's view: a renderer of its own at the view's size (made again when
- * the size changes), the system's parameters otherwise; the camera each
- * call. The table is the same bits as the system's own (same parameters). */
+ * the size changes), the system's parameters otherwise; the camera when it
+ * changed. The table is the same bits as the system's own (same parameters). */
 static eddy_result view(void *state, const eddy_system_view_desc *d, eddy_system_view *out)
 {
     vsys *s = state;
@@ -172,8 +173,10 @@ static eddy_result view(void *state, const eddy_system_view_desc *d, eddy_system
             drop_view(s);
             return res;
         }
-    } else
-        res = eddy_volume_set_camera(s->e, s->view, &cam);
+    } else if (memcmp(&cam, &s->view_camera, sizeof cam))
+        res = eddy_volume_set_camera(s->e, s->view, &cam); /* an upload: only when the camera moved */
+    if (res == EDDY_OK)
+        s->view_camera = cam;
     if (res == EDDY_OK) {
         out->graph = s->view_graph;
         out->color = eddy_volume_color(s->view);

@@ -42,11 +42,14 @@ bool view_volumes_prepare(viewer *v)
     for (int a = 0; a < 3; a++)
         d.eye[a] = (float)eye[a], d.target[a] = (float)(eye[a] + f[a]), d.up[a] = (float)u[a];
     for (uint32_t k = 0; k < v->view_count; k++) {
-        eddy_system_view *out = &v->views_now[k];
+        eddy_system_view *out = &v->views_now[k], was = *out;
         *out = (eddy_system_view){ EDDY_SIZED(eddy_system_view) };
+        if (eddy_scene_system_view(v->scene, v->view_systems[k], &d, out) != EDDY_OK)
+            return false;
+        if (out->color.id == was.color.id && out->depth.id == was.depth.id)
+            continue; /* the same images: the set still names them */
         eddy_vk_image c, dp;
-        if (eddy_scene_system_view(v->scene, v->view_systems[k], &d, out) != EDDY_OK ||
-            eddy_image_vk(v->e, out->color, &c) != EDDY_OK || eddy_image_vk(v->e, out->depth, &dp) != EDDY_OK)
+        if (eddy_image_vk(v->e, out->color, &c) != EDDY_OK || eddy_image_vk(v->e, out->depth, &dp) != EDDY_OK)
             return false;
         /* The last frame has finished (one frame in flight): the set is free. */
         VkDescriptorImageInfo ii[2] = { { VK_NULL_HANDLE, c.view, VK_IMAGE_LAYOUT_GENERAL },
