@@ -143,6 +143,40 @@ static void mesh_free(eddy_engine *e, mesh *m)
     free(m->pos), free(m->scalar), free(m->tets);
 }
 
+/* The mesh's bounding box (m). */
+static void mesh_box(const mesh *m, float lo[3], float hi[3])
+{
+    for (int a = 0; a < 3; a++)
+        lo[a] = INFINITY, hi[a] = -INFINITY;
+    for (uint32_t i = 0; i < m->n; i++)
+        for (int a = 0; a < 3; a++)
+            lo[a] = fminf(lo[a], m->pos[4 * i + a]), hi[a] = fmaxf(hi[a], m->pos[4 * i + a]);
+}
+
+/* What the C twin reads besides the mesh: v's pre-integrated table (from
+ * the GPU), the neighbour table and the boundary faces. */
+typedef struct twin_inputs {
+    float *table;
+    uint32_t *neigh, *bound, nb;
+} twin_inputs;
+
+static twin_inputs twin_load(eddy_engine *e, eddy_volume *v, const mesh *m)
+{
+    const struct eddy_volume_params *p = eddy_volume_params_of(v);
+    twin_inputs t = { .table = malloc(16 * (size_t)p->table[0] * p->table[0] * p->table[1]),
+                      .neigh = malloc(16 * (size_t)m->nt) };
+    char err[256];
+    REQUIRE(t.table && t.neigh);
+    REQUIRE(eddy_volume_topology(m->tets, m->nt, m->n, t.neigh, &t.bound, &t.nb, err, sizeof err) == 0);
+    REQUIRE(eddy_image_download(e, eddy_volume_table(v), &(eddy_image_region){ 0 }, t.table) == EDDY_OK);
+    return t;
+}
+
+static void twin_free(twin_inputs *t)
+{
+    free(t->table), free(t->neigh), free(t->bound);
+}
+
 static eddy_volume_desc view(const mesh *m, uint32_t w, uint32_t h, const float eye[3], const float target[3],
                              float fov, const float *tf, uint32_t tn, float unit)
 {
@@ -390,10 +424,8 @@ static void part_preint(eddy_engine *e)
 static void part_twin(eddy_engine *e)
 {
     mesh m = load_mesh(e, "bunny_5k", "bunny");
-    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-    for (uint32_t i = 0; i < m.n; i++)
-        for (int a = 0; a < 3; a++)
-            lo[a] = fminf(lo[a], m.pos[4 * i + a]), hi[a] = fmaxf(hi[a], m.pos[4 * i + a]);
+    float lo[3], hi[3];
+    mesh_box(&m, lo, hi);
     float target[3], eye[3], size = 0;
     for (int a = 0; a < 3; a++)
         target[a] = 0.5f * (lo[a] + hi[a]), size = fmaxf(size, hi[a] - lo[a]);
@@ -404,16 +436,13 @@ static void part_twin(eddy_engine *e)
     size_t px = 96 * 80;
     float *a = malloc(16 * px), *b = malloc(16 * px), *c = malloc(16 * px), *da = malloc(4 * px), *dc = malloc(4 * px);
     const struct eddy_volume_params *p = eddy_volume_params_of(v);
-    size_t texels = (size_t)p->table[0] * p->table[0] * p->table[1];
-    float *table = malloc(16 * texels);
-    uint32_t *neigh = malloc(16 * (size_t)m.nt), *bound = NULL, nb = 0;
-    char err[256];
-    REQUIRE(a && b && c && da && dc && table && neigh);
-    REQUIRE(eddy_volume_topology(m.tets, m.nt, m.n, neigh, &bound, &nb, err, sizeof err) == 0);
+    REQUIRE(a && b && c && da && dc);
     REQUIRE(eddy_volume_render(e, v) == EDDY_OK && eddy_volume_read(e, v, a, da) == EDDY_OK);
     REQUIRE(eddy_volume_render(e, v) == EDDY_OK && eddy_volume_read(e, v, b, NULL) == EDDY_OK);
     CHECKF(!memcmp(a, b, 16 * px), "a second frame of the same state differs");
-    REQUIRE(eddy_image_download(e, eddy_volume_table(v), &(eddy_image_region){ 0 }, table) == EDDY_OK);
+    twin_inputs tw = twin_load(e, v, &m);
+    const float *table = tw.table;
+    const uint32_t *neigh = tw.neigh, *bound = tw.bound, nb = tw.nb;
     eddy_volume_cast_cpu(p, m.pos, m.scalar, m.tets, neigh, bound, tf4, table, c, dc);
     /* The lists from the projected faces (volume.raster's twin) hold every
      * entry: the twin without lists (every entry from the BVH) is the same
@@ -506,7 +535,8 @@ static void part_twin(eddy_engine *e)
     CHECKF(pworst < 1e-4, "point sampling off its twin by %g", pworst);
     CHECKF(pmean > 1e-5 && pmean < 2e-2, "point sampling differs from the table by %g on average", pmean);
     eddy_destroy_volume(e, pv);
-    free(a), free(b), free(c), free(da), free(dc), free(table), free(neigh), free(bound);
+    free(a), free(b), free(c), free(da), free(dc);
+    twin_free(&tw);
     eddy_destroy_volume(e, v);
     mesh_free(e, &m);
 }
@@ -548,11 +578,8 @@ static void part_inside(eddy_engine *e)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         mesh m = cases[k].mesh ? load_mesh(e, cases[k].mesh, cases[k].mesh) : cube_mesh(e, "grid", 4, 1.0f);
-        float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY }, eye[3], q[3],
-              target[3];
-        for (uint32_t i = 0; i < m.n; i++)
-            for (int a = 0; a < 3; a++)
-                lo[a] = fminf(lo[a], m.pos[4 * i + a]), hi[a] = fmaxf(hi[a], m.pos[4 * i + a]);
+        float lo[3], hi[3], eye[3], q[3], target[3];
+        mesh_box(&m, lo, hi);
         for (int a = 0; a < 3; a++)
             q[a] = 0.5f * (lo[a] + hi[a]) + cases[k].at[a] * (hi[a] - lo[a]);
         if (cases[k].mesh)
@@ -578,25 +605,23 @@ static void part_inside(eddy_engine *e)
         CHECKF(opacity > 0.2 && at_eye == px, "%s: mean opacity %.3f, %u of %zu pixels at depth 0", what, opacity,
                at_eye, px);
         /* the C twin: the same eye tet, the same traversal */
-        const struct eddy_volume_params *p = eddy_volume_params_of(v);
-        float *table = malloc(16 * (size_t)p->table[0] * p->table[0] * p->table[1]), *c = malloc(16 * px),
-              *dc = malloc(4 * px), *planes = malloc(64 * (size_t)m.nt), *grad = malloc(16 * (size_t)m.nt);
-        uint32_t *neigh = malloc(16 * (size_t)m.nt), *bound = NULL, nb = 0;
-        char err[256];
-        REQUIRE(table && c && dc && neigh && planes && grad);
-        REQUIRE(eddy_volume_topology(m.tets, m.nt, m.n, neigh, &bound, &nb, err, sizeof err) == 0);
-        REQUIRE(eddy_image_download(e, eddy_volume_table(v), &(eddy_image_region){ 0 }, table) == EDDY_OK);
+        float *c = malloc(16 * px), *dc = malloc(4 * px), *planes = malloc(64 * (size_t)m.nt),
+              *grad = malloc(16 * (size_t)m.nt);
+        REQUIRE(c && dc && planes && grad);
+        twin_inputs tw = twin_load(e, v, &m);
         eddy_volume_geometry_cpu(m.pos, m.scalar, m.tets, m.nt, planes, grad);
         uint32_t tet = eddy_volume_locate_cpu(m.pos, m.tets, m.nt, planes, eye);
         CHECKF(tet != EDDY_VOLUME_NONE, "%s: the twin finds no tet around the eye", what);
-        eddy_volume_cast_cpu(p, m.pos, m.scalar, m.tets, neigh, bound, tf4, table, c, dc);
+        eddy_volume_cast_cpu(eddy_volume_params_of(v), m.pos, m.scalar, m.tets, tw.neigh, tw.bound, tf4, tw.table, c,
+                             dc);
         double worst = 0;
         for (size_t i = 0; i < 4 * px; i++)
             worst = fmax(worst, fabs((double)f.rgba[i] - c[i]));
         printf("%s: eye (%.3f, %.3f, %.3f) in tet %u; mean opacity %.3f; GPU against the C twin %.2e (tolerance "
                "1e-3)\n", what, eye[0], eye[1], eye[2], tet, opacity, worst);
         CHECKF(worst < 1e-3, "%s: colour off the twin by %g", what, worst);
-        free(table), free(c), free(dc), free(planes), free(grad), free(neigh), free(bound);
+        free(c), free(dc), free(planes), free(grad);
+        twin_free(&tw);
         frame_free(&f);
         eddy_destroy_volume(e, v);
         mesh_free(e, &m);
@@ -629,10 +654,8 @@ static void part_torus(eddy_engine *e)
 {
     mesh m = load_mesh(e, "torus_5k", "torus");
     /* the torus's axis: the smallest extent of its box */
-    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-    for (uint32_t i = 0; i < m.n; i++)
-        for (int a = 0; a < 3; a++)
-            lo[a] = fminf(lo[a], m.pos[4 * i + a]), hi[a] = fmaxf(hi[a], m.pos[4 * i + a]);
+    float lo[3], hi[3];
+    mesh_box(&m, lo, hi);
     int axis = 0;
     for (int a = 1; a < 3; a++)
         if (hi[a] - lo[a] < hi[axis] - lo[axis])
@@ -750,10 +773,8 @@ static void part_axis(eddy_engine *e)
 static void part_deformed(eddy_engine *e)
 {
     mesh m = load_mesh(e, "bunny_5k", "bunny");
-    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-    for (uint32_t i = 0; i < m.n; i++)
-        for (int a = 0; a < 3; a++)
-            lo[a] = fminf(lo[a], m.pos[4 * i + a]), hi[a] = fmaxf(hi[a], m.pos[4 * i + a]);
+    float lo[3], hi[3];
+    mesh_box(&m, lo, hi);
     /* the bunny stretched along x and sheared in y by its initial velocity,
      * no gravity: 50 steps of elastic deformation, no tet inverted */
     const eddy_module_desc *dm = eddy_find_module(e, "deform");
