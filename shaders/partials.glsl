@@ -36,6 +36,42 @@ vec4 eddy_workgroup_sum(vec4 v)
     return r;
 }
 
+// The sum of s and the largest m over a 256-thread workgroup (x and y of
+// the result; m >= 0), with the same two barriers: a local error's bound
+// needs the largest residual beside the mean. Thread 0 gets the result.
+vec2 eddy_workgroup_sum_max(float s, float m)
+{
+    uint t = gl_LocalInvocationIndex;
+    eddy_sum_in[t] = vec4(s, m, 0.0, 0.0);
+    barrier();
+    if (t < 16u) {
+        vec4 r = eddy_sum_in[16u * t];
+        for (uint k = 1u; k < 16u; k++) {
+            r.x += eddy_sum_in[16u * t + k].x;
+            r.y = max(r.y, eddy_sum_in[16u * t + k].y);
+        }
+        eddy_sum_runs[t] = r;
+    }
+    barrier();
+    vec2 r = vec2(0.0);
+    if (t == 0u) {
+        r = eddy_sum_runs[0].xy;
+        for (uint k = 1u; k < 16u; k++)
+            r = vec2(r.x + eddy_sum_runs[k].x, max(r.y, eddy_sum_runs[k].y));
+    }
+    return r;
+}
+
+// The partials' x summed and y's largest, in a fixed order (as below).
+#define EDDY_SUM_MAX_PARTIALS                                         \
+    vec2 sum_max_partials(uint groups)                                \
+    {                                                                 \
+        vec2 s = vec2(0.0);                                           \
+        for (uint g = gl_LocalInvocationIndex; g < groups; g += 256u) \
+            s = vec2(s.x + partials[g].x, max(s.y, partials[g].y));   \
+        return eddy_workgroup_sum_max(s.x, s.y);                      \
+    }
+
 // The sum of the reduction groups' partial vec4s in a fixed order: thread
 // t adds partials t, t + 256, ... in turn, then eddy_workgroup_sum. A
 // shader declares its `partials` buffer, then writes EDDY_SUM_PARTIALS.

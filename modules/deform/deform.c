@@ -234,7 +234,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
                   NULL, 0);
     if (rc >= 0)
         rc = pass(d, g, "cg_begin", d->k[K_CG_BEGIN], 0, 1, false, false,
-                  B({ d->partials, EDDY_READ }, { d->cg, EDDY_WRITE }, { d->args, EDDY_WRITE }), NULL, 0);
+                  B({ d->partials, EDDY_READ }, { d->cg, EDDY_READ_WRITE }, { d->args, EDDY_WRITE }), NULL, 0);
     int first = rc >= 0 ? (int)eddy_graph_pass_count(e, g) : -1;
     if (rc >= 0)
         rc = pass(d, g, "cg_matvec", d->k[K_CG_MATVEC], 0, 0, false, true,
@@ -284,6 +284,8 @@ static eddy_result set_dt(void *state, double dt)
 
 /* Per frame: energies, the solver's last iterations and residual, the
  * largest strain and the inverted tets. */
+static void cg_stats(deform *d, eddy_stats *st);
+
 static void stats(void *state, eddy_stats *st)
 {
     deform *d = state;
@@ -330,17 +332,42 @@ static void stats(void *state, eddy_stats *st)
         if (d->cell_kind == EDDY_TETRAHEDRA)
             eddy_stats_add(st, "inverted_tets", inverted);
     }
-    uint32_t cg[8];
-    if (d->cg.id && eddy_buffer_download(e, d->cg, 0, sizeof cg, cg) == EDDY_OK) {
-        float res;
-        memcpy(&res, &cg[7], 4);
-        eddy_stats_add(st, "cg_iterations", cg[5]);
-        eddy_stats_add(st, "cg_residual", res);
-        eddy_stats_add(st, "cg_status", cg[6]);
-    }
+    if (d->cg.id)
+        cg_stats(d, st);
     free(pos);
     free(vel);
     free(mass);
+}
+
+/* The conjugate gradients' solves: the last step's, and over every step
+ * since the last frame how many stopped at max_iterations or broke down,
+ * the most iterations and the worst final residual (deform_cg.glsl's
+ * CgState); a warning at the first frame of a run of such frames. */
+static void cg_stats(deform *d, eddy_stats *st)
+{
+    uint32_t cg[16];
+    if (eddy_buffer_download(d->e, d->cg, 0, sizeof cg, cg) != EDDY_OK)
+        return;
+    float res, worst;
+    memcpy(&res, &cg[7], 4);
+    memcpy(&worst, &cg[12], 4);
+    eddy_stats_add(st, "cg_iterations", cg[5]);
+    eddy_stats_add(st, "cg_residual", res);
+    eddy_stats_add(st, "cg_status", cg[6]);
+    eddy_stats_add(st, "cg_solves", cg[8]);
+    eddy_stats_add(st, "cg_unconverged", cg[9]);
+    eddy_stats_add(st, "cg_breakdowns", cg[10]);
+    eddy_stats_add(st, "cg_iterations_max", cg[11]);
+    eddy_stats_add(st, "cg_worst_residual", worst);
+    bool bad = cg[9] + cg[10] > 0, warn = bad && !d->unconverged;
+    d->unconverged = bad;
+    if (warn)
+        eddy_log(d->e, EDDY_LOG_WARN, "system.unconverged", "system '%s': %u of the %u implicit steps since the "
+                 "last frame stopped at max_iterations = %u and %u broke down before the conjugate gradients "
+                 "reached tolerance %g (worst relative residual %.3g); raise max_iterations or lower dt",
+                 d->name, cg[9], cg[8], d->p.misc[0], cg[10], (double)d->p.solver[0], worst);
+    const uint32_t zero[8] = { 0 };
+    eddy_buffer_upload(d->e, d->cg, 32, sizeof zero, zero);
 }
 
 /* Adds a file to series s and rewrites its .pvd. */

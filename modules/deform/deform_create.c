@@ -406,7 +406,7 @@ static eddy_result integrator_buffers(deform *d, const float *prev)
     d->cg_p = scratch(d, "cg.p", 16 * n, NULL);
     d->cg_q = scratch(d, "cg.q", 16 * n, NULL);
     d->partials = scratch(d, "cg.partials", 16ull * (d->groups ? d->groups : 1), NULL);
-    d->cg = scratch(d, "cg.state", 32, NULL);
+    d->cg = scratch(d, "cg.state", 64, NULL); /* CgState, deform_cg.glsl */
     d->args = scratch(d, "cg.args", 24, NULL);
     if (!d->diag.id || !d->cg_x.id || !d->cg_r.id || !d->cg_z.id || !d->cg_p.id || !d->cg_q.id ||
         !d->partials.id || !d->cg.id || !d->args.id)

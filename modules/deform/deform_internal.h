@@ -59,6 +59,7 @@ enum {
 typedef struct deform {
     eddy_engine *e;
     char name[128];
+    bool unconverged; /* the last frame had a solve stopped unconverged (warned) */
     eddy_particles set;
     uint32_t n, edges, groups;
     struct eddy_deform_params p;

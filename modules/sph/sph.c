@@ -2,6 +2,7 @@
 #include "sph.h"
 
 #include "common/fluid_stats.h"
+#include "common/hydrostatic.h"
 #include "common/nlist.h"
 #include "couple/couple.h"
 #include "eddy/eddy_prims.h"
@@ -75,7 +76,7 @@ enum {
     P_VORTEX_AXIS, P_VORTEX_OMEGA, P_VORTEX_RATE, P_VORTEX_RADIUS, P_FRONT_AXIS, P_SURFACE_MESH,
     P_SURFACE_CELL, P_SURFACE_ISO, P_WALL_SPACING, P_PUSH_CENTER, P_PUSH_VELOCITY,
     P_PUSH_RADIUS, P_PUSH_STRENGTH, P_PRESSURE_FORCE, P_CLAMP_NEGATIVE, P_EOS, P_C0, P_ALPHA, P_NORMALISE,
-    P_SOLVER, P_TOLERANCE, P_MAX_ITERATIONS, P_RELAXATION, P_SURFACE_LIVE, P_SURFACE_MAX_TRIANGLES, P_NEIGHBOURS, P_COUNT
+    P_SOLVER, P_TOLERANCE, P_MAX_ITERATIONS, P_RELAXATION, P_SURFACE_LIVE, P_SURFACE_MAX_TRIANGLES, P_NEIGHBOURS, P_MAX_ERROR, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -126,6 +127,9 @@ static const eddy_param_info params[P_COUNT] = {
     [P_MAX_ITERATIONS] = { "max_iterations", EDDY_PARAM_INT, "1", { 100 }, 2, 10000,
                            "IISPH: iterations at most per substep (recorded; the ones after convergence are "
                            "empty dispatches)" },
+    [P_MAX_ERROR] = { "max_error", EDDY_PARAM_FLOAT, "1", { 0.01 }, 1e-6, 1,
+                      "IISPH: the iterations also go on until the largest predicted density error at any "
+                      "particle over rest_density is at most this (a mean alone lets local spikes through)" },
     [P_RELAXATION] = { "relaxation", EDDY_PARAM_FLOAT, "1", { 0.5 }, 0.01, 1,
                        "IISPH: relaxed Jacobi factor omega of the pressure update" },
     [P_SURFACE_ISO] = { "surface_iso", EDDY_PARAM_FLOAT, "1", { 0.45 }, 1e-3, 0.999, "level of the fluid indicator at the surface (1 inside, 0 outside)" },
@@ -162,6 +166,9 @@ typedef struct sph {
      * accelerations, the groups' error sums, dispatch arguments and state,
      * and the wall ghosts' sums the iterations reuse (sph_iisph.glsl). */
     bool iisph;
+    bool adaptive;      /* the scene's adaptive stepping asks stable_dt each frame */
+    double solve_scale; /* IISPH: stable_dt's factor, halved after a frame with an unconverged solve */
+    bool unconverged;   /* IISPH: the last frame had an unconverged solve (warned) */
     uint32_t max_iterations;
     eddy_kernel k_diag, k_accel, k_accel_final, k_update, k_check;
     eddy_buffer pressure, spress, siis, sap, partials, args, istate, sghost;
@@ -297,6 +304,7 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
     float tol = (float)v[P_TOLERANCE].v[0], omega = (float)v[P_RELAXATION].v[0];
     memcpy(&p->solve[2], &tol, 4);
     memcpy(&p->solve[3], &omega, 4);
+    p->solve2[0] = (float)v[P_MAX_ERROR].v[0];
 }
 
 /* s^3 sum_k W_poly6(|s k|, h) over the integer points k of a cubic lattice:
@@ -566,6 +574,28 @@ static eddy_result create_buffers(sph *s, const eddy_system_ctx *ctx)
     return EDDY_OK;
 }
 
+/* The first solve starts from the fill's hydrostatic pressure (the set's
+ * "pressure" buffer, the warm start): from zero, the first substeps let
+ * the column fall onto its floor while the iterations build the pressure
+ * up, and the bottom layer is squeezed into the floor's ghosts. */
+static eddy_result hydrostatic_start(sph *s)
+{
+    if (s->n == 0)
+        return EDDY_OK;
+    float *pos = malloc(16ull * s->n), *p = malloc(4ull * s->n), ws;
+    eddy_result r = pos && p ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    memcpy(&ws, &s->p.misc[3], 4);
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(s->e, s->position, 0, 16ull * s->n, pos);
+    if (r == EDDY_OK && !eddy_hydrostatic_pressure(pos, s->n, s->p.gravity, s->p.gravity[3], ws, p))
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK)
+        r = eddy_buffer_upload(s->e, s->pressure, 0, 4ull * s->n, p);
+    free(pos);
+    free(p);
+    return r;
+}
+
 /* IISPH's buffers (the pressure on the set, the solver's system, the
  * wall ghosts' sums in a texel-only buffer) and kernels. */
 static eddy_result create_iisph(sph *s, const eddy_system_ctx *ctx, bool cpl)
@@ -601,7 +631,7 @@ static eddy_result create_iisph(sph *s, const eddy_system_ctx *ctx, bool cpl)
         return EDDY_ERROR_OUT_OF_MEMORY;
     if (!s->k_diag.id || !s->k_accel.id || !s->k_accel_final.id || !s->k_update.id || !s->k_check.id)
         return EDDY_ERROR_VULKAN;
-    return EDDY_OK;
+    return hydrostatic_start(s);
 }
 
 static eddy_result create(const eddy_system_ctx *ctx, void **state)
@@ -614,6 +644,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->e = e;
     s->set = ctx->particles;
     s->n = eddy_particles_count(e, ctx->particles);
+    s->adaptive = ctx->adaptive;
+    s->solve_scale = 1;
     const eddy_param_value *v = ctx->params;
     double h = v[P_H].v[0], rho0 = v[P_RHO0].v[0];
     s->iisph = v[P_SOLVER].v[0] != 0;
@@ -781,6 +813,54 @@ static eddy_result declare_step(void *state, eddy_graph g)
     return r == EDDY_OK && s->live ? record_live(s, g) : r;
 }
 
+static float float_of(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* IISPH's solves since the last frame: the last substep's figures, and
+ * over the frame's substeps how many stopped at max_iterations, the most
+ * iterations and the worst final errors; a warning when any stopped
+ * unconverged (the run goes on: the pressure is the last iterate's). */
+static void iisph_stats(sph *s, eddy_stats *st)
+{
+    struct eddy_sph_iisph_state is;
+    if (eddy_buffer_download(s->e, s->istate, 0, sizeof is, &is) != EDDY_OK)
+        return;
+    float mean = float_of(is.g[0]), largest = float_of(is.f[3]);
+    eddy_stats_add(st, "iisph_iterations", is.s[0]);
+    eddy_stats_add(st, "iisph_density_error", float_of(is.s[1]));
+    eddy_stats_add(st, "iisph_max_error", float_of(is.s[3]));
+    eddy_stats_add(st, "iisph_converged", is.s[2]);
+    eddy_stats_add(st, "iisph_substeps", is.f[0]);
+    eddy_stats_add(st, "iisph_unconverged", is.f[1]);
+    eddy_stats_add(st, "iisph_iterations_max", is.f[2]);
+    eddy_stats_add(st, "iisph_worst_density_error", mean);
+    eddy_stats_add(st, "iisph_worst_max_error", largest);
+    /* Once a run of unconverged frames (the statistics count each). */
+    float t = 0;
+    bool warn = is.f[1] > 0 && !s->unconverged;
+    s->unconverged = is.f[1] > 0;
+    if (warn && eddy_buffer_download(s->e, s->clock, 0, 4, &t) == EDDY_OK)
+        eddy_log(s->e, EDDY_LOG_WARN, "system.unconverged", "system '%s': %u of the %u IISPH substeps up to t = "
+                 "%.6g s stopped at max_iterations = %u before converging (worst: mean density error %.3g "
+                 "against tolerance %.3g, largest %.3g against max_error %.3g); %s",
+                 s->name, is.f[1], is.f[0], t, s->max_iterations, mean, float_of(s->p.solve[2]), largest,
+                 s->p.solve2[0], s->adaptive ? "adaptive: the next frame's substep is halved"
+                                             : "raise max_iterations, lower dt or make the scene adaptive");
+    /* Adaptive stepping (stable_dt): an unconverged frame halves the
+     * substep; one that needed at most half the iterations lets it grow
+     * back by a quarter, up to the stability bound. */
+    if (is.f[1] > 0)
+        s->solve_scale = s->solve_scale > 1.0 / 1024 ? s->solve_scale * 0.5 : s->solve_scale;
+    else if (is.f[0] > 0 && 2 * is.f[2] <= s->max_iterations)
+        s->solve_scale = s->solve_scale * 1.25 < 1 ? s->solve_scale * 1.25 : 1;
+    const uint32_t zero[8] = { 0 };
+    eddy_buffer_upload(s->e, s->istate, offsetof(struct eddy_sph_iisph_state, f), sizeof zero, zero);
+}
+
 /* Per frame: density error against rho0, the surge front, surface
  * particles and boundary pushes since the last frame. */
 static void stats(void *state, eddy_stats *st)
@@ -804,15 +884,8 @@ static void stats(void *state, eddy_stats *st)
         eddy_stats_add(st, "surge_front", front);
         eddy_stats_add(st, "surface_particles", surface);
         eddy_stats_add(st, "boundary_pushes", pushes);
-        /* The last substep's solve: iterations and mean density error. */
-        struct eddy_sph_iisph_state is;
-        if (s->iisph && eddy_buffer_download(e, s->istate, 0, sizeof is, &is) == EDDY_OK) {
-            float error;
-            memcpy(&error, &is.s[1], 4);
-            eddy_stats_add(st, "iisph_iterations", is.s[0]);
-            eddy_stats_add(st, "iisph_density_error", error);
-            eddy_stats_add(st, "iisph_converged", is.s[2]);
-        }
+        if (s->iisph)
+            iisph_stats(s, st);
         uint32_t zero = 0;
         eddy_buffer_upload(e, s->pushes, 0, 4, &zero);
     }
@@ -851,7 +924,7 @@ static double stable_dt(void *state)
         double dv = 0.125 * h * h * s->p.gravity[3] / s->p.material[1];
         dt = dv < dt ? dv : dt;
     }
-    return dt;
+    return dt * s->solve_scale;
 }
 
 static eddy_result set_dt(void *state, double dt)

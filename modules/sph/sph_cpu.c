@@ -135,6 +135,7 @@ static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
         for (uint32_t i = 0; i < n; i++)
             iisph_accel(p, g, pos, mass, density, press, bd, i, ap + 3 * i);
         double sum = 0;
+        float largest = 0;
         for (uint32_t i = 0; i < n; i++) {
             const float *x = pos + 4 * i, *ai = ap + 3 * i;
             float acc_sum = 0;
@@ -157,12 +158,13 @@ static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
             float Ap = dt * dt * L * acc_sum, src = sys[2 * i], aii = sys[2 * i + 1];
             float np = aii < 0.0f ? press[i] + omega * (src - Ap) / aii : 0.0f;
             press[i] = np > 0.0f ? np : 0.0f;
-            float res = Ap - src;
-            sum += (press[i] > 0.0f ? fabsf(res) : res > 0.0f ? res : 0.0f) / rho0;
+            float res = Ap - src, err = (press[i] > 0.0f ? fabsf(res) : res > 0.0f ? res : 0.0f) / rho0;
+            sum += err;
+            largest = err > largest ? err : largest;
         }
         it++;
         mean = (float)(sum / n);
-        if (it >= 2 && mean <= tol)
+        if (it >= 2 && mean <= tol && largest <= p->solve2[0])
             break;
     }
     for (uint32_t i = 0; i < n; i++) {

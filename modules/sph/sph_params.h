@@ -29,13 +29,20 @@ struct eddy_sph_params {
     EDDY_U4 solve EDDY_ARR4;     /* x solver: EDDY_SPH_WEAK or EDDY_SPH_IISPH, y IISPH iterations at most
                                     per substep, z IISPH tolerance: mean density error
                                     over rho0 (float bits), w IISPH relaxation omega (float bits) */
+    EDDY_V4 solve2 EDDY_ARR4;    /* x IISPH bound on the largest density error at a particle over rho0
+                                    (max_error), yzw unused */
 };
 
 /* IISPH's solver state on the GPU (sph.iisph_diag resets it each substep,
  * sph.iisph_check updates it after each iteration; stats reads it). */
 struct eddy_sph_iisph_state {
-    EDDY_U4 s EDDY_ARR4; /* x iterations done in this substep, y the last one's mean density error over
-                            rho0 (float bits; sph_iisph_update.comp), z 1 once converged, w unused */
+    EDDY_U4 s EDDY_ARR4; /* this substep: x iterations done, y the last one's mean density error over
+                            rho0 (float bits; sph_iisph_update.comp), z 1 once converged, w the last
+                            one's largest error at a particle over rho0 (float bits) */
+    EDDY_U4 f EDDY_ARR4; /* since stats last read it (it zeroes it): x substeps solved, y of them
+                            stopped at max_iterations, z the most iterations one took, w the
+                            largest final error at a particle (float bits) */
+    EDDY_U4 g EDDY_ARR4; /* the same span: x the largest final mean error (float bits), yzw unused */
 };
 
 /* The pressure force (model.x). SYMMETRIC: a_i = -sum_j m_j (p_i / rho_i^2 +

@@ -121,6 +121,81 @@ assert counts.count(1) == 1 and sum(counts) == 1, counts
 assert all(f['sets']['fast']['outside'] == 0 and f['sets']['slow']['clamped'] == 0 for f in frames), frames
 " "$out/stats.jsonl" || fail "clamped counts"
     echo "ok ($case)";;
+iisph_unconverged)
+    # A forced iteration budget too small for the tolerance (max_iterations
+    # 3) on a 0.1 m column at rest: every frame's statistics count the
+    # substeps that stopped unconverged, one warning names the first such
+    # frame, and the column does not blow up (no particle faster than
+    # sqrt(2 g H), the free-fall speed over the column's height). With
+    # "adaptive" the substep halves after each unconverged frame until the
+    # solves converge; with the default budget none stops unconverged.
+    for mode in fixed adaptive default; do
+        adaptive= budget='"max_iterations": 3,'
+        [ $mode = adaptive ] && adaptive='"adaptive": { "max_substeps": 64 },'
+        [ $mode = default ] && budget=
+        cat >"$tmp/iisph.json" <<JSON
+{ "name": "iisph_$mode", "dt": 0.002, $adaptive "duration": 0.3,
+  "box": { "min": [0, 0, 0], "max": [0.2, 0.3, 0.1] },
+  "particle_sets": [ { "name": "water", "spacing": 0.02,
+      "fill": { "shape": "box", "min": [0, 0, 0], "max": [0.2, 0.1, 0.1] } } ],
+  "systems": [ { "name": "fluid", "module": "sph", "set": "water",
+      "params": { "h": 0.04, "solver": 1, $budget "viscosity": 10, "restitution": 0,
+                  "normalise_density": true, "surface_tension": 0 } } ],
+  "output": { "frame_interval": 0.02, "vtk": false } }
+JSON
+        rm -rf "$out"
+        "$eddy" run "$tmp/iisph.json" --out "$out" --quiet >"$tmp/outlog" 2>"$tmp/err" || fail "$mode: exit status $?"
+        grep -q "validation message" "$tmp/err" && fail "validation messages"
+        warnings=$(grep -c "system.unconverged" "$tmp/err")
+        python3 -c "
+import json, math, sys
+mode = sys.argv[2]
+frames = [json.loads(l) for l in open(sys.argv[1])][1:]
+f = [x['systems']['fluid'] for x in frames]
+unconv = [x['iisph_unconverged'] for x in f]
+speed = max(x['sets']['water']['max_speed'] for x in frames)
+assert all(x['sets']['water']['non_finite'] == 0 for x in frames)
+assert speed < math.sqrt(2 * 9.81 * 0.1), f'{mode}: a particle at {speed} m/s'
+assert all(x['iisph_substeps'] == 10 * fr['substeps'] for x, fr in zip(f, frames)), [x['iisph_substeps'] for x in f]
+if mode == 'fixed':
+    assert unconv[0] > 0 and all(x['iisph_iterations_max'] == 3 for x in f)
+    assert int(sys.argv[3]) == 1, f'{sys.argv[3]} warnings, expected 1 for the run of unconverged frames'
+elif mode == 'adaptive':
+    assert unconv[0] > 0 and unconv[-1] == 0 and frames[-1]['substeps'] > 1, (unconv, [x['substeps'] for x in frames])
+else:
+    assert sum(unconv) == 0 and int(sys.argv[3]) == 0, unconv
+print(f'{mode}: unconverged substeps a frame {unconv[:4]}..{unconv[-2:]}, substeps {frames[-1][\"substeps\"]}, '
+      f'largest speed {speed:.3f} m/s, worst final mean error {max(x[\"iisph_worst_density_error\"] for x in f):.2g}', end='; ')
+" "$out/stats.jsonl" $mode "$warnings" >>"$tmp/check" || fail "$(cat "$tmp/check")"
+    done
+    echo "ok ($case): $(cat "$tmp/check")";;
+cg_unconverged)
+    # deform's implicit step forced to 3 conjugate-gradient iterations on
+    # the pinned bar (scenes/deform_bar.json): each frame's statistics count
+    # the steps that stopped unconverged (all 5 of a frame) with the worst
+    # residual, and one warning names the first such frame; at the default
+    # budget none does.
+    for budget in 3 100; do
+        sed -e "s#\.\./data/#$root/data/#" -e "s#\"damping\": 5,#\"damping\": 5, \"max_iterations\": $budget,#" \
+            -e 's#"images": {.*} }#"vtk": false#' "$root/scenes/deform_bar.json" >"$tmp/bar.json"
+        rm -rf "$out"
+        "$eddy" run "$tmp/bar.json" --out "$out" --steps 50 --quiet >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
+        grep -q "validation message" "$tmp/err" && fail "validation messages"
+        python3 -c "
+import json, sys
+f = [json.loads(l)['systems']['bar'] for l in open(sys.argv[1])][1:]
+budget, warnings = int(sys.argv[2]), int(sys.argv[3])
+assert all(x['cg_solves'] == 5 for x in f), [x['cg_solves'] for x in f]
+if budget == 3:
+    assert all(x['cg_unconverged'] == 5 and x['cg_iterations_max'] == 3 and x['cg_worst_residual'] > 1e-5 for x in f), f[0]
+    assert warnings == 1, f'{warnings} warnings, expected 1'
+else:
+    assert all(x['cg_unconverged'] == 0 and x['cg_worst_residual'] <= 1e-5 for x in f) and warnings == 0, f[0]
+print(f'max_iterations {budget}: unconverged {f[0][\"cg_unconverged\"]} of 5 a frame, worst residual '
+      f'{max(x[\"cg_worst_residual\"] for x in f):.2g}, {warnings} warning(s)', end='; ')
+" "$out/stats.jsonl" $budget "$(grep -c system.unconverged "$tmp/err")" >>"$tmp/check" || fail "$(cat "$tmp/check")"
+    done
+    echo "ok ($case): $(cat "$tmp/check")";;
 resting)
     # Soft bodies dropped onto the floor come to rest on it (the deform
     # module's penalty contact, implicit Euler): once at rest no vertex is

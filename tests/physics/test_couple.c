@@ -261,7 +261,8 @@ static void against_cpu_sph(eddy_engine *e, bool iisph)
     float *pos = download(e, w, "position", 4), *vel = download(e, w, "velocity", 4), *mass = download(e, w, "mass", 1);
     float *bpos = download(e, b, "position", 4), *bvel = download(e, b, "velocity", 4);
     float *rho = malloc(4ull * n), *boundary = malloc(16ull * nb), *force = malloc(16ull * nb);
-    float *press = calloc(n, sizeof *press);
+    /* IISPH starts from the GPU's warm start (the fill's hydrostatic pressure). */
+    float *press = iisph ? download(e, w, "pressure", 1) : calloc(n, sizeof *press);
     REQUIRE(rho && boundary && force && press);
     const eddy_module_desc *md = eddy_sph_module();
     eddy_param_value values[64]; /* room for any module's parameters (the scene loader's limit) */

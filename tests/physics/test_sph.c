@@ -24,6 +24,7 @@
  * tests/cli (sph_h, sph_cfl). */
 #include "../gpu/gpu_test.h"
 #include "martin_moyce.h"
+#include "common/hydrostatic.h"
 #include "sph/sph.h"
 
 #include <math.h>
@@ -119,6 +120,9 @@ static void against_cpu(eddy_engine *e, int form)
     };
     float *press = calloc(m.n, sizeof *press);
     REQUIRE(press);
+    /* IISPH starts from the fill's hydrostatic pressure (its warm start). */
+    if (form == 3)
+        REQUIRE(eddy_hydrostatic_pressure(pos, m.n, p.gravity, p.gravity[3], 0.02f, press));
     uint32_t iterations = 0;
     float solve_error = 0;
     for (int step = 0; step < 20; step++) {

@@ -90,6 +90,8 @@
  *   system.no_port         E  the system has no input or output of that name, or the
  *                             scene gives the input no path
  *   system.tool_clamped    W  a driven tool was kept inside the box walls
+ *   system.unconverged     W  an iterative solve stopped at its iteration limit before its
+ *                             tolerance (per output frame: how many substeps, the errors)
  *   system.no_lists        I  the neighbour lists would exceed the device's texel buffer limit:
  *                             the system scans the grid cells instead (same results)
  * Scenes (eddy_load_scene); the message starts with the file and the field

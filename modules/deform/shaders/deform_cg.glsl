@@ -21,6 +21,26 @@ struct CgState {
     uint iterations;  // done in this step
     uint status;      // CG_*
     float residual;   // |r| / |b|
+    // Since stats last read them (it zeroes them): the solves ended, those
+    // stopped at max_iterations, those broken down, the most iterations one
+    // took and the largest final residual (float bits: non-negative floats
+    // order as their bits).
+    uint solves;
+    uint unconverged;
+    uint breakdowns;
+    uint most_iterations;
+    uint worst_residual;
+    uint pad0, pad1, pad2;
 };
+
+// One solve ended (cg_begin, cg_alpha, cg_beta: their one thread).
+#define CG_ENDED(cg, unconv, broken, its, res)                               \
+    {                                                                        \
+        cg.solves += 1u;                                                     \
+        cg.unconverged += (unconv) ? 1u : 0u;                                \
+        cg.breakdowns += (broken) ? 1u : 0u;                                 \
+        cg.most_iterations = max(cg.most_iterations, its);                   \
+        cg.worst_residual = max(cg.worst_residual, floatBitsToUint(res));    \
+    }
 
 #endif

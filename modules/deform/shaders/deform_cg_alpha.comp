@@ -20,6 +20,7 @@ void main()
     if (!(s.x > 0.0)) {
         cg.alpha = 0.0;
         cg.status = CG_BREAKDOWN;
+        CG_ENDED(cg, false, true, cg.iterations, cg.residual)
         args[0] = 0u;
         args[3] = 0u;
         return;

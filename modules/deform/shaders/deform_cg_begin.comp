@@ -8,7 +8,7 @@
 
 layout(local_size_x = 256) in;
 layout(std430, binding = 1) readonly buffer Partials { vec4 partials[]; };
-layout(std430, binding = 2) writeonly buffer Cg { CgState cg; };
+layout(std430, binding = 2) buffer Cg { CgState cg; };
 layout(std430, binding = 3) writeonly buffer Args { uint args[]; };
 EDDY_SUM_PARTIALS
 
@@ -26,6 +26,8 @@ void main()
     cg.iterations = 0u;
     cg.status = done ? CG_CONVERGED : CG_RUNNING;
     cg.residual = done ? 0.0 : 1.0;
+    if (done)
+        CG_ENDED(cg, false, false, 0u, 0.0)
     uint g = done ? 0u : P.misc.z, one = done ? 0u : 1u;
     args[0] = g;
     args[1] = 1u;

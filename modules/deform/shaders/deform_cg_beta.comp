@@ -26,10 +26,13 @@ void main()
         cg.status = CG_CONVERGED;
         args[0] = 0u;
         args[3] = 0u;
+        CG_ENDED(cg, false, false, it, cg.residual)
         return;
     }
-    if (it >= P.misc.x)
+    if (it >= P.misc.x) {
         cg.status = CG_MAX_ITERATIONS;
+        CG_ENDED(cg, true, false, it, cg.residual)
+    }
     cg.beta = cg.rz > 0.0 ? s.x / cg.rz : 0.0;
     cg.rz = s.x;
 }

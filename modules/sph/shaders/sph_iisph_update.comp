@@ -2,9 +2,10 @@
 // IISPH iteration (cell order, 256-thread groups, indirect): the pressure
 // system's left side (A p)_i from the pressure accelerations, the relaxed
 // Jacobi update p_i += omega (rho0 - rho*_i - (A p)_i) / a_ii (p >= 0; 0
-// where a_ii is 0, a particle with no neighbours), and this group's sum of
-// the density error (rho*_i + (A p)_i - rho0) / rho0 for sph.iisph_check:
-// its size where pressure acts, compression only where none does. Like
+// where a_ii is 0, a particle with no neighbours), and this group's sum and
+// largest of the density error (rho*_i + (A p)_i - rho0) / rho0 for
+// sph.iisph_check: its size where pressure acts, compression only where
+// none does. Like
 // sph.iisph_accel it reads sph.density's lists and sph.iisph_diag's
 // wall-ghost sums.
 #extension GL_GOOGLE_include_directive : require
@@ -74,7 +75,7 @@ void main()
         err = (p > 0.0 ? abs(Ap - sys.x) : max(Ap - sys.x, 0.0)) / rho0;
         spress[i] = p;
     }
-    vec4 g = eddy_workgroup_sum(vec4(err, 0.0, 0.0, 0.0));
+    vec2 g = eddy_workgroup_sum_max(err, err);
     if (gl_LocalInvocationIndex == 0u)
-        partials[gl_WorkGroupID.x] = g;
+        partials[gl_WorkGroupID.x] = vec4(g, 0.0, 0.0);
 }
