@@ -1,8 +1,7 @@
 /* sph module: see README.md beside this file. */
-#include "sph.h"
+#include "sph_internal.h"
 
 #include "common/fluid_stats.h"
-#include "common/hydrostatic.h"
 #include "common/nlist.h"
 #include "couple/couple.h"
 #include "eddy/eddy_prims.h"
@@ -32,44 +31,6 @@ static const uint32_t integrate_spv[] =
 static const uint32_t clock_spv[] =
 #include "sph_clock.spv.inc"
     ;
-static const uint32_t field_spv[] =
-#include "sph_field.spv.inc"
-    ;
-static const uint32_t mt_count_spv[] =
-#include "sph_mt_count.spv.inc"
-    ;
-static const uint32_t mt_emit_spv[] =
-#include "sph_mt_emit.spv.inc"
-    ;
-static const uint32_t mt_draw_spv[] =
-#include "sph_mt_draw.spv.inc"
-    ;
-static const uint32_t iisph_diag_spv[] =
-#include "sph_iisph_diag.spv.inc"
-    ;
-static const uint32_t iisph_accel_spv[] =
-#include "sph_iisph_accel.spv.inc"
-    ;
-static const uint32_t iisph_update_spv[] =
-#include "sph_iisph_update.spv.inc"
-    ;
-static const uint32_t iisph_diag_coupled_spv[] =
-#include "sph_iisph_diag_coupled.spv.inc"
-    ;
-static const uint32_t iisph_accel_coupled_spv[] =
-#include "sph_iisph_accel_coupled.spv.inc"
-    ;
-static const uint32_t iisph_update_coupled_spv[] =
-#include "sph_iisph_update_coupled.spv.inc"
-    ;
-static const uint32_t iisph_check_spv[] =
-#include "sph_iisph_check.spv.inc"
-    ;
-
-/* A shader's plain or coupled SPIR-V (EDDY_SPIRV's fields). */
-#define SPH_VARIANT(coupled, name)                                   \
-    .spirv = (coupled) ? name##_coupled_spv : name##_spv,            \
-    .spirv_size = (coupled) ? sizeof name##_coupled_spv : sizeof name##_spv
 
 enum {
     P_H, P_RHO0, P_K, P_MU, P_SIGMA, P_L, P_GRAVITY, P_RESTITUTION, P_VORTEX_CENTER,
@@ -148,50 +109,6 @@ static const eddy_param_info params[P_COUNT] = {
 
 static const char *const shared[] = { "position", "velocity", "mass", "density", "normal", "clamped" };
 
-typedef struct sph {
-    eddy_engine *e;
-    eddy_particles set;
-    uint32_t n;
-    struct eddy_sph_params p;
-    int front_axis;
-    eddy_grid *grid;
-    eddy_kernel k_density, k_forces, k_integrate, k_clock;
-    eddy_buffer params, solids, pushes, clock;
-    eddy_buffer spos, svel, smass, sdensity, saccel, snormal, spm, svr;
-    eddy_buffer nlist, ncount; /* neighbour lists (shaders/neighbours.glsl); 16-byte stand-ins without */
-    uint32_t nlist_cap;
-    eddy_buffer position, velocity, mass, density, normal, clamped;
-    /* IISPH (solver 1): the pressure (particle order, also output), its
-     * sorted copy, the system (source, diagonal), the pressure
-     * accelerations, the groups' error sums, dispatch arguments and state,
-     * and the wall ghosts' sums the iterations reuse (sph_iisph.glsl). */
-    bool iisph;
-    bool adaptive;      /* the scene's adaptive stepping asks stable_dt each frame */
-    double solve_scale; /* IISPH: stable_dt's factor, halved after a frame with an unconverged solve */
-    bool unconverged;   /* IISPH: the last frame had an unconverged solve (warned) */
-    uint32_t max_iterations;
-    eddy_kernel k_diag, k_accel, k_accel_final, k_update, k_check;
-    eddy_buffer pressure, spress, siis, sap, partials, args, istate, sghost;
-    eddy_couple *couple; /* the boundary slot's sets as boundary particles; NULL without */
-    /* Surface extraction (surface_mesh): run per output frame. */
-    char name[64];
-    bool surface;
-    struct { float origin_cell[4]; int32_t dims[4]; float iso; } vgrid;
-    uint32_t cells, tri_cap;
-    eddy_kernel k_field, k_count, k_emit;
-    eddy_buffer field, counts, offsets, tris;
-    eddy_scan *scan;
-    eddy_graph g_field, g_emit;
-    eddy_pvd_entry *series; /* the surface meshes written so far, for <name>_surface.pvd */
-    uint32_t series_count;
-    uint32_t field_vertices;
-    /* surface_live: the iso-surface every substep, as a particle set for renderers. */
-    bool live;
-    uint32_t live_max;        /* triangles */
-    eddy_particles live_set;  /* "<set>.surface" */
-    eddy_kernel k_emit_live, k_draw;
-} sph;
-
 static void destroy(void *state)
 {
     sph *s = state;
@@ -230,7 +147,7 @@ static void destroy(void *state)
     free(s);
 }
 
-static eddy_buffer scratch(sph *s, const char *name, const char *what, uint64_t bytes)
+eddy_buffer sph_scratch(sph *s, const char *name, const char *what, uint64_t bytes)
 {
     char label[160];
     snprintf(label, sizeof label, "%s.%s", name, what);
@@ -323,7 +240,7 @@ double eddy_sph_lattice_sum(double h, double s)
 
 /* Grid of the current positions, the state gathered into cell order, and the
  * density pass: the start of a substep and of the surface field alike. */
-static eddy_result record_density(sph *s, eddy_graph g)
+eddy_result sph_record_density(sph *s, eddy_graph g)
 {
     eddy_engine *e = s->e;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
@@ -346,137 +263,6 @@ static eddy_result record_density(sph *s, eddy_graph g)
                       { s->sdensity, EDDY_WRITE }, { s->svel, EDDY_READ }, { s->spm, EDDY_WRITE },
                       { s->svr, EDDY_WRITE }, { s->nlist, EDDY_WRITE }, { s->ncount, EDDY_WRITE },
                       { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
-    return rc < 0 ? (eddy_result)rc : EDDY_OK;
-}
-
-static eddy_result record_field(sph *s, eddy_graph g);
-
-/* The surface grid covers the box and one cell beyond it, where the colour
- * field is zero, so the iso-surface closes even where fluid touches a wall. */
-static eddy_result create_surface(sph *s, const eddy_system_ctx *ctx, double h, double cell,
-                                  double iso)
-{
-    eddy_engine *e = s->e;
-    if (cell <= 0)
-        cell = h / 2;
-    uint64_t nv = 1;
-    for (int a = 0; a < 3; a++) {
-        double n = ceil((ctx->box_max[a] - ctx->box_min[a]) / cell) + 3;
-        s->vgrid.origin_cell[a] = (float)(ctx->box_min[a] - cell);
-        s->vgrid.dims[a] = (int32_t)n;
-        nv *= (uint64_t)n;
-    }
-    s->vgrid.origin_cell[3] = (float)cell;
-    s->vgrid.iso = (float)iso;
-    if (nv * 4 > eddy_engine_device(e)->max_storage_buffer_range || nv > (1u << 26)) {
-        eddy_log(e, EDDY_LOG_ERROR, "system.too_large", "system '%s': the surface grid of %llu vertices (spacing "
-                 "%g m over the box) is too large; raise params.surface_cell", ctx->name,
-                 (unsigned long long)nv, cell);
-        return EDDY_ERROR_LIMIT;
-    }
-    s->cells = (uint32_t)((s->vgrid.dims[0] - 1) * (s->vgrid.dims[1] - 1) * (s->vgrid.dims[2] - 1));
-    s->surface = true;
-    s->field = scratch(s, ctx->name, "surface.field", 4 * nv);
-    s->counts = scratch(s, ctx->name, "surface.counts", 4ull * s->cells);
-    s->offsets = scratch(s, ctx->name, "surface.offsets", 4ull * s->cells);
-    s->scan = eddy_create_scan(e, &(eddy_scan_desc){ EDDY_SIZED(eddy_scan_desc), .label = "sph.surface", .max_count = s->cells });
-    s->k_field = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.surface.field", EDDY_SPIRV(field_spv) });
-    s->k_count = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.surface.count", EDDY_SPIRV(mt_count_spv) });
-    s->k_emit = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.surface.emit", EDDY_SPIRV(mt_emit_spv) });
-    if (!s->field.id || !s->counts.id || !s->offsets.id || !s->scan || !s->k_field.id ||
-        !s->k_count.id || !s->k_emit.id)
-        return EDDY_ERROR_VULKAN;
-    s->field_vertices = (uint32_t)nv;
-    s->g_field = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "sph.surface" });
-    return s->g_field.id ? record_field(s, s->g_field) : EDDY_ERROR_VULKAN;
-}
-
-/* The colour field on the surface grid, its cubes' triangle counts and
- * their scan. It rebuilds the grid from the current positions, so the
- * surface belongs to the frame's particles, not to the last substep's start. */
-static eddy_result record_field(sph *s, eddy_graph g)
-{
-    eddy_engine *e = s->e;
-    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
-    eddy_result r = record_density(s, g);
-    if (r != EDDY_OK)
-        return r;
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "sph.surface.field", .kernel = s->k_field, .threads = s->field_vertices,
-            .bindings = { { s->params, EDDY_READ }, { s->spos, EDDY_READ }, { s->smass, EDDY_READ },
-                          { s->sdensity, EDDY_READ }, { gb.cell_start, EDDY_READ },
-                          { gb.cell_end, EDDY_READ }, { s->field, EDDY_WRITE } },
-            .push = &s->vgrid, .push_size = sizeof s->vgrid });
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "sph.surface.count", .kernel = s->k_count, .threads = s->cells,
-            .bindings = { { s->field, EDDY_READ }, { s->counts, EDDY_WRITE } },
-            .push = &s->vgrid, .push_size = sizeof s->vgrid });
-    if (rc < 0)
-        return (eddy_result)rc;
-    return eddy_scan_record(e, s->scan, g, s->counts, 0, s->offsets, 0, s->cells, false);
-}
-
-/* surface_live: the particle set "<set>.surface" (three vertices a
- * triangle, at most live_max triangles), its element set "triangles"
- * (indices 0, 1, 2, ...) and the kernels that fill them every substep. */
-static eddy_result create_live(sph *s, const eddy_system_ctx *ctx, double max_triangles)
-{
-    eddy_engine *e = s->e;
-    uint64_t max = max_triangles > 0 ? (uint64_t)max_triangles : 8ull * s->n + 1024;
-    const char *set = eddy_particles_name(e, ctx->particles);
-    char name[96];
-    int len = snprintf(name, sizeof name, "%s.surface", set);
-    if (len < 0 || len > 63 || 3 * max > UINT32_MAX / 4) {
-        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': surface_live needs the set name '%s' at most 55 "
-                 "characters and at most %u triangles (surface_max_triangles)", ctx->name, set, UINT32_MAX / 12);
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    }
-    uint32_t vertices = (uint32_t)(3 * max);
-    uint32_t *index = malloc(4ull * vertices);
-    if (!index) {
-        eddy_log(e, EDDY_LOG_ERROR, "memory.host", "system '%s': out of host memory for %u surface indices",
-                 ctx->name, vertices);
-        return EDDY_ERROR_OUT_OF_MEMORY;
-    }
-    for (uint32_t i = 0; i < vertices; i++)
-        index[i] = i;
-    s->live = true;
-    s->live_max = (uint32_t)max;
-    s->live_set = eddy_create_particles(e, &(eddy_particles_desc){ EDDY_SIZED(eddy_particles_desc), .name = name, .count = vertices });
-    eddy_elements el = s->live_set.id ? eddy_particles_add_elements(e, s->live_set, &(eddy_elements_desc){ EDDY_SIZED(eddy_elements_desc),
-        .name = "triangles", .kind = EDDY_TRIANGLES, .count = (uint32_t)max, .indices = index }) : (eddy_elements){ 0 };
-    free(index);
-    eddy_specialization live[2] = { { 1, 1 }, { 2, s->live_max } };
-    s->k_emit_live = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.surface.emit_live",
-        EDDY_SPIRV(mt_emit_spv), .specialization = { live[0], live[1] }, .specialization_count = 2 });
-    s->k_draw = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.surface.draw", EDDY_SPIRV(mt_draw_spv),
-        .specialization = { live[1] }, .specialization_count = 1 });
-    if (!el.buffer.id)
-        return EDDY_ERROR_OUT_OF_MEMORY;
-    return s->k_emit_live.id && s->k_draw.id ? EDDY_OK : EDDY_ERROR_VULKAN;
-}
-
-/* surface_live, at the end of each substep: the field, the triangles into
- * the set's positions and the draw record. */
-static eddy_result record_live(sph *s, eddy_graph g)
-{
-    eddy_engine *e = s->e;
-    eddy_result r = record_field(s, g);
-    if (r != EDDY_OK)
-        return r;
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-        .label = "sph.surface.emit_live", .kernel = s->k_emit_live, .threads = s->cells,
-        .bindings = { { s->field, EDDY_READ }, { s->offsets, EDDY_READ },
-                      { eddy_particles_buffer(e, s->live_set, "position"), EDDY_WRITE } },
-        .push = &s->vgrid, .push_size = sizeof s->vgrid });
-    uint32_t cells = s->cells;
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "sph.surface.draw", .kernel = s->k_draw, .threads = 1,
-            .bindings = { { s->offsets, EDDY_READ }, { s->counts, EDDY_READ },
-                          { eddy_particles_elements_draw(e, s->live_set, "triangles"), EDDY_WRITE } },
-            .push = &cells, .push_size = sizeof cells });
     return rc < 0 ? (eddy_result)rc : EDDY_OK;
 }
 
@@ -549,21 +335,21 @@ static eddy_result create_buffers(sph *s, const eddy_system_ctx *ctx)
     s->clamped = eddy_particles_add_buffer(e, s->set, "clamped", 4);
     uint64_t n = s->n;
     s->params = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof s->p, .label = "sph.params", .data = &s->p });
-    s->solids = scratch(s, ctx->name, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1));
-    s->pushes = scratch(s, ctx->name, "pushes", 4);
-    s->clock = scratch(s, ctx->name, "clock", 4);
-    s->spos = scratch(s, ctx->name, "sorted.position", 16 * n);
-    s->svel = scratch(s, ctx->name, "sorted.velocity", 16 * n);
-    s->smass = scratch(s, ctx->name, "sorted.mass", 4 * n);
-    s->sdensity = scratch(s, ctx->name, "sorted.density", 4 * n);
-    s->saccel = scratch(s, ctx->name, "sorted.acceleration", 16 * n);
-    s->snormal = scratch(s, ctx->name, "sorted.normal", 16 * n);
-    s->spm = scratch(s, ctx->name, "sorted.position_mass", 16 * n);
-    s->svr = scratch(s, ctx->name, "sorted.velocity_density", 16 * n);
+    s->solids = sph_scratch(s, ctx->name, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1));
+    s->pushes = sph_scratch(s, ctx->name, "pushes", 4);
+    s->clock = sph_scratch(s, ctx->name, "clock", 4);
+    s->spos = sph_scratch(s, ctx->name, "sorted.position", 16 * n);
+    s->svel = sph_scratch(s, ctx->name, "sorted.velocity", 16 * n);
+    s->smass = sph_scratch(s, ctx->name, "sorted.mass", 4 * n);
+    s->sdensity = sph_scratch(s, ctx->name, "sorted.density", 4 * n);
+    s->saccel = sph_scratch(s, ctx->name, "sorted.acceleration", 16 * n);
+    s->snormal = sph_scratch(s, ctx->name, "sorted.normal", 16 * n);
+    s->spm = sph_scratch(s, ctx->name, "sorted.position_mass", 16 * n);
+    s->svr = sph_scratch(s, ctx->name, "sorted.velocity_density", 16 * n);
     uint64_t cap = eddy_nlist_capacity(e, ctx->name, (uint64_t)ctx->params[P_NEIGHBOURS].v[0], n);
     s->nlist_cap = (uint32_t)cap;
     s->nlist = eddy_nlist_buffer(e, ctx->name, cap, n);
-    s->ncount = scratch(s, ctx->name, "sorted.neighbour_count", cap ? 4 * n : 16);
+    s->ncount = sph_scratch(s, ctx->name, "sorted.neighbour_count", cap ? 4 * n : 16);
     if (!s->density.id || !s->clamped.id || !s->normal.id || !s->params.id || !s->solids.id || !s->pushes.id || !s->clock.id ||
         !s->spos.id || !s->svel.id || !s->smass.id || !s->sdensity.id || !s->saccel.id ||
         !s->snormal.id || !s->spm.id || !s->svr.id || !s->nlist.id || !s->ncount.id)
@@ -572,66 +358,6 @@ static eddy_result create_buffers(sph *s, const eddy_system_ctx *ctx)
         eddy_buffer_upload(e, s->solids, 0, sizeof(eddy_solid) * ctx->solid_count, ctx->solids) != EDDY_OK)
         return EDDY_ERROR_VULKAN;
     return EDDY_OK;
-}
-
-/* The first solve starts from the fill's hydrostatic pressure (the set's
- * "pressure" buffer, the warm start): from zero, the first substeps let
- * the column fall onto its floor while the iterations build the pressure
- * up, and the bottom layer is squeezed into the floor's ghosts. */
-static eddy_result hydrostatic_start(sph *s)
-{
-    if (s->n == 0)
-        return EDDY_OK;
-    float *pos = malloc(16ull * s->n), *p = malloc(4ull * s->n), ws;
-    eddy_result r = pos && p ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
-    memcpy(&ws, &s->p.misc[3], 4);
-    if (r == EDDY_OK)
-        r = eddy_buffer_download(s->e, s->position, 0, 16ull * s->n, pos);
-    if (r == EDDY_OK && !eddy_hydrostatic_pressure(pos, s->n, s->p.gravity, s->p.gravity[3], ws, p))
-        r = EDDY_ERROR_OUT_OF_MEMORY;
-    if (r == EDDY_OK)
-        r = eddy_buffer_upload(s->e, s->pressure, 0, 4ull * s->n, p);
-    free(pos);
-    free(p);
-    return r;
-}
-
-/* IISPH's buffers (the pressure on the set, the solver's system, the
- * wall ghosts' sums in a texel-only buffer) and kernels. */
-static eddy_result create_iisph(sph *s, const eddy_system_ctx *ctx, bool cpl)
-{
-    eddy_engine *e = s->e;
-    uint64_t n = s->n;
-    uint64_t groups = (n + 255) / 256;
-    s->max_iterations = s->p.solve[1];
-    s->pressure = eddy_particles_add_buffer(e, s->set, "pressure", 4);
-    s->spress = scratch(s, ctx->name, "sorted.pressure", 4 * n);
-    s->siis = scratch(s, ctx->name, "iisph.system", 16 * n);
-    s->sap = scratch(s, ctx->name, "iisph.acceleration", 16 * n);
-    s->partials = scratch(s, ctx->name, "iisph.partials", 16 * groups);
-    s->args = scratch(s, ctx->name, "iisph.args", 24);
-    s->istate = scratch(s, ctx->name, "iisph.state", sizeof(struct eddy_sph_iisph_state));
-    /* SPH_IISPH_GHOSTS texels a particle (sph_iisph.glsl) */
-    char ghosts[160];
-    snprintf(ghosts, sizeof ghosts, "%s.iisph.ghosts", ctx->name);
-    s->sghost = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = n ? 48 * n : 16, .label = ghosts,
-                                                           .texel_only = true });
-    s->k_diag = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_diag", SPH_VARIANT(cpl, iisph_diag) });
-    /* The iterations read sph.density's lists (constant 2: their capacity). */
-    s->k_accel = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_accel", SPH_VARIANT(cpl, iisph_accel),
-        .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
-    s->k_accel_final = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
-        .label = "sph.iisph_accel_final", SPH_VARIANT(cpl, iisph_accel),
-        .specialization = { { 1, 1 }, { 2, s->nlist_cap } }, .specialization_count = 2 });
-    s->k_update = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_update", SPH_VARIANT(cpl, iisph_update),
-        .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
-    s->k_check = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_check", EDDY_SPIRV(iisph_check_spv) });
-    if (!s->pressure.id || !s->spress.id || !s->siis.id || !s->sap.id || !s->partials.id || !s->args.id ||
-        !s->istate.id || !s->sghost.id)
-        return EDDY_ERROR_OUT_OF_MEMORY;
-    if (!s->k_diag.id || !s->k_accel.id || !s->k_accel_final.id || !s->k_update.id || !s->k_check.id)
-        return EDDY_ERROR_VULKAN;
-    return hydrostatic_start(s);
 }
 
 static eddy_result create(const eddy_system_ctx *ctx, void **state)
@@ -692,7 +418,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->k_clock = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.clock", EDDY_SPIRV(clock_spv) });
     if (!s->k_density.id || !s->k_forces.id || !s->k_integrate.id || !s->k_clock.id)
         return EDDY_ERROR_VULKAN;
-    if (s->iisph && (r = create_iisph(s, ctx, cpl)) != EDDY_OK)
+    if (s->iisph && (r = sph_create_iisph(s, ctx, cpl)) != EDDY_OK)
         return r;
     snprintf(s->name, sizeof s->name, "%s", ctx->name);
     if (v[P_SURFACE_LIVE].v[0] != 0 && v[P_SURFACE_MESH].v[0] == 0) {
@@ -702,67 +428,10 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     }
     eddy_result sr = EDDY_OK;
     if (v[P_SURFACE_MESH].v[0] != 0)
-        sr = create_surface(s, ctx, h, v[P_SURFACE_CELL].v[0], v[P_SURFACE_ISO].v[0]);
+        sr = sph_create_surface(s, ctx, h, v[P_SURFACE_CELL].v[0], v[P_SURFACE_ISO].v[0]);
     if (sr == EDDY_OK && v[P_SURFACE_LIVE].v[0] != 0 && s->n)
-        sr = create_live(s, ctx, v[P_SURFACE_MAX_TRIANGLES].v[0]);
+        sr = sph_create_live(s, ctx, v[P_SURFACE_MAX_TRIANGLES].v[0]);
     return sr;
-}
-
-/* IISPH after the other forces: the system, the iterations (indirect,
- * switched off on the GPU once converged), the pressure acceleration added. */
-static int record_iisph(sph *s, eddy_graph g)
-{
-    eddy_engine *e = s->e;
-    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
-    eddy_result r = eddy_grid_record_gather(e, s->grid, g, s->pressure, s->spress, 1, s->n);
-    if (r != EDDY_OK)
-        return (int)r;
-    /* Coupled: the boundary after each pass's own bindings. */
-    eddy_couple_bindings cb = s->couple ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
-    eddy_access cr = s->couple ? EDDY_READ : 0;
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-        .label = "sph.iisph_diag", .kernel = s->k_diag, .threads = s->n,
-        .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
-                      { s->saccel, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                      { s->spress, EDDY_READ_WRITE }, { s->siis, EDDY_WRITE }, { s->args, EDDY_WRITE },
-                      { s->istate, EDDY_WRITE }, { s->sghost, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr },
-                      { cb.cell_start, cr }, { cb.cell_end, cr }, { cb.velocity, cr } } });
-    int first = rc >= 0 ? (int)eddy_graph_pass_count(e, g) : -1;
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "sph.iisph_accel", .kernel = s->k_accel, .indirect = s->args,
-            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
-                          { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
-                          { s->sap, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ }, { s->pressure, EDDY_WRITE },
-                          { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ }, { s->sghost, EDDY_READ }, { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "sph.iisph_update", .kernel = s->k_update, .indirect = s->args,
-            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { gb.cell_start, EDDY_READ },
-                          { gb.cell_end, EDDY_READ }, { s->sap, EDDY_READ }, { s->siis, EDDY_READ },
-                          { s->spress, EDDY_READ_WRITE }, { s->partials, EDDY_WRITE }, { s->nlist, EDDY_READ },
-                          { s->ncount, EDDY_READ }, { s->sghost, EDDY_READ }, { cb.params, cr },
-                          { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "sph.iisph_check", .kernel = s->k_check, .indirect = s->args, .indirect_offset = 12,
-            .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { s->istate, EDDY_READ_WRITE },
-                          { s->args, EDDY_WRITE } } });
-    if (rc >= 0 && s->max_iterations > 1)
-        rc = eddy_graph_repeat(e, g, (uint32_t)first, 3, s->max_iterations);
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "sph.iisph_accel_final", .kernel = s->k_accel_final, .threads = s->n,
-            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
-                          { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
-                          { s->saccel, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ },
-                          { s->pressure, EDDY_WRITE }, { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ },
-                          { s->sghost, EDDY_READ }, { cb.params, cr }, { cb.particles, cr },
-                          { cb.cell_start, cr }, { cb.cell_end, cr } } });
-    /* The bodies feel the solved pressure. */
-    if (rc >= 0 && s->couple)
-        rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end, s->spress);
-    return rc;
 }
 
 static eddy_result declare_step(void *state, eddy_graph g)
@@ -774,7 +443,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
     eddy_result r = s->couple ? eddy_couple_record_begin(e, s->couple, g) : EDDY_OK;
     if (r == EDDY_OK)
-        r = record_density(s, g);
+        r = sph_record_density(s, g);
     if (r != EDDY_OK)
         return r;
     eddy_couple_bindings cb = s->couple ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
@@ -791,7 +460,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (rc >= 0 && s->couple && !s->iisph)
         rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end, (eddy_buffer){ 0 });
     if (rc >= 0 && s->iisph)
-        rc = record_iisph(s, g);
+        rc = sph_record_iisph(s, g);
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.integrate", .kernel = s->k_integrate, .threads = s->n,
@@ -810,55 +479,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
     r = s->couple ? eddy_couple_record_end(e, s->couple, g) : EDDY_OK;
     /* The next substep gathers its own sorted state again from the
      * positions, so the surface's passes change nothing the step reads. */
-    return r == EDDY_OK && s->live ? record_live(s, g) : r;
-}
-
-static float float_of(uint32_t bits)
-{
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-/* IISPH's solves since the last frame: the last substep's figures, and
- * over the frame's substeps how many stopped at max_iterations, the most
- * iterations and the worst final errors; a warning when any stopped
- * unconverged (the run goes on: the pressure is the last iterate's). */
-static void iisph_stats(sph *s, eddy_stats *st)
-{
-    struct eddy_sph_iisph_state is;
-    if (eddy_buffer_download(s->e, s->istate, 0, sizeof is, &is) != EDDY_OK)
-        return;
-    float mean = float_of(is.g[0]), largest = float_of(is.f[3]);
-    eddy_stats_add(st, "iisph_iterations", is.s[0]);
-    eddy_stats_add(st, "iisph_density_error", float_of(is.s[1]));
-    eddy_stats_add(st, "iisph_max_error", float_of(is.s[3]));
-    eddy_stats_add(st, "iisph_converged", is.s[2]);
-    eddy_stats_add(st, "iisph_substeps", is.f[0]);
-    eddy_stats_add(st, "iisph_unconverged", is.f[1]);
-    eddy_stats_add(st, "iisph_iterations_max", is.f[2]);
-    eddy_stats_add(st, "iisph_worst_density_error", mean);
-    eddy_stats_add(st, "iisph_worst_max_error", largest);
-    /* Once a run of unconverged frames (the statistics count each). */
-    float t = 0;
-    bool warn = is.f[1] > 0 && !s->unconverged;
-    s->unconverged = is.f[1] > 0;
-    if (warn && eddy_buffer_download(s->e, s->clock, 0, 4, &t) == EDDY_OK)
-        eddy_log(s->e, EDDY_LOG_WARN, "system.unconverged", "system '%s': %u of the %u IISPH substeps up to t = "
-                 "%.6g s stopped at max_iterations = %u before converging (worst: mean density error %.3g "
-                 "against tolerance %.3g, largest %.3g against max_error %.3g); %s",
-                 s->name, is.f[1], is.f[0], t, s->max_iterations, mean, float_of(s->p.solve[2]), largest,
-                 s->p.solve2[0], s->adaptive ? "adaptive: the next frame's substep is halved"
-                                             : "raise max_iterations, lower dt or make the scene adaptive");
-    /* Adaptive stepping (stable_dt): an unconverged frame halves the
-     * substep; one that needed at most half the iterations lets it grow
-     * back by a quarter, up to the stability bound. */
-    if (is.f[1] > 0)
-        s->solve_scale = s->solve_scale > 1.0 / 1024 ? s->solve_scale * 0.5 : s->solve_scale;
-    else if (is.f[0] > 0 && 2 * is.f[2] <= s->max_iterations)
-        s->solve_scale = s->solve_scale * 1.25 < 1 ? s->solve_scale * 1.25 : 1;
-    const uint32_t zero[8] = { 0 };
-    eddy_buffer_upload(s->e, s->istate, offsetof(struct eddy_sph_iisph_state, f), sizeof zero, zero);
+    return r == EDDY_OK && s->live ? sph_record_live(s, g) : r;
 }
 
 /* Per frame: density error against rho0, the surge front, surface
@@ -885,7 +506,7 @@ static void stats(void *state, eddy_stats *st)
         eddy_stats_add(st, "surface_particles", surface);
         eddy_stats_add(st, "boundary_pushes", pushes);
         if (s->iisph)
-            iisph_stats(s, st);
+            sph_iisph_stats(s, st);
         uint32_t zero = 0;
         eddy_buffer_upload(e, s->pushes, 0, 4, &zero);
     }
@@ -957,7 +578,7 @@ static eddy_result write_frame(void *state, const eddy_frame_ctx *f)
         eddy_destroy_graph(e, s->g_emit);
         eddy_destroy_buffer(e, s->tris);
         s->g_emit = (eddy_graph){ 0 };
-        s->tris = scratch(s, s->name, "surface.triangles", 36ull * cap);
+        s->tris = sph_scratch(s, s->name, "surface.triangles", 36ull * cap);
         if (!s->tris.id)
             return EDDY_ERROR_OUT_OF_MEMORY;
         s->tri_cap = cap;

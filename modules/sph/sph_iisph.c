@@ -1,0 +1,198 @@
+/* sph: IISPH's host side (solver 1; README.md): its buffers, its recorded
+ * iterations and its statistics. */
+#include "sph_internal.h"
+
+#include "common/hydrostatic.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const uint32_t iisph_diag_spv[] =
+#include "sph_iisph_diag.spv.inc"
+    ;
+static const uint32_t iisph_accel_spv[] =
+#include "sph_iisph_accel.spv.inc"
+    ;
+static const uint32_t iisph_update_spv[] =
+#include "sph_iisph_update.spv.inc"
+    ;
+static const uint32_t iisph_diag_coupled_spv[] =
+#include "sph_iisph_diag_coupled.spv.inc"
+    ;
+static const uint32_t iisph_accel_coupled_spv[] =
+#include "sph_iisph_accel_coupled.spv.inc"
+    ;
+static const uint32_t iisph_update_coupled_spv[] =
+#include "sph_iisph_update_coupled.spv.inc"
+    ;
+static const uint32_t iisph_check_spv[] =
+#include "sph_iisph_check.spv.inc"
+    ;
+
+/* The first solve starts from the fill's hydrostatic pressure (the set's
+ * "pressure" buffer, the warm start): from zero, the first substeps let
+ * the column fall onto its floor while the iterations build the pressure
+ * up, and the bottom layer is squeezed into the floor's ghosts. */
+static eddy_result hydrostatic_start(sph *s)
+{
+    if (s->n == 0)
+        return EDDY_OK;
+    float *pos = malloc(16ull * s->n), *p = malloc(4ull * s->n), ws;
+    eddy_result r = pos && p ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    memcpy(&ws, &s->p.misc[3], 4);
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(s->e, s->position, 0, 16ull * s->n, pos);
+    if (r == EDDY_OK && !eddy_hydrostatic_pressure(pos, s->n, s->p.gravity, s->p.gravity[3], ws, p))
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK)
+        r = eddy_buffer_upload(s->e, s->pressure, 0, 4ull * s->n, p);
+    free(pos);
+    free(p);
+    return r;
+}
+
+/* IISPH's buffers (the pressure on the set, the solver's system, the
+ * wall ghosts' sums in a texel-only buffer) and kernels. */
+eddy_result sph_create_iisph(sph *s, const eddy_system_ctx *ctx, bool cpl)
+{
+    eddy_engine *e = s->e;
+    uint64_t n = s->n;
+    uint64_t groups = (n + 255) / 256;
+    s->max_iterations = s->p.solve[1];
+    s->pressure = eddy_particles_add_buffer(e, s->set, "pressure", 4);
+    s->spress = sph_scratch(s, ctx->name, "sorted.pressure", 4 * n);
+    s->siis = sph_scratch(s, ctx->name, "iisph.system", 16 * n);
+    s->sap = sph_scratch(s, ctx->name, "iisph.acceleration", 16 * n);
+    s->partials = sph_scratch(s, ctx->name, "iisph.partials", 16 * groups);
+    s->args = sph_scratch(s, ctx->name, "iisph.args", 24);
+    s->istate = sph_scratch(s, ctx->name, "iisph.state", sizeof(struct eddy_sph_iisph_state));
+    /* SPH_IISPH_GHOSTS texels a particle (sph_iisph.glsl) */
+    char ghosts[160];
+    snprintf(ghosts, sizeof ghosts, "%s.iisph.ghosts", ctx->name);
+    s->sghost = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = n ? 48 * n : 16, .label = ghosts,
+                                                           .texel_only = true });
+    s->k_diag = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_diag", SPH_VARIANT(cpl, iisph_diag) });
+    /* The iterations read sph.density's lists (constant 2: their capacity). */
+    s->k_accel = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_accel", SPH_VARIANT(cpl, iisph_accel),
+        .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
+    s->k_accel_final = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
+        .label = "sph.iisph_accel_final", SPH_VARIANT(cpl, iisph_accel),
+        .specialization = { { 1, 1 }, { 2, s->nlist_cap } }, .specialization_count = 2 });
+    s->k_update = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_update", SPH_VARIANT(cpl, iisph_update),
+        .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
+    s->k_check = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_check", EDDY_SPIRV(iisph_check_spv) });
+    if (!s->pressure.id || !s->spress.id || !s->siis.id || !s->sap.id || !s->partials.id || !s->args.id ||
+        !s->istate.id || !s->sghost.id)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    if (!s->k_diag.id || !s->k_accel.id || !s->k_accel_final.id || !s->k_update.id || !s->k_check.id)
+        return EDDY_ERROR_VULKAN;
+    return hydrostatic_start(s);
+}
+
+static float float_of(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* IISPH's solves since the last frame: the last substep's figures, and
+ * over the frame's substeps how many stopped at max_iterations, the most
+ * iterations and the worst final errors; a warning when any stopped
+ * unconverged (the run goes on: the pressure is the last iterate's). */
+void sph_iisph_stats(sph *s, eddy_stats *st)
+{
+    struct eddy_sph_iisph_state is;
+    if (eddy_buffer_download(s->e, s->istate, 0, sizeof is, &is) != EDDY_OK)
+        return;
+    float mean = float_of(is.g[0]), largest = float_of(is.f[3]);
+    eddy_stats_add(st, "iisph_iterations", is.s[0]);
+    eddy_stats_add(st, "iisph_density_error", float_of(is.s[1]));
+    eddy_stats_add(st, "iisph_max_error", float_of(is.s[3]));
+    eddy_stats_add(st, "iisph_converged", is.s[2]);
+    eddy_stats_add(st, "iisph_substeps", is.f[0]);
+    eddy_stats_add(st, "iisph_unconverged", is.f[1]);
+    eddy_stats_add(st, "iisph_iterations_max", is.f[2]);
+    eddy_stats_add(st, "iisph_worst_density_error", mean);
+    eddy_stats_add(st, "iisph_worst_max_error", largest);
+    /* Once a run of unconverged frames (the statistics count each). */
+    float t = 0;
+    bool warn = is.f[1] > 0 && !s->unconverged;
+    s->unconverged = is.f[1] > 0;
+    if (warn && eddy_buffer_download(s->e, s->clock, 0, 4, &t) == EDDY_OK)
+        eddy_log(s->e, EDDY_LOG_WARN, "system.unconverged", "system '%s': %u of the %u IISPH substeps up to t = "
+                 "%.6g s stopped at max_iterations = %u before converging (worst: mean density error %.3g "
+                 "against tolerance %.3g, largest %.3g against max_error %.3g); %s",
+                 s->name, is.f[1], is.f[0], t, s->max_iterations, mean, float_of(s->p.solve[2]), largest,
+                 s->p.solve2[0], s->adaptive ? "adaptive: the next frame's substep is halved"
+                                             : "raise max_iterations, lower dt or make the scene adaptive");
+    /* Adaptive stepping (stable_dt): an unconverged frame halves the
+     * substep; one that needed at most half the iterations lets it grow
+     * back by a quarter, up to the stability bound. */
+    if (is.f[1] > 0)
+        s->solve_scale = s->solve_scale > 1.0 / 1024 ? s->solve_scale * 0.5 : s->solve_scale;
+    else if (is.f[0] > 0 && 2 * is.f[2] <= s->max_iterations)
+        s->solve_scale = s->solve_scale * 1.25 < 1 ? s->solve_scale * 1.25 : 1;
+    const uint32_t zero[8] = { 0 };
+    eddy_buffer_upload(s->e, s->istate, offsetof(struct eddy_sph_iisph_state, f), sizeof zero, zero);
+}
+
+/* IISPH after the other forces: the system, the iterations (indirect,
+ * switched off on the GPU once converged), the pressure acceleration added. */
+int sph_record_iisph(sph *s, eddy_graph g)
+{
+    eddy_engine *e = s->e;
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    eddy_result r = eddy_grid_record_gather(e, s->grid, g, s->pressure, s->spress, 1, s->n);
+    if (r != EDDY_OK)
+        return (int)r;
+    /* Coupled: the boundary after each pass's own bindings. */
+    eddy_couple_bindings cb = s->couple ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
+    eddy_access cr = s->couple ? EDDY_READ : 0;
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+        .label = "sph.iisph_diag", .kernel = s->k_diag, .threads = s->n,
+        .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
+                      { s->saccel, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
+                      { s->spress, EDDY_READ_WRITE }, { s->siis, EDDY_WRITE }, { s->args, EDDY_WRITE },
+                      { s->istate, EDDY_WRITE }, { s->sghost, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr },
+                      { cb.cell_start, cr }, { cb.cell_end, cr }, { cb.velocity, cr } } });
+    int first = rc >= 0 ? (int)eddy_graph_pass_count(e, g) : -1;
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = "sph.iisph_accel", .kernel = s->k_accel, .indirect = s->args,
+            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
+                          { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
+                          { s->sap, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ }, { s->pressure, EDDY_WRITE },
+                          { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ }, { s->sghost, EDDY_READ }, { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = "sph.iisph_update", .kernel = s->k_update, .indirect = s->args,
+            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { gb.cell_start, EDDY_READ },
+                          { gb.cell_end, EDDY_READ }, { s->sap, EDDY_READ }, { s->siis, EDDY_READ },
+                          { s->spress, EDDY_READ_WRITE }, { s->partials, EDDY_WRITE }, { s->nlist, EDDY_READ },
+                          { s->ncount, EDDY_READ }, { s->sghost, EDDY_READ }, { cb.params, cr },
+                          { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = "sph.iisph_check", .kernel = s->k_check, .indirect = s->args, .indirect_offset = 12,
+            .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { s->istate, EDDY_READ_WRITE },
+                          { s->args, EDDY_WRITE } } });
+    if (rc >= 0 && s->max_iterations > 1)
+        rc = eddy_graph_repeat(e, g, (uint32_t)first, 3, s->max_iterations);
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = "sph.iisph_accel_final", .kernel = s->k_accel_final, .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
+                          { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
+                          { s->saccel, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ },
+                          { s->pressure, EDDY_WRITE }, { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ },
+                          { s->sghost, EDDY_READ }, { cb.params, cr }, { cb.particles, cr },
+                          { cb.cell_start, cr }, { cb.cell_end, cr } } });
+    /* The bodies feel the solved pressure. */
+    if (rc >= 0 && s->couple)
+        rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end, s->spress);
+    return rc;
+}
+

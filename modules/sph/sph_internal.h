@@ -1,0 +1,81 @@
+/* The sph module's system state, shared by its files: sph.c (parameters,
+ * the weakly compressible step, statistics), sph_iisph.c (the pressure
+ * solver) and sph_surface.c (the iso-surface). */
+#ifndef EDDY_SPH_INTERNAL_H
+#define EDDY_SPH_INTERNAL_H
+
+#include "sph.h"
+
+#include "couple/couple.h"
+#include "eddy/eddy_output.h"
+#include "eddy/eddy_prims.h"
+
+#include <stdbool.h>
+
+/* A shader's plain or coupled SPIR-V (EDDY_SPIRV's fields). */
+#define SPH_VARIANT(coupled, name)                                   \
+    .spirv = (coupled) ? name##_coupled_spv : name##_spv,            \
+    .spirv_size = (coupled) ? sizeof name##_coupled_spv : sizeof name##_spv
+
+typedef struct sph {
+    eddy_engine *e;
+    eddy_particles set;
+    uint32_t n;
+    struct eddy_sph_params p;
+    int front_axis;
+    eddy_grid *grid;
+    eddy_kernel k_density, k_forces, k_integrate, k_clock;
+    eddy_buffer params, solids, pushes, clock;
+    eddy_buffer spos, svel, smass, sdensity, saccel, snormal, spm, svr;
+    eddy_buffer nlist, ncount; /* neighbour lists (shaders/neighbours.glsl); 16-byte stand-ins without */
+    uint32_t nlist_cap;
+    eddy_buffer position, velocity, mass, density, normal, clamped;
+    /* IISPH (solver 1): the pressure (particle order, also output), its
+     * sorted copy, the system (source, diagonal), the pressure
+     * accelerations, the groups' error sums, dispatch arguments and state,
+     * and the wall ghosts' sums the iterations reuse (sph_iisph.glsl). */
+    bool iisph;
+    bool adaptive;      /* the scene's adaptive stepping asks stable_dt each frame */
+    double solve_scale; /* IISPH: stable_dt's factor, halved after a frame with an unconverged solve */
+    bool unconverged;   /* IISPH: the last frame had an unconverged solve (warned) */
+    uint32_t max_iterations;
+    eddy_kernel k_diag, k_accel, k_accel_final, k_update, k_check;
+    eddy_buffer pressure, spress, siis, sap, partials, args, istate, sghost;
+    eddy_couple *couple; /* the boundary slot's sets as boundary particles; NULL without */
+    /* Surface extraction (surface_mesh): run per output frame. */
+    char name[64];
+    bool surface;
+    struct { float origin_cell[4]; int32_t dims[4]; float iso; } vgrid;
+    uint32_t cells, tri_cap;
+    eddy_kernel k_field, k_count, k_emit;
+    eddy_buffer field, counts, offsets, tris;
+    eddy_scan *scan;
+    eddy_graph g_field, g_emit;
+    eddy_pvd_entry *series; /* the surface meshes written so far, for <name>_surface.pvd */
+    uint32_t series_count;
+    uint32_t field_vertices;
+    /* surface_live: the iso-surface every substep, as a particle set for renderers. */
+    bool live;
+    uint32_t live_max;        /* triangles */
+    eddy_particles live_set;  /* "<set>.surface" */
+    eddy_kernel k_emit_live, k_draw;
+} sph;
+
+
+/* A buffer of the system's own ("<system>.<what>", at least 16 bytes). */
+eddy_buffer sph_scratch(sph *s, const char *name, const char *what, uint64_t bytes);
+/* The grid build, the gathers and sph.density (every solver's start). */
+eddy_result sph_record_density(sph *s, eddy_graph g);
+
+/* sph_surface.c */
+eddy_result sph_create_surface(sph *s, const eddy_system_ctx *ctx, double h, double cell, double iso);
+eddy_result sph_record_field(sph *s, eddy_graph g);
+eddy_result sph_create_live(sph *s, const eddy_system_ctx *ctx, double max_triangles);
+eddy_result sph_record_live(sph *s, eddy_graph g);
+
+/* sph_iisph.c */
+eddy_result sph_create_iisph(sph *s, const eddy_system_ctx *ctx, bool coupled);
+int sph_record_iisph(sph *s, eddy_graph g);
+void sph_iisph_stats(sph *s, eddy_stats *st);
+
+#endif
