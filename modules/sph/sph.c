@@ -37,7 +37,7 @@ enum {
     P_VORTEX_AXIS, P_VORTEX_OMEGA, P_VORTEX_RATE, P_VORTEX_RADIUS, P_FRONT_AXIS, P_SURFACE_MESH,
     P_SURFACE_CELL, P_SURFACE_ISO, P_WALL_SPACING, P_PUSH_CENTER, P_PUSH_VELOCITY,
     P_PUSH_RADIUS, P_PUSH_STRENGTH, P_PRESSURE_FORCE, P_CLAMP_NEGATIVE, P_EOS, P_C0, P_ALPHA, P_NORMALISE,
-    P_SOLVER, P_TOLERANCE, P_MAX_ITERATIONS, P_RELAXATION, P_SURFACE_LIVE, P_SURFACE_MAX_TRIANGLES, P_NEIGHBOURS, P_MAX_ERROR, P_COUNT
+    P_SOLVER, P_TOLERANCE, P_MAX_ITERATIONS, P_RELAXATION, P_SURFACE_LIVE, P_SURFACE_MAX_TRIANGLES, P_NEIGHBOURS, P_MAX_ERROR, P_DIV_TOLERANCE, P_DIV_ITERATIONS, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -77,19 +77,26 @@ static const eddy_param_info params[P_COUNT] = {
     [P_NORMALISE] = { "normalise_density", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1,
                       "scale the density sum so that fluid at rest on the fill lattice (spacing wall_spacing) "
                       "reads rest_density (false: the paper's raw sum, 1.0098 rho0 there at h = 2 spacings)" },
-    [P_SOLVER] = { "solver", EDDY_PARAM_INT, "1", { 0 }, 0, 1,
+    [P_SOLVER] = { "solver", EDDY_PARAM_INT, "1", { 0 }, 0, 2,
                    "0: weakly compressible, the pressure from the equation of state; 1: IISPH (Ihmsen et al. "
-                   "2014), the pressure that keeps the fluid at rest density, solved each substep (no sound "
-                   "bound on dt: CFL, viscosity and gravity bounds only)" },
+                   "2014), the pressure that keeps the fluid at rest density, solved each substep; 2: DFSPH "
+                   "(Bender and Koschier 2015, 2017), a divergence-free and a constant-density solve on the "
+                   "velocities each substep (1 and 2: no sound bound on dt, only CFL, viscosity and gravity)" },
+    [P_DIV_TOLERANCE] = { "divergence_tolerance", EDDY_PARAM_FLOAT, "1", { 0.001 }, 1e-7, 0.1,
+                          "DFSPH: the divergence-free iterations stop once dt max(D rho / Dt, 0) / rest_density, "
+                          "averaged over every particle, is at most this" },
+    [P_DIV_ITERATIONS] = { "max_divergence_iterations", EDDY_PARAM_INT, "1", { 100 }, 1, 10000,
+                           "DFSPH: divergence-free iterations at most per substep (recorded; the ones after "
+                           "convergence are empty dispatches)" },
     [P_TOLERANCE] = { "tolerance", EDDY_PARAM_FLOAT, "1", { 0.0001 }, 1e-7, 0.1,
-                      "IISPH: the iterations stop once the predicted density error over rest_density, averaged "
+                      "IISPH, DFSPH: the iterations stop once the predicted density error over rest_density, averaged "
                       "over every particle, is at most this (both ways where pressure acts, compression only "
                       "where none does: a free surface may expand)" },
     [P_MAX_ITERATIONS] = { "max_iterations", EDDY_PARAM_INT, "1", { 100 }, 2, 10000,
-                           "IISPH: iterations at most per substep (recorded; the ones after convergence are "
+                           "IISPH, DFSPH's constant-density phase: iterations at most per substep (recorded; the ones after convergence are "
                            "empty dispatches)" },
     [P_MAX_ERROR] = { "max_error", EDDY_PARAM_FLOAT, "1", { 0.01 }, 1e-6, 1,
-                      "IISPH: the iterations also go on until the largest predicted density error at any "
+                      "IISPH, DFSPH: the iterations also go on until the largest predicted density error at any "
                       "particle over rest_density is at most this (a mean alone lets local spikes through)" },
     [P_RELAXATION] = { "relaxation", EDDY_PARAM_FLOAT, "1", { 0.5 }, 0.01, 1,
                        "IISPH: relaxed Jacobi factor omega of the pressure update" },
@@ -136,12 +143,14 @@ static void destroy(void *state)
     eddy_destroy_kernel(e, s->k_forces);
     eddy_destroy_kernel(e, s->k_integrate);
     eddy_destroy_kernel(e, s->k_clock);
-    eddy_kernel iis[] = { s->k_diag, s->k_accel, s->k_accel_final, s->k_update, s->k_check };
+    eddy_kernel iis[] = { s->k_diag, s->k_accel, s->k_accel_final, s->k_update, s->k_check, s->k_alpha,
+                          s->k_kappa_div, s->k_kappa_rho, s->k_apply, s->k_predict, s->k_store, s->k_check_div };
     for (size_t i = 0; i < sizeof iis / sizeof iis[0]; i++)
         eddy_destroy_kernel(e, iis[i]);
     eddy_buffer own[] = { s->params, s->solids, s->pushes, s->clock, s->spos, s->svel, s->smass,
                           s->sdensity, s->saccel, s->snormal, s->spm, s->svr, s->spress, s->siis,
-                          s->sap, s->partials, s->args, s->istate, s->sghost, s->nlist, s->ncount };
+                          s->sap, s->partials, s->args, s->istate, s->sghost, s->nlist, s->ncount,
+                          s->sdv, s->sdf, s->dghost, s->dstate, s->dargs };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(e, own[i]);
     free(s);
@@ -216,12 +225,14 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
     float alpha = (float)v[P_ALPHA].v[0];
     memcpy(&p->model[3], &alpha, 4);
     p->lattice[0] = v[P_NORMALISE].v[0] != 0 ? (float)(1.0 / eddy_sph_lattice_sum(h, ws)) : 1.0f;
-    p->solve[0] = v[P_SOLVER].v[0] != 0 ? EDDY_SPH_IISPH : EDDY_SPH_WEAK;
+    p->solve[0] = v[P_SOLVER].v[0] == 2 ? EDDY_SPH_DFSPH : v[P_SOLVER].v[0] != 0 ? EDDY_SPH_IISPH : EDDY_SPH_WEAK;
     p->solve[1] = (uint32_t)v[P_MAX_ITERATIONS].v[0];
     float tol = (float)v[P_TOLERANCE].v[0], omega = (float)v[P_RELAXATION].v[0];
     memcpy(&p->solve[2], &tol, 4);
     memcpy(&p->solve[3], &omega, 4);
     p->solve2[0] = (float)v[P_MAX_ERROR].v[0];
+    p->solve2[1] = (float)v[P_DIV_TOLERANCE].v[0];
+    p->solve2[2] = (float)v[P_DIV_ITERATIONS].v[0];
 }
 
 /* s^3 sum_k W_poly6(|s k|, h) over the integer points k of a cubic lattice:
@@ -272,7 +283,7 @@ eddy_result sph_record_density(sph *s, eddy_graph g)
  * dt <= 0.125 h^2 rho0 / mu (Monaghan's bounds; PHYSICS.md); IISPH has no
  * sound to resolve. The vortex axis is a direction; the grid over the box
  * fits. */
-static eddy_result check_params(const eddy_system_ctx *ctx, bool iisph)
+static eddy_result check_params(const eddy_system_ctx *ctx, bool iisph, const char *solver)
 {
     eddy_engine *e = ctx->engine;
     const eddy_param_value *v = ctx->params;
@@ -289,9 +300,9 @@ static eddy_result check_params(const eddy_system_ctx *ctx, bool iisph)
         double dt_force = g > 0 ? 0.25 * sqrt(h / g) : INFINITY;
         dt_max = dt_force < dt_visc ? dt_force : dt_visc;
         if (ctx->dt > dt_max && !ctx->adaptive) {
-            eddy_log(e, EDDY_LOG_ERROR, "system.unstable", "system '%s': substep dt = %g s is above the IISPH "
+            eddy_log(e, EDDY_LOG_ERROR, "system.unstable", "system '%s': substep dt = %g s is above the %s "
                      "stability bound %g s (gravity: 0.25 sqrt(h / |g|) = %g s; viscosity: 0.125 h^2 "
-                     "rest_density / viscosity = %g s): lower dt or raise substeps", ctx->name, ctx->dt, dt_max,
+                     "rest_density / viscosity = %g s): lower dt or raise substeps", ctx->name, ctx->dt, solver, dt_max,
                      dt_force, dt_visc);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
@@ -374,8 +385,14 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->solve_scale = 1;
     const eddy_param_value *v = ctx->params;
     double h = v[P_H].v[0], rho0 = v[P_RHO0].v[0];
-    s->iisph = v[P_SOLVER].v[0] != 0;
-    eddy_result r = check_params(ctx, s->iisph);
+    s->iisph = v[P_SOLVER].v[0] == 1;
+    s->dfsph = v[P_SOLVER].v[0] == 2;
+    eddy_result r = check_params(ctx, s->iisph || s->dfsph, s->dfsph ? "DFSPH" : "IISPH");
+    if (r == EDDY_OK && s->dfsph && eddy_couple_slot_particles(e, &ctx->slots[1])) {
+        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': DFSPH (solver 2) takes no boundary sets yet; "
+                 "expected solver 0 or 1 with \"boundary\"", ctx->name);
+        r = EDDY_ERROR_INVALID_ARGUMENT;
+    }
     if (r != EDDY_OK)
         return r;
     eddy_sph_params_from_values(&s->p, v, ctx->box_min, ctx->box_max, ctx->dt, s->n, ctx->solid_count);
@@ -420,6 +437,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         return EDDY_ERROR_VULKAN;
     if (s->iisph && (r = sph_create_iisph(s, ctx, cpl)) != EDDY_OK)
         return r;
+    if (s->dfsph && (r = sph_create_dfsph(s, ctx)) != EDDY_OK)
+        return r;
     snprintf(s->name, sizeof s->name, "%s", ctx->name);
     if (v[P_SURFACE_LIVE].v[0] != 0 && v[P_SURFACE_MESH].v[0] == 0) {
         eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': surface_live extracts the surface_mesh; expected "
@@ -448,9 +467,15 @@ static eddy_result declare_step(void *state, eddy_graph g)
         return r;
     eddy_couple_bindings cb = s->couple ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
     eddy_access cr = s->couple ? EDDY_READ : 0;
-    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+    /* DFSPH: the forces act on the divergence-free velocities (its
+     * solve's buffer has sph.density's packed layout), and the leap-frog
+     * takes the velocities of its constant-density phase. */
+    int rc = s->dfsph ? sph_record_dfsph_divergence(s, g) : 0;
+    eddy_buffer vr = s->dfsph ? s->sdv : s->svr, vel = s->dfsph ? s->sdv : s->svel;
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.forces", .kernel = s->k_forces, .threads = s->n,
-            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
+            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { vr, EDDY_READ },
                           { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                           { s->saccel, EDDY_WRITE }, { s->snormal, EDDY_WRITE },
                           { s->clock, EDDY_READ }, { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ },
@@ -461,11 +486,13 @@ static eddy_result declare_step(void *state, eddy_graph g)
         rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end, (eddy_buffer){ 0 });
     if (rc >= 0 && s->iisph)
         rc = sph_record_iisph(s, g);
+    if (rc >= 0 && s->dfsph)
+        rc = sph_record_dfsph_density(s, g);
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.integrate", .kernel = s->k_integrate, .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { gb.sorted_index, EDDY_READ },
-                          { s->spos, EDDY_READ }, { s->svel, EDDY_READ }, { s->saccel, EDDY_READ },
+                          { s->spos, EDDY_READ }, { vel, EDDY_READ }, { s->saccel, EDDY_READ },
                           { s->sdensity, EDDY_READ }, { s->snormal, EDDY_READ },
                           { s->solids, EDDY_READ }, { s->position, EDDY_WRITE },
                           { s->velocity, EDDY_WRITE }, { s->density, EDDY_WRITE },
@@ -505,8 +532,8 @@ static void stats(void *state, eddy_stats *st)
         eddy_stats_add(st, "surge_front", front);
         eddy_stats_add(st, "surface_particles", surface);
         eddy_stats_add(st, "boundary_pushes", pushes);
-        if (s->iisph)
-            sph_iisph_stats(s, st);
+        if (s->iisph || s->dfsph)
+            sph_solve_stats(s, st);
         uint32_t zero = 0;
         eddy_buffer_upload(e, s->pushes, 0, 4, &zero);
     }
@@ -533,7 +560,7 @@ static double stable_dt(void *state)
         }
     free(vel);
     double dt = 0.4 * h / (c + vmax);
-    if (s->p.solve[0] == EDDY_SPH_IISPH) {
+    if (s->p.solve[0] != EDDY_SPH_WEAK) {
         /* The flow's CFL bound and the body force's (create()). */
         const float *gv = s->p.gravity;
         double g = sqrt((double)gv[0] * gv[0] + (double)gv[1] * gv[1] + (double)gv[2] * gv[2]);

@@ -42,6 +42,13 @@ void eddy_sph_step_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid
 void eddy_sph_step_iisph_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n, float *pos,
                              float *vel, const float *mass, float *density, float *pressure, uint32_t step,
                              uint32_t *iterations, float *error);
+/* The same with p->solve.x = EDDY_SPH_DFSPH: pressure (Pa) in, the last
+ * substep's (the warm start; the fill's hydrostatic pressure at the
+ * start, as the system sets it), out, this one's; iterations and error
+ * those of the constant-density phase. */
+void eddy_sph_step_dfsph_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n, float *pos,
+                             float *vel, const float *mass, float *density, float *pressure, uint32_t step,
+                             uint32_t *iterations, float *error);
 /* IISPH with boundary particles as eddy_sph_step_coupled_cpu's, bvel their
  * velocities (vec4 each, m/s; NULL: at rest): the density the solve
  * predicts is relative to them, and force gets the solved pressure's. */

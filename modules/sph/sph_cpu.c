@@ -2,6 +2,8 @@
  * from a counting-sorted grid like the GPU's (and `eddy bench`'s C step). */
 #include "sph.h"
 
+#include "sph_dfsph_cpu.h"
+
 #include "sph_kernels.h"
 #include "common/cpu_grid.h"
 #include "common/ghosts.h"
@@ -179,6 +181,32 @@ static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
     free(sys), free(ap);
 }
 
+/* sph.density: the sum, the wall ghosts' and the boundary particles'
+ * shares, normalised. */
+static void density_cpu(const struct eddy_sph_params *p, const eddy_cpu_grid *g, uint32_t n, const float *pos,
+                        const float *mass, float *density, const struct eddy_couple_params *cp, uint32_t nb,
+                        const float *boundary)
+{
+    float h = p->box_min[3], rho0 = p->gravity[3];
+    for (uint32_t i = 0; i < n; i++) {
+        float rho = 0;
+        const float *x = pos + 4 * i;
+        EDDY_CPU_NEIGHBOURS(g, x, j) {
+            float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
+            rho += mass[j] * eddy_w_poly6(eddy_cpu_dot3(r, r), h);
+        }
+        float gw, gg[3], s;
+        ghosts(p, x, &gw, gg);
+        memcpy(&s, &p->misc[3], 4);
+        density[i] = rho + rho0 * (s * s * s) * gw;
+        if (nb) {
+            eddy_couple_boundary_cpu(cp, nb, boundary, NULL, x, &gw, gg, NULL, NULL, NULL);
+            density[i] += rho0 * gw;
+        }
+        density[i] *= p->lattice[0];
+    }
+}
+
 static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n, float *pos, float *vel,
                      const float *mass, float *density, uint32_t step, const struct eddy_couple_params *cp,
                      uint32_t nb, const float *boundary, const float *bvel, float *force, float *press,
@@ -197,22 +225,19 @@ static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, 
         eddy_cpu_grid_free(&g);
         return;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        float rho = 0;
-        const float *x = pos + 4 * i;
-        EDDY_CPU_NEIGHBOURS(&g, x, j) {
-            float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
-            rho += mass[j] * eddy_w_poly6(eddy_cpu_dot3(r, r), h);
+    density_cpu(p, &g, n, pos, mass, density, cp, nb, boundary);
+    /* DFSPH: the divergence-free phase before the forces, which act on its
+     * velocities (sph.dfsph_alpha, the phase, then sph.forces on them). */
+    bool dfsph = p->solve[0] == EDDY_SPH_DFSPH;
+    sph_dfsph_cpu df = { 0 };
+    if (dfsph) {
+        if (!press || !sph_dfsph_cpu_begin(&df, p, &g, n, pos, vel, mass, density)) {
+            sph_dfsph_cpu_end(&df);
+            free(acc);
+            eddy_cpu_grid_free(&g);
+            return;
         }
-        float gw, gg[3], s;
-        ghosts(p, x, &gw, gg);
-        memcpy(&s, &p->misc[3], 4);
-        density[i] = rho + rho0 * (s * s * s) * gw;
-        if (nb) {
-            eddy_couple_boundary_cpu(cp, nb, boundary, NULL, x, &gw, gg, NULL, NULL, NULL);
-            density[i] += rho0 * gw;
-        }
-        density[i] *= p->lattice[0];
+        sph_dfsph_cpu_divergence(&df, p, &g, n, pos, vel, mass, density);
     }
     bool symmetric = p->model[0] == EDDY_SPH_SYMMETRIC, clamp_p = p->model[1] != 0, tait = p->model[2] == EDDY_SPH_TAIT;
     float alpha, c0 = sqrtf(k);
@@ -289,7 +314,12 @@ static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, 
     }
     if (nb && weak)
         eddy_couple_sph_cpu(cp, nb, boundary, n, pos, mass, density, NULL, force);
-    if (!weak) {
+    if (dfsph) {
+        /* The leap-frog takes the phase's velocities as they are. */
+        sph_dfsph_cpu_density(&df, p, &g, n, pos, vel, mass, density, acc, press, iterations, error);
+        sph_dfsph_cpu_end(&df);
+        memset(acc, 0, sizeof *acc * 3 * n);
+    } else if (!weak) {
         /* eddy_sph_step_cpu with IISPH parameters: a solve from zero. */
         float *own = press ? NULL : calloc((size_t)n + 1, sizeof *own);
         boundary_cpu bd = { cp, nb, boundary, bvel };
@@ -341,4 +371,11 @@ void eddy_sph_step_iisph_coupled_cpu(const struct eddy_sph_params *p, const eddy
                                      uint32_t *iterations, float *error)
 {
     step_cpu(p, solids, n, pos, vel, mass, density, step, cp, nb, boundary, bvel, force, pressure, iterations, error);
+}
+
+void eddy_sph_step_dfsph_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n, float *pos,
+                             float *vel, const float *mass, float *density, float *pressure, uint32_t step,
+                             uint32_t *iterations, float *error)
+{
+    step_cpu(p, solids, n, pos, vel, mass, density, step, NULL, 0, NULL, NULL, NULL, pressure, iterations, error);
 }

@@ -4,6 +4,7 @@
 
 #include "common/hydrostatic.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@ static const uint32_t iisph_check_spv[] =
  * "pressure" buffer, the warm start): from zero, the first substeps let
  * the column fall onto its floor while the iterations build the pressure
  * up, and the bottom layer is squeezed into the floor's ghosts. */
-static eddy_result hydrostatic_start(sph *s)
+eddy_result sph_hydrostatic_start(sph *s)
 {
     if (s->n == 0)
         return EDDY_OK;
@@ -82,13 +83,13 @@ eddy_result sph_create_iisph(sph *s, const eddy_system_ctx *ctx, bool cpl)
         .specialization = { { 1, 1 }, { 2, s->nlist_cap } }, .specialization_count = 2 });
     s->k_update = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_update", SPH_VARIANT(cpl, iisph_update),
         .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
-    s->k_check = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_check", EDDY_SPIRV(iisph_check_spv) });
+    s->k_check = sph_check_kernel(s, 0, "sph.iisph_check");
     if (!s->pressure.id || !s->spress.id || !s->siis.id || !s->sap.id || !s->partials.id || !s->args.id ||
         !s->istate.id || !s->sghost.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
     if (!s->k_diag.id || !s->k_accel.id || !s->k_accel_final.id || !s->k_update.id || !s->k_check.id)
         return EDDY_ERROR_VULKAN;
-    return hydrostatic_start(s);
+    return sph_hydrostatic_start(s);
 }
 
 static float float_of(uint32_t bits)
@@ -98,45 +99,76 @@ static float float_of(uint32_t bits)
     return f;
 }
 
-/* IISPH's solves since the last frame: the last substep's figures, and
- * over the frame's substeps how many stopped at max_iterations, the most
- * iterations and the worst final errors; a warning when any stopped
- * unconverged (the run goes on: the pressure is the last iterate's). */
-void sph_iisph_stats(sph *s, eddy_stats *st)
+/* A solve's figures since the last frame (eddy_sph_iisph_state in the
+ * buffer state; keys "<prefix>_..."): the last substep's, and over the
+ * frame's substeps how many stopped at their limit, the most iterations
+ * and the worst final errors. Returns whether any stopped unconverged; a
+ * warning names the first frame of a run of such frames (the run goes on
+ * with the last iterate). */
+static bool solve_stats(sph *s, eddy_stats *st, eddy_buffer state, const char *prefix, const char *what,
+                        uint32_t limit, float tol, float max_error, bool *warned)
 {
     struct eddy_sph_iisph_state is;
-    if (eddy_buffer_download(s->e, s->istate, 0, sizeof is, &is) != EDDY_OK)
-        return;
+    if (eddy_buffer_download(s->e, state, 0, sizeof is, &is) != EDDY_OK)
+        return false;
     float mean = float_of(is.g[0]), largest = float_of(is.f[3]);
-    eddy_stats_add(st, "iisph_iterations", is.s[0]);
-    eddy_stats_add(st, "iisph_density_error", float_of(is.s[1]));
-    eddy_stats_add(st, "iisph_max_error", float_of(is.s[3]));
-    eddy_stats_add(st, "iisph_converged", is.s[2]);
-    eddy_stats_add(st, "iisph_substeps", is.f[0]);
-    eddy_stats_add(st, "iisph_unconverged", is.f[1]);
-    eddy_stats_add(st, "iisph_iterations_max", is.f[2]);
-    eddy_stats_add(st, "iisph_worst_density_error", mean);
-    eddy_stats_add(st, "iisph_worst_max_error", largest);
-    /* Once a run of unconverged frames (the statistics count each). */
+    struct { const char *key; double v; } figures[] = {
+        { "iterations", is.s[0] }, { "density_error", float_of(is.s[1]) }, { "max_error", float_of(is.s[3]) },
+        { "converged", is.s[2] }, { "substeps", is.f[0] }, { "unconverged", is.f[1] },
+        { "iterations_max", is.f[2] }, { "worst_density_error", mean }, { "worst_max_error", largest },
+    };
+    for (size_t k = 0; k < sizeof figures / sizeof figures[0]; k++) {
+        char key[64];
+        snprintf(key, sizeof key, "%s_%s", prefix, figures[k].key);
+        eddy_stats_add(st, key, figures[k].v);
+    }
     float t = 0;
-    bool warn = is.f[1] > 0 && !s->unconverged;
-    s->unconverged = is.f[1] > 0;
+    bool warn = is.f[1] > 0 && !*warned;
+    *warned = is.f[1] > 0;
     if (warn && eddy_buffer_download(s->e, s->clock, 0, 4, &t) == EDDY_OK)
-        eddy_log(s->e, EDDY_LOG_WARN, "system.unconverged", "system '%s': %u of the %u IISPH substeps up to t = "
-                 "%.6g s stopped at max_iterations = %u before converging (worst: mean density error %.3g "
-                 "against tolerance %.3g, largest %.3g against max_error %.3g); %s",
-                 s->name, is.f[1], is.f[0], t, s->max_iterations, mean, float_of(s->p.solve[2]), largest,
-                 s->p.solve2[0], s->adaptive ? "adaptive: the next frame's substep is halved"
-                                             : "raise max_iterations, lower dt or make the scene adaptive");
-    /* Adaptive stepping (stable_dt): an unconverged frame halves the
-     * substep; one that needed at most half the iterations lets it grow
-     * back by a quarter, up to the stability bound. */
-    if (is.f[1] > 0)
-        s->solve_scale = s->solve_scale > 1.0 / 1024 ? s->solve_scale * 0.5 : s->solve_scale;
-    else if (is.f[0] > 0 && 2 * is.f[2] <= s->max_iterations)
-        s->solve_scale = s->solve_scale * 1.25 < 1 ? s->solve_scale * 1.25 : 1;
+        eddy_log(s->e, EDDY_LOG_WARN, "system.unconverged", "system '%s': %u of the %u %s solves up to t = %.6g s "
+                 "stopped at their limit of %u iterations before converging (worst: mean error %.3g against "
+                 "tolerance %.3g, largest %.3g against %.3g); %s",
+                 s->name, is.f[1], is.f[0], what, t, limit, mean, tol, largest, max_error,
+                 s->adaptive ? "adaptive: the next frame's substep is halved"
+                             : "raise the iteration limit, lower dt or make the scene adaptive");
     const uint32_t zero[8] = { 0 };
-    eddy_buffer_upload(s->e, s->istate, offsetof(struct eddy_sph_iisph_state, f), sizeof zero, zero);
+    eddy_buffer_upload(s->e, state, offsetof(struct eddy_sph_iisph_state, f), sizeof zero, zero);
+    /* Adaptive stepping (stable_dt): the substep's factor, halved after an
+     * unconverged frame, grows back by a quarter a frame once the solves
+     * need at most half their limit. */
+    if (is.f[0] > 0 && 2 * is.f[2] > limit)
+        s->solve_slack = false;
+    return is.f[1] > 0;
+}
+
+void sph_solve_stats(sph *s, eddy_stats *st)
+{
+    s->solve_slack = true;
+    bool bad;
+    if (s->dfsph) {
+        bad = solve_stats(s, st, s->dstate, "dfsph_divergence", "DFSPH divergence-free", s->div_iterations,
+                          s->p.solve2[1], INFINITY, &s->unconverged_div);
+        bad |= solve_stats(s, st, s->istate, "dfsph", "DFSPH constant-density", s->max_iterations,
+                           float_of(s->p.solve[2]), s->p.solve2[0], &s->unconverged);
+    } else {
+        bad = solve_stats(s, st, s->istate, "iisph", "IISPH", s->max_iterations, float_of(s->p.solve[2]),
+                          s->p.solve2[0], &s->unconverged);
+    }
+    if (bad)
+        s->solve_scale = s->solve_scale > 1.0 / 1024 ? s->solve_scale * 0.5 : s->solve_scale;
+    else if (s->solve_slack)
+        s->solve_scale = s->solve_scale * 1.25 < 1 ? s->solve_scale * 1.25 : 1;
+}
+
+/* The check after each iteration (sph_iisph_check.comp), for IISPH (mode
+ * 0) or a DFSPH phase (SPH_DFSPH_DIVERGENCE, SPH_DFSPH_DENSITY). */
+eddy_kernel sph_check_kernel(sph *s, uint32_t mode, const char *label)
+{
+    return eddy_create_kernel(s->e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = label,
+                                                         EDDY_SPIRV(iisph_check_spv),
+                                                         .specialization = { { 1, mode } },
+                                                         .specialization_count = 1 });
 }
 
 /* IISPH after the other forces: the system, the iterations (indirect,

@@ -37,10 +37,20 @@ typedef struct sph {
     bool iisph;
     bool adaptive;      /* the scene's adaptive stepping asks stable_dt each frame */
     double solve_scale; /* IISPH: stable_dt's factor, halved after a frame with an unconverged solve */
-    bool unconverged;   /* IISPH: the last frame had an unconverged solve (warned) */
+    bool unconverged;   /* IISPH, DFSPH's density phase: the last frame had an unconverged solve (warned) */
+    bool solve_slack;   /* every solve of the last frame took at most half its iteration limit */
     uint32_t max_iterations;
     eddy_kernel k_diag, k_accel, k_accel_final, k_update, k_check;
     eddy_buffer pressure, spress, siis, sap, partials, args, istate, sghost;
+    /* DFSPH (solver 2; shaders/sph_dfsph.glsl): the solve's velocity and
+     * density, alpha and kappa / rho, the ghosts' grad W_spiky sum (vec4
+     * each, cell order), the divergence phase's state and dispatch
+     * arguments (the density phase uses istate and args). */
+    bool dfsph;
+    bool unconverged_div;
+    uint32_t div_iterations;
+    eddy_kernel k_alpha, k_kappa_div, k_kappa_rho, k_apply, k_predict, k_store, k_check_div;
+    eddy_buffer sdv, sdf, dghost, dstate, dargs;
     eddy_couple *couple; /* the boundary slot's sets as boundary particles; NULL without */
     /* Surface extraction (surface_mesh): run per output frame. */
     char name[64];
@@ -76,6 +86,19 @@ eddy_result sph_record_live(sph *s, eddy_graph g);
 /* sph_iisph.c */
 eddy_result sph_create_iisph(sph *s, const eddy_system_ctx *ctx, bool coupled);
 int sph_record_iisph(sph *s, eddy_graph g);
-void sph_iisph_stats(sph *s, eddy_stats *st);
+/* IISPH's or DFSPH's solves since the last frame: statistics, the warning
+ * system.unconverged, the adaptive substep's factor. */
+void sph_solve_stats(sph *s, eddy_stats *st);
+eddy_kernel sph_check_kernel(sph *s, uint32_t mode, const char *label);
+/* The set's "pressure" buffer set to the fill's hydrostatic pressure (the
+ * first substep's warm start). */
+eddy_result sph_hydrostatic_start(sph *s);
+
+/* sph_dfsph.c */
+eddy_result sph_create_dfsph(sph *s, const eddy_system_ctx *ctx);
+/* Before sph.forces: alpha and the divergence-free phase. */
+int sph_record_dfsph_divergence(sph *s, eddy_graph g);
+/* After sph.forces: the prediction and the constant-density phase. */
+int sph_record_dfsph_density(sph *s, eddy_graph g);
 
 #endif

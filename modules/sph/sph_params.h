@@ -29,12 +29,16 @@ struct eddy_sph_params {
     EDDY_U4 solve EDDY_ARR4;     /* x solver: EDDY_SPH_WEAK or EDDY_SPH_IISPH, y IISPH iterations at most
                                     per substep, z IISPH tolerance: mean density error
                                     over rho0 (float bits), w IISPH relaxation omega (float bits) */
-    EDDY_V4 solve2 EDDY_ARR4;    /* x IISPH bound on the largest density error at a particle over rho0
-                                    (max_error), yzw unused */
+    EDDY_V4 solve2 EDDY_ARR4;    /* x IISPH and DFSPH bound on the largest density error at a particle
+                                    over rho0 (max_error), y DFSPH divergence tolerance (mean of
+                                    dt max(D rho / Dt, 0) / rho0), z DFSPH divergence iterations at
+                                    most (a float holding an integer), w unused */
 };
 
 /* IISPH's solver state on the GPU (sph.iisph_diag resets it each substep,
- * sph.iisph_check updates it after each iteration; stats reads it). */
+ * sph.iisph_check updates it after each iteration; stats reads it); DFSPH
+ * keeps one for each phase (reset by sph.dfsph_alpha and
+ * sph.dfsph_predict). */
 struct eddy_sph_iisph_state {
     EDDY_U4 s EDDY_ARR4; /* this substep: x iterations done, y the last one's mean density error over
                             rho0 (float bits; sph_iisph_update.comp), z 1 once converged, w the last
@@ -61,9 +65,12 @@ struct eddy_sph_iisph_state {
  * equation of state. IISPH: implicit incompressible SPH (Ihmsen et al.
  * 2014): the pressure that makes the predicted density rho0 wherever the
  * fluid would be compressed, by relaxed Jacobi iterations that stop on the
- * GPU at the tolerance. */
+ * GPU at the tolerance. DFSPH: divergence-free SPH (Bender and Koschier
+ * 2015, 2017), a divergence-free and a constant-density solve on the
+ * velocities each substep (shaders/sph_dfsph.glsl). */
 #define EDDY_SPH_WEAK 0u
 #define EDDY_SPH_IISPH 1u
+#define EDDY_SPH_DFSPH 2u
 
 /* IISPH: the share of the last substep's pressure the iterations start
  * from. Ihmsen et al. (2014) take half; all of it gave Martin and Moyce's

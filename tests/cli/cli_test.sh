@@ -129,17 +129,19 @@ iisph_unconverged)
     # sqrt(2 g H), the free-fall speed over the column's height). With
     # "adaptive" the substep halves after each unconverged frame until the
     # solves converge; with the default budget none stops unconverged.
-    for mode in fixed adaptive default; do
-        adaptive= budget='"max_iterations": 3,'
+    # DFSPH (solver 2) forced to 2 constant-density iterations the same.
+    for mode in fixed adaptive default dfsph; do
+        adaptive= budget='"max_iterations": 3,' solver=1 key=iisph
         [ $mode = adaptive ] && adaptive='"adaptive": { "max_substeps": 64 },'
         [ $mode = default ] && budget=
+        [ $mode = dfsph ] && budget='"max_iterations": 2,' solver=2 key=dfsph
         cat >"$tmp/iisph.json" <<JSON
 { "name": "iisph_$mode", "dt": 0.002, $adaptive "duration": 0.3,
   "box": { "min": [0, 0, 0], "max": [0.2, 0.3, 0.1] },
   "particle_sets": [ { "name": "water", "spacing": 0.02,
       "fill": { "shape": "box", "min": [0, 0, 0], "max": [0.2, 0.1, 0.1] } } ],
   "systems": [ { "name": "fluid", "module": "sph", "set": "water",
-      "params": { "h": 0.04, "solver": 1, $budget "viscosity": 10, "restitution": 0,
+      "params": { "h": 0.04, "solver": $solver, $budget "viscosity": 10, "restitution": 0,
                   "normalise_density": true, "surface_tension": 0 } } ],
   "output": { "frame_interval": 0.02, "vtk": false } }
 JSON
@@ -149,24 +151,24 @@ JSON
         warnings=$(grep -c "system.unconverged" "$tmp/err")
         python3 -c "
 import json, math, sys
-mode = sys.argv[2]
+mode, key = sys.argv[2], sys.argv[4]
 frames = [json.loads(l) for l in open(sys.argv[1])][1:]
-f = [x['systems']['fluid'] for x in frames]
-unconv = [x['iisph_unconverged'] for x in f]
+f = [{k[len(key) + 1:]: v for k, v in x['systems']['fluid'].items() if k.startswith(key + '_')} for x in frames]
+unconv = [x['unconverged'] for x in f]
 speed = max(x['sets']['water']['max_speed'] for x in frames)
 assert all(x['sets']['water']['non_finite'] == 0 for x in frames)
 assert speed < math.sqrt(2 * 9.81 * 0.1), f'{mode}: a particle at {speed} m/s'
-assert all(x['iisph_substeps'] == 10 * fr['substeps'] for x, fr in zip(f, frames)), [x['iisph_substeps'] for x in f]
-if mode == 'fixed':
-    assert unconv[0] > 0 and all(x['iisph_iterations_max'] == 3 for x in f)
+assert all(x['substeps'] == 10 * fr['substeps'] for x, fr in zip(f, frames)), [x['substeps'] for x in f]
+if mode in ('fixed', 'dfsph'):
+    assert unconv[0] > 0 and all(x['iterations_max'] == (3 if mode == 'fixed' else 2) for x in f), f[0]
     assert int(sys.argv[3]) == 1, f'{sys.argv[3]} warnings, expected 1 for the run of unconverged frames'
 elif mode == 'adaptive':
     assert unconv[0] > 0 and unconv[-1] == 0 and frames[-1]['substeps'] > 1, (unconv, [x['substeps'] for x in frames])
 else:
     assert sum(unconv) == 0 and int(sys.argv[3]) == 0, unconv
 print(f'{mode}: unconverged substeps a frame {unconv[:4]}..{unconv[-2:]}, substeps {frames[-1][\"substeps\"]}, '
-      f'largest speed {speed:.3f} m/s, worst final mean error {max(x[\"iisph_worst_density_error\"] for x in f):.2g}', end='; ')
-" "$out/stats.jsonl" $mode "$warnings" >>"$tmp/check" || fail "$(cat "$tmp/check")"
+      f'largest speed {speed:.3f} m/s, worst final mean error {max(x[\"worst_density_error\"] for x in f):.2g}', end='; ')
+" "$out/stats.jsonl" $mode "$warnings" $key >>"$tmp/check" || fail "$(cat "$tmp/check")"
     done
     echo "ok ($case): $(cat "$tmp/check")";;
 cg_unconverged)

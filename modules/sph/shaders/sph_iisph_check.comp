@@ -1,16 +1,22 @@
 #version 450
-// IISPH, one group after each iteration (indirect): the mean and the
-// largest density error over the particles (sph_iisph_update.comp); once
-// the mean is at most the tolerance and the largest at most max_error,
-// after two iterations at least, the iterations left are switched off
-// (zero groups). The substep's outcome (converged or stopped at
-// max_iterations) is added to the counts stats reads (eddy_sph_iisph_state.f).
+// IISPH and DFSPH, one group after each iteration (indirect): the mean and
+// the largest error over the particles (sph_iisph_update.comp,
+// sph_dfsph_kappa.comp); once the mean is at most the tolerance and the
+// largest at most max_error, the iterations left are switched off (zero
+// groups). MODE 0, IISPH: after two iterations at least. DFSPH's phases
+// (sph_dfsph.glsl) check the error of the velocities before the iteration's
+// correction, so a phase already converged takes none; the divergence
+// phase has its own tolerance and iteration limit, and no largest-error
+// bound. The solve's outcome (converged or stopped at its limit) is added
+// to the counts stats reads (eddy_sph_iisph_state.f).
 #extension GL_GOOGLE_include_directive : require
 #include "sph_common.glsl"
 #include "sph_iisph.glsl"
+#include "sph_dfsph.glsl"
 #include "partials.glsl"
 
 layout(local_size_x = 256) in;
+layout(constant_id = 1) const uint MODE = 0u;
 layout(std430, binding = 1) readonly buffer Partials { vec4 partials[]; };
 layout(std430, binding = 2) buffer State { eddy_sph_iisph_state st; };
 layout(std430, binding = 3) writeonly buffer Args { uint args[]; };
@@ -26,13 +32,16 @@ void main()
     st.s.x = it;
     st.s.y = floatBitsToUint(mean);
     st.s.w = floatBitsToUint(largest);
-    bool done = it >= 2u && mean <= uintBitsToFloat(P.solve.z) && largest <= P.solve2.x;
+    bool div = MODE == SPH_DFSPH_DIVERGENCE;
+    float tol = div ? P.solve2.y : uintBitsToFloat(P.solve.z);
+    uint most = div ? uint(P.solve2.z) : P.solve.y;
+    bool done = it >= (MODE == 0u ? 2u : 1u) && mean <= tol && (div || largest <= P.solve2.x);
     if (done) {
         st.s.z = 1u;
         args[0] = 0u;
         args[3] = 0u;
     }
-    if (done || it >= P.solve.y) {
+    if (done || it >= most) {
         // Non-negative floats order as their bits.
         st.f = uvec4(st.f.x + 1u, st.f.y + (done ? 0u : 1u), max(st.f.z, it),
                      max(st.f.w, floatBitsToUint(largest)));

@@ -28,14 +28,16 @@ void main()
     if (i >= SPH_COUNT)
         return;
     float dt = SPH_DT, radius = spos[i].w;
-    vec3 v = svel[i].xyz + saccel[i].xyz * dt;
+    // DFSPH: svel is the solve's velocity (sph.dfsph_*), the forces in it.
+    bool dfsph = P.solve.x == EDDY_SPH_DFSPH;
+    vec3 v = dfsph ? svel[i].xyz : svel[i].xyz + saccel[i].xyz * dt;
     vec3 x = spos[i].xyz + v * dt;
-    // IISPH: the walls are the ghosts' pressure, and the box keeps only the
+    // IISPH, DFSPH: the walls are the ghosts' pressure, and the box keeps only the
     // centres in (its planes widened by the radius). A collision at the
     // radius pins wall particles where the solve means to move them: their
     // density error persists, the warm-started pressure grows, and a column
     // at rest blows up at tolerance 1e-5. The solids (no ghosts) keep it.
-    float wide = P.solve.x == EDDY_SPH_IISPH ? radius : 0.0;
+    float wide = P.solve.x != EDDY_SPH_WEAK ? radius : 0.0;
     uint o = sorted_index[i];
     if (eddy_past_box(x, P.box_min.xyz, P.box_max.xyz))
         clamped[o] = 1u;

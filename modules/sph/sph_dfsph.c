@@ -1,0 +1,157 @@
+/* sph: DFSPH's host side (solver 2; README.md, shaders/sph_dfsph.glsl):
+ * its buffers and its two recorded solves, each a fixed number of
+ * iterations that the GPU switches off once the phase has converged. */
+#include "sph_internal.h"
+
+
+#include <stdio.h>
+
+static const uint32_t alpha_spv[] =
+#include "sph_dfsph_alpha.spv.inc"
+    ;
+static const uint32_t kappa_spv[] =
+#include "sph_dfsph_kappa.spv.inc"
+    ;
+static const uint32_t apply_spv[] =
+#include "sph_dfsph_apply.spv.inc"
+    ;
+static const uint32_t predict_spv[] =
+#include "sph_dfsph_predict.spv.inc"
+    ;
+static const uint32_t store_spv[] =
+#include "sph_dfsph_store.spv.inc"
+    ;
+
+/* The phases (sph_dfsph.glsl). */
+#define DIVERGENCE 1u
+#define DENSITY 2u
+
+eddy_result sph_create_dfsph(sph *s, const eddy_system_ctx *ctx)
+{
+    eddy_engine *e = s->e;
+    uint64_t n = s->n, groups = (n + 255) / 256;
+    s->max_iterations = s->p.solve[1];
+    s->div_iterations = (uint32_t)s->p.solve2[2];
+    s->pressure = eddy_particles_add_buffer(e, s->set, "pressure", 4);
+    s->spress = sph_scratch(s, ctx->name, "sorted.pressure", 4 * n);
+    s->sdv = sph_scratch(s, ctx->name, "dfsph.velocity", 16 * n);
+    s->sdf = sph_scratch(s, ctx->name, "dfsph.factor", 16 * n);
+    s->dghost = sph_scratch(s, ctx->name, "dfsph.ghosts", 48 * n);
+    s->partials = sph_scratch(s, ctx->name, "dfsph.partials", 16 * groups);
+    s->args = sph_scratch(s, ctx->name, "dfsph.density_args", 24);
+    s->dargs = sph_scratch(s, ctx->name, "dfsph.divergence_args", 24);
+    s->istate = sph_scratch(s, ctx->name, "dfsph.density_state", sizeof(struct eddy_sph_iisph_state));
+    s->dstate = sph_scratch(s, ctx->name, "dfsph.divergence_state", sizeof(struct eddy_sph_iisph_state));
+    /* The iterations read sph.density's lists (constant 2: their capacity). */
+    eddy_specialization lists = { 2, s->nlist_cap };
+    s->k_alpha = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.dfsph_alpha",
+        EDDY_SPIRV(alpha_spv), .specialization = { lists }, .specialization_count = 1 });
+    s->k_kappa_div = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
+        .label = "sph.dfsph_kappa_divergence", EDDY_SPIRV(kappa_spv),
+        .specialization = { { 1, DIVERGENCE }, lists }, .specialization_count = 2 });
+    s->k_kappa_rho = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
+        .label = "sph.dfsph_kappa_density", EDDY_SPIRV(kappa_spv),
+        .specialization = { { 1, DENSITY }, lists }, .specialization_count = 2 });
+    s->k_apply = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.dfsph_apply",
+        EDDY_SPIRV(apply_spv), .specialization = { lists }, .specialization_count = 1 });
+    s->k_predict = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.dfsph_predict",
+        EDDY_SPIRV(predict_spv) });
+    s->k_store = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.dfsph_store",
+        EDDY_SPIRV(store_spv) });
+    s->k_check_div = sph_check_kernel(s, DIVERGENCE, "sph.dfsph_check_divergence");
+    s->k_check = sph_check_kernel(s, DENSITY, "sph.dfsph_check_density");
+    if (!s->pressure.id || !s->spress.id || !s->sdv.id || !s->sdf.id || !s->dghost.id || !s->partials.id || !s->args.id || !s->dargs.id ||
+        !s->istate.id || !s->dstate.id)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    if (!s->k_alpha.id || !s->k_kappa_div.id || !s->k_kappa_rho.id || !s->k_apply.id || !s->k_predict.id ||
+        !s->k_store.id || !s->k_check_div.id || !s->k_check.id)
+        return EDDY_ERROR_VULKAN;
+    return sph_hydrostatic_start(s);
+}
+
+/* The velocity change of the k in sdf.y: indirect in the iterations, for
+ * every particle with args (0, 0) (the warm start). */
+static int record_apply(sph *s, eddy_graph g, eddy_buffer args)
+{
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    return eddy_graph_add_pass(s->e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+        .label = "sph.dfsph_apply", .kernel = s->k_apply, .indirect = args, .threads = args.id ? 0 : s->n,
+        .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->sdv, EDDY_READ_WRITE },
+                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->nlist, EDDY_READ },
+                      { s->ncount, EDDY_READ }, { s->dghost, EDDY_READ }, { s->sdf, EDDY_READ } } });
+}
+
+/* sph.dfsph_kappa in one of its modes (indirect). */
+static int record_kappa(sph *s, eddy_graph g, eddy_kernel kappa, eddy_buffer args, const char *label)
+{
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    return eddy_graph_add_pass(s->e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+        .label = label, .kernel = kappa, .indirect = args,
+        .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->sdv, EDDY_READ },
+                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->nlist, EDDY_READ },
+                      { s->ncount, EDDY_READ }, { s->dghost, EDDY_READ }, { s->sdf, EDDY_READ_WRITE },
+                      { s->partials, EDDY_WRITE } } });
+}
+
+/* One phase's iterations: kappa, the check, the velocity change, repeated
+ * `limit` times (indirect: empty once converged). */
+static int record_phase(sph *s, eddy_graph g, eddy_kernel kappa, eddy_kernel check, eddy_buffer args,
+                        eddy_buffer state, uint32_t limit, const char *what)
+{
+    eddy_engine *e = s->e;
+    char lk[64], lc[64];
+    snprintf(lk, sizeof lk, "sph.dfsph_kappa_%s", what);
+    snprintf(lc, sizeof lc, "sph.dfsph_check_%s", what);
+    int first = (int)eddy_graph_pass_count(e, g);
+    int rc = record_kappa(s, g, kappa, args, lk);
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = lc, .kernel = check, .indirect = args, .indirect_offset = 12,
+            .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { state, EDDY_READ_WRITE },
+                          { args, EDDY_WRITE } } });
+    if (rc >= 0)
+        rc = record_apply(s, g, args);
+    if (rc >= 0 && limit > 1)
+        rc = eddy_graph_repeat(e, g, (uint32_t)first, 3, limit);
+    return rc;
+}
+
+int sph_record_dfsph_divergence(sph *s, eddy_graph g)
+{
+    eddy_engine *e = s->e;
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+        .label = "sph.dfsph_alpha", .kernel = s->k_alpha, .threads = s->n,
+        .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
+                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->nlist, EDDY_READ },
+                      { s->ncount, EDDY_READ }, { s->sdv, EDDY_WRITE }, { s->sdf, EDDY_WRITE },
+                      { s->dghost, EDDY_WRITE }, { s->dstate, EDDY_WRITE }, { s->dargs, EDDY_WRITE } } });
+    if (rc >= 0)
+        rc = record_phase(s, g, s->k_kappa_div, s->k_check_div, s->dargs, s->dstate, s->div_iterations, "divergence");
+    return rc;
+}
+
+/* v* with the warm start (the last substep's pressure, gathered into cell
+ * order) applied once, the iterations, and the phase's pressure stored. */
+int sph_record_dfsph_density(sph *s, eddy_graph g)
+{
+    eddy_engine *e = s->e;
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    int rc = (int)eddy_grid_record_gather(e, s->grid, g, s->pressure, s->spress, 1, s->n);
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = "sph.dfsph_predict", .kernel = s->k_predict, .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->saccel, EDDY_READ }, { s->sdv, EDDY_READ_WRITE },
+                          { s->istate, EDDY_WRITE }, { s->args, EDDY_WRITE }, { s->spress, EDDY_READ },
+                          { s->sdf, EDDY_READ_WRITE }, { s->dghost, EDDY_READ } } });
+    if (rc >= 0)
+        rc = record_apply(s, g, (eddy_buffer){ 0 });
+    if (rc >= 0)
+        rc = record_phase(s, g, s->k_kappa_rho, s->k_check, s->args, s->istate, s->max_iterations, "density");
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = "sph.dfsph_store", .kernel = s->k_store, .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->sdv, EDDY_READ }, { s->sdf, EDDY_READ },
+                          { gb.sorted_index, EDDY_READ }, { s->pressure, EDDY_WRITE } } });
+    return rc;
+}

@@ -1,0 +1,35 @@
+/* DFSPH's C twin (sph_dfsph_cpu.c), for eddy_sph_step_dfsph_cpu: the
+ * shaders' equations (shaders/sph_dfsph.glsl) on the CPU grid. */
+#ifndef EDDY_SPH_DFSPH_CPU_H
+#define EDDY_SPH_DFSPH_CPU_H
+
+#include "sph_params.h"
+#include "common/cpu_grid.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct sph_dfsph_cpu {
+    float *beta;  /* beta_i */
+    float *ghost; /* G, H, lever: 9 floats a particle */
+    float *v;     /* the solve's velocities, 3 a particle */
+    float *k;     /* this iteration's k_i */
+    float *K;     /* the constant-density phase's sum */
+} sph_dfsph_cpu;
+
+/* sph.dfsph_alpha: beta and the ghosts' sums, and the solve's velocities
+ * from vel (vec4 a particle). false when out of memory. */
+bool sph_dfsph_cpu_begin(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g, uint32_t n,
+                         const float *pos, const float *vel, const float *mass, const float *density);
+/* The divergence-free phase; vel gets its velocities. */
+void sph_dfsph_cpu_divergence(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g,
+                              uint32_t n, const float *pos, float *vel, const float *mass, const float *density);
+/* The constant-density phase from v* = vel + dt (acc - s^3 lever) with the
+ * warm start of press (Pa, in: the last substep's, out: this one's); vel
+ * gets its velocities. iterations and error as eddy_sph_step_iisph_cpu's. */
+void sph_dfsph_cpu_density(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g, uint32_t n,
+                           const float *pos, float *vel, const float *mass, const float *density, const float *acc,
+                           float *press, uint32_t *iterations, float *error);
+void sph_dfsph_cpu_end(sph_dfsph_cpu *d);
+
+#endif
