@@ -2,6 +2,7 @@
 #include "pbf.h"
 
 #include "common/fluid_stats.h"
+#include "common/lattice.h"
 #include "common/nlist.h"
 #include "couple/couple.h"
 #include "eddy/eddy_prims.h"
@@ -56,7 +57,7 @@ static const uint32_t neighbours_spv[] =
 enum {
     P_H, P_RHO0, P_ITERATIONS, P_EPSILON, P_TENSILE_K, P_TENSILE_N, P_TENSILE_DQ, P_XSPH,
     P_GRAVITY, P_WALL_SPACING, P_VORTICITY, P_TOOL_RADIUS, P_TOOL_POSITION, P_TOOL_ADHESION,
-    P_TOOL_RANGE, P_TOOL_DAMPING, P_UNILATERAL, P_NEIGHBOURS, P_SKIN, P_COUNT
+    P_TOOL_RANGE, P_TOOL_DAMPING, P_UNILATERAL, P_NEIGHBOURS, P_SKIN, P_NORMALISE, P_COUNT
 };
 
 static const eddy_param_info params[P_COUNT] = {
@@ -75,6 +76,10 @@ static const eddy_param_info params[P_COUNT] = {
     [P_TOOL_POSITION] = { "tool_position", EDDY_PARAM_VEC3, "m", { 0, 0, 0 }, -1e6, 1e6, "the tool's centre until a path or the host moves it" },
     [P_TOOL_ADHESION] = { "tool_adhesion", EDDY_PARAM_FLOAT, "N/m^3", { 2000 }, 0, 1e9, "adhesion K (seed eq. 12, K_i = K_j): the peak pull of a particle is K m/rho" },
     [P_TOOL_RANGE] = { "tool_adhesion_range", EDDY_PARAM_FLOAT, "m", { 0 }, 0, 100, "adhesion acts from the surface (A = R) to B = R + this; 0 = h" },
+    [P_NORMALISE] = { "normalise_density", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1,
+                      "scale the density sum so that fluid filled at rest on the lattice of the wall spacing "
+                      "reads rest_density (false: the paper's raw sum, 1.0098 rho0 there at h = 2 spacings: "
+                      "a fill starts 1% compressed); with unilateral and tensile_k 0 a free block stays at rest" },
     [P_UNILATERAL] = { "unilateral", EDDY_PARAM_BOOL, "1", { 0 }, 0, 1,
                        "density constraint only where the fluid is compressed, C = max(rho / rho0 - 1, 0) "
                        "(false: the paper's C, which pulls a free surface, where rho < rho0, into the bulk)" },
@@ -133,6 +138,8 @@ void eddy_pbf_params_from_values(struct eddy_pbf_params *p, const eddy_param_val
     p->options[1] = v[P_UNILATERAL].v[0] != 0 ? 1.0f : 0.0f;
     p->options[3] = (float)v[P_VORTICITY].v[0];
     p->misc[0] = count;
+    float lattice = v[P_NORMALISE].v[0] != 0 ? (float)(1.0 / eddy_lattice_sum_poly6(h, ws)) : 1.0f;
+    memcpy(&p->misc[3], &lattice, 4);
     p->misc[1] = (uint32_t)v[P_NEIGHBOURS].v[0];
     float list_r = (float)(h * (1.0 + v[P_SKIN].v[0]));
     memcpy(&p->misc[2], &list_r, 4);
@@ -163,6 +170,7 @@ typedef struct pbf {
     eddy_buffer params, solids, pred, sp, sbin, sold, smass, lambda, dp, sv, svort;
     eddy_buffer tool, tpush, tadh, tdamp, tsums;
     eddy_buffer sghost; /* pbf.lambda's ghost gradient sums for pbf.delta: walls, then the tool's */
+    eddy_buffer worst;  /* the largest compression a substep left since the last frame (float bits) */
     eddy_buffer nlist, ncount, lpos; /* neighbour lists (shaders/neighbours.glsl); 16-byte stand-ins without */
     eddy_buffer position, velocity, mass, density, clamped_flags;
     bool clamped; /* the tool was kept off a wall once (warned) */
@@ -182,7 +190,7 @@ static void destroy(void *state)
         eddy_destroy_kernel(s->e, s->k[i]);
     eddy_buffer own[] = { s->params, s->solids, s->pred, s->sp, s->sbin, s->sold, s->smass, s->lambda, s->dp,
                           s->sv, s->svort, s->tool, s->tpush, s->tadh, s->tdamp, s->tsums,
-                          s->nlist, s->ncount, s->lpos, s->sghost };
+                          s->nlist, s->ncount, s->lpos, s->sghost, s->worst };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(s->e, own[i]);
     free(s);
@@ -272,7 +280,8 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->ncount = scratch(s, "sorted.neighbour_count", 4 * n + 4); /* [n]: the lists' flag */
     s->lpos = scratch(s, "sorted.list_position", cap ? 16 * n : 16);
     s->sghost = scratch(s, "sorted.ghosts", (tool ? 32 : 16) * n);
-    if (!s->density.id || !s->clamped_flags.id || !s->params.id || !s->solids.id || !s->pred.id || !s->sp.id || !s->sbin.id ||
+    s->worst = scratch(s, "worst_compression", 16);
+    if (!s->worst.id || !s->density.id || !s->clamped_flags.id || !s->params.id || !s->solids.id || !s->pred.id || !s->sp.id || !s->sbin.id ||
         !s->sold.id || !s->smass.id || !s->lambda.id || !s->dp.id || !s->sv.id || !s->svort.id ||
         !s->tool.id || !s->tpush.id || !s->tadh.id || !s->tdamp.id || !s->tsums.id || !s->nlist.id || !s->ncount.id ||
         !s->lpos.id || !s->sghost.id)
@@ -407,7 +416,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "pbf.velocity", .kernel = s->k[K_VELOCITY], .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->sold, EDDY_READ },
-                          { s->sv, EDDY_WRITE } } });
+                          { s->sv, EDDY_WRITE }, { s->lambda, EDDY_READ }, { s->worst, EDDY_ATOMIC } } });
     /* The coupled sheets moved particles without the check of pbf.apply:
      * the final positions' own lists, for the viscosity and vorticity. */
     bool ends = s->p.options[0] != 0 || s->p.options[3] != 0;
@@ -574,6 +583,9 @@ static eddy_result read_outputs(void *state, double *v)
     return r;
 }
 
+/* Per frame: the density error of the last substep, and the largest
+ * compression (rho / rho0 - 1 where above 0) any substep since the last
+ * frame left after its iterations (pbf.velocity). */
 static void stats(void *state, eddy_stats *st)
 {
     pbf *s = state;
@@ -581,6 +593,12 @@ static void stats(void *state, eddy_stats *st)
     if (rho && s->n && eddy_buffer_download(s->e, s->density, 0, 4ull * s->n, rho) == EDDY_OK)
         eddy_stats_density_error(st, rho, s->n, s->p.gravity[3]);
     free(rho);
+    float worst = 0;
+    if (eddy_buffer_download(s->e, s->worst, 0, 4, &worst) == EDDY_OK) {
+        eddy_stats_add(st, "worst_compression", worst);
+        const float zero = 0;
+        eddy_buffer_upload(s->e, s->worst, 0, 4, &zero);
+    }
 }
 
 static const eddy_slot_info slots[] = {

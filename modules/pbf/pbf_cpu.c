@@ -112,7 +112,9 @@ static void lambdas(pbf_step *S, float *density)
             for (int a = 0; a < 3; a++)
                 gi[a] += gg[a];
         }
-        float denom = dot3(gi, gi) + sum2 + mass[i] * dot3(gm, gm);
+        float denom = dot3(gi, gi) + sum2 + mass[i] * dot3(gm, gm), lattice;
+        memcpy(&lattice, &p->misc[3], 4);
+        rho *= lattice; /* normalise_density */
         float C = rho / rho0 - 1.0f;
         if (p->options[1] != 0 && C < 0)
             C = 0; /* unilateral (pbf_lambda.comp) */

@@ -15,7 +15,10 @@ struct eddy_pbf_params {
     EDDY_V4 options EDDY_ARR4;  /* x XSPH c, y 1: unilateral density constraint, C = max(rho / rho0 -
                                    1, 0) (0: the paper's C), z wall ghost spacing (m), w vorticity
                                    confinement epsilon (m/s) */
-    EDDY_U4 misc EDDY_ARR4;     /* x particles */
+    EDDY_U4 misc EDDY_ARR4;     /* x particles, y neighbour list capacity, z the lists' reach (m, float
+                                   bits), w factor on the density sum (float bits): 1 / (s^3 sum_k
+                                   W_poly6(s k)) over the rest lattice of the wall spacing s, so that
+                                   lattice reads rho0 (normalise_density; 1 without) */
     EDDY_V4 tool EDDY_ARR4;     /* x tool radius R (m, 0 = no tool), y adhesion K (N/m^3), z adhesion
                                    range Q = B - A (m), w damping k (N s/m) */
 };

@@ -2,6 +2,7 @@
 #include "sph_internal.h"
 
 #include "common/fluid_stats.h"
+#include "common/lattice.h"
 #include "common/nlist.h"
 #include "couple/couple.h"
 #include "eddy/eddy_prims.h"
@@ -235,18 +236,9 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
     p->solve2[2] = (float)v[P_DIV_ITERATIONS].v[0];
 }
 
-/* s^3 sum_k W_poly6(|s k|, h) over the integer points k of a cubic lattice:
- * what the density sum of a lattice of spacing s and mass rho0 s^3 reads,
- * over rho0 (1.0098 at h = 2 s; 1 only as s / h -> 0). */
 double eddy_sph_lattice_sum(double h, double s)
 {
-    int n = (int)floor(h / s);
-    double sum = 0;
-    for (int z = -n; z <= n; z++)
-        for (int y = -n; y <= n; y++)
-            for (int x = -n; x <= n; x++)
-                sum += eddy_w_poly6((float)(s * s * ((double)x * x + (double)y * y + (double)z * z)), (float)h);
-    return sum * s * s * s;
+    return eddy_lattice_sum_poly6(h, s);
 }
 
 /* Grid of the current positions, the state gathered into cell order, and the

@@ -1,6 +1,6 @@
 #version 450
 // PBF constraint pass (cell order), Macklin & Müller 2013 eqs. 1-11:
-// rho_i = sum_j m_j W_poly6, C_i = rho_i / rho0 - 1,
+// rho_i = L sum_j m_j W_poly6 (L the normalise_density factor), C_i = rho_i / rho0 - 1,
 // grad_k C_i = (m_k / rho0) grad W_spiky (k = j; minus their sum for k = i),
 // lambda_i = -C_i / (sum_k |grad_k C_i|^2 + epsilon)  (the seed drops the minus).
 #extension GL_GOOGLE_include_directive : require
@@ -85,6 +85,7 @@ void main()
     rho += rho0 * cb.w;
     gi += cb.xyz;
 #endif
+    rho *= uintBitsToFloat(P.misc.w); // normalise_density: the rest lattice reads rho0
     float C = rho / rho0 - 1.0;
     if (P.options.y != 0.0)
         C = max(C, 0.0); // unilateral: no pull where the fluid is expanded (a free surface)
