@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The validation runs: long experiments kept out of the default suite (each
 # takes minutes on lavapipe): the PBF tool experiment on the 5k scene
-# (cli_pbf_tool_experiment: the force on a tool pushed through water) and
-# the tank experiments (couple_held_*, couple_float, couple_sink,
-# pbf_tool_buoyancy).
+# (cli_pbf_tool_experiment: the force on a tool pushed through water), the
+# tank experiments (couple_held_*, couple_float, couple_sink,
+# pbf_tool_buoyancy), the still-water family of IISPH (sph_rest_family_iisph)
+# and the dam-break family of every fluid solver (dam_family_*), whose table
+# and plot go into docs/validation.md (tools/validation_family.py).
 # CI runs them after the suite. Ends with "validation: N passed, N failed"
 # (", N skipped" after it when tests skipped: no Vulkan device).
 set -uo pipefail
@@ -12,8 +14,10 @@ bash tools/build.sh >/dev/null || { echo "build failed"; echo "validation: 0 pas
 meson test -C build --no-rebuild --suite validation --num-processes 2 --print-errorlogs "$@" >build/validate.log 2>&1
 status=$?
 grep -E "^ *[0-9]+/[0-9]+ " build/validate.log
-# Each check's figure against its reference (docs/validation.md).
+# Each check's figure against its reference (docs/validation.md), and the
+# dam-break family's table and plot written into it.
 ls build/validation/*.csv 2>/dev/null | sed 's/^/validation table: /'
+python3 tools/validation_family.py build || echo "validation: the dam-break family's table was not written"
 python3 - build/validate.log <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
