@@ -159,4 +159,31 @@ EDDY_KFN float eddy_sph_boundary_lever(bool symmetric, float rho_i, float rho0)
     return symmetric ? rho_i : 0.5f * rho0;
 }
 
+/* DFSPH (modules/sph/shaders/sph_dfsph.glsl has the equations and why each
+ * choice). The wall ghosts carry the particle's pressure, k_g = p_i /
+ * rho0^2, which pairs with k_i = p_i / rho_i^2 to this factor on k_i. */
+EDDY_KFN float eddy_dfsph_ghost_factor(float rho_i, float rho0)
+{
+    float q = rho_i / rho0;
+    return 1.0f + q * q;
+}
+
+/* The share of the last substep's K_i the constant-density phase starts
+ * from: half where rho_i >= rho0, none where rho_i <= 0.99 rho0, linear
+ * between. */
+EDDY_KFN float eddy_dfsph_warm(float rho_i, float rho0)
+{
+    float w = (rho_i / rho0 - 0.99f) / 0.01f;
+    return 0.5f * (w < 0.0f ? 0.0f : w > 1.0f ? 1.0f : w);
+}
+
+/* The share of the divergence the divergence-free phase corrects: none
+ * below 0.7 rho0 (a free surface's cut-short sum), all from 0.9 rho0,
+ * linear between. */
+EDDY_KFN float eddy_dfsph_sufficient(float rho_i, float rho0)
+{
+    float w = (rho_i / rho0 - 0.7f) / 0.2f;
+    return w < 0.0f ? 0.0f : w > 1.0f ? 1.0f : w;
+}
+
 #endif

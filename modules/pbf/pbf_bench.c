@@ -193,7 +193,7 @@ static const eddy_bench_pass_cost costs[] = {
     { "pbf.lambda", 72, 4, EDDY_BENCH_VISIT_LIST, 16, 30, 40, 30, 0, EDDY_BENCH_PER_ELEMENT, false },
     { "pbf.delta", 84, 4, EDDY_BENCH_VISIT_LIST, 32, 45, 20, 0, 0, EDDY_BENCH_PER_ELEMENT, false },
     { "pbf.apply", 84, 0, EDDY_BENCH_VISIT_NONE, 0, 0, 30, 0, 0, EDDY_BENCH_PER_ELEMENT, false },
-    { "pbf.velocity", 48, 0, EDDY_BENCH_VISIT_NONE, 0, 0, 5, 0, 0, EDDY_BENCH_PER_ELEMENT, false },
+    { "pbf.velocity", 64, 0, EDDY_BENCH_VISIT_NONE, 0, 0, 7, 0, 0, EDDY_BENCH_PER_ELEMENT, false },
     { "pbf.vorticity", 52, 4, EDDY_BENCH_VISIT_LIST, 32, 25, 10, 0, 0, EDDY_BENCH_PER_ELEMENT, false },
     { "pbf.finish", 108, 4, EDDY_BENCH_VISIT_LIST, 32, 20, 20, 0, 0, EDDY_BENCH_PER_ELEMENT, false },
 };

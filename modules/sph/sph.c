@@ -2,6 +2,7 @@
 #include "sph_internal.h"
 
 #include "common/fluid_stats.h"
+#include "common/hydrostatic.h"
 #include "common/lattice.h"
 #include "common/nlist.h"
 #include "couple/couple.h"
@@ -225,7 +226,7 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
     p->model[2] = v[P_EOS].v[0] != 0 ? EDDY_SPH_TAIT : EDDY_SPH_LINEAR;
     float alpha = (float)v[P_ALPHA].v[0];
     memcpy(&p->model[3], &alpha, 4);
-    p->lattice[0] = v[P_NORMALISE].v[0] != 0 ? (float)(1.0 / eddy_sph_lattice_sum(h, ws)) : 1.0f;
+    p->lattice[0] = v[P_NORMALISE].v[0] != 0 ? (float)(1.0 / eddy_lattice_sum_poly6(h, ws)) : 1.0f;
     p->solve[0] = v[P_SOLVER].v[0] == 2 ? EDDY_SPH_DFSPH : v[P_SOLVER].v[0] != 0 ? EDDY_SPH_IISPH : EDDY_SPH_WEAK;
     p->solve[1] = (uint32_t)v[P_MAX_ITERATIONS].v[0];
     float tol = (float)v[P_TOLERANCE].v[0], omega = (float)v[P_RELAXATION].v[0];
@@ -236,9 +237,27 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
     p->solve2[2] = (float)v[P_DIV_ITERATIONS].v[0];
 }
 
-double eddy_sph_lattice_sum(double h, double s)
+/* IISPH's and DFSPH's first solve starts from the fill's hydrostatic
+ * pressure (the set's "pressure" buffer, the warm start): from zero, the
+ * first substeps let the column fall onto its floor while the iterations
+ * build the pressure up, and the bottom layer is squeezed into the floor's
+ * ghosts. */
+eddy_result sph_hydrostatic_start(sph *s)
 {
-    return eddy_lattice_sum_poly6(h, s);
+    if (s->n == 0)
+        return EDDY_OK;
+    float *pos = malloc(16ull * s->n), *p = malloc(4ull * s->n), ws;
+    eddy_result r = pos && p ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    memcpy(&ws, &s->p.misc[3], 4);
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(s->e, s->position, 0, 16ull * s->n, pos);
+    if (r == EDDY_OK && !eddy_hydrostatic_pressure(pos, s->n, s->p.gravity, s->p.gravity[3], ws, p))
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK)
+        r = eddy_buffer_upload(s->e, s->pressure, 0, 4ull * s->n, p);
+    free(pos);
+    free(p);
+    return r;
 }
 
 /* Grid of the current positions, the state gathered into cell order, and the

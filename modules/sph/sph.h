@@ -13,11 +13,6 @@ void eddy_sph_params_from_values(struct eddy_sph_params *p, const eddy_param_val
                                  const float box_min[3], const float box_max[3], double dt,
                                  uint32_t count, uint32_t solid_count);
 
-/* s^3 sum_k W_poly6(|s k|, h) over a cubic lattice of spacing s (m) and
- * support radius h (m): the density a lattice of mass rho0 s^3 reads, over
- * rho0 (1.0098 at h = 2 s). normalise_density divides the density by it. */
-double eddy_sph_lattice_sum(double h, double s);
-
 /* One substep on the CPU with the same equations and a grid of its own
  * (cell h, as p describes): the tests' reference and the benchmark's C step. pos/vel: vec4 per particle (xyz, radius / 0), updated in
  * place; density: out, one per particle; step: substeps done before this one

@@ -29,18 +29,14 @@ static const uint32_t store_spv[] =
 eddy_result sph_create_dfsph(sph *s, const eddy_system_ctx *ctx)
 {
     eddy_engine *e = s->e;
-    uint64_t n = s->n, groups = (n + 255) / 256;
-    s->max_iterations = s->p.solve[1];
+    uint64_t n = s->n;
+    /* pressure, partials, args and istate: the constant-density phase's */
+    sph_create_solve(s, ctx, "dfsph");
     s->div_iterations = (uint32_t)s->p.solve2[2];
-    s->pressure = eddy_particles_add_buffer(e, s->set, "pressure", 4);
-    s->spress = sph_scratch(s, ctx->name, "sorted.pressure", 4 * n);
     s->sdv = sph_scratch(s, ctx->name, "dfsph.velocity", 16 * n);
     s->sdf = sph_scratch(s, ctx->name, "dfsph.factor", 16 * n);
     s->dghost = sph_scratch(s, ctx->name, "dfsph.ghosts", 48 * n);
-    s->partials = sph_scratch(s, ctx->name, "dfsph.partials", 16 * groups);
-    s->args = sph_scratch(s, ctx->name, "dfsph.density_args", 24);
     s->dargs = sph_scratch(s, ctx->name, "dfsph.divergence_args", 24);
-    s->istate = sph_scratch(s, ctx->name, "dfsph.density_state", sizeof(struct eddy_sph_iisph_state));
     s->dstate = sph_scratch(s, ctx->name, "dfsph.divergence_state", sizeof(struct eddy_sph_iisph_state));
     /* The iterations read sph.density's lists (constant 2: their capacity). */
     eddy_specialization lists = { 2, s->nlist_cap };

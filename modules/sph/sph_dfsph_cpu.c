@@ -20,12 +20,6 @@ static float ghost_spacing(const struct eddy_sph_params *p)
     return s;
 }
 
-static float ghost_factor(float rho_i, float rho0)
-{
-    float q = rho_i / rho0;
-    return 1.0f + q * q;
-}
-
 bool sph_dfsph_cpu_begin(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g, uint32_t n,
                          const float *pos, const float *vel, const float *mass, const float *density)
 {
@@ -55,7 +49,7 @@ bool sph_dfsph_cpu_begin(sph_dfsph_cpu *d, const struct eddy_sph_params *p, cons
         float *G = d->ghost + 9 * i, *H = G + 3, *lever = G + 6, w;
         eddy_wall_ghosts_grad_poly6_cpu(x, h, s, p->box_min, p->box_max, H);
         eddy_wall_ghosts_lever_cpu(x, h, s, p->box_min, p->box_max, p->gravity, &w, G, lever);
-        float B = ghost_factor(density[i], rho0), SB[3], TH[3];
+        float B = eddy_dfsph_ghost_factor(density[i], rho0), SB[3], TH[3];
         for (int a = 0; a < 3; a++)
             SB[a] = S[a] + B * m0 * G[a], TH[a] = T[a] + m0 * H[a];
         float den = p->lattice[0] * (eddy_cpu_dot3(SB, TH) + Q);
@@ -85,8 +79,7 @@ static float kappa(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy
     div = p->lattice[0] * (div + rho0 * (s * s * s) * eddy_cpu_dot3(vi, d->ghost + 9 * i + 3));
     float rho_i = density[i], err;
     if (mode == DIVERGENCE) {
-        float f = (rho_i / rho0 - 0.7f) / 0.2f;
-        float e = (f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f) * fmaxf(div, 0.0f);
+        float e = eddy_dfsph_sufficient(rho_i, rho0) * fmaxf(div, 0.0f);
         err = dt * e / rho0;
         d->k[i] = e * d->beta[i] / dt;
     } else {
@@ -115,7 +108,7 @@ static void apply(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_
             for (int a = 0; a < 3; a++)
                 dv[a] += c * r[a];
         }
-        float B = ghost_factor(density[i], rho0);
+        float B = eddy_dfsph_ghost_factor(density[i], rho0);
         for (int a = 0; a < 3; a++)
             d->v[3 * i + a] -= dt * (dv[a] + ki * B * rho0 * (s * s * s) * d->ghost[9 * i + a]);
     }
@@ -169,10 +162,8 @@ void sph_dfsph_cpu_density(sph_dfsph_cpu *d, const struct eddy_sph_params *p, co
     for (uint32_t i = 0; i < n; i++) {
         for (int a = 0; a < 3; a++)
             d->v[3 * i + a] = vel[4 * i + a] + dt * (acc[3 * i + a] - s3 * d->ghost[9 * i + 6 + a]);
-        /* sph_dfsph_warm */
-        float q = (density[i] / p->gravity[3] - 0.99f) / 0.01f;
         float K = density[i] > 0.0f ? press[i] / (density[i] * density[i]) : 0.0f;
-        d->K[i] = d->k[i] = 0.5f * (q < 0.0f ? 0.0f : q > 1.0f ? 1.0f : q) * K;
+        d->K[i] = d->k[i] = eddy_dfsph_warm(density[i], p->gravity[3]) * K;
     }
     apply(d, p, g, n, pos, mass, density);
     phase(d, p, g, n, pos, mass, density, DENSITY, iterations, error);

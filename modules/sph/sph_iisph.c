@@ -2,8 +2,6 @@
  * iterations and its statistics. */
 #include "sph_internal.h"
 
-#include "common/hydrostatic.h"
-
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -32,43 +30,15 @@ static const uint32_t iisph_check_spv[] =
 #include "sph_iisph_check.spv.inc"
     ;
 
-/* The first solve starts from the fill's hydrostatic pressure (the set's
- * "pressure" buffer, the warm start): from zero, the first substeps let
- * the column fall onto its floor while the iterations build the pressure
- * up, and the bottom layer is squeezed into the floor's ghosts. */
-eddy_result sph_hydrostatic_start(sph *s)
-{
-    if (s->n == 0)
-        return EDDY_OK;
-    float *pos = malloc(16ull * s->n), *p = malloc(4ull * s->n), ws;
-    eddy_result r = pos && p ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
-    memcpy(&ws, &s->p.misc[3], 4);
-    if (r == EDDY_OK)
-        r = eddy_buffer_download(s->e, s->position, 0, 16ull * s->n, pos);
-    if (r == EDDY_OK && !eddy_hydrostatic_pressure(pos, s->n, s->p.gravity, s->p.gravity[3], ws, p))
-        r = EDDY_ERROR_OUT_OF_MEMORY;
-    if (r == EDDY_OK)
-        r = eddy_buffer_upload(s->e, s->pressure, 0, 4ull * s->n, p);
-    free(pos);
-    free(p);
-    return r;
-}
-
 /* IISPH's buffers (the pressure on the set, the solver's system, the
  * wall ghosts' sums in a texel-only buffer) and kernels. */
 eddy_result sph_create_iisph(sph *s, const eddy_system_ctx *ctx, bool cpl)
 {
     eddy_engine *e = s->e;
     uint64_t n = s->n;
-    uint64_t groups = (n + 255) / 256;
-    s->max_iterations = s->p.solve[1];
-    s->pressure = eddy_particles_add_buffer(e, s->set, "pressure", 4);
-    s->spress = sph_scratch(s, ctx->name, "sorted.pressure", 4 * n);
+    sph_create_solve(s, ctx, "iisph");
     s->siis = sph_scratch(s, ctx->name, "iisph.system", 16 * n);
     s->sap = sph_scratch(s, ctx->name, "iisph.acceleration", 16 * n);
-    s->partials = sph_scratch(s, ctx->name, "iisph.partials", 16 * groups);
-    s->args = sph_scratch(s, ctx->name, "iisph.args", 24);
-    s->istate = sph_scratch(s, ctx->name, "iisph.state", sizeof(struct eddy_sph_iisph_state));
     /* SPH_IISPH_GHOSTS texels a particle (sph_iisph.glsl) */
     char ghosts[160];
     snprintf(ghosts, sizeof ghosts, "%s.iisph.ghosts", ctx->name);
@@ -99,18 +69,21 @@ static float float_of(uint32_t bits)
     return f;
 }
 
+/* solve_stats' outcome of a frame's solves. */
+enum { SOLVE_UNCONVERGED = 1, SOLVE_TIGHT = 2 /* one took more than half its limit */ };
+
 /* A solve's figures since the last frame (eddy_sph_iisph_state in the
  * buffer state; keys "<prefix>_..."): the last substep's, and over the
  * frame's substeps how many stopped at their limit, the most iterations
- * and the worst final errors. Returns whether any stopped unconverged; a
- * warning names the first frame of a run of such frames (the run goes on
- * with the last iterate). */
-static bool solve_stats(sph *s, eddy_stats *st, eddy_buffer state, const char *prefix, const char *what,
+ * and the worst final errors. Returns SOLVE_* flags; a warning names the
+ * first frame of a run of unconverged frames (the run goes on with the
+ * last iterate). */
+static int solve_stats(sph *s, eddy_stats *st, eddy_buffer state, const char *prefix, const char *what,
                         uint32_t limit, float tol, float max_error, bool *warned)
 {
     struct eddy_sph_iisph_state is;
     if (eddy_buffer_download(s->e, state, 0, sizeof is, &is) != EDDY_OK)
-        return false;
+        return 0;
     float mean = float_of(is.g[0]), largest = float_of(is.f[3]);
     struct { const char *key; double v; } figures[] = {
         { "iterations", is.s[0] }, { "density_error", float_of(is.s[1]) }, { "max_error", float_of(is.s[3]) },
@@ -134,31 +107,43 @@ static bool solve_stats(sph *s, eddy_stats *st, eddy_buffer state, const char *p
                              : "raise the iteration limit, lower dt or make the scene adaptive");
     const uint32_t zero[8] = { 0 };
     eddy_buffer_upload(s->e, state, offsetof(struct eddy_sph_iisph_state, f), sizeof zero, zero);
-    /* Adaptive stepping (stable_dt): the substep's factor, halved after an
-     * unconverged frame, grows back by a quarter a frame once the solves
-     * need at most half their limit. */
-    if (is.f[0] > 0 && 2 * is.f[2] > limit)
-        s->solve_slack = false;
-    return is.f[1] > 0;
+    return (is.f[1] > 0 ? SOLVE_UNCONVERGED : 0) | (is.f[0] > 0 && 2 * is.f[2] > limit ? SOLVE_TIGHT : 0);
 }
 
 void sph_solve_stats(sph *s, eddy_stats *st)
 {
-    s->solve_slack = true;
-    bool bad;
+    int out;
     if (s->dfsph) {
-        bad = solve_stats(s, st, s->dstate, "dfsph_divergence", "DFSPH divergence-free", s->div_iterations,
+        out = solve_stats(s, st, s->dstate, "dfsph_divergence", "DFSPH divergence-free", s->div_iterations,
                           s->p.solve2[1], INFINITY, &s->unconverged_div);
-        bad |= solve_stats(s, st, s->istate, "dfsph", "DFSPH constant-density", s->max_iterations,
+        out |= solve_stats(s, st, s->istate, "dfsph", "DFSPH constant-density", s->max_iterations,
                            float_of(s->p.solve[2]), s->p.solve2[0], &s->unconverged);
     } else {
-        bad = solve_stats(s, st, s->istate, "iisph", "IISPH", s->max_iterations, float_of(s->p.solve[2]),
+        out = solve_stats(s, st, s->istate, "iisph", "IISPH", s->max_iterations, float_of(s->p.solve[2]),
                           s->p.solve2[0], &s->unconverged);
     }
-    if (bad)
+    /* Adaptive stepping (stable_dt): the substep's factor, halved after an
+     * unconverged frame, grows back by a quarter a frame once the solves
+     * need at most half their limit. */
+    if (out & SOLVE_UNCONVERGED)
         s->solve_scale = s->solve_scale > 1.0 / 1024 ? s->solve_scale * 0.5 : s->solve_scale;
-    else if (s->solve_slack)
+    else if (!(out & SOLVE_TIGHT))
         s->solve_scale = s->solve_scale * 1.25 < 1 ? s->solve_scale * 1.25 : 1;
+}
+
+void sph_create_solve(sph *s, const eddy_system_ctx *ctx, const char *solver)
+{
+    uint64_t n = s->n;
+    char what[32];
+    s->max_iterations = s->p.solve[1];
+    s->pressure = eddy_particles_add_buffer(s->e, s->set, "pressure", 4);
+    s->spress = sph_scratch(s, ctx->name, "sorted.pressure", 4 * n);
+    snprintf(what, sizeof what, "%s.partials", solver);
+    s->partials = sph_scratch(s, ctx->name, what, 16 * ((n + 255) / 256));
+    snprintf(what, sizeof what, "%s.args", solver);
+    s->args = sph_scratch(s, ctx->name, what, 24);
+    snprintf(what, sizeof what, "%s.state", solver);
+    s->istate = sph_scratch(s, ctx->name, what, sizeof(struct eddy_sph_iisph_state));
 }
 
 /* The check after each iteration (sph_iisph_check.comp), for IISPH (mode

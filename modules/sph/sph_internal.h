@@ -38,7 +38,6 @@ typedef struct sph {
     bool adaptive;      /* the scene's adaptive stepping asks stable_dt each frame */
     double solve_scale; /* IISPH: stable_dt's factor, halved after a frame with an unconverged solve */
     bool unconverged;   /* IISPH, DFSPH's density phase: the last frame had an unconverged solve (warned) */
-    bool solve_slack;   /* every solve of the last frame took at most half its iteration limit */
     uint32_t max_iterations;
     eddy_kernel k_diag, k_accel, k_accel_final, k_update, k_check;
     eddy_buffer pressure, spress, siis, sap, partials, args, istate, sghost;
@@ -90,8 +89,13 @@ int sph_record_iisph(sph *s, eddy_graph g);
  * system.unconverged, the adaptive substep's factor. */
 void sph_solve_stats(sph *s, eddy_stats *st);
 eddy_kernel sph_check_kernel(sph *s, uint32_t mode, const char *label);
-/* The set's "pressure" buffer set to the fill's hydrostatic pressure (the
- * first substep's warm start). */
+/* What IISPH and DFSPH's constant-density phase share: the set's
+ * "pressure" and its sorted copy, the groups' partial errors, the
+ * dispatch arguments and the state ("<system>.<solver>.partials", ...). */
+void sph_create_solve(sph *s, const eddy_system_ctx *ctx, const char *solver);
+
+/* sph.c: the set's "pressure" buffer set to the fill's hydrostatic
+ * pressure (IISPH's and DFSPH's first warm start). */
 eddy_result sph_hydrostatic_start(sph *s);
 
 /* sph_dfsph.c */

@@ -26,6 +26,7 @@
 #include "martin_moyce.h"
 #include "common/hydrostatic.h"
 #include "sph/sph.h"
+#include "sph_kernels.h"
 
 #include <math.h>
 
@@ -485,8 +486,8 @@ static void rest_family(eddy_engine *e, int kind, double depth, double rho0)
             const float *v = vel + 4 * i;
             vmax = fmax(vmax, sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
             yc += pos[4 * i + 1];
-            /* Tait with k = c0^2, clamped (sph_kernels.h: eddy_sph_pressure) */
-            double p = kind == 0 ? fmax(rho0 * 400.0 / 7 * (pow(press[i] / rho0, 7) - 1), 0) : press[i];
+            /* the weakly compressible solver's pressure: Tait, k = c0^2 = 400 m^2/s^2, clamped */
+            double p = kind == 0 ? eddy_sph_pressure(true, 400, press[i], (float)rho0, true) : press[i];
             if (pos[4 * i + 1] < s)
                 pb += p, yb += pos[4 * i + 1], nb++;
         }

@@ -33,7 +33,7 @@
 //     may expand); the sum K_i over the phase is the pressure over
 //     rho_i^2. It starts (Bender and Koschier 2017's warm start) with half
 //     of the last substep's K_i, scaled from 1 where rho_i >= rho0 down to
-//     0 where rho_i <= 0.99 rho0 (sph_dfsph_warm).
+//     0 where rho_i <= 0.99 rho0 (eddy_dfsph_warm, sph_kernels.h).
 #ifndef SPH_DFSPH_GLSL
 #define SPH_DFSPH_GLSL
 
@@ -49,22 +49,15 @@
 // substeps); letting k be negative down to -K (a projected Jacobi like
 // IISPH's, which needs its relaxation here and then left a column at rest
 // splashing at 1.4 m/s). The density at the substep's start is the same
-// sum on both and changes little within the ramp's 1%.
-float sph_dfsph_warm(float rho_i, float rho0)
-{
-    return 0.5 * clamp((rho_i / rho0 - 0.99) / 0.01, 0.0, 1.0);
-}
+// sum on both and changes little within the ramp's 1% (eddy_dfsph_warm).
 
 // The divergence is not corrected where the density sum reads below 0.7
 // rho0, fully from 0.9 rho0 on, linearly between: at a free surface the
 // sum is cut short (the top layer of a lattice reads about 0.6) and a
 // correction there would glue the surface particles to the bulk (Bender
 // and Koschier's particle deficiency). A ramp, not a switch: a switch
-// flipped on rounding (the C twin and the GPU parted at one particle).
-float sph_dfsph_sufficient(float rho_i, float rho0)
-{
-    return clamp((rho_i / rho0 - 0.7) / 0.2, 0.0, 1.0);
-}
+// flipped on rounding (the C twin and the GPU parted at one particle):
+// eddy_dfsph_sufficient (sph_kernels.h).
 
 // The solve's phases (specialization constant MODE of sph.dfsph_kappa and
 // sph.iisph_check): 0 is IISPH's.
@@ -76,11 +69,5 @@ float sph_dfsph_sufficient(float rho_i, float rho0)
 #define SPH_DFSPH_G(i) (3u * (i))
 #define SPH_DFSPH_H(i) (3u * (i) + 1u)
 #define SPH_DFSPH_LEVER(i) (3u * (i) + 2u)
-
-float sph_dfsph_ghost_factor(float rho_i, float rho0)
-{
-    float q = rho_i / rho0;
-    return 1.0 + q * q;
-}
 
 #endif

@@ -67,7 +67,7 @@ void main()
     float m0 = SPH_RHO0 * (s * s * s); // a ghost's mass
     vec3 lever, H = eddy_wall_ghosts_grad_poly6(x, h, s, P.box_min.xyz, P.box_max.xyz);
     vec3 G = eddy_wall_ghosts_lever(x, h, s, P.box_min.xyz, P.box_max.xyz, P.gravity.xyz, lever).xyz;
-    float B = sph_dfsph_ghost_factor(vr.w, SPH_RHO0);
+    float B = eddy_dfsph_ghost_factor(vr.w, SPH_RHO0);
     float den = P.lattice.x * (dot(g_S + B * m0 * G, g_T + m0 * H) + g_Q);
     sdf[i] = vec4(den > 0.0 ? 1.0 / den : 0.0, 0.0, 0.0, 0.0);
     sghost[SPH_DFSPH_G(i)] = vec4(G, 0.0);

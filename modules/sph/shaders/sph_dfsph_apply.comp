@@ -46,7 +46,7 @@ void main()
     uint count = SPH_COUNT;
     EDDY_NEIGHBOURS(i, count, SPH_NLIST > 0u, SPH_NLIST, nlist_at, ncount, c, dims, cell_start, cell_end, visit)
     float s = uintBitsToFloat(P.misc.w);
-    float B = sph_dfsph_ghost_factor(sdv[i].w, SPH_RHO0);
+    float B = eddy_dfsph_ghost_factor(sdv[i].w, SPH_RHO0);
     vec3 dv = g_dv + k * B * SPH_RHO0 * (s * s * s) * sghost[SPH_DFSPH_G(i)].xyz;
     sdv[i].xyz -= SPH_DT * dv;
 }

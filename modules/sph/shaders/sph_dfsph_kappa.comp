@@ -57,7 +57,7 @@ void main()
         float s = uintBitsToFloat(P.misc.w);
         float div = P.lattice.x * (g_div + rho0 * (s * s * s) * dot(vr.xyz, sghost[SPH_DFSPH_H(i)].xyz)), beta = sdf[i].x, k;
         if (MODE == SPH_DFSPH_DIVERGENCE) {
-            float e = sph_dfsph_sufficient(rho_i, rho0) * max(div, 0.0);
+            float e = eddy_dfsph_sufficient(rho_i, rho0) * max(div, 0.0);
             err = dt * e / rho0;
             sdf[i].y = e * beta / dt;
         } else {

@@ -3,7 +3,7 @@
 // and the wall ghosts' hydrostatic push predict, v* = v + dt (a - s^3
 // lever) (sph_dfsph.glsl), the constant-density phase's start, and its
 // warm start from the last substep's pressure (K_i = p_i / rho_i^2 times
-// sph_dfsph_warm): the phase's sum so far (sdf.z) and the k that
+// eddy_dfsph_warm): the phase's sum so far (sdf.z) and the k that
 // sph.dfsph_apply applies first (sdf.y). Thread 0 starts the phase (state
 // and dispatch arguments).
 #extension GL_GOOGLE_include_directive : require
@@ -37,6 +37,6 @@ void main()
     float s = uintBitsToFloat(P.misc.w);
     sdv[i].xyz = vr.xyz + SPH_DT * (saccel[i].xyz - (s * s * s) * sghost[SPH_DFSPH_LEVER(i)].xyz);
     float k = vr.w > 0.0 ? spress[i] / (vr.w * vr.w) : 0.0;
-    float w = sph_dfsph_warm(vr.w, SPH_RHO0) * k;
+    float w = eddy_dfsph_warm(vr.w, SPH_RHO0) * k;
     sdf[i].yz = vec2(w, w);
 }
