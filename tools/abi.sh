@@ -27,6 +27,14 @@ trap 'rm -rf "$headers"' EXIT
 cp engine/include/eddy/*.h scene/include/eddy/*.h modules/include/eddy/*.h "$headers/"
 version=$(sed -n "s/^  version : '\([0-9.]*\)',$/\1/p" meson.build)
 major=${version%%.*}
+# The header's version macros (what `eddy --version` and a host see) are
+# meson.build's version.
+header=$(sed -n 's/^#define EDDY_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' engine/include/eddy/eddy.h | paste -sd.)
+if [ "$mode" != dump ] && [ "$header" != "$version" ]; then
+    echo "abi: FAILED: eddy.h's EDDY_VERSION_MAJOR.MINOR.PATCH is $header, meson.build's version $version"
+    echo "abi: 0 passed, 1 failed"
+    exit 1
+fi
 
 if [ "$mode" = dump ]; then
     for lib in "${libs[@]}"; do

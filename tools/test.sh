@@ -22,7 +22,7 @@ if [ "${EDDY_ALLOW_NO_LAVAPIPE:-}" != 1 ]; then
         exit 1
     fi
 fi
-meson test -C build --num-processes 2 --print-errorlogs --no-suite validation
+meson test -C build --num-processes 2 --print-errorlogs --no-suite validation --no-suite experiment
 status=$?
 python3 - build/meson-logs/testlog.json <<'PY'
 import json, sys

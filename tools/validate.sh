@@ -6,12 +6,22 @@
 # pbf_tool_buoyancy), the still-water family of IISPH (sph_rest_family_iisph)
 # and the dam-break family of every fluid solver (dam_family_*), whose table
 # and plot go into docs/validation.md (tools/validation_family.py).
-# CI runs them after the suite. Ends with "validation: N passed, N failed"
-# (", N skipped" after it when tests skipped: no Vulkan device).
+# The longest tank experiments (suite 'experiment': the weakly compressible
+# tanks at 0.5 ms, the 6-across floating cubes, PBF tilted, the tool's
+# buoyancy, the weakly compressible and PBF float families; most a minute
+# or more each) run too, unless the first argument is --ci: CI runs the suite
+# 'validation' alone after the test suite, to stay within its 15 minutes.
+# Ends with "validation: N passed, N failed" (", N skipped" after it when
+# tests skipped: no Vulkan device).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+suites=(--suite validation --suite experiment)
+if [ "${1:-}" = --ci ]; then
+    suites=(--suite validation)
+    shift
+fi
 bash tools/build.sh >/dev/null || { echo "build failed"; echo "validation: 0 passed, 1 failed"; exit 1; }
-meson test -C build --no-rebuild --suite validation --num-processes 2 --print-errorlogs "$@" >build/validate.log 2>&1
+meson test -C build --no-rebuild "${suites[@]}" --num-processes 2 --print-errorlogs "$@" >build/validate.log 2>&1
 status=$?
 grep -E "^ *[0-9]+/[0-9]+ " build/validate.log
 # Each check's figure against its reference (docs/validation.md), and the

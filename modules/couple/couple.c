@@ -54,6 +54,7 @@ struct eddy_couple {
     char name[64];
     couple_set sets[EDDY_COUPLE_MAX_SETS];
     uint32_t set_count, nb;
+    float added_mass; /* kg/m^3 (eddy_couple_desc.added_mass) */
     struct eddy_couple_params p;
     eddy_grid *grid;
     eddy_kernel k[K_COUNT];
@@ -98,6 +99,8 @@ static eddy_buffer scratch(eddy_engine *e, eddy_couple *c, const char *what, uin
 
 /* The set's buffers, its slice of the forces, and its particles' volumes at
  * vol + offset. */
+static bool publish_added_mass(eddy_engine *e, eddy_couple *c, couple_set *cs, const float *vol);
+
 static bool add_set(eddy_engine *e, eddy_couple *c, couple_set *cs, float *vol)
 {
     eddy_particles set = cs->set;
@@ -126,6 +129,28 @@ static bool add_set(eddy_engine *e, eddy_couple *c, couple_set *cs, float *vol)
         }
     }
     free(x);
+    return ok && (c->added_mass <= 0 || publish_added_mass(e, c, cs, vol));
+}
+
+/* The set's "rigid.added_mass" (kg a particle; the rigid module sums it per
+ * body): added_mass V_b, or what another fluid published if larger (one
+ * body in two fluids at once is not in both in full). */
+static bool publish_added_mass(eddy_engine *e, eddy_couple *c, couple_set *cs, const float *vol)
+{
+    eddy_particles set = cs->set;
+    uint64_t bytes = 4ull * eddy_particles_capacity(e, set);
+    eddy_buffer b = eddy_particles_buffer(e, set, "rigid.added_mass");
+    if (!b.id) {
+        b = eddy_particles_add_buffer(e, set, "rigid.added_mass", 4);
+        if (!b.id || eddy_buffer_fill(e, b, 0, bytes, 0) != EDDY_OK)
+            return false;
+    }
+    float *m = malloc(4ull * cs->count + 4);
+    bool ok = m && (!cs->count || eddy_buffer_download(e, b, 0, 4ull * cs->count, m) == EDDY_OK);
+    for (uint32_t i = 0; ok && i < cs->count; i++)
+        m[i] = fmaxf(m[i], c->added_mass * vol[cs->offset + i]);
+    ok = ok && (!cs->count || eddy_buffer_upload(e, b, 0, 4ull * cs->count, m) == EDDY_OK);
+    free(m);
     return ok;
 }
 
@@ -253,6 +278,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         }
     }
     c->set_count = d->boundary_count;
+    c->added_mass = d->added_mass;
     ok = ok && nb <= UINT32_MAX / 16;
     if (nb > UINT32_MAX / 16)
         eddy_log(e, EDDY_LOG_ERROR, "system.too_large", "system '%s': %llu boundary particles; expected at most %u",

@@ -63,12 +63,23 @@ typedef struct eddy_couple_desc {
                                  each substep (lead 0: it is where the substep ends); a sheet
                                  must be (or be moved by none) */
     uint32_t moved_after;     /* bit k: ... after the fluid (ctx.moved_after) */
-    bool sph_iisph;           /* sph with IISPH (solver 1): the boundary particles' velocities are
+    float added_mass;         /* kg/m^3: each boundary particle publishes added_mass V_b in its
+                                 set's "rigid.added_mass" (kg; the largest over the fluids that
+                                 couple the set), which the rigid module sums per body as the
+                                 body's added mass (README.md, Added mass). 0: none (pbf, whose
+                                 projection weighs the bodies' inverse mass instead); sph:
+                                 EDDY_COUPLE_ADDED_MASS rho0 */
+    bool sph_iisph;           /* sph with a pressure solve (IISPH, solver 1; DFSPH, solver 2): the
+                                 boundary particles' velocities are
                                  also kept in sorted order (eddy_couple_bindings.velocity; the
                                  density the solve predicts is relative to them), and couple.sph
                                  reads the solved pressure (eddy_couple_record_sph's `pressure`),
                                  not the equation of state */
 } eddy_couple_desc;
+
+/* The added-mass coefficient sph fluids publish (a sphere's, 1/2): the
+ * fluid mass a body sets moving, over the fluid its particles displace. */
+#define EDDY_COUPLE_ADDED_MASS 0.5f
 
 /* The weight of a body's inverse mass in the fluid's projection: the fluid
  * mass one substep's projection sets moving grows with the Jacobi

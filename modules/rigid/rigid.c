@@ -45,7 +45,8 @@ static const eddy_param_info params[P_COUNT] = {
 };
 
 static const char *const shared[] = { "position", "velocity", "mass", "phase", "rigid.body", "rigid.matrix", "rigid.rest",
-                                      "rigid.inverse_mass", "rigid.external.<k>", "clamped" };
+                                      "rigid.inverse_mass", "rigid.external.<k>", "clamped", "rigid.added_mass",
+                                      "rigid.added" };
 
 /* K_CONTACT_COUPLED and K_EXTERNAL_SUM are made when a step finds slices. */
 enum { K_PARTICLES, K_CONTACT, K_INTEGRATE, K_GRANULAR, K_HISTORY, K_CONTACT_COUPLED, K_EXTERNAL_SUM, K_COUNT };
@@ -63,6 +64,11 @@ typedef struct rigid {
     eddy_buffer external_sum; /* the rigid.external slices' sum, with two or more */
     eddy_buffer hid, hxi, hid_next, hxi_next; /* friction: contact memory, 16 slots a particle */
     eddy_buffer position, velocity, mass, phase, body, matrix, clamped;
+    /* "rigid.added", per body: xyz its last substep's acceleration
+     * (m/s^2), w the added mass of the fluids it is in (kg;
+     * added_mass_once). */
+    eddy_buffer added;
+    bool added_known;
 } rigid;
 
 static void destroy(void *state)
@@ -207,6 +213,10 @@ static eddy_result create_buffers(rigid *s, const struct eddy_rigid_body *bodies
     s->sp = scratch(s, "sorted.position", 16ull * n, NULL);
     s->sv = scratch(s, "sorted.velocity", 16ull * n, NULL);
     s->sbody = scratch(s, "sorted.body", 4ull * n, NULL);
+    /* Shared: the momentum a body in a fluid holds back is w xyz dt. */
+    s->added = eddy_particles_add_buffer(e, s->set, "rigid.added", 16);
+    if (!s->added.id || (n && eddy_buffer_fill(e, s->added, 0, 16ull * n, 0) != EDDY_OK))
+        r = EDDY_ERROR_OUT_OF_MEMORY;
     /* Contact memory: 16 slots a particle when there is friction, all
      * empty (0xffffffff) at the start. */
     uint64_t slots = p->coeffs[3] > 0 ? 16ull * n : 1;
@@ -382,6 +392,37 @@ eddy_result eddy_rigid_record_external(eddy_engine *e, eddy_graph g, eddy_partic
     return EDDY_OK;
 }
 
+/* Each body's added mass (w of `added`): the sum over its particles of the
+ * "rigid.added_mass" the fluids that couple the set published when they
+ * were created (modules/couple), which is before any step is declared.
+ * Sums in double in particle order: the same bits every run. */
+static eddy_result added_mass_once(rigid *s)
+{
+    eddy_buffer pm = eddy_particles_buffer(s->e, s->set, "rigid.added_mass");
+    if (s->added_known || !pm.id || !s->bodies)
+        return EDDY_OK;
+    uint32_t B = s->bodies, n = s->n, *off = malloc(4ull * (B + 1));
+    float *m = malloc(4ull * n), *a = malloc(16ull * B);
+    eddy_result r = off && m && a ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(s->e, s->offsets, 0, 4ull * (B + 1), off);
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(s->e, pm, 0, 4ull * n, m);
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(s->e, s->added, 0, 16ull * B, a);
+    for (uint32_t k = 0; r == EDDY_OK && k < B; k++) {
+        double sum = 0;
+        for (uint32_t i = off[k]; i < off[k + 1] && i < n; i++)
+            sum += m[i];
+        a[4 * k + 3] = (float)sum;
+    }
+    if (r == EDDY_OK)
+        r = eddy_buffer_upload(s->e, s->added, 0, 16ull * B, a);
+    free(off), free(m), free(a);
+    s->added_known = r == EDDY_OK;
+    return r;
+}
+
 static eddy_result declare_step(void *state, eddy_graph g)
 {
     rigid *s = state;
@@ -389,6 +430,9 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (s->n == 0)
         return EDDY_OK;
     eddy_buffer external;
+    eddy_result ra = added_mass_once(s);
+    if (ra != EDDY_OK)
+        return ra;
     eddy_result rx = eddy_rigid_record_external(e, g, s->set, s->n, s->name, &s->k[K_EXTERNAL_SUM],
                                                 &s->external_sum, &external);
     if (rx != EDDY_OK)
@@ -446,7 +490,7 @@ static eddy_result declare_step(void *state, eddy_graph g)
         .label = "rigid.integrate", .kernel = s->k[K_INTEGRATE], .threads = s->bodies,
         .bindings = { { s->params, EDDY_READ }, { s->body, EDDY_READ_WRITE }, { s->bforce, EDDY_READ },
                       { s->btorque, EDDY_READ }, { s->matrix, EDDY_WRITE }, { s->offsets, EDDY_READ },
-                      { s->rest, EDDY_READ }, { s->clamped, EDDY_WRITE } } });
+                      { s->rest, EDDY_READ }, { s->clamped, EDDY_WRITE }, { s->added, EDDY_READ_WRITE } } });
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "rigid.particles", .kernel = s->k[K_PARTICLES], .threads = s->n,

@@ -45,11 +45,13 @@ void eddy_rigid_fluid_inverse_mass(uint32_t n, const float *pos, const float *ma
  * 0xffffffff = empty, all empty at the start) and hist_xi (as many vec4),
  * updated in place; else both may be NULL. external: a force (N, vec4)
  * per particle added to its contact force (the sum of the rigid.external
- * slices: what coupling modules wrote), or NULL. */
+ * slices: what coupling modules wrote), or NULL. added: vec4 per body
+ * (xyz the last substep's acceleration, updated; w the added mass, kg:
+ * rigid_integrate.comp's rigid_translate), or NULL (none). */
 void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *pos, float *vel,
                          const float *mass, const uint32_t *phase, const float *rest,
                          struct eddy_rigid_body *bodies, const uint32_t *offsets,
-                         uint32_t *hist_id, float *hist_xi, const float *external);
+                         uint32_t *hist_id, float *hist_xi, const float *external, float *added);
 
 struct eddy_bench_case;
 struct eddy_bench_module;

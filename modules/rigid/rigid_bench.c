@@ -58,7 +58,7 @@ static void reference(bool granular, uint32_t count, int64_t B, double d, double
     for (uint32_t k = 0; k <= o->iterations; k++) {
         if (k == 1)
             t0 = eddy_bench_now_ms();
-        eddy_rigid_step_cpu(&rp, count, pos, vel, mass, phase, rest, bodies, off, hid, hxi, NULL);
+        eddy_rigid_step_cpu(&rp, count, pos, vel, mass, phase, rest, bodies, off, hid, hxi, NULL, NULL);
     }
     r->cpu_ms = eddy_bench_now_ms() - t0;
 }

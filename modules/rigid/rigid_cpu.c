@@ -176,7 +176,7 @@ static void box_limit(const struct eddy_rigid_params *p, struct eddy_rigid_body 
 void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *pos, float *vel,
                          const float *mass, const uint32_t *phase, const float *rest,
                          struct eddy_rigid_body *bodies, const uint32_t *offsets,
-                         uint32_t *hist_id, float *hist_xi, const float *external)
+                         uint32_t *hist_id, float *hist_xi, const float *external, float *added)
 {
     bool granular = p->dims[3] != 0, friction = p->coeffs[3] > 0 && hist_id && hist_xi;
     uint32_t *id_out = friction ? malloc(4ull * EDDY_RIGID_SLOTS * n + 4) : NULL;
@@ -267,8 +267,16 @@ void eddy_rigid_step_cpu(const struct eddy_rigid_params *p, uint32_t n, float *p
                 T[a] += t[4 * i + a];
             }
         float M = b->x[3], R[9], W[3];
+        float *ad = added && added[4 * k + 3] > 0 ? added + 4 * k : NULL;
         for (int a = 0; a < 3; a++) {
-            b->p[a] += ((float)F[a] + M * p->gravity[a]) * dt;
+            float Fa = (float)F[a] + M * p->gravity[a];
+            if (ad) {
+                /* rigid_integrate.comp's rigid_translate */
+                ad[a] = (Fa + ad[3] * ad[a]) / (M + ad[3]);
+                b->p[a] += M * ad[a] * dt;
+            } else {
+                b->p[a] += Fa * dt;
+            }
             b->l[a] += (float)T[a] * dt;
             b->x[a] += b->p[a] / M * dt;
         }

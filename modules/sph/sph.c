@@ -399,11 +399,6 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->iisph = v[P_SOLVER].v[0] == 1;
     s->dfsph = v[P_SOLVER].v[0] == 2;
     eddy_result r = check_params(ctx, s->iisph || s->dfsph, s->dfsph ? "DFSPH" : "IISPH");
-    if (r == EDDY_OK && s->dfsph && eddy_couple_slot_particles(e, &ctx->slots[1])) {
-        eddy_log(e, EDDY_LOG_ERROR, "system.invalid", "system '%s': DFSPH (solver 2) takes no boundary sets yet; "
-                 "expected solver 0 or 1 with \"boundary\"", ctx->name);
-        r = EDDY_ERROR_INVALID_ARGUMENT;
-    }
     if (r != EDDY_OK)
         return r;
     eddy_sph_params_from_values(&s->p, v, ctx->box_min, ctx->box_max, ctx->dt, s->n, ctx->solid_count);
@@ -426,10 +421,10 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
             .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
             .dims = { s->p.dims[0], s->p.dims[1], s->p.dims[2] }, .h = (float)h, .dt = ctx->dt,
             .at_start = true, .stiffness = s->p.material[0], .rest_density = (float)rho0,
-            .sph_muller = s->p.model[0] == EDDY_SPH_MULLER, .sph_clamp_negative = s->p.model[1] != 0,
+            .sph_muller = s->p.model[0] == EDDY_SPH_MULLER && !s->dfsph, .sph_clamp_negative = s->p.model[1] != 0,
             .sph_tait = s->p.model[2] == EDDY_SPH_TAIT,
             .gravity = { s->p.gravity[0], s->p.gravity[1], s->p.gravity[2] },
-            .sph_iisph = s->iisph });
+            .added_mass = EDDY_COUPLE_ADDED_MASS * (float)rho0, .sph_iisph = s->iisph || s->dfsph });
         if (!s->couple)
             return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -448,7 +443,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         return EDDY_ERROR_VULKAN;
     if (s->iisph && (r = sph_create_iisph(s, ctx, cpl)) != EDDY_OK)
         return r;
-    if (s->dfsph && (r = sph_create_dfsph(s, ctx)) != EDDY_OK)
+    if (s->dfsph && (r = sph_create_dfsph(s, ctx, cpl)) != EDDY_OK)
         return r;
     snprintf(s->name, sizeof s->name, "%s", ctx->name);
     if (v[P_SURFACE_LIVE].v[0] != 0 && v[P_SURFACE_MESH].v[0] == 0) {
@@ -491,9 +486,9 @@ static eddy_result declare_step(void *state, eddy_graph g)
                           { s->saccel, EDDY_WRITE }, { s->snormal, EDDY_WRITE },
                           { s->clock, EDDY_READ }, { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ },
                           { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
-    /* The same pairs' reaction on the boundary particles (IISPH: after
-     * its solve, record_iisph). */
-    if (rc >= 0 && s->couple && !s->iisph)
+    /* The same pairs' reaction on the boundary particles (IISPH, DFSPH:
+     * after their solves, sph_record_iisph, sph_record_dfsph_density). */
+    if (rc >= 0 && s->couple && !s->iisph && !s->dfsph)
         rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end, (eddy_buffer){ 0 });
     if (rc >= 0 && s->iisph)
         rc = sph_record_iisph(s, g);

@@ -46,7 +46,9 @@ void eddy_sph_step_dfsph_cpu(const struct eddy_sph_params *p, const eddy_solid *
                              uint32_t *iterations, float *error);
 /* IISPH with boundary particles as eddy_sph_step_coupled_cpu's, bvel their
  * velocities (vec4 each, m/s; NULL: at rest): the density the solve
- * predicts is relative to them, and force gets the solved pressure's. */
+ * predicts is relative to them, and force gets the solved pressure's. With
+ * p->solve.x = EDDY_SPH_DFSPH the same for DFSPH (force: the pressure of
+ * every k applied in the substep, both phases). */
 void eddy_sph_step_iisph_coupled_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, uint32_t n,
                                      float *pos, float *vel, const float *mass, float *density, float *pressure,
                                      uint32_t step, const struct eddy_couple_params *cp, uint32_t nb,

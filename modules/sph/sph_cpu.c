@@ -231,7 +231,8 @@ static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, 
     bool dfsph = p->solve[0] == EDDY_SPH_DFSPH;
     sph_dfsph_cpu df = { 0 };
     if (dfsph) {
-        if (!press || !sph_dfsph_cpu_begin(&df, p, &g, n, pos, vel, mass, density)) {
+        sph_dfsph_boundary bd = { cp, nb, boundary, bvel };
+        if (!press || !sph_dfsph_cpu_begin(&df, p, &g, n, pos, vel, mass, density, &bd)) {
             sph_dfsph_cpu_end(&df);
             free(acc);
             eddy_cpu_grid_free(&g);
@@ -316,8 +317,12 @@ static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, 
         eddy_couple_sph_cpu(cp, nb, boundary, n, pos, mass, density, NULL, force);
     if (dfsph) {
         /* The leap-frog takes the phase's velocities as they are. */
-        sph_dfsph_cpu_density(&df, p, &g, n, pos, vel, mass, density, acc, press, iterations, error);
+        float *applied = nb ? malloc(4ull * n + 4) : NULL;
+        sph_dfsph_cpu_density(&df, p, &g, n, pos, vel, mass, density, acc, press, applied, iterations, error);
         sph_dfsph_cpu_end(&df);
+        if (applied)
+            eddy_couple_sph_cpu(cp, nb, boundary, n, pos, mass, density, applied, force);
+        free(applied);
         memset(acc, 0, sizeof *acc * 3 * n);
     } else if (!weak) {
         /* eddy_sph_step_cpu with IISPH parameters: a solve from zero. */

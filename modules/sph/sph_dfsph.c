@@ -9,6 +9,9 @@
 static const uint32_t alpha_spv[] =
 #include "sph_dfsph_alpha.spv.inc"
     ;
+static const uint32_t alpha_coupled_spv[] =
+#include "sph_dfsph_alpha_coupled.spv.inc"
+    ;
 static const uint32_t kappa_spv[] =
 #include "sph_dfsph_kappa.spv.inc"
     ;
@@ -26,7 +29,7 @@ static const uint32_t store_spv[] =
 #define DIVERGENCE 1u
 #define DENSITY 2u
 
-eddy_result sph_create_dfsph(sph *s, const eddy_system_ctx *ctx)
+eddy_result sph_create_dfsph(sph *s, const eddy_system_ctx *ctx, bool cpl)
 {
     eddy_engine *e = s->e;
     uint64_t n = s->n;
@@ -40,8 +43,10 @@ eddy_result sph_create_dfsph(sph *s, const eddy_system_ctx *ctx)
     s->dstate = sph_scratch(s, ctx->name, "dfsph.divergence_state", sizeof(struct eddy_sph_iisph_state));
     /* The iterations read sph.density's lists (constant 2: their capacity). */
     eddy_specialization lists = { 2, s->nlist_cap };
+    /* The coupled variant scans the cells (its lists' bindings carry the
+     * boundary's velocities). */
     s->k_alpha = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.dfsph_alpha",
-        EDDY_SPIRV(alpha_spv), .specialization = { lists }, .specialization_count = 1 });
+        SPH_VARIANT(cpl, alpha), .specialization = { lists }, .specialization_count = !cpl });
     s->k_kappa_div = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
         .label = "sph.dfsph_kappa_divergence", EDDY_SPIRV(kappa_spv),
         .specialization = { { 1, DIVERGENCE }, lists }, .specialization_count = 2 });
@@ -74,7 +79,7 @@ static int record_apply(sph *s, eddy_graph g, eddy_buffer args)
         .label = "sph.dfsph_apply", .kernel = s->k_apply, .indirect = args, .threads = args.id ? 0 : s->n,
         .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->sdv, EDDY_READ_WRITE },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->nlist, EDDY_READ },
-                      { s->ncount, EDDY_READ }, { s->dghost, EDDY_READ }, { s->sdf, EDDY_READ } } });
+                      { s->ncount, EDDY_READ }, { s->dghost, EDDY_READ }, { s->sdf, EDDY_READ_WRITE } } });
 }
 
 /* sph.dfsph_kappa in one of its modes (indirect). */
@@ -116,12 +121,20 @@ int sph_record_dfsph_divergence(sph *s, eddy_graph g)
 {
     eddy_engine *e = s->e;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    /* Coupled: the boundary after the pass's own bindings, its velocities
+     * where the lists would be. */
+    eddy_couple_bindings cb = s->couple ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
+    eddy_access cr = s->couple ? EDDY_READ : 0;
+    eddy_binding lists = { s->nlist, EDDY_READ };
+    if (s->couple)
+        lists = (eddy_binding){ cb.velocity, EDDY_READ };
     int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
         .label = "sph.dfsph_alpha", .kernel = s->k_alpha, .threads = s->n,
         .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
-                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->nlist, EDDY_READ },
-                      { s->ncount, EDDY_READ }, { s->sdv, EDDY_WRITE }, { s->sdf, EDDY_WRITE },
-                      { s->dghost, EDDY_WRITE }, { s->dstate, EDDY_WRITE }, { s->dargs, EDDY_WRITE } } });
+                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, lists, { s->ncount, EDDY_READ },
+                      { s->sdv, EDDY_WRITE }, { s->sdf, EDDY_WRITE }, { s->dghost, EDDY_WRITE },
+                      { s->dstate, EDDY_WRITE }, { s->dargs, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr },
+                      { cb.cell_start, cr }, { cb.cell_end, cr } } });
     if (rc >= 0)
         rc = record_phase(s, g, s->k_kappa_div, s->k_check_div, s->dargs, s->dstate, s->div_iterations, "divergence");
     return rc;
@@ -148,6 +161,9 @@ int sph_record_dfsph_density(sph *s, eddy_graph g)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.dfsph_store", .kernel = s->k_store, .threads = s->n,
             .bindings = { { s->params, EDDY_READ }, { s->sdv, EDDY_READ }, { s->sdf, EDDY_READ },
-                          { gb.sorted_index, EDDY_READ }, { s->pressure, EDDY_WRITE } } });
+                          { gb.sorted_index, EDDY_READ }, { s->pressure, EDDY_WRITE }, { s->spress, EDDY_WRITE } } });
+    /* The bodies feel the pressure of every k applied. */
+    if (rc >= 0 && s->couple)
+        rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end, s->spress);
     return rc;
 }

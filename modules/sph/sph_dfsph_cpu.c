@@ -2,6 +2,7 @@
  * grid, in the same order of passes. */
 #include "sph_dfsph_cpu.h"
 
+#include "couple/couple.h"
 #include "sph_kernels.h"
 #include "common/cpu_solids.h"
 #include "common/ghosts.h"
@@ -21,7 +22,8 @@ static float ghost_spacing(const struct eddy_sph_params *p)
 }
 
 bool sph_dfsph_cpu_begin(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g, uint32_t n,
-                         const float *pos, const float *vel, const float *mass, const float *density)
+                         const float *pos, const float *vel, const float *mass, const float *density,
+                         const sph_dfsph_boundary *b)
 {
     memset(d, 0, sizeof *d);
     d->beta = malloc(4ull * n + 4);
@@ -29,7 +31,9 @@ bool sph_dfsph_cpu_begin(sph_dfsph_cpu *d, const struct eddy_sph_params *p, cons
     d->v = malloc(12ull * n + 12);
     d->k = malloc(4ull * n + 4);
     d->K = malloc(4ull * n + 4);
-    if (!d->beta || !d->ghost || !d->v || !d->k || !d->K)
+    d->moving = calloc((size_t)n + 1, sizeof *d->moving);
+    d->applied = calloc((size_t)n + 1, sizeof *d->applied);
+    if (!d->beta || !d->ghost || !d->v || !d->k || !d->K || !d->moving || !d->applied)
         return false;
     float h = p->box_min[3], rho0 = p->gravity[3], s = ghost_spacing(p), m0 = rho0 * s * s * s;
     for (uint32_t i = 0; i < n; i++) {
@@ -49,6 +53,18 @@ bool sph_dfsph_cpu_begin(sph_dfsph_cpu *d, const struct eddy_sph_params *p, cons
         float *G = d->ghost + 9 * i, *H = G + 3, *lever = G + 6, w;
         eddy_wall_ghosts_grad_poly6_cpu(x, h, s, p->box_min, p->box_max, H);
         eddy_wall_ghosts_lever_cpu(x, h, s, p->box_min, p->box_max, p->gravity, &w, G, lever);
+        if (b && b->nb) {
+            /* sph_dfsph_alpha.comp's coupled variant */
+            float s3 = s * s * s, Gb[3], Hb[3], lb[3], zero[3] = { 0, 0, 0 }, div;
+            eddy_couple_boundary_cpu(b->cp, b->nb, b->boundary, NULL, x, &w, Gb, NULL, b->cp->gravity, lb);
+            eddy_couple_boundary_iisph_cpu(b->cp, b->nb, b->boundary, b->velocity, x, zero, Hb, &div);
+            for (int a = 0; a < 3; a++) {
+                G[a] += Gb[a] / s3;
+                lever[a] += lb[a] / s3;
+                H[a] += Hb[a] / s3;
+            }
+            d->moving[i] = div / s3;
+        }
         float B = eddy_dfsph_ghost_factor(density[i], rho0), SB[3], TH[3];
         for (int a = 0; a < 3; a++)
             SB[a] = S[a] + B * m0 * G[a], TH[a] = T[a] + m0 * H[a];
@@ -76,7 +92,7 @@ static float kappa(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy
         float dv[3] = { vi[0] - d->v[3 * j], vi[1] - d->v[3 * j + 1], vi[2] - d->v[3 * j + 2] };
         div += mass[j] * (gp * eddy_cpu_dot3(dv, r));
     }
-    div = p->lattice[0] * (div + rho0 * (s * s * s) * eddy_cpu_dot3(vi, d->ghost + 9 * i + 3));
+    div = p->lattice[0] * (div + rho0 * (s * s * s) * (eddy_cpu_dot3(vi, d->ghost + 9 * i + 3) + d->moving[i]));
     float rho_i = density[i], err;
     if (mode == DIVERGENCE) {
         float e = eddy_dfsph_sufficient(rho_i, rho0) * fmaxf(div, 0.0f);
@@ -111,6 +127,7 @@ static void apply(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_
         float B = eddy_dfsph_ghost_factor(density[i], rho0);
         for (int a = 0; a < 3; a++)
             d->v[3 * i + a] -= dt * (dv[a] + ki * B * rho0 * (s * s * s) * d->ghost[9 * i + a]);
+        d->applied[i] += ki;
     }
 }
 
@@ -156,7 +173,7 @@ void sph_dfsph_cpu_divergence(sph_dfsph_cpu *d, const struct eddy_sph_params *p,
 
 void sph_dfsph_cpu_density(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g, uint32_t n,
                            const float *pos, float *vel, const float *mass, const float *density, const float *acc,
-                           float *press, uint32_t *iterations, float *error)
+                           float *press, float *applied, uint32_t *iterations, float *error)
 {
     float dt = p->box_max[3], s = ghost_spacing(p), s3 = s * s * s;
     for (uint32_t i = 0; i < n; i++) {
@@ -169,6 +186,8 @@ void sph_dfsph_cpu_density(sph_dfsph_cpu *d, const struct eddy_sph_params *p, co
     phase(d, p, g, n, pos, mass, density, DENSITY, iterations, error);
     for (uint32_t i = 0; i < n; i++) {
         press[i] = d->K[i] * density[i] * density[i];
+        if (applied)
+            applied[i] = d->applied[i] * density[i] * density[i];
         for (int a = 0; a < 3; a++)
             vel[4 * i + a] = d->v[3 * i + a];
     }
@@ -181,4 +200,6 @@ void sph_dfsph_cpu_end(sph_dfsph_cpu *d)
     free(d->v);
     free(d->k);
     free(d->K);
+    free(d->moving);
+    free(d->applied);
 }

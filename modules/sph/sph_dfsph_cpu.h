@@ -5,6 +5,7 @@
 
 #include "sph_params.h"
 #include "common/cpu_grid.h"
+#include "couple/couple_params.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,21 +16,35 @@ typedef struct sph_dfsph_cpu {
     float *v;     /* the solve's velocities, 3 a particle */
     float *k;     /* this iteration's k_i */
     float *K;     /* the constant-density phase's sum */
+    float *moving; /* a coupled boundary's own density rate over rho0 s^3 (H.w) */
+    float *applied; /* the sum of the k applied this substep, both phases */
 } sph_dfsph_cpu;
 
-/* sph.dfsph_alpha: beta and the ghosts' sums, and the solve's velocities
- * from vel (vec4 a particle). false when out of memory. */
+/* A coupled fluid's boundary particles (couple.h): vec4 each, xyz position,
+ * w volume, and their velocities (vec4; NULL: at rest). nb 0: none. */
+typedef struct sph_dfsph_boundary {
+    const struct eddy_couple_params *cp;
+    uint32_t nb;
+    const float *boundary, *velocity;
+} sph_dfsph_boundary;
+
+/* sph.dfsph_alpha: beta and the ghosts' sums (with the boundary's, folded
+ * in as the coupled variant does), and the solve's velocities from vel
+ * (vec4 a particle). false when out of memory. */
 bool sph_dfsph_cpu_begin(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g, uint32_t n,
-                         const float *pos, const float *vel, const float *mass, const float *density);
+                         const float *pos, const float *vel, const float *mass, const float *density,
+                         const sph_dfsph_boundary *b);
 /* The divergence-free phase; vel gets its velocities. */
 void sph_dfsph_cpu_divergence(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g,
                               uint32_t n, const float *pos, float *vel, const float *mass, const float *density);
 /* The constant-density phase from v* = vel + dt (acc - s^3 lever) with the
  * warm start of press (Pa, in: the last substep's, out: this one's); vel
- * gets its velocities. iterations and error as eddy_sph_step_iisph_cpu's. */
+ * gets its velocities, applied (NULL: not wanted) the pressure of every k
+ * applied this substep (sph.dfsph_store's, what a coupling's bodies feel).
+ * iterations and error as eddy_sph_step_iisph_cpu's. */
 void sph_dfsph_cpu_density(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g, uint32_t n,
                            const float *pos, float *vel, const float *mass, const float *density, const float *acc,
-                           float *press, uint32_t *iterations, float *error);
+                           float *press, float *applied, uint32_t *iterations, float *error);
 void sph_dfsph_cpu_end(sph_dfsph_cpu *d);
 
 #endif

@@ -99,7 +99,7 @@ void sph_create_solve(sph *s, const eddy_system_ctx *ctx, const char *solver);
 eddy_result sph_hydrostatic_start(sph *s);
 
 /* sph_dfsph.c */
-eddy_result sph_create_dfsph(sph *s, const eddy_system_ctx *ctx);
+eddy_result sph_create_dfsph(sph *s, const eddy_system_ctx *ctx, bool coupled);
 /* Before sph.forces: alpha and the divergence-free phase. */
 int sph_record_dfsph_divergence(sph *s, eddy_graph g);
 /* After sph.forces: the prediction and the constant-density phase. */

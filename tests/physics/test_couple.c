@@ -21,37 +21,18 @@
  *    162 particles, 20 steps), momentum of the cube through the ball (the
  *    ball's viscosity 10 Pa s keeps its free surface from blowing up), the
  *    held cube's buoyancy within 10% after 1.5 s in a 16-particle-wide tank;
- *  - floating (pbf and sph): cubes of 500 and 250 kg/m^3, 6 particles
- *    across, let go at mid depth float with 0.50 and 0.25 of their height
- *    under the water line (where the fluid's colour is half its bulk value)
- *    within 0.05 (pbf's 250 kg/m^3 cube within 0.075: it floats 0.056 too
- *    deep); sinking (pbf): one of 2,000 kg/m^3 rests on the floor.
+ *  - the same with IISPH and DFSPH (their solved pressure, the boundary's
+ *    velocity in the predicted density): GPU against the C step, momentum;
+ *  - momentum counts what a body's added mass holds back (modules/rigid).
+ * Floating and sinking bodies: test_couple_float.c.
  */
-#include "../gpu/gpu_test.h"
+#include "couple_tank.h"
 #include "couple/couple.h"
 #include "pbf/pbf.h"
 #include "sph/sph.h"
-#include "rigid/rigid_params.h"
-#include "sph_kernels.h"
 #include "validation_csv.h"
 
 #include <math.h>
-
-static eddy_scene *load(eddy_engine *e, const char *json)
-{
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "couple-test", .json = json, .no_output = true });
-    REQUIRE(s != NULL);
-    return s;
-}
-
-static float *download(eddy_engine *e, eddy_particles p, const char *name, uint32_t floats)
-{
-    uint32_t n = eddy_particles_count(e, p);
-    float *out = malloc(4ull * floats * n + 16);
-    REQUIRE(out != NULL);
-    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, p, name), 0, 4ull * floats * n, out) == EDDY_OK);
-    return out;
-}
 
 /* One scene step against the C step just taken (pos, vel, force): the
  * largest position difference (m) into dev[0], boundary force difference
@@ -241,8 +222,9 @@ static void against_cpu_sheet(eddy_engine *e)
  *    only its velocity enters the density the solve predicts), the last
  *    substep's pressure is also taken from the GPU, and the solved pressure
  *    must match within 1e-3 of the largest. */
-static void against_cpu_sph(eddy_engine *e, bool iisph)
+static void against_cpu_sph(eddy_engine *e, int solver)
 {
+    const bool iisph = solver != 0; /* IISPH (1) or DFSPH (2): a solve */
     const double dt = iisph ? 0.002 : 0.0005;
     char json[2048];
     snprintf(json, sizeof json,
@@ -253,7 +235,8 @@ static void against_cpu_sph(eddy_engine *e, bool iisph)
         "      \"max\": [0.3, 0.06, 0.3], \"velocity\": [0, 0.5, 0.1] } } ],"
         "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"sph\", \"sets\": { \"fluid\": \"water\", \"boundary\": \"slab\" },"
         "      \"params\": { \"h\": 0.04, \"viscosity\": 1, %s } } ] }", dt,
-        iisph ? "\"solver\": 1, \"normalise_density\": true" : "\"stiffness\": 400, \"clamp_negative_pressure\": false");
+        solver == 2 ? "\"solver\": 2, \"normalise_density\": true"
+        : iisph ? "\"solver\": 1, \"normalise_density\": true" : "\"stiffness\": 400, \"clamp_negative_pressure\": false");
     eddy_scene *s = load(e, json);
     eddy_particles w = eddy_find_particles(e, "water"), b = eddy_find_particles(e, "slab");
     uint32_t n = eddy_particles_count(e, w), nb = eddy_particles_count(e, b);
@@ -277,8 +260,10 @@ static void against_cpu_sph(eddy_engine *e, bool iisph)
             values[i].v[0] = 400;
         if (!iisph && !strcmp(name, "clamp_negative_pressure"))
             values[i].v[0] = 0;
-        if (iisph && (!strcmp(name, "solver") || !strcmp(name, "normalise_density")))
+        if (iisph && !strcmp(name, "normalise_density"))
             values[i].v[0] = 1;
+        if (!strcmp(name, "solver"))
+            values[i].v[0] = solver;
     }
     struct eddy_sph_params prm;
     const float lo[3] = { 0, 0, 0 }, hi[3] = { 0.4f, 0.4f, 0.4f };
@@ -298,7 +283,7 @@ static void against_cpu_sph(eddy_engine *e, bool iisph)
     uint32_t iterations = 0, most = 0;
     for (uint32_t step = 0; step < 20; step++) {
         memset(force, 0, 16ull * nb);
-        if (iisph)
+        if (iisph) /* IISPH or DFSPH: prm's solver */
             eddy_sph_step_iisph_coupled_cpu(&prm, NULL, n, pos, vel, mass, rho, press, step, &cp, nb, boundary, bvel,
                                             force, &iterations, NULL);
         else
@@ -316,14 +301,16 @@ static void against_cpu_sph(eddy_engine *e, bool iisph)
         free(gp);
     }
     if (iisph) {
-        printf("iisph pressure, GPU vs CPU: within %.3g Pa of %.4g Pa (up to %u iterations a substep)\n", pdev,
-               plargest, most);
-        CHECKF(plargest > 10 && pdev <= 1e-3 * plargest, "IISPH pressure difference %g Pa (largest %g Pa)", pdev,
-               plargest);
+        printf("%s pressure, GPU vs CPU: within %.3g Pa of %.4g Pa (up to %u iterations a substep)\n",
+               solver == 2 ? "dfsph" : "iisph", pdev, plargest, most);
+        CHECKF(plargest > 10 && pdev <= 1e-3 * plargest, "solver %d: pressure difference %g Pa (largest %g Pa)",
+               solver, pdev, plargest);
     }
-    report_against(iisph ? "sph IISPH, GPU vs CPU, 1,000 fluid + 162 moving boundary particles, 20 steps of 2 ms "
-                           "from the same state"
-                         : "sph, GPU vs CPU, 1,000 fluid + 162 boundary particles, 20 steps from the same state", dev);
+    report_against(solver == 2 ? "sph DFSPH, GPU vs CPU, 1,000 fluid + 162 moving boundary particles, 20 steps of "
+                                 "2 ms from the same state"
+                   : iisph ? "sph IISPH, GPU vs CPU, 1,000 fluid + 162 moving boundary particles, 20 steps of 2 ms "
+                             "from the same state"
+                           : "sph, GPU vs CPU, 1,000 fluid + 162 boundary particles, 20 steps from the same state", dev);
     free(pos), free(vel), free(mass), free(bpos), free(bvel), free(rho), free(boundary), free(force), free(press);
     eddy_destroy_scene(s);
 }
@@ -335,9 +322,18 @@ static void momentum(const float *v, const float *m, uint32_t n, double out[3])
             out[a] += (double)m[i] * v[4 * i + a];
 }
 
-static void body_state(eddy_engine *e, eddy_particles b, struct eddy_rigid_body *out)
+/* The momentum of the set's first body as the coupling conserves it: its
+ * own P = M v and what its added mass (an sph fluid's) holds back, m_a a dt
+ * ("rigid.added": xyz the last acceleration, w m_a; dt the rigid system's
+ * substep; modules/rigid/README.md, Added mass). */
+static void body_momentum(eddy_engine *e, eddy_particles b, double dt, double P[3])
 {
-    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, b, "rigid.body"), 0, sizeof *out, out) == EDDY_OK);
+    struct eddy_rigid_body body;
+    float added[4] = { 0, 0, 0, 0 };
+    body_state(e, b, &body);
+    CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, b, "rigid.added"), 0, sizeof added, added) == EDDY_OK);
+    for (int a = 0; a < 3; a++)
+        P[a] = body.p[a] + (double)added[3] * added[a] * dt;
 }
 
 /* A ball of water (radius 0.06 m) at rest and a 3x3x3 cube (d 0.016 m,
@@ -374,8 +370,10 @@ static void conservation(eddy_engine *e, const char *module, const char *fluid, 
         double P[3] = { 0, 0, 0 };
         momentum(v, mass, n, P);
         body_state(e, b, &body);
+        double Pb[3];
+        body_momentum(e, b, dt / substeps, Pb);
         for (int a = 0; a < 3; a++)
-            P[a] += body.p[a];
+            P[a] += Pb[a];
         worst = fmax(worst, sqrt((P[0] - P0) * (P[0] - P0) + P[1] * P[1] + P[2] * P[2]));
         lowest = fmin(lowest, body.p[0]);
         free(v);
@@ -394,7 +392,7 @@ static void conservation(eddy_engine *e, const char *module, const char *fluid, 
  * 10% of its momentum on; and a second run of the same scene ends bitwise
  * where the first did (positions and velocities of every set). */
 static void multi_conservation(eddy_engine *e, const char *what, const char *json, const char *const *fluids,
-                               int nf, const char *const *bodies, int nbodies, int steps)
+                               int nf, const char *const *bodies, int nbodies, int steps, double body_dt)
 {
     float *end[2][8];
     uint32_t bytes[8];
@@ -433,9 +431,10 @@ static void multi_conservation(eddy_engine *e, const char *what, const char *jso
             }
             for (int k = 0; k < nbodies; k++) {
                 body_state(e, eddy_find_particles(e, bodies[k]), &body);
-                double along = 0;
+                double along = 0, Pb[3];
+                body_momentum(e, eddy_find_particles(e, bodies[k]), body_dt, Pb);
                 for (int a = 0; a < 3; a++) {
-                    P[a] += body.p[a];
+                    P[a] += Pb[a];
                     along += body.p[a] * P0[k][a];
                 }
                 /* Momentum left along the body's first direction. */
@@ -501,7 +500,7 @@ static void shared_boundary(eddy_engine *e)
         "    { \"name\": \"rigid\", \"module\": \"rigid\", \"set\": \"cube\","
         "      \"params\": { \"stiffness\": 50, \"damping\": 0, \"shear\": 0, \"gravity\": [0, 0, 0] } } ] }");
     const char *fluids[] = { "water", "oil" }, *bodies[] = { "cube" };
-    multi_conservation(e, "one set, boundary of pbf and sph", json, fluids, 2, bodies, 1, 400);
+    multi_conservation(e, "one set, boundary of pbf and sph", json, fluids, 2, bodies, 1, 400, 0.0005);
     /* Both slices are there, and both pushed. */
     eddy_scene *s = load(e, json);
     eddy_particles b = eddy_find_particles(e, "cube");
@@ -541,68 +540,7 @@ static void two_boundary_sets(eddy_engine *e)
         "    { \"name\": \"rigid_right\", \"module\": \"rigid\", \"set\": \"right\","
         "      \"params\": { \"stiffness\": 50, \"damping\": 0, \"shear\": 0, \"gravity\": [0, 0, 0] } } ] }";
     const char *fluids[] = { "water" }, *bodies[] = { "left", "right" };
-    multi_conservation(e, "pbf with two boundary sets", json, fluids, 1, bodies, 2, 100);
-}
-
-/* A tank of water with a cube of particles at mid depth in a hole of the
- * water: t->cells particles of spacing d across the cube, the hole `gap`
- * wider on each side. cube: extra keys of the cube's set; fluid: the fluid
- * system's module and its extra parameters; systems: extra systems. */
-typedef struct tank {
-    double d, W, H, gap, dt;
-    int cells, substeps;
-} tank;
-static const tank pbf_tank = { 0.0125, 0.25, 0.2, 0.00625, 0.002, 4, 2 };  /* 5,750 particles */
-static const tank sph_tank = { 0.02, 0.32, 0.24, 0.01, 0.0005, 4, 1 };     /* 2,586 particles */
-
-static void tank_json(char *json, size_t size, const tank *t, const char *cube, const char *module,
-                      const char *fluid, const char *systems)
-{
-    const double d = t->d, W = t->W, H = t->H, y0 = H / 2, half = t->cells * d / 2, c = W / 2,
-                 g = half + t->gap;
-    snprintf(json, size,
-             "{ \"dt\": %g, \"substeps\": %d, \"duration\": 10, \"box\": { \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
-             "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": %g, \"fill\": "
-             "[ { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
-             "  { \"shape\": \"box\", \"min\": [0, %g, 0], \"max\": [%g, %g, %g] },"
-             "  { \"shape\": \"box\", \"min\": [0, %g, 0], \"max\": [%g, %g, %g] },"
-             "  { \"shape\": \"box\", \"min\": [%g, %g, 0], \"max\": [%g, %g, %g] },"
-             "  { \"shape\": \"box\", \"min\": [%g, %g, 0], \"max\": [%g, %g, %g] },"
-             "  { \"shape\": \"box\", \"min\": [%g, %g, %g], \"max\": [%g, %g, %g] } ] },"
-             "    { \"name\": \"cube\", \"spacing\": %g, %s \"fill\": { \"shape\": \"box\","
-             "      \"min\": [%g, %g, %g], \"max\": [%g, %g, %g] } } ],"
-             "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"%s\", \"sets\": { \"fluid\": \"water\", \"boundary\": \"cube\" },"
-             "      \"params\": { \"h\": %g %s } } %s ] }",
-             t->dt * t->substeps, t->substeps, W, 2 * H, W, d,
-             W, y0 - g, W,                                   /* below the hole */
-             y0 + g, W, H, W,                                /* above */
-             y0 - g, c - g, y0 + g, W,                       /* x < hole */
-             c + g, y0 - g, W, y0 + g, W,                    /* x > hole */
-             c - g, y0 - g, c + g, y0 + g, c - g,            /* z < hole */
-             c - g, y0 - g, c + g, c + g, y0 + g, W,         /* z > hole */
-             d, cube, c - half, y0 - half, c - half, c + half, y0 + half, c + half, module, 2 * d, fluid,
-             systems);
-}
-
-/* `steps` steps of the scene: the mean over the second half of the fluid's
- * force on the boundary set b (N, summed over its particles). */
-static void mean_force(eddy_engine *e, eddy_scene *s, eddy_particles b, uint32_t steps, double out[3])
-{
-    uint32_t nb = eddy_particles_count(e, b);
-    const uint32_t from = steps / 2;
-    out[0] = out[1] = out[2] = 0;
-    for (uint32_t step = 0; step < steps; step++) {
-        CHECK(eddy_scene_step(s, 1) == EDDY_OK);
-        if (step < from)
-            continue;
-        float *f = download(e, b, "rigid.external.0", 4);
-        for (uint32_t i = 0; i < nb; i++)
-            for (int a = 0; a < 3; a++)
-                out[a] += f[4 * i + a];
-        free(f);
-    }
-    for (int a = 0; a < 3; a++)
-        out[a] /= steps - from;
+    multi_conservation(e, "pbf with two boundary sets", json, fluids, 1, bodies, 2, 100, 0.001);
 }
 
 /* The cube held still (a set without a system): the mean force of the
@@ -660,412 +598,25 @@ static void held_two(eddy_engine *e, const tank *coarse, const char *module, con
            coarse->cells, fine.cells, 100 * a, 100 * b);
 }
 
-/* The water's level away from the cube: per column of the spacing d more
- * than 2d beyond the cube's side (its half width from its centre), the top
- * particle's centre plus d / 2. (Columns over a floating cube of 6 read its
- * bottom: the exclusion was 2d from the centre, under its half width.) */
-static double water_level(eddy_engine *e, const tank *t, const float *centre)
-{
-    const double d = t->d;
-    enum { M = 64 };
-    const int N = (int)lround(t->W / d); /* columns across */
-    const double ex = t->cells * d / 2 + 2 * d; /* the cube's half width and a kernel radius */
-    REQUIRE(N <= M);
-    eddy_particles w = eddy_find_particles(e, "water");
-    uint32_t n = eddy_particles_count(e, w);
-    float *x = download(e, w, "position", 4);
-    static double top[M][M];
-    double sum = 0;
-    memset(top, 0, sizeof top);
-    int count = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        int a = (int)(x[4 * i] / d), c = (int)(x[4 * i + 2] / d);
-        if (a >= 0 && a < N && c >= 0 && c < N)
-            top[a][c] = fmax(top[a][c], x[4 * i + 1]);
-    }
-    for (int a = 0; a < N; a++)
-        for (int c = 0; c < N; c++)
-            if (fabs((a + 0.5) * d - centre[0]) > ex || fabs((c + 0.5) * d - centre[2]) > ex)
-                sum += top[a][c], count++;
-    free(x);
-    return sum / count + d / 2;
-}
-
-/* The pbf fluid for floating bodies (modules/pbf/README.md, Floating
- * bodies): the unilateral constraint, no tensile term. */
-#define PBF_FLOATING "\"unilateral\": true, \"tensile_k\": 0"
-
-/* The cube let go at mid depth as one rigid body of the given density
- * (kg/m^3) in a tank of the module's fluid (with its extra parameters);
- * returns its state at the end, the mean height of its centre over the
- * last `mean` steps in *mean_y and the water level. */
-/* The water line as the fluid's free surface: the height where the colour
- * c(x) = sum_j d^3 W_poly6(x - x_j, h) (each particle's share of space at
- * rest, smoothed by the fluids' kernel, h = 2d) falls to half its value
- * deep in the same column, found by bisection on columns of the spacing d
- * more than h beyond the cube's side, and averaged. A half-space of
- * uniform fluid has c at half its bulk value exactly at its boundary (d/2
- * above a lattice's top centres); where a fluid packs its top layer tighter
- * than the bulk (WCSPH pulls it in by 0.35 d, PBF by 0.27 d) the line
- * follows the mass, where the top particles' level does not. */
-static double colour(const float *x, const uint32_t *near, uint32_t m, double px, double y, double pz, double d)
-{
-    double c = 0;
-    for (uint32_t k = 0; k < m; k++) {
-        const float *q = x + 4 * near[k];
-        double r2 = (q[0] - px) * (q[0] - px) + (q[1] - y) * (q[1] - y) + (q[2] - pz) * (q[2] - pz);
-        c += d * d * d * eddy_w_poly6((float)r2, (float)(2 * d));
-    }
-    return c;
-}
-
-static double iso_level(eddy_engine *e, const tank *t, const float *centre)
-{
-    const double d = t->d, h = 2 * d;
-    eddy_particles w = eddy_find_particles(e, "water");
-    uint32_t n = eddy_particles_count(e, w), *near = malloc(4ull * n);
-    float *x = download(e, w, "position", 4);
-    REQUIRE(near);
-    const int N = (int)lround(t->W / d);
-    /* the cube's half diagonal (it may turn) and a kernel radius */
-    const double ex = t->cells * d * sqrt(3) / 2 + h;
-    double sum = 0;
-    int count = 0;
-    for (int a = 0; a < N; a++)
-        for (int c = 0; c < N; c++) {
-            double px = (a + 0.5) * d, pz = (c + 0.5) * d;
-            if (fabs(px - centre[0]) <= ex && fabs(pz - centre[2]) <= ex)
-                continue;
-            uint32_t m = 0;
-            for (uint32_t i = 0; i < n; i++)
-                if ((x[4 * i] - px) * (x[4 * i] - px) + (x[4 * i + 2] - pz) * (x[4 * i + 2] - pz) < h * h)
-                    near[m++] = i;
-            double bulk = colour(x, near, m, px, 0.25 * t->H, pz, d), lo = 0.25 * t->H, hi = 2 * t->H;
-            for (int it = 0; it < 40; it++) {
-                double mid = 0.5 * (lo + hi);
-                if (colour(x, near, m, px, mid, pz, d) > 0.5 * bulk)
-                    lo = mid;
-                else
-                    hi = mid;
-            }
-            sum += 0.5 * (lo + hi);
-            count++;
-        }
-    free(x), free(near);
-    return sum / count;
-}
-
-static double last_iso_level; /* let_go_in's water line by iso_level */
-enum { TRAIL_MAX = 1024 };
-static struct eddy_rigid_body last_trail[TRAIL_MAX]; /* let_go_in's body over its last `mean` steps */
-
-static struct eddy_rigid_body let_go_in(eddy_engine *e, const tank *t, const char *module, const char *fluid,
-                                        double density, double stiffness, const char *rigid_keys,
-                                        uint32_t steps, uint32_t mean, double *mean_y, double *level)
-{
-    char json[4096], cube[128], systems[512];
-    const double d = t->d;
-    snprintf(cube, sizeof cube, "\"mass\": %g, \"bodies\": true,", density * d * d * d);
-    snprintf(systems, sizeof systems,
-             ", { \"name\": \"body\", \"module\": \"rigid\", \"set\": \"cube\"%s,"
-             "    \"params\": { \"stiffness\": %g, \"damping\": 0.05, \"shear\": 0.02 } }", rigid_keys, stiffness);
-    tank_json(json, sizeof json, t, cube, module, fluid, systems);
-    eddy_scene *s = load(e, json);
-    eddy_particles b = eddy_find_particles(e, "cube");
-    struct eddy_rigid_body body;
-    double sum = 0;
-    REQUIRE(mean <= TRAIL_MAX && mean <= steps);
-    for (uint32_t step = 0; step < steps; step++) {
-        CHECK(eddy_scene_step(s, 1) == EDDY_OK);
-        body_state(e, b, &body);
-        if (step + mean >= steps) {
-            sum += body.x[1];
-            last_trail[step + mean - steps] = body;
-        }
-    }
-    *mean_y = sum / mean;
-    *level = water_level(e, t, body.x);
-    last_iso_level = iso_level(e, t, body.x);
-    eddy_destroy_scene(s);
-    return body;
-}
-
-/* Contacts with the floor only: 0.02 density N/m, above the 0.0123 density
- * the rigid module asks of walls that hold the cube at rest (2 M g /
- * (16 d); at 0.01 density, the recipe before, a 2,000 kg/m^3 cube fell
- * through the floor), on the body's own stable substeps (1.5 ms: two
- * inside each of the fluid's 2 ms). */
-static struct eddy_rigid_body let_go(eddy_engine *e, double density, uint32_t steps, double *mean_y,
-                                     double *level)
-{
-    return let_go_in(e, &pbf_tank, "pbf", "", density, 0.02 * density, ", \"substeps\": \"stable\"", steps, 50,
-                     mean_y, level);
-}
-
-/* The body's y axis in world coordinates: the middle row of its rotation
- * matrix (unit quaternion x, y, z, w). */
-static void up_row(const struct eddy_rigid_body *b, double r[3])
-{
-    const double x = b->q[0], y = b->q[1], z = b->q[2], w = b->q[3];
-    r[0] = 2 * (x * y + w * z);
-    r[1] = 1 - 2 * (x * x + z * z);
-    r[2] = 2 * (y * z - w * x);
-}
-
-/* The fraction of the cube's volume (side `side`, centred on the body's
- * centre of mass, turned by its orientation) under the plane y = L: the
- * cube sampled at the midpoints of 64^3 cells of its own frame. */
-static double submerged_fraction(const struct eddy_rigid_body *b, double side, double L)
-{
-    enum { S = 64 };
-    double r[3];
-    up_row(b, r);
-    uint32_t under = 0;
-    for (int i = 0; i < S; i++)
-        for (int j = 0; j < S; j++)
-            for (int k = 0; k < S; k++) {
-                double v[3] = { ((i + 0.5) / S - 0.5) * side, ((j + 0.5) / S - 0.5) * side, ((k + 0.5) / S - 0.5) * side };
-                under += b->x[1] + r[0] * v[0] + r[1] * v[1] + r[2] * v[2] < L;
-            }
-    return under / (double)(S * S * S);
-}
-
-/* The angle (degrees) between the body's y axis and the vertical. */
-static double tilt_deg(const struct eddy_rigid_body *b)
-{
-    double r[3];
-    up_row(b, r);
-    return acos(fmin(1, fmax(-1, r[1]))) * 180 / M_PI;
-}
-
-/* Floating: cubes of 500 and 250 kg/m^3 let go at mid depth
- * float with 0.50 and 0.25 of their volume under the water line
- * (Archimedes) within 0.05, in `module`'s fluid. Of their volume, not of
- * their height: a homogeneous cube floats upright only below 0.211 or
- * above 0.789 of the fluid's density (metacentric height BM - BG =
- * a / (12 s) - a (1 - s) / 2 > 0 for specific gravity s), so these two
- * turn (by 25-65 degrees) as they rise, and the height under the line no
- * longer measures what Archimedes says. The fraction is the mean over the
- * last `mean` steps of the cube (its particles' volume, side a, turned by
- * the body's orientation) sampled against the water line at the end. */
-static void float_two(eddy_engine *e, const tank *t, const char *module, const char *label, const char *fluid,
-                      double k500, const char *rigid_keys, uint32_t steps, uint32_t mean)
-{
-    const double side = t->cells * t->d, density[2] = { 500, 250 };
-    char check[64], comment[512];
-    snprintf(check, sizeof check, "archimedes_float_%s", label);
-    snprintf(comment, sizeof comment, "cubes of %d particles across (%g m) floating in a %s tank: the fraction of "
-             "their volume under the water line (where the fluid's colour is half its bulk value; mean over the "
-             "last %g s) against Archimedes' density / rho0, and the cube's tilt at the end", t->cells, side, label,
-             mean * t->dt * t->substeps);
-    validation_csv csv = validation_csv_open(check, comment, "density,submerged_eddy,submerged_archimedes,tilt_deg");
-    for (int c = 0; c < 2; c++) {
-        double y, level;
-        struct eddy_rigid_body b = let_go_in(e, t, module, fluid, density[c], k500 * density[c] / 500, rigid_keys,
-                                             steps, mean, &y, &level);
-        double expect = density[c] / 1000, iso = last_iso_level, upright = (iso - (y - side / 2)) / side;
-        double frac = 0, v2 = 0;
-        for (uint32_t k = 0; k < mean; k++) {
-            frac += submerged_fraction(&last_trail[k], side, iso) / mean;
-            v2 += (double)last_trail[k].v[1] * last_trail[k].v[1] / mean;
-        }
-        printf("%s, floating: a %g kg/m^3 cube (%d particles across, %g m) let go at mid depth: after %g s, tilted "
-               "%.1f deg, water line %.4f m (the fluid's colour at half its bulk value): %.3f of its volume under "
-               "water (mean of the last %g s; Archimedes %.2f); its centre at %.4f m (were it upright, %.3f of its "
-               "height under the line), vertical velocity %.4f m/s rms\n", label, density[c], t->cells, side,
-               steps * t->dt * t->substeps, tilt_deg(&b), iso, frac, mean * t->dt * t->substeps, expect, y, upright,
-               sqrt(v2));
-        if (csv.f)
-            fprintf(csv.f, "%g,%.4f,%.4f,%.1f\n", density[c], frac, expect, tilt_deg(&b));
-        CHECKF(fabs(frac - expect) <= 0.05, "%s: the %g kg/m^3 cube floats with %.3f of its volume under water "
-               "(Archimedes %.2f, tolerance 0.05)", label, density[c], frac, expect);
-        CHECKF(sqrt(v2) < 0.02, "%s: the floating cube still moves at %g m/s rms", label, sqrt(v2));
-    }
-    validation_csv_close(&csv);
-}
-
-/* A cube of 6 x 6 x 6 boundary particles held still turned by `deg` about
- * z, its centre at yc, in the pbf tank less a hole around it (the water
- * fills the rest of the hole): the mean upward force of the water over the
- * last 0.6 s against rho0 g V_under, V_under the part of the cube under the
- * water line at the end. Returns the relative error. */
-static double held_tilted(eddy_engine *e, const char *label, const char *fluid, double deg, double yc)
-{
-    static char json[65536];
-    char pts[32768];
-    tank t = pbf_tank;
-    t.cells = 6;
-    const uint32_t steps = 300, from = steps / 2;
-    const double d = t.d, W = t.W, H = t.H, a = t.cells * d, c = W / 2, th = deg * M_PI / 180;
-    const double hw = a / 2 * (fabs(cos(th)) + fabs(sin(th))) + t.gap, g = a / 2 + t.gap, yl = yc - hw;
-    size_t o = 0;
-    for (int i = 0; i < t.cells; i++)
-        for (int j = 0; j < t.cells; j++)
-            for (int k = 0; k < t.cells; k++) {
-                double x = (i + 0.5) * d - a / 2, y = (j + 0.5) * d - a / 2, z = (k + 0.5) * d - a / 2;
-                o += (size_t)snprintf(pts + o, sizeof pts - o, "%s[%.9g, %.9g, %.9g]", o ? "," : "",
-                                      c + x * cos(th) - y * sin(th), yc + x * sin(th) + y * cos(th), c + z);
-                REQUIRE(o < sizeof pts);
-            }
-    int len = snprintf(json, sizeof json,
-             "{ \"dt\": %g, \"substeps\": %d, \"duration\": 10, \"box\": { \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
-             "  \"particle_sets\": [ { \"name\": \"water\", \"spacing\": %g, \"fill\": "
-             "[ { \"shape\": \"box\", \"min\": [0, 0, 0], \"max\": [%g, %g, %g] },"
-             "  { \"shape\": \"box\", \"min\": [0, %g, 0], \"max\": [%g, %g, %g] },"
-             "  { \"shape\": \"box\", \"min\": [%g, %g, 0], \"max\": [%g, %g, %g] },"
-             "  { \"shape\": \"box\", \"min\": [%g, %g, 0], \"max\": [%g, %g, %g] },"
-             "  { \"shape\": \"box\", \"min\": [%g, %g, %g], \"max\": [%g, %g, %g] } ] },"
-             "    { \"name\": \"cube\", \"radius\": %g, \"points\": [%s] } ],"
-             "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"sets\": { \"fluid\": \"water\", \"boundary\": \"cube\" },"
-             "      \"params\": { \"h\": %g %s } } ] }",
-             t.dt * t.substeps, t.substeps, W, 2 * H, W, d,
-             W, yl, W,                      /* below the hole */
-             yl, c - hw, H, W,              /* x < hole */
-             c + hw, yl, W, H, W,           /* x > hole */
-             c - hw, yl, c + hw, H, c - g,  /* z < hole */
-             c - hw, yl, c + g, c + hw, H, W, /* z > hole */
-             d / 2, pts, 2 * d, fluid);
-    REQUIRE(len > 0 && (size_t)len < sizeof json);
-    eddy_scene *s = load(e, json);
-    eddy_particles b = eddy_find_particles(e, "cube");
-    double force[3];
-    mean_force(e, s, b, steps, force);
-    const double sum = force[1];
-    float centre[3] = { (float)c, (float)yc, (float)c };
-    double L = iso_level(e, &t, centre);
-    struct eddy_rigid_body body = { .x = { (float)c, (float)yc, (float)c }, .q = { 0, 0, (float)sin(th / 2), (float)cos(th / 2) } };
-    double V = submerged_fraction(&body, a, L) * a * a * a, arch = 1000 * 9.81 * V;
-    printf("pbf (%s), held cube turned %g deg about z, centre at %g m, water line %.4f m: %.3f of it under water, "
-           "mean upward force %.4f N over the last %g s, Archimedes %.4f N (%+.1f%%)\n", label, deg, yc, L,
-           V / (a * a * a), sum, (steps - from) * t.dt * t.substeps, arch, 100 * (sum / arch - 1));
-    eddy_destroy_scene(s);
-    return sum / arch - 1;
-}
-
-/* Bodies that cross the surface aslant. A cube held at 45
- * degrees with 0.38 of it under water, in the default pbf fluid and in
- * the one for floating bodies (PBF_FLOATING): the default's surface (the
- * paper's constraint, which pulls the free surface into the bulk, and the
- * tensile term) pulls the faces down along the water line (-23% of
- * Archimedes, printed); the floating fluid within 5% (upright: -0.9%,
- * at 30 degrees -1.8%). */
-static void held_tilted_two(eddy_engine *e)
-{
-    double def = held_tilted(e, "default", "", 45, 0.18),
-           fl = held_tilted(e, "unilateral, tensile_k 0", ", " PBF_FLOATING, 45, 0.18);
-    validation_csv csv = validation_csv_open("archimedes_tilted_pbf", "a cube (6 particles across, 0.075 m) held "
-                                             "at 45 degrees with 0.38 of it under water in the pbf tank: mean "
-                                             "upward force over Archimedes' rho0 g V_under, less 1",
-                                             "fluid,relative_error");
-    if (csv.f)
-        fprintf(csv.f, "default,%.4f\nfloating: unilateral; tensile_k 0,%.4f\n", def, fl);
-    validation_csv_close(&csv);
-    CHECKF(fabs(fl) < 0.05, "pbf, unilateral without the tensile term: the turned cube feels %+.1f%% of "
-           "Archimedes (tolerance 5%%)", 100 * fl);
-}
-
-/* A 2,000 kg/m^3 cube sinks to the floor. */
-static void sinks(eddy_engine *e)
-{
-    const double start = 0.1, side = 0.05;
-    double y, level;
-    struct eddy_rigid_body b = let_go(e, 2000, 150, &y, &level);
-    printf("heavy body: a 2,000 kg/m^3 cube let go at %g m: after 0.6 s its centre at %.4f m (its bottom %.4f m "
-           "above the floor), velocity %.3f m/s\n", start, y, y - side / 2, b.v[1]);
-    CHECKF(y - side / 2 < 0.0125, "the heavy cube's bottom stays %g m above the floor (expected within a "
-           "particle spacing, 0.0125 m)", y - side / 2);
-    CHECKF(fabs(b.v[1]) < 0.05, "the sunk cube still moves at %g m/s", b.v[1]);
-}
-
-/* Several rates in one graph, pbf: the light cube with
- * a contact 16 times stiffer (80 N/m) than the `float` part's, whose stable
- * substep (0.52 ms) is a quarter of the fluid's 2 ms. At the fluid's substep
- * it is refused; with "substeps": "stable" its passes run 4 times inside
- * each fluid substep, in the same recorded graph, the fluid's force on it
- * held for those 4. It floats as Archimedes says (the `float` part, soft
- * contact at 2 ms: 0.55). (A pbf run with everything at 0.5 ms is no
- * reference: there the fluid holds the cube near where it was let go, 2.05
- * of its height under the level after 1.2 s, with XSPH 0.01 or 0.0025: the
- * coarse PBF fluid's shear stiffness grows as its substep shrinks at fixed
- * iterations. The sph part below compares with that run.) */
-static void float_multirate(eddy_engine *e)
-{
-    const double side = 0.05, k = 80;
-    char json[4096], cube[128], systems[512];
-    snprintf(cube, sizeof cube, "\"mass\": %g, \"bodies\": true,", 500 * 0.0125 * 0.0125 * 0.0125);
-    snprintf(systems, sizeof systems, ", { \"name\": \"body\", \"module\": \"rigid\", \"set\": \"cube\","
-             " \"params\": { \"stiffness\": %g, \"damping\": 0.05, \"shear\": 0.02 } }", k);
-    tank_json(json, sizeof json, &pbf_tank, cube, "pbf", "", systems);
-    test_clear_error();
-    CHECK(eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "single-rate", .json = json, .no_output = true }) == NULL);
-    CHECKF(test_saw("system.unstable"), "a contact of %g N/m at the fluid's 2 ms substep was not refused", k);
-    double y, l;
-    struct eddy_rigid_body b = let_go_in(e, &pbf_tank, "pbf", "", 500, k, ", \"substeps\": \"stable\"", 300, 50,
-                                         &y, &l);
-    double d = (l - (y - side / 2)) / side;
-    printf("several rates, pbf: a 500 kg/m^3 cube with an 80 N/m contact at its own 0.5 ms substeps inside the "
-           "fluid's 2 ms floats with %.2f of its height under water (Archimedes 0.50), velocity %.3f m/s\n", d, b.v[1]);
-    CHECKF(fabs(d - 0.5) <= 0.15, "draft %.2f against Archimedes' 0.50 (tolerance 0.15)", d);
-    CHECKF(fabs(b.v[1]) < 0.05, "the floating cube still moves at %g m/s", b.v[1]);
-}
-
-/* Several rates against a single rate at the small step, sph: a 500 kg/m^3
- * cube (3 x 3 x 3 particles of 2 cm) let go at mid depth in a tank 12
- * particles across (1,300 particles; k 1000, viscosity 10 Pa s), with a
- * 5,000 N/m contact whose stable substep is 0.134 ms. Refused at the
- * fluid's 0.5 ms substep; run (a) with the body's own "substeps": "stable"
- * (4 of 0.125 ms inside each fluid substep) and (b) with everything at
- * 0.125 ms. After 1.2 s both float, at the same depth within the coupling
- * tests' 0.15 of the cube's height, and still. (0.389 and 0.456 of its
- * height under the top particles' level: this fluid is not normalised and
- * that level reads low; float_sph is the Archimedes check.) */
-static void float_multirate_sph(eddy_engine *e)
-{
-    const tank t = { 0.02, 0.24, 0.18, 0.01, 0.0005, 3, 1 }, small = { 0.02, 0.24, 0.18, 0.01, 0.000125, 3, 4 };
-    const char *fluid = ", \"stiffness\": 1000, \"viscosity\": 10, \"restitution\": 0";
-    const double side = 3 * t.d, k = 5000;
-    char json[4096], cube[128], systems[512];
-    snprintf(cube, sizeof cube, "\"mass\": %g, \"bodies\": true,", 500 * t.d * t.d * t.d);
-    snprintf(systems, sizeof systems, ", { \"name\": \"body\", \"module\": \"rigid\", \"set\": \"cube\","
-             " \"params\": { \"stiffness\": %g, \"damping\": 0.05, \"shear\": 0.02 } }", k);
-    tank_json(json, sizeof json, &t, cube, "sph", fluid, systems);
-    test_clear_error();
-    CHECK(eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = "single-rate", .json = json, .no_output = true }) == NULL);
-    CHECKF(test_saw("system.unstable"), "a contact of %g N/m at the fluid's 0.5 ms substep was not refused", k);
-    double y1, l1, y2, l2;
-    struct eddy_rigid_body b1 = let_go_in(e, &t, "sph", fluid, 500, k, ", \"substeps\": \"stable\"", 2400, 240,
-                                          &y1, &l1);
-    struct eddy_rigid_body b2 = let_go_in(e, &small, "sph", fluid, 500, k, "", 2400, 240, &y2, &l2);
-    double d1 = (l1 - (y1 - side / 2)) / side, d2 = (l2 - (y2 - side / 2)) / side;
-    printf("several rates, sph: a 500 kg/m^3 cube with a 5000 N/m contact at its own 0.125 ms substeps inside the "
-           "fluid's 0.5 ms floats with %.3f of its height under water (centre %.4f m, level %.4f m); everything at "
-           "0.125 ms: %.3f (centre %.4f m, level %.4f m); velocities %.4f and %.4f m/s (Archimedes 0.50)\n",
-           d1, y1, l1, d2, y2, l2, b1.v[1], b2.v[1]);
-    CHECKF(fabs(d1 - d2) <= 0.15, "floating depth %.3f (several rates) against %.3f (single rate at the small step): "
-           "more than the coupling tests' tolerance 0.15 apart", d1, d2);
-    CHECKF(d1 > 0 && d1 < 1 && d2 > 0 && d2 < 1, "the cube does not float (drafts %.3f and %.3f)", d1, d2);
-    CHECKF(fabs(b1.v[1]) < 0.05 && fabs(b2.v[1]) < 0.05, "the floating cube still moves at %g / %g m/s", b1.v[1],
-           b2.v[1]);
-}
-
-/* Parts (tests/meson.build runs each as its own test): cpu, momentum,
- * shared, two_sets, held_pbf, held_sph, float, sink, float_multirate,
- * float_multirate_sph. */
 int main(int argc, char **argv)
 {
     eddy_engine *e = test_engine();
     if (test_part(argc, argv, 1, "cpu")) {
         against_cpu(e);
-        against_cpu_sph(e, false);
+        against_cpu_sph(e, 0);
     }
     if (test_part(argc, argv, 1, "cpu_iisph"))
-        against_cpu_sph(e, true);
+        against_cpu_sph(e, 1);
+    if (test_part(argc, argv, 1, "cpu_dfsph"))
+        against_cpu_sph(e, 2);
     if (test_part(argc, argv, 1, "sheet_cpu"))
         against_cpu_sheet(e);
     if (test_part(argc, argv, 1, "momentum")) {
         conservation(e, "pbf", "", 0.002, 2, 100);
         conservation(e, "sph", ", \"stiffness\": 400, \"viscosity\": 10, \"surface_tension\": 0", 0.0005, 1, 400);
         conservation(e, "sph", ", \"solver\": 1, \"viscosity\": 10, \"surface_tension\": 0, \"normalise_density\": true",
+                     0.002, 2, 100);
+        conservation(e, "sph", ", \"solver\": 2, \"viscosity\": 10, \"surface_tension\": 0, \"normalise_density\": true",
                      0.002, 2, 100);
     }
     if (test_part(argc, argv, 1, "shared"))
@@ -1082,35 +633,6 @@ int main(int argc, char **argv)
         t.dt = 0.004;
         held_two(e, &t, "sph", "iisph", ", \"solver\": 1, \"viscosity\": 10, \"restitution\": 0, \"normalise_density\": true", 600);
     }
-    if (test_part(argc, argv, 1, "float_pbf")) {
-        tank t = pbf_tank;
-        t.cells = 6;
-        /* PBF_FLOATING: the default fluid (the paper's constraint with the
-         * tensile term) pulls a body that crosses its surface aslant down
-         * (part held_tilted_pbf): 0.56 and 0.285 of their volume under. */
-        float_two(e, &t, "pbf", "pbf", ", " PBF_FLOATING, 10, ", \"substeps\": \"stable\"", 750, 125);
-    }
-    if (test_part(argc, argv, 1, "held_tilted_pbf"))
-        held_tilted_two(e);
-    if (test_part(argc, argv, 1, "float_sph")) {
-        tank t = sph_tank;
-        t.cells = 6;
-        float_two(e, &t, "sph", "sph", ", \"stiffness\": 1000, \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true",
-                  100, "", 6000, 1000);
-    }
-    if (test_part(argc, argv, 1, "float_iisph")) {
-        tank t = sph_tank;
-        t.cells = 6;
-        t.dt = 0.004;
-        float_two(e, &t, "sph", "iisph", ", \"solver\": 1, \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true",
-                  100, ", \"substeps\": \"stable\"", 750, 125);
-    }
-    if (test_part(argc, argv, 1, "sink"))
-        sinks(e);
-    if (test_part(argc, argv, 1, "float_multirate"))
-        float_multirate(e);
-    if (test_part(argc, argv, 1, "float_multirate_sph"))
-        float_multirate_sph(e);
     test_finish(e);
     return test_report("couple");
 }

@@ -63,7 +63,8 @@ typedef struct direct {
     eddy_buffer slice[2];
 } direct;
 
-static direct direct_rigid(eddy_engine *e, eddy_particles set, double dt, double stiffness, double friction)
+static direct direct_rigid(eddy_engine *e, eddy_particles set, double dt, double stiffness, double friction,
+                           const float *added_mass)
 {
     direct d = { .m = eddy_rigid_module() };
     eddy_param_value v[64]; /* room for any module's parameters */
@@ -85,10 +86,42 @@ static direct direct_rigid(eddy_engine *e, eddy_particles set, double dt, double
         REQUIRE(d.slice[k].id);
     }
     CHECK(eddy_rigid_external(e, set, 0).id == d.slice[0].id && eddy_rigid_external(e, set, 1).id == d.slice[1].id);
+    /* What a fluid publishes for the bodies it couples (modules/couple),
+     * per particle, summed per body when the step is declared. */
+    if (added_mass) {
+        eddy_buffer am = eddy_particles_add_buffer(e, set, "rigid.added_mass", 4);
+        REQUIRE(am.id);
+        CHECK(eddy_buffer_upload(e, am, 0, 4ull * eddy_particles_count(e, set), added_mass) == EDDY_OK);
+    }
     d.g = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "direct" });
     REQUIRE(d.g.id);
     CHECK(d.m->declare_step(d.state, d.g) == EDDY_OK);
     return d;
+}
+
+/* A copy of the C step's state (added: NULL for none). */
+typedef struct cpu_copy {
+    float *pos, *vel, *hxi, *added;
+    uint32_t *hid;
+    struct eddy_rigid_body *cb;
+} cpu_copy;
+
+static cpu_copy cpu_copy_of(uint32_t n, uint32_t B, const float *pos, const float *vel, const uint32_t *hid,
+                            const float *hxi, const struct eddy_rigid_body *cb, const float *added)
+{
+    cpu_copy c = { malloc(16ull * n), malloc(16ull * n), malloc(16ull * EDDY_RIGID_SLOTS * n),
+                   added ? malloc(16ull * B) : NULL, malloc(4ull * EDDY_RIGID_SLOTS * n), malloc(sizeof *cb * B) };
+    REQUIRE(c.pos && c.vel && c.hxi && c.hid && c.cb && (!added || c.added));
+    memcpy(c.pos, pos, 16ull * n), memcpy(c.vel, vel, 16ull * n), memcpy(c.hxi, hxi, 16ull * EDDY_RIGID_SLOTS * n);
+    memcpy(c.hid, hid, 4ull * EDDY_RIGID_SLOTS * n), memcpy(c.cb, cb, sizeof *cb * B);
+    if (added)
+        memcpy(c.added, added, 16ull * B);
+    return c;
+}
+
+static void cpu_copy_free(cpu_copy *c)
+{
+    free(c->pos), free(c->vel), free(c->hxi), free(c->added), free(c->hid), free(c->cb);
 }
 
 static void against_cpu(eddy_engine *e, const char *root)
@@ -132,7 +165,17 @@ static void against_cpu(eddy_engine *e, const char *root)
     /* A force on every particle, as coupling modules write it (mN, varying
      * from particle to particle: it also turns), half in each of two
      * slices (halves add up exactly): the rigid system sums them. */
-    direct d = direct_rigid(e, set, 0.0003, 2000, 0.5);
+    /* Added mass (a fluid's estimate of the fluid a body sets moving, as
+     * couple publishes it) on every other body: 0.8 of the body's own. */
+    float *am = malloc(4ull * n), *added = calloc(4ull * (size_t)B, sizeof *added);
+    REQUIRE(am && added);
+    for (int64_t k = 0; k < B; k++)
+        for (uint32_t i = off[k]; i < off[k + 1]; i++) {
+            am[i] = k % 2 ? 0.0f : 0.8f * mass[i];
+            added[4 * k + 3] += am[i];
+        }
+    direct d = direct_rigid(e, set, 0.0003, 2000, 0.5, am);
+    free(am);
     float *ext = malloc(16ull * n);
     REQUIRE(ext);
     for (uint32_t i = 0; i < n; i++) {
@@ -148,18 +191,18 @@ static void against_cpu(eddy_engine *e, const char *root)
     for (int k = 0; k < 2; k++)
         CHECK(eddy_buffer_upload(e, d.slice[k], 0, 16ull * n, half) == EDDY_OK);
     free(half);
-    /* The same C steps without the external force: the GPU must be much
-     * closer to the run with it (the force is small but not lost). */
-    float *pos0 = malloc(16ull * n), *vel0 = malloc(16ull * n), *hxi0 = malloc(16ull * EDDY_RIGID_SLOTS * n);
-    uint32_t *hid0 = malloc(4ull * EDDY_RIGID_SLOTS * n);
-    struct eddy_rigid_body *cb0 = malloc(sizeof *cb0 * (size_t)B);
-    REQUIRE(pos0 && vel0 && hxi0 && hid0 && cb0);
-    memcpy(pos0, pos, 16ull * n), memcpy(vel0, vel, 16ull * n), memcpy(hxi0, hxi, 16ull * EDDY_RIGID_SLOTS * n);
-    memcpy(hid0, hid, 4ull * EDDY_RIGID_SLOTS * n), memcpy(cb0, cb, sizeof *cb0 * (size_t)B);
-    for (int step = 0; step < 50; step++)
-        eddy_rigid_step_cpu(&p, n, pos0, vel0, mass, phase, rest, cb0, off, hid0, hxi0, NULL);
+    /* The same C steps without the external force, and with it but without
+     * the added mass: the GPU must be much closer to the run with both
+     * (neither is lost). */
+    cpu_copy c0 = cpu_copy_of(n, (uint32_t)B, pos, vel, hid, hxi, cb, added),
+             c1 = cpu_copy_of(n, (uint32_t)B, pos, vel, hid, hxi, cb, NULL);
     for (int step = 0; step < 50; step++) {
-        eddy_rigid_step_cpu(&p, n, pos, vel, mass, phase, rest, cb, off, hid, hxi, ext);
+        eddy_rigid_step_cpu(&p, n, c0.pos, c0.vel, mass, phase, rest, c0.cb, off, c0.hid, c0.hxi, NULL, c0.added);
+        eddy_rigid_step_cpu(&p, n, c1.pos, c1.vel, mass, phase, rest, c1.cb, off, c1.hid, c1.hxi, ext, NULL);
+    }
+    struct eddy_rigid_body *cb0 = c0.cb, *cb1 = c1.cb;
+    for (int step = 0; step < 50; step++) {
+        eddy_rigid_step_cpu(&p, n, pos, vel, mass, phase, rest, cb, off, hid, hxi, ext, added);
         CHECK(eddy_graph_run(e, d.g, 1) == EDDY_OK);
     }
     bodies_of(e, "b", &gb, (uint32_t)B);
@@ -186,7 +229,15 @@ static void against_cpu(eddy_engine *e, const char *root)
             without = fmax(without, fabs(gb[k].x[a] - cb0[k].x[a]));
     CHECKF(without > 10 * worst_x, "the external force made no difference: %g m without it, %g m with", without, worst_x);
     printf("rigid.external.0 + .1: without them the C bodies end up to %.3g m from the GPU's\n", without);
-    free(ext), free(pos0), free(vel0), free(hxi0), free(hid0), free(cb0);
+    double no_added = 0;
+    for (int64_t k = 0; k < B; k++)
+        for (int a = 0; a < 3; a++)
+            no_added = fmax(no_added, fabs(gb[k].x[a] - cb1[k].x[a]));
+    CHECKF(no_added > 10 * worst_x, "the added mass made no difference: %g m without it, %g m with", no_added, worst_x);
+    printf("rigid.added_mass (0.8 of every other body's mass): without it the C bodies end up to %.3g m from the "
+           "GPU's\n", no_added);
+    free(ext), free(added);
+    cpu_copy_free(&c0), cpu_copy_free(&c1);
     printf("GPU vs CPU (with external forces): %u particles, 20 bodies, 50 steps: positions within %.3g m (scene 0.5 m), orientations within "
            "%.3g; %d bodies in contact, largest turn 1 - |s| = %.3g\n", n, worst_x, worst_q, contacts, moved);
     CHECKF(worst_x <= 1e-4 * 0.5, "position difference %g m", worst_x);

@@ -1,5 +1,7 @@
 #version 450
 // Rigid step 3 (per body; eqs. 1-8): P += (F + M g) dt, L += T dt,
+// (with an added mass m_a > 0, P += M a dt, a = (F + M g + m_a a_last) /
+// (M + m_a): rigid_translate),
 // X += P / M dt; then the rotation at constant L over dt (rigid_free_rotation); V,
 // W = I(t)^-1 L (I(t)^-1 = R I0^-1 R^T) at the new orientation and the
 // body's 4x4 matrix (column major, for renderers).
@@ -14,6 +16,25 @@ layout(std430, binding = 4) writeonly buffer Matrix { mat4 matrix[]; };
 layout(std430, binding = 5) readonly buffer Offsets { uint offsets[]; };
 layout(std430, binding = 6) readonly buffer Rest { vec4 rest[]; };
 layout(std430, binding = 7) writeonly buffer Clamped { uint clamped[]; };
+layout(std430, binding = 8) buffer Added { vec4 added[]; }; // xyz last acceleration, w added mass
+
+// The momentum change over dt under force F (with gravity). A body in a
+// fluid (added mass m_a > 0, the fluids' estimate of the fluid it sets
+// moving) takes a = (F + m_a a_last) / (M + m_a): the fluid's force was
+// taken with the body where it stood, and a light body answered in full
+// overshoots (its velocity flipped sign every step in an IISPH tank); the
+// added-mass term lags the change of acceleration by a step instead, so the
+// momentum it holds back, m_a (a - a_last) dt, comes back as the
+// acceleration settles (README.md, Added mass).
+vec3 rigid_translate(uint k, float M, vec3 F, float dt)
+{
+    vec4 ad = added[k];
+    if (!(ad.w > 0.0))
+        return F * dt;
+    vec3 a = (F + ad.w * ad.xyz) / (M + ad.w);
+    added[k].xyz = a;
+    return M * a * dt;
+}
 
 mat3 rigid_matrix(vec4 q)
 {
@@ -101,7 +122,7 @@ void main()
         return;
     eddy_rigid_body b = bodies[k];
     float dt = RIGID_DT, M = b.x.w;
-    b.p.xyz += (bforce[k].xyz + M * P.gravity.xyz) * dt;
+    b.p.xyz += rigid_translate(k, M, bforce[k].xyz + M * P.gravity.xyz, dt);
     b.l.xyz += btorque[k].xyz * dt;
     b.x.xyz += b.p.xyz / M * dt;
     b.q = rigid_free_rotation(b, dt);

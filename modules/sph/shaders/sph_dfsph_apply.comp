@@ -18,7 +18,7 @@ layout(binding = 5, r32ui) readonly uniform uimageBuffer nlist_tex;
 #define nlist_at(j) imageLoad(nlist_tex, int(j)).x
 layout(std430, binding = 6) readonly buffer Count { uint ncount[]; };
 layout(std430, binding = 7) readonly buffer Ghost { vec4 sghost[]; };
-layout(std430, binding = 8) readonly buffer Sdf { vec4 sdf[]; };
+layout(std430, binding = 8) buffer Sdf { vec4 sdf[]; };
 
 uint g_i;
 vec3 g_x, g_dv;
@@ -49,4 +49,5 @@ void main()
     float B = eddy_dfsph_ghost_factor(sdv[i].w, SPH_RHO0);
     vec3 dv = g_dv + k * B * SPH_RHO0 * (s * s * s) * sghost[SPH_DFSPH_G(i)].xyz;
     sdv[i].xyz -= SPH_DT * dv;
+    sdf[i].w += k;
 }

@@ -55,7 +55,9 @@ void main()
         uint count = SPH_COUNT;
         EDDY_NEIGHBOURS(i, count, SPH_NLIST > 0u, SPH_NLIST, nlist_at, ncount, c, dims, cell_start, cell_end, visit)
         float s = uintBitsToFloat(P.misc.w);
-        float div = P.lattice.x * (g_div + rho0 * (s * s * s) * dot(vr.xyz, sghost[SPH_DFSPH_H(i)].xyz)), beta = sdf[i].x, k;
+        // H.w: a coupled boundary's own motion (sph.dfsph_alpha), 0 without.
+        vec4 H = sghost[SPH_DFSPH_H(i)];
+        float div = P.lattice.x * (g_div + rho0 * (s * s * s) * (dot(vr.xyz, H.xyz) + H.w)), beta = sdf[i].x, k;
         if (MODE == SPH_DFSPH_DIVERGENCE) {
             float e = eddy_dfsph_sufficient(rho_i, rho0) * max(div, 0.0);
             err = dt * e / rho0;
