@@ -168,6 +168,21 @@ EDDY_KFN float eddy_dfsph_ghost_factor(float rho_i, float rho0)
     return 1.0f + q * q;
 }
 
+/* beta_i's denominator over L (sph_dfsph.glsl): S_i . T_i + Q_i with
+ * st = S_i . T_i, mags = |S_i| |T_i| and q = Q_i, but at least a quarter
+ * of the aligned value mags + q. S and T weigh a particle's neighbours by
+ * two kernels and the ghosts by B_i in S alone, so where fluid on one side
+ * and a boundary on the other nearly balance, S . T can be near zero or
+ * negative while both are large: beta was then 0 (no push at all while a
+ * body pressed the particle harder each substep) or huge (a push that threw
+ * it out at 15 m/s). An underestimate of beta slows the Jacobi iterations;
+ * an overestimate can make them diverge. */
+EDDY_KFN float eddy_dfsph_denominator(float st, float mags, float q)
+{
+    float aligned = 0.25f * (mags + q);
+    return st + q > aligned ? st + q : aligned;
+}
+
 /* The share of the last substep's K_i the constant-density phase starts
  * from: half where rho_i >= rho0, none where rho_i <= 0.99 rho0, linear
  * between. */

@@ -185,22 +185,19 @@ static void float_two(eddy_engine *e, const tank *t, const char *module, const c
  * only where `archimedes` (IISPH): at 4 particles across in these tanks the
  * weakly compressible fluid floats the cube 0.447-0.471 deep and PBF
  * 0.521-0.551, still rocking at 0.03 m/s rms after 1.5 s (printed; the
- * 6-across tanks of float_two check Archimedes for them). members: bit k
- * for member k (shallow 800, shallow 1200, deep 800, deep 1200). */
+ * 6-across tanks of float_two check Archimedes for them). */
 static void float_family(eddy_engine *e, const char *label, const char *module, const char *fluid, double dt,
-                         int substeps, uint32_t steps, bool archimedes, unsigned members)
+                         int substeps, uint32_t steps, bool archimedes)
 {
     const double depth[2] = { 0.16, 0.24 }, rho[2] = { 800, 1200 };
     char check[64], comment[512], params[256];
-    snprintf(check, sizeof check, "float_family_%s%s", label, members == 8 ? "_deep_dense" : "");
+    snprintf(check, sizeof check, "float_family_%s", label);
     snprintf(comment, sizeof comment, "a cube 4 particles across (0.08 m) at half the fluid's density floating in "
              "%s tanks 0.24 m wide: the fraction of its volume under the water line (mean over the last 0.5 s; "
              "Archimedes 0.5), its vertical velocity's rms and period-2 part (m/s)", label);
     validation_csv csv = validation_csv_open(check, comment, "depth,rest_density,submerged,rms,period2");
     const uint32_t mean = (uint32_t)(0.5 / (dt * substeps) + 0.5);
     for (int k = 0; k < 4; k++) {
-        if (!(members >> k & 1u))
-            continue;
         double r = rho[k % 2], y, level;
         tank t = { 0.02, 0.24, depth[k / 2], 0.01, dt, 4, substeps, r * 0.02 * 0.02 * 0.02 };
         snprintf(params, sizeof params, "%s, \"rest_density\": %g", fluid, r);
@@ -419,22 +416,14 @@ int main(int argc, char **argv)
     /* The float family's IISPH and DFSPH fluids: float_iisph's. */
 #define FAMILY_SOLVE(solver) ", \"solver\": " #solver ", \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true"
     if (test_part(argc, argv, 1, "float_family_iisph"))
-        float_family(e, "iisph", "sph", FAMILY_SOLVE(1), 0.004, 1, 375, true, 15);
-    /* DFSPH's deep tank of 1200 kg/m^3 fluid is a known failure (its own
-     * part, expected to fail: tests/meson.build): the turning cube takes a
-     * fluid particle into a corner, 5.7 mm from a boundary particle, where
-     * the constant-density solve cannot push it out; 10 substeps stop at
-     * their limit, the warm start piles up, and the particle leaves at 15.7
-     * m/s, throwing the cube to 1.16 m/s (modules/couple/README.md). */
+        float_family(e, "iisph", "sph", FAMILY_SOLVE(1), 0.004, 1, 375, true);
     if (test_part(argc, argv, 1, "float_family_dfsph"))
-        float_family(e, "dfsph", "sph", FAMILY_SOLVE(2), 0.004, 1, 375, true, 7);
-    if (test_part(argc, argv, 1, "float_family_dfsph_deep_dense"))
-        float_family(e, "dfsph", "sph", FAMILY_SOLVE(2), 0.004, 1, 375, true, 8);
+        float_family(e, "dfsph", "sph", FAMILY_SOLVE(2), 0.004, 1, 375, true);
     if (test_part(argc, argv, 1, "float_family_sph"))
         float_family(e, "sph", "sph", ", \"stiffness\": 1000, \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true",
-                     0.0005, 1, 3000, false, 15);
+                     0.0005, 1, 3000, false);
     if (test_part(argc, argv, 1, "float_family_pbf"))
-        float_family(e, "pbf", "pbf", ", " PBF_FLOATING, 0.002, 2, 375, false, 15);
+        float_family(e, "pbf", "pbf", ", " PBF_FLOATING, 0.002, 2, 375, false);
     if (test_part(argc, argv, 1, "sink"))
         sinks(e);
     if (test_part(argc, argv, 1, "float_multirate"))

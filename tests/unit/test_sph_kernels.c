@@ -3,7 +3,8 @@
  * zero, the viscosity Laplacian is positive inside the support, and the
  * gradient and Laplacian factors agree with finite differences of W.
  * Quadrature: midpoint rule on a 160^3 lattice over [-h, h]^3 (tolerance 1e-3);
- * the singular W_visc (1/r at the centre) in spherical shells instead. */
+ * the singular W_visc (1/r at the centre) in spherical shells instead. And
+ * DFSPH's floored beta denominator. */
 #include "../test.h"
 #include "sph_kernels.h"
 
@@ -83,5 +84,13 @@ int main(void)
             CHECKF(fabs(lp - lap) <= 2e-2 * fabs(lap) + 1e-3 * fabs(eddy_lap_poly6(0, (float)h)), "h %g r %g: poly6 Laplacian %g, differences %g", h, r, lp, lap);
         }
     }
-    return test_report("sph_kernels");
+    /* DFSPH's beta denominator: S . T + Q where S and T are aligned, never
+     * below a quarter of the aligned |S||T| + Q (opposed, orthogonal), and
+     * continuous where the floor takes over. */
+    CHECK(eddy_dfsph_denominator(6.0f, 6.0f, 1.0f) == 7.0f);
+    CHECK(eddy_dfsph_denominator(-6.0f, 6.0f, 1.0f) == 1.75f);
+    CHECK(eddy_dfsph_denominator(0.0f, 6.0f, 1.0f) == 1.75f);
+    CHECK(eddy_dfsph_denominator(0.75f, 6.0f, 1.0f) == 1.75f);
+    CHECK(eddy_dfsph_denominator(0.76f, 6.0f, 1.0f) > 1.75f && eddy_dfsph_denominator(0.76f, 6.0f, 1.0f) < 1.77f);
+        return test_report("sph_kernels");
 }
