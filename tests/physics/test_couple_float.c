@@ -413,6 +413,13 @@ int main(int argc, char **argv)
         float_two(e, &t, "sph", "iisph", ", \"solver\": 1, \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true",
                   100, ", \"substeps\": \"stable\"", 750, 125);
     }
+    if (test_part(argc, argv, 1, "float_dfsph")) {
+        tank t = sph_tank;
+        t.cells = 6;
+        t.dt = 0.004;
+        float_two(e, &t, "sph", "dfsph", ", \"solver\": 2, \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true",
+                  100, ", \"substeps\": \"stable\"", 750, 125);
+    }
     /* The float family's IISPH and DFSPH fluids: float_iisph's. */
 #define FAMILY_SOLVE(solver) ", \"solver\": " #solver ", \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true"
     if (test_part(argc, argv, 1, "float_family_iisph"))
