@@ -168,16 +168,21 @@ EDDY_KFN float eddy_dfsph_ghost_factor(float rho_i, float rho0)
     return 1.0f + q * q;
 }
 
-/* beta_i's denominator over L (sph_dfsph.glsl): S_i . T_i + Q_i with
- * st = S_i . T_i, mags = |S_i| |T_i| and q = Q_i, but at least a quarter
- * of the aligned value mags + q. S and T weigh a particle's neighbours by
- * two kernels and the ghosts by B_i in S alone, so where fluid on one side
- * and a boundary on the other nearly balance, S . T can be near zero or
- * negative while both are large: beta was then 0 (no push at all while a
- * body pressed the particle harder each substep) or huge (a push that threw
- * it out at 15 m/s). An underestimate of beta slows the Jacobi iterations;
- * an overestimate can make them diverge. */
-EDDY_KFN float eddy_dfsph_denominator(float st, float mags, float q)
+/* The pressure solves' diagonal, up to its factor: DFSPH's beta_i's
+ * denominator over L (sph_dfsph.glsl), S_i . T_i + Q_i, IISPH's -a_ii /
+ * (dt^2 L) = -c_i . M_i + D_i (sph_iisph_diag.comp), with st the product
+ * of the two gradient sums (S . T, -c . M), mags the product of their
+ * lengths and q the pairs' own part (Q, D); at least a quarter of the
+ * aligned value mags + q. The sums weigh a particle's neighbours by two
+ * kernels and the ghosts and boundary particles by B_i in one alone, so
+ * where fluid on one side and a boundary on the other nearly balance, st
+ * can be near zero or negative while both sums are large: the diagonal
+ * then vanished or changed sign (DFSPH: no push at all while a body pressed
+ * the particle harder each substep, then one that threw it out at 15 m/s;
+ * IISPH: an infinite pressure by a cube held at 45 degrees across the
+ * water line). An underestimate of beta (a larger |a_ii|) slows the Jacobi
+ * iterations; an overestimate can make them diverge. */
+EDDY_KFN float eddy_sph_solve_denominator(float st, float mags, float q)
 {
     float aligned = 0.25f * (mags + q);
     return st + q > aligned ? st + q : aligned;

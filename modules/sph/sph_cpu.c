@@ -113,11 +113,13 @@ static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
         eddy_wall_ghosts_grad_poly6_cpu(x, h, s, p->box_min, p->box_max, Gd);
         div += rho0 * s3 * eddy_cpu_dot3(vs, Gd);
         float beta = eddy_sph_boundary(symmetric, rho_i, rho0), ci[3], MG[3], B[3], Bd[3] = { 0, 0, 0 };
+        bool body = false;
         for (int a = 0; a < 3; a++)
             B[a] = s3 * G[a];
         if (bd->nb) {
             float bw, bg[3], bdiv;
             eddy_couple_boundary_cpu(bd->cp, bd->nb, bd->x, NULL, x, &bw, bg, NULL, NULL, NULL);
+            body = bw > 0.0f;
             eddy_couple_boundary_iisph_cpu(bd->cp, bd->nb, bd->x, bd->v, x, vs, Bd, &bdiv);
             div += rho0 * bdiv;
             for (int a = 0; a < 3; a++)
@@ -128,7 +130,11 @@ static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
             MG[a] = M[a] + rho0 * s3 * Gd[a] + rho0 * Bd[a];
         }
         sys[2 * i] = rho0 - (rho_i + dt * L * div);
-        sys[2 * i + 1] = dt * dt * L * (eddy_cpu_dot3(ci, MG) - D);
+        /* sph_iisph_diag.comp: floored next to a body only */
+        float st = -eddy_cpu_dot3(ci, MG);
+        sys[2 * i + 1] = -dt * dt * L * (body ? eddy_sph_solve_denominator(st, sqrtf(eddy_cpu_dot3(ci, ci)) *
+                                                                              sqrtf(eddy_cpu_dot3(MG, MG)), D)
+                                              : st + D);
         press[i] *= EDDY_SPH_IISPH_WARM;
     }
     uint32_t it = 0;

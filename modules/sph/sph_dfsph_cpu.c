@@ -68,7 +68,7 @@ bool sph_dfsph_cpu_begin(sph_dfsph_cpu *d, const struct eddy_sph_params *p, cons
         float B = eddy_dfsph_ghost_factor(density[i], rho0), SB[3], TH[3];
         for (int a = 0; a < 3; a++)
             SB[a] = S[a] + B * m0 * G[a], TH[a] = T[a] + m0 * H[a];
-        float den = p->lattice[0] * eddy_dfsph_denominator(eddy_cpu_dot3(SB, TH),
+        float den = p->lattice[0] * eddy_sph_solve_denominator(eddy_cpu_dot3(SB, TH),
                                                            sqrtf(eddy_cpu_dot3(SB, SB)) * sqrtf(eddy_cpu_dot3(TH, TH)), Q);
         d->beta[i] = den > 0.0f ? 1.0f / den : 0.0f;
         for (int a = 0; a < 3; a++)

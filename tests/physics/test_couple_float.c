@@ -224,11 +224,12 @@ static void float_family(eddy_engine *e, const char *label, const char *module, 
  * fills the rest of the hole): the mean upward force of the water over the
  * last 0.6 s against rho0 g V_under, V_under the part of the cube under the
  * water line at the end. Returns the relative error. */
-static double held_tilted(eddy_engine *e, const char *label, const char *fluid, double deg, double yc)
+static double held_tilted(eddy_engine *e, const tank *base, const char *module, const char *label, const char *fluid,
+                          double deg, double yc)
 {
     static char json[65536];
     char pts[32768];
-    tank t = pbf_tank;
+    tank t = *base;
     t.cells = 6;
     const uint32_t steps = 300, from = steps / 2;
     const double d = t.d, W = t.W, H = t.H, a = t.cells * d, c = W / 2, th = deg * M_PI / 180;
@@ -251,7 +252,7 @@ static double held_tilted(eddy_engine *e, const char *label, const char *fluid, 
              "  { \"shape\": \"box\", \"min\": [%g, %g, 0], \"max\": [%g, %g, %g] },"
              "  { \"shape\": \"box\", \"min\": [%g, %g, %g], \"max\": [%g, %g, %g] } ] },"
              "    { \"name\": \"cube\", \"radius\": %g, \"points\": [%s] } ],"
-             "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"pbf\", \"sets\": { \"fluid\": \"water\", \"boundary\": \"cube\" },"
+             "  \"systems\": [ { \"name\": \"fluid\", \"module\": \"%s\", \"sets\": { \"fluid\": \"water\", \"boundary\": \"cube\" },"
              "      \"params\": { \"h\": %g %s } } ] }",
              t.dt * t.substeps, t.substeps, W, 2 * H, W, d,
              W, yl, W,                      /* below the hole */
@@ -259,7 +260,7 @@ static double held_tilted(eddy_engine *e, const char *label, const char *fluid, 
              c + hw, yl, W, H, W,           /* x > hole */
              c - hw, yl, c + hw, H, c - g,  /* z < hole */
              c - hw, yl, c + g, c + hw, H, W, /* z > hole */
-             d / 2, pts, 2 * d, fluid);
+             d / 2, pts, module, 2 * d, fluid);
     REQUIRE(len > 0 && (size_t)len < sizeof json);
     eddy_scene *s = load(e, json);
     eddy_particles b = eddy_find_particles(e, "cube");
@@ -270,7 +271,7 @@ static double held_tilted(eddy_engine *e, const char *label, const char *fluid, 
     double L = iso_level(e, &t, centre);
     struct eddy_rigid_body body = { .x = { (float)c, (float)yc, (float)c }, .q = { 0, 0, (float)sin(th / 2), (float)cos(th / 2) } };
     double V = submerged_fraction(&body, a, L) * a * a * a, arch = 1000 * 9.81 * V;
-    printf("pbf (%s), held cube turned %g deg about z, centre at %g m, water line %.4f m: %.3f of it under water, "
+    printf("%s, held cube turned %g deg about z, centre at %g m, water line %.4f m: %.3f of it under water, "
            "mean upward force %.4f N over the last %g s, Archimedes %.4f N (%+.1f%%)\n", label, deg, yc, L,
            V / (a * a * a), sum, (steps - from) * t.dt * t.substeps, arch, 100 * (sum / arch - 1));
     eddy_destroy_scene(s);
@@ -286,8 +287,8 @@ static double held_tilted(eddy_engine *e, const char *label, const char *fluid, 
  * at 30 degrees -1.8%). */
 static void held_tilted_two(eddy_engine *e)
 {
-    double def = held_tilted(e, "default", "", 45, 0.18),
-           fl = held_tilted(e, "unilateral, tensile_k 0", ", " PBF_FLOATING, 45, 0.18);
+    double def = held_tilted(e, &pbf_tank, "pbf", "pbf (default)", "", 45, 0.18),
+           fl = held_tilted(e, &pbf_tank, "pbf", "pbf (unilateral, tensile_k 0)", ", " PBF_FLOATING, 45, 0.18);
     validation_csv csv = validation_csv_open("archimedes_tilted_pbf", "a cube (6 particles across, 0.075 m) held "
                                              "at 45 degrees with 0.38 of it under water in the pbf tank: mean "
                                              "upward force over Archimedes' rho0 g V_under, less 1",
@@ -297,6 +298,36 @@ static void held_tilted_two(eddy_engine *e)
     validation_csv_close(&csv);
     CHECKF(fabs(fl) < 0.05, "pbf, unilateral without the tensile term: the turned cube feels %+.1f%% of "
            "Archimedes (tolerance 5%%)", 100 * fl);
+}
+
+/* The pressure solves with a body across the surface aslant: the cube of
+ * held_tilted in the sph tank at 4 ms (its centre at 0.19 m), upright and
+ * at 45 degrees, IISPH and DFSPH: the upward force within 5% of
+ * Archimedes' rho0 g V_under, but IISPH at 45 degrees, which reads -5.1%
+ * (printed) and is checked within 25% only: before its diagonal was kept
+ * from vanishing next to a body (eddy_sph_solve_denominator) its force
+ * there was infinite, and this is what the check guards. */
+static void held_tilted_solvers(eddy_engine *e)
+{
+    tank t = sph_tank;
+    t.dt = 0.004;
+    const char *fluids[2] = { ", \"solver\": 1, \"viscosity\": 10, \"restitution\": 0, \"normalise_density\": true",
+                              ", \"solver\": 2, \"viscosity\": 10, \"restitution\": 0, \"normalise_density\": true" };
+    const char *labels[2] = { "iisph", "dfsph" };
+    validation_csv csv = validation_csv_open("archimedes_tilted_sph", "a cube (6 particles across, 0.12 m) held "
+                                             "upright and at 45 degrees across the water line of the sph tank "
+                                             "(4 ms): mean upward force over Archimedes' rho0 g V_under, less 1",
+                                             "solver,degrees,relative_error");
+    for (int k = 0; k < 2; k++)
+        for (int deg = 0; deg <= 45; deg += 45) {
+            double err = held_tilted(e, &t, "sph", labels[k], fluids[k], deg, 0.19);
+            if (csv.f)
+                fprintf(csv.f, "%s,%d,%.4f\n", labels[k], deg, err);
+            double tol = k == 0 && deg == 45 ? 0.25 : 0.05;
+            CHECKF(fabs(err) < tol, "%s: the cube held at %d degrees feels %+.1f%% of Archimedes (tolerance %g%%)",
+                   labels[k], deg, 100 * err, 100 * tol);
+        }
+    validation_csv_close(&csv);
 }
 
 /* A 2,000 kg/m^3 cube sinks to the floor. */
@@ -398,6 +429,8 @@ int main(int argc, char **argv)
          * (part held_tilted_pbf): 0.56 and 0.285 of their volume under. */
         float_two(e, &t, "pbf", "pbf", ", " PBF_FLOATING, 10, ", \"substeps\": \"stable\"", 750, 125);
     }
+    if (test_part(argc, argv, 1, "held_tilted_solvers"))
+        held_tilted_solvers(e);
     if (test_part(argc, argv, 1, "held_tilted_pbf"))
         held_tilted_two(e);
     if (test_part(argc, argv, 1, "float_sph")) {

@@ -84,13 +84,13 @@ int main(void)
             CHECKF(fabs(lp - lap) <= 2e-2 * fabs(lap) + 1e-3 * fabs(eddy_lap_poly6(0, (float)h)), "h %g r %g: poly6 Laplacian %g, differences %g", h, r, lp, lap);
         }
     }
-    /* DFSPH's beta denominator: S . T + Q where S and T are aligned, never
+    /* The pressure solves' diagonal (DFSPH's beta, IISPH's a_ii): S . T + Q where S and T are aligned, never
      * below a quarter of the aligned |S||T| + Q (opposed, orthogonal), and
      * continuous where the floor takes over. */
-    CHECK(eddy_dfsph_denominator(6.0f, 6.0f, 1.0f) == 7.0f);
-    CHECK(eddy_dfsph_denominator(-6.0f, 6.0f, 1.0f) == 1.75f);
-    CHECK(eddy_dfsph_denominator(0.0f, 6.0f, 1.0f) == 1.75f);
-    CHECK(eddy_dfsph_denominator(0.75f, 6.0f, 1.0f) == 1.75f);
-    CHECK(eddy_dfsph_denominator(0.76f, 6.0f, 1.0f) > 1.75f && eddy_dfsph_denominator(0.76f, 6.0f, 1.0f) < 1.77f);
+    CHECK(eddy_sph_solve_denominator(6.0f, 6.0f, 1.0f) == 7.0f);
+    CHECK(eddy_sph_solve_denominator(-6.0f, 6.0f, 1.0f) == 1.75f);
+    CHECK(eddy_sph_solve_denominator(0.0f, 6.0f, 1.0f) == 1.75f);
+    CHECK(eddy_sph_solve_denominator(0.75f, 6.0f, 1.0f) == 1.75f);
+    CHECK(eddy_sph_solve_denominator(0.76f, 6.0f, 1.0f) > 1.75f && eddy_sph_solve_denominator(0.76f, 6.0f, 1.0f) < 1.77f);
         return test_report("sph_kernels");
 }

@@ -22,7 +22,7 @@
 // D rho_i / Dt by -dt k_i / beta_i,
 //   beta_i = 1 / (L (S_i . T_i + sum_j m_j^2 grad W_ij . grad P_ij)),
 // the parenthesis at least a quarter of its value were S and T aligned
-// (eddy_dfsph_denominator: the two sums weigh neighbours differently),
+// (eddy_sph_solve_denominator: the two sums weigh neighbours differently),
 // S_i = sum_j m_j grad W_ij + B_i rho0 s^3 G_i and T_i = sum_j m_j grad
 // P_ij + rho0 s^3 H_i
 // (their alpha_i / rho_i for one kernel and equal masses), so each phase

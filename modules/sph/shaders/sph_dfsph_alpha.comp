@@ -96,7 +96,7 @@ void main()
 #endif
     float B = eddy_dfsph_ghost_factor(vr.w, SPH_RHO0);
     vec3 SB = g_S + B * m0 * G, TH = g_T + m0 * H;
-    float den = P.lattice.x * eddy_dfsph_denominator(dot(SB, TH), length(SB) * length(TH), g_Q);
+    float den = P.lattice.x * eddy_sph_solve_denominator(dot(SB, TH), length(SB) * length(TH), g_Q);
     sdf[i] = vec4(den > 0.0 ? 1.0 / den : 0.0, 0.0, 0.0, 0.0);
     sghost[SPH_DFSPH_G(i)] = vec4(G, 0.0);
     sghost[SPH_DFSPH_H(i)] = vec4(H, moving);
