@@ -7,9 +7,9 @@
 # and the dam-break family of every fluid solver (dam_family_*), whose table
 # and plot go into docs/validation.md (tools/validation_family.py).
 # The longest tank experiments (suite 'experiment': the weakly compressible
-# tanks at 0.5 ms, the 6-across floating cubes, PBF tilted, the tool's
-# buoyancy, the weakly compressible and PBF float families; most a minute
-# or more each) run too, unless the first argument is --ci: CI runs the suite
+# tanks at 0.5 ms, the 6-across floating cubes, the held IISPH cubes, PBF
+# tilted, the tool's buoyancy, the weakly compressible and PBF float
+# families; most a minute or more each) run too, unless the first argument is --ci: CI runs the suite
 # 'validation' alone after the test suite, to stay within its 15 minutes.
 # Ends with "validation: N passed, N failed" (", N skipped" after it when
 # tests skipped: no Vulkan device).
