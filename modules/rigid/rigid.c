@@ -402,14 +402,12 @@ static eddy_result added_mass_once(rigid *s)
     if (s->added_known || !pm.id || !s->bodies)
         return EDDY_OK;
     uint32_t B = s->bodies, n = s->n, *off = malloc(4ull * (B + 1));
-    float *m = malloc(4ull * n), *a = malloc(16ull * B);
+    float *m = malloc(4ull * n), *a = calloc(4ull * B, sizeof *a); /* xyz: no substep yet */
     eddy_result r = off && m && a ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
     if (r == EDDY_OK)
         r = eddy_buffer_download(s->e, s->offsets, 0, 4ull * (B + 1), off);
     if (r == EDDY_OK)
         r = eddy_buffer_download(s->e, pm, 0, 4ull * n, m);
-    if (r == EDDY_OK)
-        r = eddy_buffer_download(s->e, s->added, 0, 16ull * B, a);
     for (uint32_t k = 0; r == EDDY_OK && k < B; k++) {
         double sum = 0;
         for (uint32_t i = off[k]; i < off[k + 1] && i < n; i++)

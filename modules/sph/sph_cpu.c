@@ -29,14 +29,9 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
 }
 
 /* IISPH (sph_iisph_accel.comp): the pressure acceleration of particle i. */
-typedef struct boundary_cpu {
-    const struct eddy_couple_params *cp;
-    uint32_t nb;
-    const float *x, *v; /* vec4 each: position and volume; velocity (NULL: at rest) */
-} boundary_cpu;
 
 static void iisph_accel(const struct eddy_sph_params *p, const eddy_cpu_grid *g, const float *pos,
-                        const float *mass, const float *density, const float *press, const boundary_cpu *bd,
+                        const float *mass, const float *density, const float *press, const sph_boundary_cpu *bd,
                         uint32_t i, float out[3])
 {
     bool symmetric = p->model[0] == EDDY_SPH_SYMMETRIC;
@@ -72,7 +67,7 @@ static void iisph_accel(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
  * acc (the other forces'). press: in, the last substep's; out, this one's. */
 static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g, uint32_t n, const float *pos,
                         const float *vel, const float *mass, const float *density, float *acc, float *press,
-                        const boundary_cpu *bd, uint32_t *iterations, float *error)
+                        const sph_boundary_cpu *bd, uint32_t *iterations, float *error)
 {
     bool symmetric = p->model[0] == EDDY_SPH_SYMMETRIC;
     float h = p->box_min[3], dt = p->box_max[3], rho0 = p->gravity[3], L = p->lattice[0], s, tol, omega;
@@ -146,15 +141,7 @@ static void iisph_solve(const struct eddy_sph_params *p, const eddy_cpu_grid *g,
         float largest = 0;
         for (uint32_t i = 0; i < n; i++) {
             const float *x = pos + 4 * i, *ai = ap + 3 * i;
-            float acc_sum = 0;
-            EDDY_CPU_NEIGHBOURS(g, x, j) {
-                float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
-                float r2 = eddy_cpu_dot3(r, r);
-                if (r2 >= h * h || j == i)
-                    continue;
-                float gp = eddy_grad_poly6(r2, h), da[3] = { ai[0] - ap[3 * j], ai[1] - ap[3 * j + 1], ai[2] - ap[3 * j + 2] };
-                acc_sum += mass[j] * gp * eddy_cpu_dot3(da, r);
-            }
+            float acc_sum = sph_cpu_divergence(g, pos, mass, h, i, ap);
             float Gd[3];
             eddy_wall_ghosts_grad_poly6_cpu(x, h, s, p->box_min, p->box_max, Gd);
             acc_sum += rho0 * s3 * eddy_cpu_dot3(ai, Gd);
@@ -237,7 +224,7 @@ static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, 
     bool dfsph = p->solve[0] == EDDY_SPH_DFSPH;
     sph_dfsph_cpu df = { 0 };
     if (dfsph) {
-        sph_dfsph_boundary bd = { cp, nb, boundary, bvel };
+        sph_boundary_cpu bd = { cp, nb, boundary, bvel };
         if (!press || !sph_dfsph_cpu_begin(&df, p, &g, n, pos, vel, mass, density, &bd)) {
             sph_dfsph_cpu_end(&df);
             free(acc);
@@ -333,7 +320,7 @@ static void step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids, 
     } else if (!weak) {
         /* eddy_sph_step_cpu with IISPH parameters: a solve from zero. */
         float *own = press ? NULL : calloc((size_t)n + 1, sizeof *own);
-        boundary_cpu bd = { cp, nb, boundary, bvel };
+        sph_boundary_cpu bd = { cp, nb, boundary, bvel };
         if (press || own) {
             iisph_solve(p, &g, n, pos, vel, mass, density, acc, press ? press : own, &bd, iterations, error);
             if (nb)

@@ -23,7 +23,7 @@ static float ghost_spacing(const struct eddy_sph_params *p)
 
 bool sph_dfsph_cpu_begin(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g, uint32_t n,
                          const float *pos, const float *vel, const float *mass, const float *density,
-                         const sph_dfsph_boundary *b)
+                         const sph_boundary_cpu *b)
 {
     memset(d, 0, sizeof *d);
     d->beta = malloc(4ull * n + 4);
@@ -56,8 +56,8 @@ bool sph_dfsph_cpu_begin(sph_dfsph_cpu *d, const struct eddy_sph_params *p, cons
         if (b && b->nb) {
             /* sph_dfsph_alpha.comp's coupled variant */
             float s3 = s * s * s, Gb[3], Hb[3], lb[3], zero[3] = { 0, 0, 0 }, div;
-            eddy_couple_boundary_cpu(b->cp, b->nb, b->boundary, NULL, x, &w, Gb, NULL, b->cp->gravity, lb);
-            eddy_couple_boundary_iisph_cpu(b->cp, b->nb, b->boundary, b->velocity, x, zero, Hb, &div);
+            eddy_couple_boundary_cpu(b->cp, b->nb, b->x, NULL, x, &w, Gb, NULL, b->cp->gravity, lb);
+            eddy_couple_boundary_iisph_cpu(b->cp, b->nb, b->x, b->v, x, zero, Hb, &div);
             for (int a = 0; a < 3; a++) {
                 G[a] += Gb[a] / s3;
                 lever[a] += lb[a] / s3;
@@ -77,22 +77,29 @@ bool sph_dfsph_cpu_begin(sph_dfsph_cpu *d, const struct eddy_sph_params *p, cons
     return true;
 }
 
-/* sph.dfsph_kappa: k_i (and the phase's error at i, returned). */
-static float kappa(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g, const float *pos,
-                   const float *mass, const float *density, uint32_t i, int mode)
+float sph_cpu_divergence(const eddy_cpu_grid *g, const float *pos, const float *mass, float h, uint32_t i,
+                         const float *u)
 {
-    float h = p->box_min[3], dt = p->box_max[3], rho0 = p->gravity[3], s = ghost_spacing(p);
-    const float *x = pos + 4 * i, *vi = d->v + 3 * i;
-    float div = 0;
+    const float *x = pos + 4 * i, *ui = u + 3 * i;
+    float sum = 0;
     EDDY_CPU_NEIGHBOURS(g, x, j) {
         float r[3] = { x[0] - pos[4 * j], x[1] - pos[4 * j + 1], x[2] - pos[4 * j + 2] };
         float r2 = eddy_cpu_dot3(r, r);
         if (r2 >= h * h || j == i)
             continue;
-        float gp = eddy_grad_poly6(r2, h);
-        float dv[3] = { vi[0] - d->v[3 * j], vi[1] - d->v[3 * j + 1], vi[2] - d->v[3 * j + 2] };
-        div += mass[j] * (gp * eddy_cpu_dot3(dv, r));
+        float du[3] = { ui[0] - u[3 * j], ui[1] - u[3 * j + 1], ui[2] - u[3 * j + 2] };
+        sum += mass[j] * (eddy_grad_poly6(r2, h) * eddy_cpu_dot3(du, r));
     }
+    return sum;
+}
+
+/* sph.dfsph_kappa: k_i (and the phase's error at i, returned). */
+static float kappa(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g, const float *pos,
+                   const float *mass, const float *density, uint32_t i, int mode)
+{
+    float h = p->box_min[3], dt = p->box_max[3], rho0 = p->gravity[3], s = ghost_spacing(p);
+    const float *vi = d->v + 3 * i;
+    float div = sph_cpu_divergence(g, pos, mass, h, i, d->v);
     div = p->lattice[0] * (div + rho0 * (s * s * s) * (eddy_cpu_dot3(vi, d->ghost + 9 * i + 3) + d->moving[i]));
     float rho_i = density[i], err;
     if (mode == DIVERGENCE) {

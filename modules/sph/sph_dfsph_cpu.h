@@ -20,20 +20,26 @@ typedef struct sph_dfsph_cpu {
     float *applied; /* the sum of the k applied this substep, both phases */
 } sph_dfsph_cpu;
 
-/* A coupled fluid's boundary particles (couple.h): vec4 each, xyz position,
- * w volume, and their velocities (vec4; NULL: at rest). nb 0: none. */
-typedef struct sph_dfsph_boundary {
+/* A coupled fluid's boundary particles (couple.h) for the C twins (IISPH's
+ * and DFSPH's): nb of them, nb 0: none. */
+typedef struct sph_boundary_cpu {
     const struct eddy_couple_params *cp;
     uint32_t nb;
-    const float *boundary, *velocity;
-} sph_dfsph_boundary;
+    const float *x, *v; /* vec4 each: position and volume; velocity (NULL: at rest) */
+} sph_boundary_cpu;
+
+/* The continuity sum the solves' density rates share, sum_j m_j (u_i - u_j)
+ * . grad W_poly6(x_i - x_j) over i's neighbours within h, u 3 floats a
+ * particle (velocities, or IISPH's pressure accelerations). */
+float sph_cpu_divergence(const eddy_cpu_grid *g, const float *pos, const float *mass, float h, uint32_t i,
+                         const float *u);
 
 /* sph.dfsph_alpha: beta and the ghosts' sums (with the boundary's, folded
  * in as the coupled variant does), and the solve's velocities from vel
  * (vec4 a particle). false when out of memory. */
 bool sph_dfsph_cpu_begin(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g, uint32_t n,
                          const float *pos, const float *vel, const float *mass, const float *density,
-                         const sph_dfsph_boundary *b);
+                         const sph_boundary_cpu *b);
 /* The divergence-free phase; vel gets its velocities. */
 void sph_dfsph_cpu_divergence(sph_dfsph_cpu *d, const struct eddy_sph_params *p, const eddy_cpu_grid *g,
                               uint32_t n, const float *pos, float *vel, const float *mass, const float *density);

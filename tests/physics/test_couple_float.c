@@ -300,6 +300,19 @@ static void held_tilted_two(eddy_engine *e)
            "Archimedes (tolerance 5%%)", 100 * fl);
 }
 
+/* The fluid of the solved-pressure floating tests (IISPH, DFSPH). */
+#define FLOAT_SOLVE(solver) ", \"solver\": " #solver ", \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true"
+
+/* float_two in the sph tank at 4 ms with a solved pressure (`fluid`), the
+ * cube on its own stable substeps. */
+static void float_solved(eddy_engine *e, const char *label, const char *fluid)
+{
+    tank t = sph_tank;
+    t.cells = 6;
+    t.dt = 0.004;
+    float_two(e, &t, "sph", label, fluid, 100, ", \"substeps\": \"stable\"", 750, 125);
+}
+
 /* The pressure solves with a body across the surface aslant: the cube of
  * held_tilted in the sph tank at 4 ms (its centre at 0.19 m), upright and
  * at 45 degrees, IISPH and DFSPH: the upward force within 5% of
@@ -439,26 +452,14 @@ int main(int argc, char **argv)
         float_two(e, &t, "sph", "sph", ", \"stiffness\": 1000, \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true",
                   100, "", 6000, 1000);
     }
-    if (test_part(argc, argv, 1, "float_iisph")) {
-        tank t = sph_tank;
-        t.cells = 6;
-        t.dt = 0.004;
-        float_two(e, &t, "sph", "iisph", ", \"solver\": 1, \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true",
-                  100, ", \"substeps\": \"stable\"", 750, 125);
-    }
-    if (test_part(argc, argv, 1, "float_dfsph")) {
-        tank t = sph_tank;
-        t.cells = 6;
-        t.dt = 0.004;
-        float_two(e, &t, "sph", "dfsph", ", \"solver\": 2, \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true",
-                  100, ", \"substeps\": \"stable\"", 750, 125);
-    }
-    /* The float family's IISPH and DFSPH fluids: float_iisph's. */
-#define FAMILY_SOLVE(solver) ", \"solver\": " #solver ", \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true"
+    if (test_part(argc, argv, 1, "float_iisph"))
+        float_solved(e, "iisph", FLOAT_SOLVE(1));
+    if (test_part(argc, argv, 1, "float_dfsph"))
+        float_solved(e, "dfsph", FLOAT_SOLVE(2));
     if (test_part(argc, argv, 1, "float_family_iisph"))
-        float_family(e, "iisph", "sph", FAMILY_SOLVE(1), 0.004, 1, 375, true);
+        float_family(e, "iisph", "sph", FLOAT_SOLVE(1), 0.004, 1, 375, true);
     if (test_part(argc, argv, 1, "float_family_dfsph"))
-        float_family(e, "dfsph", "sph", FAMILY_SOLVE(2), 0.004, 1, 375, true);
+        float_family(e, "dfsph", "sph", FLOAT_SOLVE(2), 0.004, 1, 375, true);
     if (test_part(argc, argv, 1, "float_family_sph"))
         float_family(e, "sph", "sph", ", \"stiffness\": 1000, \"viscosity\": 5, \"restitution\": 0, \"normalise_density\": true",
                      0.0005, 1, 3000, false);
