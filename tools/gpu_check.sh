@@ -4,38 +4,14 @@
 # from .gl, then under synchronization validation the parts lavapipe cannot
 # show (the host-recorded steps, async compute, the live surface, the volume
 # renderer from outside and inside its mesh, the viewer's volume picture,
-# water into cloth at 1 to 8 m/s with real parallel threads), and the GPU
-# time model's check. Each check's log, exit status and seconds go to
-# $OUT (default /tmp/gpu-check): summary.txt has one line a check.
+# water into cloth at 1 to 8 m/s with real parallel threads, the fluids'
+# pressure solvers and their coupling against their C twins), the solvers'
+# runs at equal accuracy, and the GPU time model's check. Each check's
+# log, exit status and seconds go to $OUT (default /tmp/gpu-check):
+# summary.txt has one line a check.
 # usage: tools/gpu_check.sh [BUILD_DIR]
 set -u
-b=${1:-build-gpu}
-out=${OUT:-/tmp/gpu-check}
-mkdir -p "$out"
-# GPU_CHECK_LOCAL=1: this machine's own Vulkan (a dry run of the script).
-if [ -z "${GPU_CHECK_LOCAL:-}" ]; then
-    for f in .gl/libvulkan1*.deb; do dpkg -x "$f" /; done
-    ldconfig
-    mkdir -p /tmp/x
-    for f in .gl/*.deb; do dpkg -x "$f" /tmp/x; done
-    export LD_LIBRARY_PATH=/tmp/x/usr/lib/x86_64-linux-gnu:$PWD/$b:/usr/local/nvidia/lib64
-    export VK_LAYER_PATH=/tmp/x/usr/share/vulkan/explicit_layer.d
-    # The driver's own manifest names its GLX library, which gives no
-    # vkCreateInstance without a display; its EGL library is the headless entry.
-    printf '{"file_format_version":"1.0.1","ICD":{"library_path":"/usr/local/nvidia/lib64/libEGL_nvidia.so.0","api_version":"1.4.312"}}' >/tmp/egl.json
-    export VK_DRIVER_FILES=/tmp/egl.json
-fi
-export EDDY_DATA=$PWD/data EDDY_SOURCE_ROOT=$PWD
-: >"$out/summary.txt"
-check() {
-    local name=$1 start rc
-    shift
-    start=$(date +%s%N)
-    timeout "${GPU_CHECK_TIMEOUT:-150}" "$@" >"$out/$name.log" 2>&1
-    rc=$?
-    printf '%-28s exit %3d  %6d ms  %s\n' "$name" "$rc" "$(( ($(date +%s%N) - start) / 1000000 ))" \
-        "$(grep -m1 -E 'FAIL|check failed|validation\.reported|VUID|SYNC-' "$out/$name.log" | head -c 160)" | tee -a "$out/summary.txt"
-}
+. "$(dirname "$0")/gpu_env.sh"
 "$b/tools/eddy/eddy" devices >"$out/devices.txt" 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$out/devices.txt" 2>/dev/null
 export EDDY_VALIDATION=sync
@@ -56,7 +32,24 @@ check view_volume "$b/tools/eddy/eddy" view tests/view/volume_view.json --offscr
     --frames 30 --size 960x600
 check view_bunny "$b/tools/eddy/eddy" view volume_bunny_drop --offscreen "$out/view_bunny.png" \
     --frames 120 --size 960x600
+# The fluids' pressure solvers and their coupling to bodies (the added mass,
+# DFSPH with boundary sets) on a GPU that overlaps dispatches: each against
+# its C twin, at rest, in the dam break and floating.
+for part in cpu rest_dfsph dam_break_iisph dam_break_dfsph; do
+    check "sph_$part" "$b/tests/test_sph" . "$part"
+done
+for part in cpu_iisph cpu_dfsph momentum shared; do
+    check "couple_$part" "$b/tests/test_couple" "$part"
+done
+for part in float_family_iisph float_family_dfsph held_tilted_solvers float_multirate; do
+    check "couple_$part" "$b/tests/test_couple_float" "$part"
+done
 unset EDDY_VALIDATION
+# The solvers at equal accuracy (docs/benchmarks.md): simulated seconds per
+# wall second of Martin and Moyce's column, each at its own step.
+for scene in sph_martin_moyce sph_martin_moyce_iisph sph_martin_moyce_dfsph pbf_martin_moyce; do
+    check "run_$scene" "$b/tools/eddy/eddy" run "scenes/$scene.json" --no-output
+done
 GPU_CHECK_TIMEOUT=${GPU_CHECK_MODEL_TIMEOUT:-240} check model "$b/tools/eddy/eddy" bench sph pbf rigid granular deform volume --iterations 100 --no-reference \
     --model docs/data/devices/h100_sxm.json
 grep "^{" "$out/model.log" >"$out/model_check.jsonl"
