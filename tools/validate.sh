@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The validation runs: long experiments kept out of the default suite (each
-# takes minutes on lavapipe): the PBF tool experiment on the 5k scene
-# (cli_pbf_tool_experiment: the force on a tool pushed through water), the
-# tank experiments (couple_held_*, couple_float, couple_sink,
-# pbf_tool_buoyancy), the still-water family of IISPH (sph_rest_family_iisph)
-# and the dam-break family of every fluid solver (dam_family_*), whose table
-# and plot go into docs/validation.md (tools/validation_family.py).
-# The longest tank experiments (suite 'experiment': the weakly compressible
-# tanks at 0.5 ms, the 6-across floating cubes, the held IISPH cubes, PBF
-# tilted, the tool's buoyancy, the weakly compressible and PBF float
-# families; most a minute or more each) run too, unless the first argument is --ci: CI runs the suite
-# 'validation' alone after the test suite, to stay within its 15 minutes.
+# takes minutes on lavapipe): the tank experiments (couple_held_*,
+# couple_float, couple_sink, pbf_tool_buoyancy), the still-water families
+# (sph_rest_family_*) and the dam-break family of every fluid solver
+# (dam_family_*), whose table and plot go into docs/validation.md
+# (tools/validation_family.py).
+# The longest experiments (suite 'experiment': the PBF tool experiment on
+# the 5k scene, cli_pbf_tool_experiment; the weakly compressible tanks at
+# 0.5 ms, the 6-across floating cubes, the held IISPH cubes, PBF tilted,
+# the tool's buoyancy, the weakly compressible and PBF float families; most
+# a minute or more each) run too, unless the first argument is --ci: CI
+# runs the suite 'validation' alone after the test suite, to stay within
+# its 15 minutes.
 # Ends with "validation: N passed, N failed" (", N skipped" after it when
 # tests skipped: no Vulkan device).
 set -uo pipefail
