@@ -97,10 +97,30 @@ static eddy_buffer scratch(eddy_engine *e, eddy_couple *c, const char *what, uin
                                                       .data = bytes ? data : NULL, .data_size = bytes });
 }
 
+/* The set's "rigid.added_mass" (kg a particle; the rigid module sums it per
+ * body): added_mass V_b, or what another fluid published if larger (one
+ * body in two fluids at once is not in both in full). */
+static bool publish_added_mass(eddy_engine *e, eddy_couple *c, couple_set *cs, const float *vol)
+{
+    eddy_particles set = cs->set;
+    uint64_t bytes = 4ull * eddy_particles_capacity(e, set);
+    eddy_buffer b = eddy_particles_buffer(e, set, "rigid.added_mass");
+    if (!b.id) {
+        b = eddy_particles_add_buffer(e, set, "rigid.added_mass", 4);
+        if (!b.id || eddy_buffer_fill(e, b, 0, bytes, 0) != EDDY_OK)
+            return false;
+    }
+    float *m = malloc(4ull * cs->count + 4);
+    bool ok = m && (!cs->count || eddy_buffer_download(e, b, 0, 4ull * cs->count, m) == EDDY_OK);
+    for (uint32_t i = 0; ok && i < cs->count; i++)
+        m[i] = fmaxf(m[i], c->added_mass * vol[cs->offset + i]);
+    ok = ok && (!cs->count || eddy_buffer_upload(e, b, 0, 4ull * cs->count, m) == EDDY_OK);
+    free(m);
+    return ok;
+}
+
 /* The set's buffers, its slice of the forces, and its particles' volumes at
  * vol + offset. */
-static bool publish_added_mass(eddy_engine *e, eddy_couple *c, couple_set *cs, const float *vol);
-
 static bool add_set(eddy_engine *e, eddy_couple *c, couple_set *cs, float *vol)
 {
     eddy_particles set = cs->set;
@@ -130,28 +150,6 @@ static bool add_set(eddy_engine *e, eddy_couple *c, couple_set *cs, float *vol)
     }
     free(x);
     return ok && (c->added_mass <= 0 || publish_added_mass(e, c, cs, vol));
-}
-
-/* The set's "rigid.added_mass" (kg a particle; the rigid module sums it per
- * body): added_mass V_b, or what another fluid published if larger (one
- * body in two fluids at once is not in both in full). */
-static bool publish_added_mass(eddy_engine *e, eddy_couple *c, couple_set *cs, const float *vol)
-{
-    eddy_particles set = cs->set;
-    uint64_t bytes = 4ull * eddy_particles_capacity(e, set);
-    eddy_buffer b = eddy_particles_buffer(e, set, "rigid.added_mass");
-    if (!b.id) {
-        b = eddy_particles_add_buffer(e, set, "rigid.added_mass", 4);
-        if (!b.id || eddy_buffer_fill(e, b, 0, bytes, 0) != EDDY_OK)
-            return false;
-    }
-    float *m = malloc(4ull * cs->count + 4);
-    bool ok = m && (!cs->count || eddy_buffer_download(e, b, 0, 4ull * cs->count, m) == EDDY_OK);
-    for (uint32_t i = 0; ok && i < cs->count; i++)
-        m[i] = fmaxf(m[i], c->added_mass * vol[cs->offset + i]);
-    ok = ok && (!cs->count || eddy_buffer_upload(e, b, 0, 4ull * cs->count, m) == EDDY_OK);
-    free(m);
-    return ok;
 }
 
 /* The boundary sets' "triangles" (a cloth) as sheets the fluid does not

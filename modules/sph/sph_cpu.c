@@ -29,7 +29,6 @@ void eddy_sph_step_cpu(const struct eddy_sph_params *p, const eddy_solid *solids
 }
 
 /* IISPH (sph_iisph_accel.comp): the pressure acceleration of particle i. */
-
 static void iisph_accel(const struct eddy_sph_params *p, const eddy_cpu_grid *g, const float *pos,
                         const float *mass, const float *density, const float *press, const sph_boundary_cpu *bd,
                         uint32_t i, float out[3])

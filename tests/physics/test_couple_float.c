@@ -4,26 +4,28 @@
  *    mid depth float with 0.50 and 0.25 of their volume under the water
  *    line (where the fluid's colour is half its bulk value) within 0.05,
  *    their vertical velocity smooth (period-2 part under 0.002 m/s) in pbf,
- *    weakly compressible SPH and IISPH tanks;
+ *    weakly compressible SPH, IISPH and DFSPH tanks;
  *  - the float family: a cube 4 particles across at half the fluid's
  *    density in tanks of two depths and two rest densities, per solver;
- *  - a cube held turned across the water line (pbf), sinking (pbf: one of
- *    2,000 kg/m^3 rests on the floor) and bodies on several rates.
+ *  - a cube held turned across the water line (pbf; IISPH and DFSPH),
+ *    sinking (pbf: one of 2,000 kg/m^3 rests on the floor) and bodies on
+ *    several rates.
  */
 #include "couple_tank.h"
 #include "validation_csv.h"
 
-static double last_iso_level; /* let_go_in's water line by iso_level */
 enum { TRAIL_MAX = 1024 };
 static struct eddy_rigid_body last_trail[TRAIL_MAX]; /* let_go_in's body over its last `mean` steps */
 
 /* The cube let go at mid depth as one rigid body of the given density
  * (kg/m^3) in a tank of the module's fluid (with its extra parameters);
  * returns its state at the end, the mean height of its centre over the
- * last `mean` steps in *mean_y and the water level. */
+ * last `mean` steps in *mean_y, the water level (top particles) in *level
+ * and, when iso is not NULL, the water line by iso_level in *iso. */
 static struct eddy_rigid_body let_go_in(eddy_engine *e, const tank *t, const char *module, const char *fluid,
                                         double density, double stiffness, const char *rigid_keys,
-                                        uint32_t steps, uint32_t mean, double *mean_y, double *level)
+                                        uint32_t steps, uint32_t mean, double *mean_y, double *level,
+                                        double *iso)
 {
     char json[4096], cube[128], systems[512];
     const double d = t->d;
@@ -47,7 +49,8 @@ static struct eddy_rigid_body let_go_in(eddy_engine *e, const tank *t, const cha
     }
     *mean_y = sum / mean;
     *level = water_level(e, t, body.x);
-    last_iso_level = iso_level(e, t, body.x);
+    if (iso)
+        *iso = iso_level(e, t, body.x);
     eddy_destroy_scene(s);
     return body;
 }
@@ -61,7 +64,7 @@ static struct eddy_rigid_body let_go(eddy_engine *e, double density, uint32_t st
                                      double *level)
 {
     return let_go_in(e, &pbf_tank, "pbf", "", density, 0.02 * density, ", \"substeps\": \"stable\"", steps, 50,
-                     mean_y, level);
+                     mean_y, level, NULL);
 }
 
 /* The body's y axis in world coordinates: the middle row of its rotation
@@ -151,10 +154,10 @@ static void float_two(eddy_engine *e, const tank *t, const char *module, const c
              mean * t->dt * t->substeps);
     validation_csv csv = validation_csv_open(check, comment, "density,submerged_eddy,submerged_archimedes,tilt_deg");
     for (int c = 0; c < 2; c++) {
-        double y, level;
+        double y, level, iso;
         struct eddy_rigid_body b = let_go_in(e, t, module, fluid, density[c], k500 * density[c] / 500, rigid_keys,
-                                             steps, mean, &y, &level);
-        double expect = density[c] / 1000, iso = last_iso_level, upright = (iso - (y - side / 2)) / side;
+                                             steps, mean, &y, &level, &iso);
+        double expect = density[c] / 1000, upright = (iso - (y - side / 2)) / side;
         double frac, v2, chatter = trail_figures(mean, side, iso, &frac, &v2);
         printf("%s, floating: a %g kg/m^3 cube (%d particles across, %g m) let go at mid depth: after %g s, tilted "
                "%.1f deg, water line %.4f m (the fluid's colour at half its bulk value): %.3f of its volume under "
@@ -198,12 +201,12 @@ static void float_family(eddy_engine *e, const char *label, const char *module, 
     validation_csv csv = validation_csv_open(check, comment, "depth,rest_density,submerged,rms,period2");
     const uint32_t mean = (uint32_t)(0.5 / (dt * substeps) + 0.5);
     for (int k = 0; k < 4; k++) {
-        double r = rho[k % 2], y, level;
+        double r = rho[k % 2], y, level, iso;
         tank t = { 0.02, 0.24, depth[k / 2], 0.01, dt, 4, substeps, r * 0.02 * 0.02 * 0.02 };
         snprintf(params, sizeof params, "%s, \"rest_density\": %g", fluid, r);
         struct eddy_rigid_body b = let_go_in(e, &t, module, params, r / 2, 100 * r / 1000,
-                                             ", \"substeps\": \"stable\"", steps, mean, &y, &level);
-        double frac, v2, chatter = trail_figures(mean, t.cells * t.d, last_iso_level, &frac, &v2);
+                                             ", \"substeps\": \"stable\"", steps, mean, &y, &level, &iso);
+        double frac, v2, chatter = trail_figures(mean, t.cells * t.d, iso, &frac, &v2);
         printf("%s, float family: tank %g m deep, rest density %g kg/m^3, cube of %g kg/m^3: %.3f of its volume "
                "under water (Archimedes 0.50, goal within 0.02), tilted %.1f deg, vertical velocity %.4f m/s rms, "
                "period-2 part %.4f m/s\n", label, t.H, r, r / 2, frac, tilt_deg(&b), sqrt(v2), chatter);
@@ -380,7 +383,7 @@ static void float_multirate(eddy_engine *e)
     CHECKF(test_saw("system.unstable"), "a contact of %g N/m at the fluid's 2 ms substep was not refused", k);
     double y, l;
     struct eddy_rigid_body b = let_go_in(e, &pbf_tank, "pbf", "", 500, k, ", \"substeps\": \"stable\"", 300, 50,
-                                         &y, &l);
+                                         &y, &l, NULL);
     double d = (l - (y - side / 2)) / side;
     printf("several rates, pbf: a 500 kg/m^3 cube with an 80 N/m contact at its own 0.5 ms substeps inside the "
            "fluid's 2 ms floats with %.2f of its height under water (Archimedes 0.50), velocity %.3f m/s\n", d, b.v[1]);
@@ -413,8 +416,8 @@ static void float_multirate_sph(eddy_engine *e)
     CHECKF(test_saw("system.unstable"), "a contact of %g N/m at the fluid's 0.5 ms substep was not refused", k);
     double y1, l1, y2, l2;
     struct eddy_rigid_body b1 = let_go_in(e, &t, "sph", fluid, 500, k, ", \"substeps\": \"stable\"", 2400, 240,
-                                          &y1, &l1);
-    struct eddy_rigid_body b2 = let_go_in(e, &small, "sph", fluid, 500, k, "", 2400, 240, &y2, &l2);
+                                          &y1, &l1, NULL);
+    struct eddy_rigid_body b2 = let_go_in(e, &small, "sph", fluid, 500, k, "", 2400, 240, &y2, &l2, NULL);
     double d1 = (l1 - (y1 - side / 2)) / side, d2 = (l2 - (y2 - side / 2)) / side;
     printf("several rates, sph: a 500 kg/m^3 cube with a 5000 N/m contact at its own 0.125 ms substeps inside the "
            "fluid's 0.5 ms floats with %.3f of its height under water (centre %.4f m, level %.4f m); everything at "
@@ -427,10 +430,10 @@ static void float_multirate_sph(eddy_engine *e)
            b2.v[1]);
 }
 
-/* Parts (tests/meson.build runs each as its own test): cpu, momentum,
- * shared, two_sets, held_pbf, held_sph, float, sink, float_multirate,
+/* Parts (tests/meson.build runs each as its own test): float_pbf,
+ * float_sph, float_iisph, float_dfsph, float_family_<solver>,
+ * held_tilted_pbf, held_tilted_solvers, sink, float_multirate,
  * float_multirate_sph. */
-
 int main(int argc, char **argv)
 {
     eddy_engine *e = test_engine();
