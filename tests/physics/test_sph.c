@@ -47,6 +47,15 @@ static sim load(eddy_engine *e, const char *json)
 }
 
 /* 1 when the particle centre lies inside a test solid (or outside the glass's inner wall). */
+/* The largest speed (m/s) of n velocities (vec4 each). */
+static double largest_speed(const float *vel, uint32_t n)
+{
+    double vmax = 0;
+    for (uint32_t i = 0; i < n; i++)
+        vmax = fmax(vmax, sqrt(vel[4 * i] * vel[4 * i] + vel[4 * i + 1] * vel[4 * i + 1] + vel[4 * i + 2] * vel[4 * i + 2]));
+    return vmax;
+}
+
 static int solid_inside(const eddy_solid *s, const float *x)
 {
     float d[3] = { x[0] - s[0].a[0], x[1] - s[0].a[1], x[2] - s[0].a[2] };
@@ -538,10 +547,7 @@ static void free_block(eddy_engine *e)
             CHECK(eddy_scene_step(m.s, solver ? 200 : 1000) == EDDY_OK);
             float vel[256 * 4];
             CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "velocity"), 0, sizeof vel, vel) == EDDY_OK);
-            double vmax = 0;
-            for (uint32_t i = 0; i < m.n; i++)
-                vmax = fmax(vmax, sqrt(vel[4 * i] * vel[4 * i] + vel[4 * i + 1] * vel[4 * i + 1] +
-                                       vel[4 * i + 2] * vel[4 * i + 2]));
+            double vmax = largest_speed(vel, m.n);
             printf("free block, zero gravity (%s, %s sum): largest speed %.3g m/s after 0.4 s\n", names[solver],
                    normalised ? "normalised" : "raw", vmax);
             if (normalised)
@@ -570,9 +576,7 @@ static void adaptive(eddy_engine *e)
     eddy_scene_info info = eddy_scene_get_info(m.s);
     float vel[1000 * 4];
     CHECK(eddy_buffer_download(e, eddy_particles_buffer(e, m.p, "velocity"), 0, sizeof vel, vel) == EDDY_OK);
-    double vmax = 0;
-    for (int i = 0; i < 1000; i++)
-        vmax = fmax(vmax, sqrt(vel[4 * i] * vel[4 * i] + vel[4 * i + 1] * vel[4 * i + 1] + vel[4 * i + 2] * vel[4 * i + 2]));
+    double vmax = largest_speed(vel, 1000);
     /* Bound 0.4 h / (sqrt(k) + v) = 0.8 ms at rest: at least 5 substeps of 4 ms. */
     CHECKF(first >= 5 && info.substeps >= 5, "substeps %u at the start, %u at the end", first, info.substeps);
     CHECKF(isfinite(vmax) && vmax < 2 * sqrt(2 * 9.81 * 0.2), "max speed %g m/s after the collapse", vmax);
