@@ -1,5 +1,6 @@
 /* ballistic module: see README.md beside this file. */
 #include "ballistic.h"
+#include "eddy/eddy_checkpoint.h"
 
 #include <stdio.h>
 #include <math.h>
@@ -121,6 +122,14 @@ static const eddy_slot_info slots[] = {
     { "particles", "the particles it moves", 1, 1 },
 };
 
+/* No state of its own: what it moves is the sets' (saved by the scene),
+ * and its substep comes from the scene. */
+static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
+{
+    (void)state, (void)cp;
+    return EDDY_OK;
+}
+
 static const eddy_module_desc desc = {
     EDDY_MODULE_DESC_VERSION,
     .slots = slots,
@@ -137,6 +146,7 @@ static const eddy_module_desc desc = {
     .declare_step = declare_step,
     .stable_dt = stable_dt,
     .set_dt = set_dt,
+    .checkpoint = checkpoint,
 };
 
 const eddy_module_desc *eddy_ballistic_module(void)

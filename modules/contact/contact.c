@@ -1,6 +1,7 @@
 /* contact module: see README.md beside this file. */
 #include "contact.h"
 
+#include "eddy/eddy_checkpoint.h"
 #include "eddy/eddy_prims.h"
 #include "rigid/rigid.h"
 
@@ -341,6 +342,14 @@ static const eddy_slot_info slots[] = {
     { "b", "sets on the other side (rigid bodies, another deformable body)", 1, SIDE_SETS },
 };
 
+/* No state of its own: what it moves is the sets' (saved by the scene),
+ * and its substep comes from the scene. */
+static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
+{
+    (void)state, (void)cp;
+    return EDDY_OK;
+}
+
 static const eddy_module_desc desc = {
     EDDY_MODULE_DESC_VERSION,
     .slots = slots,
@@ -357,6 +366,7 @@ static const eddy_module_desc desc = {
     .declare_step = declare_step,
     .stable_dt = stable_dt,
     .set_dt = set_dt,
+    .checkpoint = checkpoint,
 };
 
 const eddy_module_desc *eddy_contact_module(void)

@@ -1,5 +1,6 @@
 /* couple: see couple.h and README.md beside this file. */
 #include "couple.h"
+#include "eddy/eddy_checkpoint.h"
 
 #include "eddy/eddy_prims.h"
 #include "sph_kernels.h"
@@ -832,4 +833,11 @@ void eddy_couple_sheet_cpu(const struct eddy_couple_params *p, const eddy_couple
     }
     eddy_cpu_grid_free(&g);
     free(centre);
+}
+
+eddy_result eddy_couple_checkpoint(eddy_couple *c, eddy_checkpoint *cp)
+{
+    if (!c || !c->start.id)
+        return EDDY_OK;
+    return eddy_checkpoint_buffer(cp, "couple.sheet.start", c->start, EDDY_STATE_F32, 4, "m");
 }

@@ -97,6 +97,11 @@ uint64_t eddy_couple_slot_particles(eddy_engine *e, const eddy_slot_sets *slot);
  * makes none, and binds the plain variants of its shaders. */
 eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *desc);
 void eddy_couple_destroy(eddy_engine *e, eddy_couple *c);
+/* Its state for the owning system's checkpoint (eddy_checkpoint.h): where
+ * the fluid last left each cloth vertex ("couple.sheet.start"), with
+ * sheets; nothing else carries over a substep. NULL c: nothing. */
+typedef struct eddy_checkpoint eddy_checkpoint;
+eddy_result eddy_couple_checkpoint(eddy_couple *c, eddy_checkpoint *cp);
 
 /* What the coupled variants of the fluid's shaders bind to read the
  * boundary (couple_boundary.glsl): the parameter block, the sorted boundary

@@ -2,6 +2,7 @@
  * parameters, the step's passes, the stable step, stats, frames and the
  * handle's ports; a system is made in deform_create.c. */
 #include "deform_internal.h"
+#include "eddy/eddy_checkpoint.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -533,6 +534,32 @@ static const eddy_slot_info slots[] = {
     { "body", "the body: a set with \"tets\" (or \"triangles\", or \"springs\" edges) elements", 1, 1 },
 };
 
+/* State: the handle (where it moves this step, its clock), the previous
+ * positions of the Verlet integrator, the CG's counts since the last frame
+ * and the frame series. The solve starts from zero every substep (no warm
+ * start); the springs, pins and offsets are made by create from the scene. */
+static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
+{
+    deform *d = state;
+    uint8_t unconverged = d->unconverged;
+    eddy_result r = eddy_checkpoint_buffer(cp, "cg.state", d->cg, EDDY_STATE_U32, 1, "1");
+    if (r == EDDY_OK && d->handle.id)
+        r = eddy_checkpoint_buffer(cp, "handle", d->handle, EDDY_STATE_F32, 4, "1");
+    if (r == EDDY_OK && d->prev.id)
+        r = eddy_checkpoint_buffer(cp, "prev", d->prev, EDDY_STATE_F32, 4, "m");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_values(cp, "unconverged", &unconverged, EDDY_STATE_U8, 1, 1, "1");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_series(cp, "body.series", &d->series[0], &d->series_count[0]);
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_series(cp, "surface.series", &d->series[1], &d->series_count[1]);
+    if (r == EDDY_OK && eddy_checkpoint_restoring(cp)) {
+        d->unconverged = unconverged != 0;
+        d->handle_read = false; /* the handle's host copy is read again from the restored buffer */
+    }
+    return r;
+}
+
 static const eddy_module_desc desc = {
     EDDY_MODULE_DESC_VERSION,
     .name = "deform",
@@ -558,6 +585,7 @@ static const eddy_module_desc desc = {
     .set_input = set_input,
     .get_input = get_input,
     .read_outputs = read_outputs,
+    .checkpoint = checkpoint,
 };
 
 const eddy_module_desc *eddy_deform_module(void)

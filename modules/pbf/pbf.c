@@ -5,6 +5,7 @@
 #include "common/lattice.h"
 #include "common/nlist.h"
 #include "couple/couple.h"
+#include "eddy/eddy_checkpoint.h"
 #include "eddy/eddy_prims.h"
 #include "sph_kernels.h"
 
@@ -608,6 +609,24 @@ static const eddy_slot_info slots[] = {
                   "rigid.external.<k>", 0, EDDY_COUPLE_MAX_SETS },
 };
 
+/* State: the tool (where it moves this step, its clock) and the coupling's
+ * cloth contact; the largest compression since the last frame. The rest
+ * is rebuilt every substep or made by create from the scene. */
+static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
+{
+    pbf *s = state;
+    eddy_result r = eddy_checkpoint_buffer(cp, "tool", s->tool, EDDY_STATE_F32, 4, "1");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_buffer(cp, "worst_compression", s->worst, EDDY_STATE_F32, 1, "1");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_buffer(cp, "density", s->density, EDDY_STATE_F32, 1, "kg/m^3");
+    if (r == EDDY_OK)
+        r = eddy_couple_checkpoint(s->couple, cp);
+    if (r == EDDY_OK && eddy_checkpoint_restoring(cp))
+        s->tool_read = false; /* the tool's host copy is read again from the restored buffer */
+    return r;
+}
+
 static const eddy_module_desc desc = {
     EDDY_MODULE_DESC_VERSION,
     .name = "pbf",
@@ -630,6 +649,7 @@ static const eddy_module_desc desc = {
     .read_outputs = read_outputs,
     .slots = slots,
     .slot_count = sizeof slots / sizeof slots[0],
+    .checkpoint = checkpoint,
 };
 
 const eddy_module_desc *eddy_pbf_module(void)

@@ -1,6 +1,7 @@
 /* rigid module: see README.md beside this file. */
 #include "rigid.h"
 
+#include "eddy/eddy_checkpoint.h"
 #include "eddy/eddy_output.h"
 #include "eddy/eddy_prims.h"
 
@@ -544,6 +545,29 @@ static const eddy_slot_info slots[] = {
     { "bodies", "the bodies' particles (one body per phase value, or grains)", 1, 1 },
 };
 
+/* State: each body (centre, orientation, momenta), its last acceleration
+ * (the added mass's memory), and the friction's contact memory; the
+ * particles themselves are the set's. The rest is rebuilt every substep
+ * or made by create from the scene (offsets, inertia, added mass). */
+static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
+{
+    rigid *s = state;
+    eddy_result r = eddy_checkpoint_buffer(cp, "rigid.body", s->body, EDDY_STATE_F32, 32, "1");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_buffer(cp, "rigid.added", s->added, EDDY_STATE_F32, 4, "1");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_buffer(cp, "rigid.matrix", s->matrix, EDDY_STATE_F32, 16, "1");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_buffer(cp, "contacts.id", s->hid, EDDY_STATE_U32, 1, "1");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_buffer(cp, "contacts.id_next", s->hid_next, EDDY_STATE_U32, 1, "1");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_buffer(cp, "contacts.shear", s->hxi, EDDY_STATE_F32, 4, "m");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_buffer(cp, "contacts.shear_next", s->hxi_next, EDDY_STATE_F32, 4, "m");
+    return r;
+}
+
 static const eddy_module_desc desc = {
     EDDY_MODULE_DESC_VERSION,
     .slots = slots,
@@ -561,6 +585,7 @@ static const eddy_module_desc desc = {
     .stats = stats,
     .stable_dt = stable_dt,
     .set_dt = set_dt,
+    .checkpoint = checkpoint,
 };
 
 const eddy_module_desc *eddy_rigid_module(void)

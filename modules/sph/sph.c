@@ -1,5 +1,6 @@
 /* sph module: see README.md beside this file. */
 #include "sph_internal.h"
+#include "eddy/eddy_checkpoint.h"
 
 #include "common/fluid_stats.h"
 #include "common/hydrostatic.h"
@@ -693,6 +694,49 @@ static const eddy_slot_info slots[] = {
       EDDY_COUPLE_MAX_SETS },
 };
 
+/* State: the clock, the pressure (IISPH's and DFSPH's warm start), the
+ * stirring centre, and what the statistics gather between frames (the
+ * solves' sums, the pushes, the adaptive factor). The rest is rebuilt
+ * every substep or made by create from the scene. */
+static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
+{
+    sph *s = state;
+    uint8_t flags[2] = { s->unconverged, s->unconverged_div };
+    eddy_result r = eddy_checkpoint_buffer(cp, "clock", s->clock, EDDY_STATE_F32, 1, "s");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_buffer(cp, "pushes", s->pushes, EDDY_STATE_U32, 1, "1");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_buffer(cp, "density", s->density, EDDY_STATE_F32, 1, "kg/m^3");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_buffer(cp, "normal", s->normal, EDDY_STATE_F32, 4, "1/m");
+    if (r == EDDY_OK && (s->iisph || s->dfsph))
+        r = eddy_checkpoint_buffer(cp, "pressure", s->pressure, EDDY_STATE_F32, 1, "Pa");
+    if (r == EDDY_OK && (s->iisph || s->dfsph))
+        r = eddy_checkpoint_buffer(cp, "solve.state", s->istate, EDDY_STATE_U32, 4, "1");
+    if (r == EDDY_OK && s->dfsph)
+        r = eddy_checkpoint_buffer(cp, "divergence.state", s->dstate, EDDY_STATE_U32, 4, "1");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_values(cp, "stir.centre", s->p.vortex, EDDY_STATE_F32, 1, 3, "m");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_values(cp, "solve_scale", &s->solve_scale, EDDY_STATE_F64, 1, 1, "1");
+    if (r == EDDY_OK)
+        r = eddy_checkpoint_values(cp, "unconverged", flags, EDDY_STATE_U8, 1, 2, "1");
+    if (r == EDDY_OK && s->surface)
+        r = eddy_checkpoint_series(cp, "surface.series", &s->series, &s->series_count);
+    if (r == EDDY_OK)
+        r = eddy_couple_checkpoint(s->couple, cp);
+    if (r != EDDY_OK || !eddy_checkpoint_restoring(cp))
+        return r;
+    /* Restored values are untrusted: the centre as set_input takes it. */
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(s->p.vortex[a]) || fabsf(s->p.vortex[a]) > 1e6f)
+            return EDDY_ERROR_PARSE;
+    if (!(s->solve_scale > 0 && s->solve_scale <= 1))
+        return EDDY_ERROR_PARSE;
+    s->unconverged = flags[0] != 0, s->unconverged_div = flags[1] != 0;
+    return eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p);
+}
+
 static const eddy_module_desc desc = {
     EDDY_MODULE_DESC_VERSION,
     .name = "sph",
@@ -715,6 +759,7 @@ static const eddy_module_desc desc = {
     .input_count = 1,
     .set_input = set_input,
     .get_input = get_input,
+    .checkpoint = checkpoint,
 };
 
 const eddy_module_desc *eddy_sph_module(void)

@@ -5,6 +5,7 @@
  * camera gets one more (view: eddy view draws it). */
 #include "volume.h"
 
+#include "eddy/eddy_checkpoint.h"
 #include "eddy/eddy_output.h"
 
 #include <stdio.h>
@@ -233,6 +234,18 @@ static eddy_result write_frame(void *state, const eddy_frame_ctx *f)
     return res;
 }
 
+/* State: none of the step (it draws, it does not move anything); the
+ * last frame's ray counters, which the next frame's statistics report. */
+static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
+{
+    vsys *s = state;
+    uint32_t g[3] = { s->guard_steps, s->guard_stalled, s->bvh_pixels };
+    eddy_result r = eddy_checkpoint_values(cp, "ray_counters", g, EDDY_STATE_U32, 1, 3, "1");
+    if (r == EDDY_OK && eddy_checkpoint_restoring(cp))
+        s->guard_steps = g[0], s->guard_stalled = g[1], s->bvh_pixels = g[2];
+    return r;
+}
+
 static const eddy_module_desc desc = {
     EDDY_MODULE_DESC_VERSION,
     .name = "volume",
@@ -249,6 +262,7 @@ static const eddy_module_desc desc = {
     .stats = stats,
     .write_frame = write_frame,
     .view = view,
+    .checkpoint = checkpoint,
 };
 
 const eddy_module_desc *eddy_volume_module(void)

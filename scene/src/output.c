@@ -113,7 +113,7 @@ void eddy_printable(const char *text, size_t len, char *out, size_t cap)
 
 static bool is_output_file(const char *name)
 {
-    static const char *const ends[] = { ".vtp", ".vtu", ".pvd", ".png", ".ply", ".csv", ".jsonl", ".tmp" };
+    static const char *const ends[] = { ".vtp", ".vtu", ".pvd", ".png", ".ply", ".csv", ".jsonl", ".tmp", ".h5" };
     size_t len = strlen(name);
     for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
         size_t n = strlen(ends[i]);

@@ -29,7 +29,7 @@ void eddy_printable(const char *text, size_t len, char *out, size_t cap);
 /* Makes `dir` ready for a run: creates it (and its parents) when missing;
  * an existing folder must be empty or carry the marker file EDDY_OUT_MARKER
  * of an earlier run, whose output files (.vtp .pvd .png .ply .csv .jsonl
- * .tmp at its top level) are then removed, so that no file of that run stays
+ * .tmp .h5 at its top level) are then removed, so that no file of that run stays
  * beside the new one's. Writes the marker. 0; or -2 with a message in err
  * when the folder holds files of something else; -1 for other failures. */
 #define EDDY_OUT_MARKER ".eddy_output"

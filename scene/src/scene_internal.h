@@ -108,6 +108,16 @@ struct eddy_scene {
     double color_range[2];
     bool images;             /* the scene asked for images: view holds their camera */
     eddy_render_desc view;
+    /* Checkpoints (checkpoint.c): the scene text as loaded and its hash,
+     * which a checkpoint carries and checks. */
+    char *text;
+    uint64_t text_hash;
+    /* Restored from a checkpoint with output on: the first frame continues
+     * the folder instead of clearing it, cutting each log back to its
+     * length at the checkpoint (bytes; stats.jsonl first, then each
+     * system's port log) and rewriting the .pvd series. */
+    bool resume_out;
+    uint64_t *resume_bytes;  /* 1 + system_count */
 };
 
 /* The parser's state while one scene is read: the engine to log to, the
@@ -219,8 +229,35 @@ bool scene_parse_images(parse_ctx *c, eddy_scene *s, const cJSON *j, eddy_render
 eddy_result scene_adapt(eddy_scene *s);
 /* Waits for a host's recorded steps and reads their outputs (scene_step.c). */
 eddy_result scene_wait_recorded(eddy_scene *s);
+/* A new step graph of n substeps (adaptive stepping, a restored checkpoint). */
+eddy_result scene_set_substeps(eddy_scene *s, uint32_t n);
+
+/* ------------------------------------------------------------------ checkpoint.c */
+
+/* FNV-1a (64 bits) of the scene text: tells a checkpoint's scene from
+ * another. */
+uint64_t scene_text_hash(const char *text);
+/* The scene text a checkpoint carries and the path it was loaded from
+ * (malloc'd; NULL after a message naming the file). */
+char *scene_checkpoint_text(eddy_engine *e, const char *checkpoint, char *path, size_t path_cap);
+/* Restores a loaded scene from the checkpoint it was made from; false
+ * after one message. */
+bool scene_restore(eddy_scene *s, const char *checkpoint);
+/* The .pvd entries of a restored scene (false for a set or frame it does
+ * not have). */
+bool scene_restore_pvd(eddy_scene *s, const double *t, const uint32_t *set_frame, uint32_t count);
+/* The first frame of a restored scene: the folder continued (logs cut
+ * back, .pvd series rewritten). */
+eddy_result scene_resume_out(eddy_scene *s);
 
 /* ------------------------------------------------------------------ scene_output.c */
+
+/* "<out_dir>/<file>" (false when it does not fit cap). */
+bool scene_out_path(const eddy_scene *s, char *path, size_t cap, const char *file);
+/* Appends the ports' buffered log lines to their files. */
+eddy_result scene_flush_port_logs(eddy_scene *s);
+/* Rewrites set i's .pvd series from s->pvd. */
+eddy_result scene_write_pvd(eddy_scene *s, uint32_t i);
 
 /* Called by eddy_destroy_scene: a scene's appended files are renamed into
  * place whether the run finished or stopped on an error. */

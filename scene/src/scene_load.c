@@ -684,8 +684,8 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
         return NULL;
     }
     EDDY_TAKE_DESC_OPTIONAL(e, eddy_scene_desc, desc, return NULL);
-    if (!desc || (!desc->path && !desc->json)) {
-        eddy_log(e, EDDY_LOG_ERROR, "scene.invalid", "load_scene: give a path or the JSON text");
+    if (!desc || (!desc->path && !desc->json && !desc->checkpoint)) {
+        eddy_log(e, EDDY_LOG_ERROR, "scene.invalid", "load_scene: give a path, the JSON text or a checkpoint");
         return NULL;
     }
     eddy_scene *s = calloc(1, sizeof *s);
@@ -712,7 +712,14 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
     snprintf(s->path, sizeof s->path, "%s", desc->path ? desc->path : "(scene text)");
     c.file = s->path;
     char *text = NULL;
-    if (desc->json) {
+    if (desc->checkpoint && !desc->json && !desc->path) {
+        text = scene_checkpoint_text(e, desc->checkpoint, s->path, sizeof s->path);
+        if (!text) {
+            free(s);
+            return NULL;
+        }
+        c.file = s->path;
+    } else if (desc->json) {
         text = strdup(desc->json);
     } else {
         char err[256];
@@ -744,7 +751,8 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
     }
     bool ok = load(&c, s, root, desc);
     cJSON_Delete(root);
-    free(text);
+    s->text = text;
+    s->text_hash = scene_text_hash(text);
     if (!ok) {
         eddy_destroy_scene(s);
         return NULL;
@@ -753,6 +761,10 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
         snprintf(s->out_dir, sizeof s->out_dir, "%s", desc->out_dir);
     else
         snprintf(s->out_dir, sizeof s->out_dir, "out/%s", s->name);
+    if (desc->checkpoint && !scene_restore(s, desc->checkpoint)) {
+        eddy_destroy_scene(s);
+        return NULL;
+    }
     /* A program that destroys the engine first leaves the scene an empty
      * shell, not a use after free. */
     if (eddy_engine_on_destroy(e, scene_engine_gone, s) != EDDY_OK) {
@@ -785,6 +797,9 @@ static void scene_release(eddy_scene *s)
     for (uint32_t i = 0; i < s->pvd_count; i++)
         free((char *)s->pvd[i].file);
     free(s->pvd);
+    free(s->text);
+    free(s->resume_bytes);
+    s->text = NULL, s->resume_bytes = NULL;
     free(s->solids);
     free(s->systems);
     free(s->sets);

@@ -93,6 +93,11 @@ static bool out_path(const eddy_scene *s, char *path, size_t cap, const char *fm
     return true;
 }
 
+bool scene_out_path(const eddy_scene *s, char *path, size_t cap, const char *file)
+{
+    return out_path(s, path, cap, "%s", file);
+}
+
 /* Appends text to "<out_dir>/<file>.tmp", the file that becomes <file> when
  * the scene is destroyed (statistics and port logs grow by a line per frame
  * or step, so they are appended to their temporary and renamed once). */
@@ -116,6 +121,11 @@ static eddy_result ensure_out(eddy_scene *s)
 {
     if (s->out_ready)
         return EDDY_OK;
+    if (s->resume_out) {
+        eddy_result r = scene_resume_out(s);
+        s->out_ready = r == EDDY_OK;
+        return r;
+    }
     char err[1024];
     int got = eddy_prepare_out_dir(s->out_dir, err, sizeof err);
     if (got != 0) {
@@ -150,7 +160,7 @@ static eddy_result ensure_out(eddy_scene *s)
 }
 
 /* Appends the ports' buffered log lines (one per step since the last frame). */
-static eddy_result flush_port_logs(eddy_scene *s)
+eddy_result scene_flush_port_logs(eddy_scene *s)
 {
     for (uint32_t i = 0; i < s->system_count; i++) {
         scene_system *sys = &s->systems[i];
@@ -173,7 +183,7 @@ eddy_result scene_close_output(eddy_scene *s)
     if (!s->out_ready || s->out_closed)
         return EDDY_OK;
     s->out_closed = true;
-    eddy_result res = flush_port_logs(s);
+    eddy_result res = scene_flush_port_logs(s);
     for (uint32_t i = 0; i <= s->system_count; i++) {
         char file[EDDY_NAME_MAX + 16], path[EDDY_OUT_DIR_MAX + 160], tmp[EDDY_OUT_DIR_MAX + 170];
         if (i == s->system_count) {
@@ -355,6 +365,24 @@ static eddy_render_set render_set(const eddy_scene *s, uint32_t i)
     return rs;
 }
 
+eddy_result scene_write_pvd(eddy_scene *s, uint32_t i)
+{
+    char path[EDDY_OUT_DIR_MAX + 160], err[1024];
+    eddy_pvd_entry *mine = malloc((s->pvd_count ? s->pvd_count : 1) * sizeof *mine);
+    uint32_t m = 0;
+    for (uint32_t k = 0; mine && k < s->pvd_count; k++)
+        if (s->pvd[k].part == i)
+            mine[m] = s->pvd[k], mine[m++].part = 0;
+    eddy_result res = EDDY_OK;
+    if (!mine || !out_path(s, path, sizeof path, "%s.pvd", s->sets[i].name) ||
+        eddy_write_pvd(path, mine, m, err, sizeof err) != 0) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "output.write", "output: %s", mine ? err : "out of memory");
+        res = EDDY_ERROR_IO;
+    }
+    free(mine);
+    return res;
+}
+
 /* Set i's particles as <set>_<frame>.vtp, and its .pvd (one per set,
  * listing that set's frames) rewritten. */
 static eddy_result write_set_vtp(eddy_scene *s, uint32_t i, double t, float *pos, float *vel, float *mass,
@@ -384,17 +412,7 @@ static eddy_result write_set_vtp(eddy_scene *s, uint32_t i, double t, float *pos
     }
     if (res == EDDY_OK) {
         s->pvd[s->pvd_count++] = (eddy_pvd_entry){ t, i, strdup(file) };
-        eddy_pvd_entry *mine = malloc(s->pvd_count * sizeof *mine);
-        uint32_t m = 0;
-        for (uint32_t k = 0; mine && k < s->pvd_count; k++)
-            if (s->pvd[k].part == i)
-                mine[m] = s->pvd[k], mine[m++].part = 0;
-        if (!mine || !out_path(s, path, sizeof path, "%s.pvd", ss->name) ||
-            eddy_write_pvd(path, mine, m, err, sizeof err) != 0) {
-            eddy_log(e, EDDY_LOG_ERROR, "output.write", "output: %s", mine ? err : "out of memory");
-            res = EDDY_ERROR_IO;
-        }
-        free(mine);
+        res = scene_write_pvd(s, i);
     }
     return res;
 }
@@ -550,7 +568,7 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         res = append_tmp(s, "stats.jsonl", "ab", st.buf, st.len);
     free(st.buf);
     if (res == EDDY_OK && !s->no_output)
-        res = flush_port_logs(s);
+        res = scene_flush_port_logs(s);
     if (res == EDDY_OK && unstable)
         res = EDDY_ERROR_INVALID_ARGUMENT;
     if (res == EDDY_OK)

@@ -1,7 +1,7 @@
 /* Time stepping: the ports API (eddy_scene_set_input, eddy_scene_input_path,
  * eddy_scene_output) and the step with the inputs set first and the outputs
- * read and logged after, eddy_scene_step, adaptive substeps (scene_adapt), and
- * eddy_scene_run, the loop of steps and frames with its progress line. */
+ * read and logged after, eddy_scene_step and adaptive substeps (scene_adapt);
+ * the loop of steps and frames is scene_run.c. */
 #include "scene_internal.h"
 
 #include <inttypes.h>
@@ -433,6 +433,11 @@ eddy_result scene_adapt(eddy_scene *s)
                  "stable substep of %g s at step %llu", n, stable, (unsigned long long)s->steps_done);
     if (s->graph.id && n == s->current_substeps)
         return EDDY_OK;
+    return scene_set_substeps(s, n);
+}
+
+eddy_result scene_set_substeps(eddy_scene *s, uint32_t n)
+{
     eddy_destroy_graph(s->e, s->graph);
     s->generation++;
     s->graph = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc),
@@ -449,49 +454,4 @@ eddy_result scene_adapt(eddy_scene *s)
     }
     s->current_substeps = n;
     return EDDY_OK;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress)
-{
-    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
-    uint64_t total = max_steps ? max_steps : s->steps;
-    uint64_t end = s->steps_done + total;
-    double start = now_s(), last = start;
-    bool tty = isatty(2);
-    uint64_t last_decile = 0;
-    eddy_result r = eddy_scene_write_frame(s);
-    while (r == EDDY_OK && s->steps_done < end) {
-        uint64_t to_frame = s->frame_every - s->steps_done % s->frame_every;
-        uint64_t n = end - s->steps_done < to_frame ? end - s->steps_done : to_frame;
-        r = eddy_scene_step(s, n);
-        if (r == EDDY_OK)
-            r = eddy_scene_write_frame(s);
-        if (r == EDDY_OK && s->adaptive)
-            r = scene_adapt(s);
-        double t = now_s();
-        /* A terminal gets one line rewritten in place, a log file a line every 10%. */
-        uint64_t done = total - (end - s->steps_done);
-        bool report = tty ? t - last > 0.5 || s->steps_done == end
-                          : done * 10 / (total ? total : 1) != last_decile;
-        if (progress && report) {
-            double rate = (double)done / (t - start > 1e-9 ? t - start : 1e-9);
-            fprintf(stderr, "%s%s: step %" PRIu64 "/%" PRIu64 " (%3.0f%%)  t = %.4g s  "
-                            "%.3g steps/s  frame %u   %s",
-                    tty ? "\r" : "", s->name, done, total,
-                    100.0 * (double)done / (double)(total ? total : 1),
-                    (double)s->steps_done * s->dt, rate, s->frames, tty ? "" : "\n");
-            last = t;
-            last_decile = done * 10 / (total ? total : 1);
-        }
-    }
-    if (progress && tty)
-        fputc('\n', stderr);
-    return r;
 }

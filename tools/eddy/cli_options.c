@@ -74,6 +74,19 @@ static int value_option(const char *a, const char *v, options *o)
     } else if (!strcmp(a, "--rate")) {
         if (cli_parse_positive(v, EDDY_CLI_MAX_RATE, &o->rate) != 0)
             return usage_error("--rate: expected a sample rate in Hz > 0 and at most 100000", v);
+    } else if (!strcmp(a, "--checkpoint-every")) {
+        if (cli_parse_positive(v, 1e12, &o->checkpoint_every) != 0)
+            return usage_error("--checkpoint-every: expected simulated seconds > 0 and at most 10^12", v);
+    } else if (!strcmp(a, "--checkpoint-wall")) {
+        double min;
+        if (cli_parse_positive(v, 1e7, &min) != 0)
+            return usage_error("--checkpoint-wall: expected wall-clock minutes > 0 and at most 10^7", v);
+        o->checkpoint_wall = 60 * min;
+    } else if (!strcmp(a, "--checkpoint-keep")) {
+        if (cli_parse_u64(v, 64, &o->checkpoint_keep) != 0 || o->checkpoint_keep == 0)
+            return usage_error("--checkpoint-keep: expected a whole number of checkpoints from 1 to 64", v);
+    } else if (!strcmp(a, "--resume")) {
+        o->resume = v;
     } else if (!strcmp(a, "--system")) {
         o->system = v;
     } else {

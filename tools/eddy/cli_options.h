@@ -20,6 +20,11 @@ typedef struct options {
     bool profile, quiet, no_output, allow_plugins;
     const char *system;  /* haptic */
     double seconds, rate; /* haptic */
+    /* run: checkpoints (s simulated; s wall clock; how many kept) and the
+     * checkpoint or output folder to resume from */
+    double checkpoint_every, checkpoint_wall;
+    uint64_t checkpoint_keep;
+    const char *resume;
 } options;
 
 /* A whole number written as plain decimal digits (no blank, no sign, no

@@ -8,6 +8,7 @@
 
 #include "bench.h"
 #include "cli_options.h"
+#include "run_checkpoint.h"
 #include "bench_model.h"
 #include "paths.h"
 #include "view.h"
@@ -36,6 +37,12 @@ static const char *usage_head =
     "      --no-output        write nothing (timing runs)\n"
     "      --allow-plugins    load the module libraries the scene's \"plugins\" names\n"
     "      --quiet            no progress line\n"
+    "      --checkpoint-every S  a checkpoint (HDF5, docs/checkpoint.md) in the output folder every S\n"
+    "                         simulated seconds; the newest 2 are kept (--checkpoint-keep K)\n"
+    "      --checkpoint-wall M   also one every M wall-clock minutes\n"
+    "      --resume PATH      continue from a checkpoint file, or the newest valid one of an output\n"
+    "                         folder (SCENE may then be left out); SIGTERM or SIGINT stop a run at\n"
+    "                         the next step with a checkpoint and exit status 75\n"
     "  eddy view SCENE.json [options]    watch and steer the scene live in a window, or render it\n"
     "                                    offscreen to PNG (`eddy view --help` lists the options)\n"
     "  eddy haptic SCENE.json [options] a 1 kHz haptic loop on the scene's tool, the device\n"
@@ -242,12 +249,17 @@ static void print_system_profiles(eddy_engine *e, const eddy_scene *s, const edd
 
 static int cmd_run(const options *o)
 {
-    if (!o->scene || !*o->scene) {
+    if ((!o->scene || !*o->scene) && !o->resume) {
         fprintf(stderr, "eddy error [cli.usage]: run: no scene file given\n");
         print_usage(stderr);
         return 2;
     }
-    if (access(o->scene, R_OK) != 0) {
+    if ((o->checkpoint_every > 0 || o->checkpoint_wall > 0) && o->no_output) {
+        fprintf(stderr, "eddy error [cli.usage]: run: checkpoints go to the output folder: --checkpoint-every and "
+                "--checkpoint-wall need output (not --no-output)\n");
+        return 2;
+    }
+    if (o->scene && access(o->scene, R_OK) != 0) {
         fprintf(stderr, "eddy error [scene.file]: %s: cannot read the scene file (does it exist? the example "
                 "scenes, which run by name, are in %s)\n", o->scene, eddy_tool_scenes_dir());
         return 1;
@@ -256,9 +268,7 @@ static int cmd_run(const options *o)
     if (!e)
         return 1;
     const eddy_device_info *d = eddy_engine_device(e);
-    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc),
-        .path = o->scene, .out_dir = o->out, .profile = o->profile, .no_output = o->no_output,
-                                                            .allow_plugins = o->allow_plugins });
+    eddy_scene *s = run_load_scene(e, o);
     if (!s) {
         eddy_destroy_engine(e);
         return 1;
@@ -269,7 +279,11 @@ static int cmd_run(const options *o)
             info.name, d->name, info.particle_count, info.dt, info.substeps,
             o->steps ? o->steps : info.steps, o->no_output ? "off" : info.out_dir);
     double t0 = now_s();
-    eddy_result r = eddy_scene_run(s, o->steps, !o->quiet);
+    run_catch_signals();
+    eddy_result r = eddy_scene_run_with(s, &(eddy_run_desc){ EDDY_SIZED(eddy_run_desc), .max_steps = o->steps,
+        .progress = !o->quiet, .checkpoint_every = o->checkpoint_every, .checkpoint_wall = o->checkpoint_wall,
+        .checkpoint_keep = (uint32_t)o->checkpoint_keep, .stop = &run_stop });
+    bool stopped = run_stop && r == EDDY_OK;
     /* Statistics and tool logs are renamed into place whether or not the run
      * finished: a run stopped by an unstable state keeps its record. */
     eddy_result fin = eddy_scene_finish_output(s);
@@ -277,7 +291,10 @@ static int cmd_run(const options *o)
         r = fin;
     double wall = now_s() - t0;
     info = eddy_scene_get_info(s);
-    if (r == EDDY_OK) {
+    if (stopped) {
+        fprintf(stderr, "eddy: stopped by a signal at step %" PRIu64 " (t = %.6g s); its checkpoint is in %s: "
+                "continue with eddy run --resume %s\n", info.steps_done, info.time, info.out_dir, info.out_dir);
+    } else if (r == EDDY_OK) {
         double rate = wall > 0 ? (double)info.particle_count * (double)info.steps_done / wall : 0;
         printf("done: %" PRIu64 " steps, t = %.6g s, %u particles, %.3f s wall, %.3g particle-steps/s"
                " (with output), output in %s\n",
@@ -307,7 +324,7 @@ static int cmd_run(const options *o)
         fprintf(stderr, "eddy warning [validation.reported]: %u validation message(s)\n", vmsg);
     eddy_destroy_scene(s);
     eddy_destroy_engine(e);
-    return r == EDDY_OK ? 0 : 1;
+    return r != EDDY_OK ? 1 : stopped ? EDDY_EXIT_STOPPED : 0;
 }
 
 typedef struct scripted_device {

@@ -46,9 +46,10 @@ extern "C" {
  *   4.0  abi_major/abi_minor/struct_size, eddy_system_ctx.size, slots
  *   4.1  ports appended: inputs, outputs, set_input, get_input, read_outputs
  *   4.2  EDDY_PARAM_LIST and eddy_system_ctx.lists
- *   4.3  view appended: a system's own picture for a host's camera */
+ *   4.3  view appended: a system's own picture for a host's camera
+ *   4.4  checkpoint appended: the system's state for checkpoints */
 #define EDDY_MODULE_ABI_MAJOR 4
-#define EDDY_MODULE_ABI_MINOR 3
+#define EDDY_MODULE_ABI_MINOR 4
 /* Fills the version fields of an eddy_module_desc initializer:
  *     static const eddy_module_desc desc = { EDDY_MODULE_DESC_VERSION, .name = ... }; */
 #define EDDY_MODULE_DESC_VERSION                                                          \
@@ -229,6 +230,19 @@ typedef struct eddy_system_view {
     eddy_image color, depth;
 } eddy_system_view;
 
+/* Checkpoints (eddy_checkpoint.h, in libeddy-scene): the values a system
+ * declares as its state, each stored as a dataset of count x components
+ * values of one type. */
+typedef struct eddy_checkpoint eddy_checkpoint;
+typedef enum eddy_state_type {
+    EDDY_STATE_F32 = 1, /* float */
+    EDDY_STATE_U32 = 2, /* uint32_t */
+    EDDY_STATE_I32 = 3, /* int32_t */
+    EDDY_STATE_F64 = 4, /* double */
+    EDDY_STATE_U64 = 5, /* uint64_t */
+    EDDY_STATE_U8 = 6,  /* uint8_t (bytes, bools) */
+} eddy_state_type;
+
 struct eddy_module_desc {
     /* EDDY_MODULE_DESC_VERSION fills these three. The two 16-bit halves sit
      * where ABI 3 had one 32-bit version, so an ABI 3 module reads as 3.0. */
@@ -293,6 +307,23 @@ struct eddy_module_desc {
      * still uses); every call sets the camera, which the graph reads when it
      * runs. Waits: may upload the camera (a transfer eddy waits for). */
     eddy_result (*view)(void *state, const eddy_system_view_desc *desc, eddy_system_view *out);
+    /* ---- ABI 4.4 */
+    /* Required for checkpoints (a scene with a system whose module has none
+     * runs, but eddy_scene_save refuses it with checkpoint.unsupported
+     * naming the module): declares, with eddy_checkpoint_buffer and
+     * eddy_checkpoint_values, everything of the system that carries over
+     * from one step to the next and that its create does not rebuild from
+     * the scene: its own buffers that hold state (not scratch a substep
+     * overwrites before reading), the set buffers it adds that hold state
+     * (to give them a type and unit: the scene saves every set buffer
+     * anyway), and host values (a dt set by adaptive stepping, a port's
+     * last value, per-frame statistics gathered since the last frame).
+     * Called between steps, on a saved scene (each declaration is written)
+     * and on one being restored right after its create (each declaration
+     * is read in place, at once: after the calls, eddy_checkpoint_restoring
+     * tells the module to re-derive what depends on them). The names must
+     * be the same both ways. Waits: the transfers of the declared buffers. */
+    eddy_result (*checkpoint)(void *state, eddy_checkpoint *cp);
 };
 
 typedef const eddy_module_desc *(*eddy_module_entry_fn)(void);

@@ -14,6 +14,8 @@
 #include "eddy/eddy_solids.h"
 #include "eddy/eddy_module.h" /* eddy_system_view_desc, eddy_system_view */
 
+#include <signal.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,6 +38,21 @@ typedef struct eddy_scene_desc {
                               set's particles, a fill's lattice or a mesh's
                               voxels, checked before each allocation; 0 =
                               EDDY_SCENE_DEFAULT_HOST_BUDGET (4 GiB) */
+    /* ---- 1.4 */
+    /* A checkpoint (eddy_scene_save) to continue from; NULL = none. With
+     * path and json NULL the scene text is the one the checkpoint carries
+     * (and path the one it was loaded from, for its meshes); with either
+     * given, it must be that scene (checkpoint.foreign otherwise). The
+     * scene is made as from its file, then every system's state, the sets,
+     * time, steps and frames are restored: its steps continue bitwise as
+     * the saved run's would have. With output on, its output folder must
+     * be the saved run's (out_dir as it was): the first frame cuts
+     * stats.jsonl and the port logs back to their length at the checkpoint
+     * and rewrites the .pvd series; later frames overwrite the saved run's
+     * files of the same numbers. Refused with one message (checkpoint.*,
+     * docs/checkpoint.md) for a damaged, foreign, newer or malformed file;
+     * nothing is written then. The file is untrusted input. */
+    const char *checkpoint;
 } eddy_scene_desc;
 #define EDDY_SCENE_DEFAULT_HOST_BUDGET (4ull << 30)
 
@@ -80,7 +97,7 @@ EDDY_API eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps);
 /* Writes one output frame of the current state (VTK, stats) when outputs are
  * on. The first frame prepares the output folder: it is created when missing;
  * an existing one must be empty or hold an earlier eddy run (its marker file
- * .eddy_output), whose .vtp .vtu .pvd .png .ply .csv .jsonl and .tmp files are
+ * .eddy_output), whose .vtp .vtu .pvd .png .ply .csv .jsonl .tmp and .h5 files are
  * removed first, so the folder only ever holds one run. Frames (.vtp, .png,
  * surface meshes) and the .pvd series are written whole to NAME.tmp and
  * renamed; stats.jsonl and ports_<system>.csv grow as NAME.tmp and are renamed
@@ -91,10 +108,61 @@ EDDY_API eddy_result eddy_scene_write_frame(eddy_scene *s);
 /* Renames stats.jsonl and the tool logs into place (eddy_destroy_scene does
  * it too, ignoring errors); after it no frame can be written. */
 EDDY_API eddy_result eddy_scene_finish_output(eddy_scene *s);
-/* Runs the scene to its end (or max_steps when non-zero), writing frames; prints
- * a progress line when progress is true. Waits: as eddy_scene_step, for
- * every step. */
+/* Runs the scene to its end (or max_steps more steps when non-zero),
+ * writing a frame every frame interval and at the last step (and one of the
+ * start when no frame was written yet); prints a progress line when
+ * progress is true. eddy_scene_run_with without checkpoints. Waits: as
+ * eddy_scene_step, for every step. */
 EDDY_API eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress);
+
+/* ------------------------------------------------------------------ checkpoints */
+
+/* Saves the scene's whole state at this step boundary to path, an HDF5
+ * file (docs/checkpoint.md): the scene text and its hash, eddy's version,
+ * time, steps and frames, every set buffer, every system's declared state
+ * (eddy_checkpoint.h), the ports' values and where the output files stand
+ * (their pending lines are appended first). Written to "<path>.tmp",
+ * flushed, synced and renamed over path, so an earlier file of that name
+ * stays whole until the new one is complete. Refused with
+ * checkpoint.unsupported naming the module when a system's module declares
+ * no state (ABI before 4.4). Waits: for the host's recordings (submitted
+ * first) and the downloads. */
+EDDY_API eddy_result eddy_scene_save(eddy_scene *s, const char *path);
+
+/* Run options: eddy_scene_run with checkpoints and a stop flag. */
+typedef struct eddy_run_desc {
+    uint32_t struct_size;     /* required: EDDY_SIZED(eddy_run_desc) */
+    uint64_t max_steps;       /* steps to run; 0 = to the scene's end (what is left of it) */
+    bool progress;            /* a progress line on stderr */
+    /* A checkpoint "checkpoint_<step, 12 digits>.h5" in the output folder
+     * at every multiple of this simulated time (s, rounded to whole steps,
+     * counted from the scene's start, so a resumed run keeps the schedule);
+     * 0 = none. Output must be on. Range [0, 1e12]. */
+    double checkpoint_every;
+    /* Also one whenever this much wall-clock time (s) has passed since the
+     * last; 0 = none. Range [0, 1e9]. */
+    double checkpoint_wall;
+    /* Checkpoints kept in the folder (the newest); 0 = 2; at most
+     * EDDY_CHECKPOINT_LIST_MAX. */
+    uint32_t checkpoint_keep;
+    /* Read between steps (a signal handler's flag; NULL = none): once
+     * nonzero, the run finishes the step, writes a checkpoint (with output
+     * on, checkpoints asked for or not) and returns EDDY_OK before its end
+     * (eddy_scene_info.steps_done says where). */
+    const volatile sig_atomic_t *stop;
+} eddy_run_desc;
+#define EDDY_CHECKPOINT_LIST_MAX 64u
+
+/* eddy_scene_run with checkpoints; refused with run.invalid for options
+ * out of range or checkpoints with output off. Waits: as eddy_scene_run,
+ * and for each checkpoint's downloads and its file's sync. */
+EDDY_API eddy_result eddy_scene_run_with(eddy_scene *s, const eddy_run_desc *desc);
+/* The path of dir's index-th newest checkpoint file (0 = the newest; by
+ * the step in its name, "checkpoint_<step>.h5"), for a resume that falls
+ * back to an older one when the newest is damaged: EDDY_OK, or
+ * EDDY_ERROR_NOT_FOUND past the last (EDDY_ERROR_INVALID_ARGUMENT when it
+ * does not fit cap). Touches no engine; never waits. */
+EDDY_API eddy_result eddy_checkpoint_path(const char *dir, uint32_t index, char *path, size_t cap);
 /* Never waits. The scene's step graph now (one step: all substeps). Adaptive stepping
  * replaces it (eddy_scene_info.graph_generation changes); the old one is
  * destroyed, and freed once no recording uses it. Hosts that want time,

@@ -1,0 +1,388 @@
+/* HDF5 for checkpoints: see checkpoint_h5.h. */
+#include "checkpoint_h5.h"
+
+#include <hdf5.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A chunk of a checksummed dataset holds at most this many bytes: big
+ * enough to write fast, small enough that a reader's chunk cache stays
+ * small. */
+#define CK_CHUNK_BYTES (1u << 20)
+
+static bool fail(ck_h5 *h, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static bool fail(ck_h5 *h, const char *fmt, ...)
+{
+    if (h->err[0])
+        return false;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(h->err, sizeof h->err, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+size_t ck_type_size(eddy_state_type t)
+{
+    switch (t) {
+    case EDDY_STATE_F32: case EDDY_STATE_U32: case EDDY_STATE_I32: return 4;
+    case EDDY_STATE_F64: case EDDY_STATE_U64: return 8;
+    case EDDY_STATE_U8: return 1;
+    }
+    return 0;
+}
+
+const char *ck_type_name(eddy_state_type t)
+{
+    switch (t) {
+    case EDDY_STATE_F32: return "float32";
+    case EDDY_STATE_U32: return "uint32";
+    case EDDY_STATE_I32: return "int32";
+    case EDDY_STATE_F64: return "float64";
+    case EDDY_STATE_U64: return "uint64";
+    case EDDY_STATE_U8: return "uint8";
+    }
+    return "unknown";
+}
+
+static hid_t native(eddy_state_type t)
+{
+    switch (t) {
+    case EDDY_STATE_F32: return H5T_NATIVE_FLOAT;
+    case EDDY_STATE_U32: return H5T_NATIVE_UINT32;
+    case EDDY_STATE_I32: return H5T_NATIVE_INT32;
+    case EDDY_STATE_F64: return H5T_NATIVE_DOUBLE;
+    case EDDY_STATE_U64: return H5T_NATIVE_UINT64;
+    case EDDY_STATE_U8: return H5T_NATIVE_UINT8;
+    }
+    return H5I_INVALID_HID;
+}
+
+/* Files carry little-endian IEEE types whatever the host: a checkpoint
+ * moves between machines. */
+static hid_t stored(eddy_state_type t)
+{
+    switch (t) {
+    case EDDY_STATE_F32: return H5T_IEEE_F32LE;
+    case EDDY_STATE_U32: return H5T_STD_U32LE;
+    case EDDY_STATE_I32: return H5T_STD_I32LE;
+    case EDDY_STATE_F64: return H5T_IEEE_F64LE;
+    case EDDY_STATE_U64: return H5T_STD_U64LE;
+    case EDDY_STATE_U8: return H5T_STD_U8LE;
+    }
+    return H5I_INVALID_HID;
+}
+
+static void quiet(ck_h5 *h)
+{
+    H5E_auto2_t fn = NULL;
+    void *data = NULL;
+    H5Eget_auto2(H5E_DEFAULT, &fn, &data);
+    h->saved_fn = (void *)fn;
+    h->saved_data = data;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+static void unquiet(ck_h5 *h)
+{
+    H5Eset_auto2(H5E_DEFAULT, (H5E_auto2_t)h->saved_fn, h->saved_data);
+}
+
+bool ck_create(ck_h5 *h, const char *path)
+{
+    memset(h, 0, sizeof *h);
+    if (H5open() < 0)
+        return fail(h, "the HDF5 library could not start");
+    quiet(h);
+    h->writing = true;
+    h->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (h->file < 0) {
+        h->file = 0;
+        unquiet(h);
+        return fail(h, "cannot create the HDF5 file");
+    }
+    return true;
+}
+
+bool ck_open(ck_h5 *h, const char *path)
+{
+    memset(h, 0, sizeof *h);
+    if (H5open() < 0)
+        return fail(h, "the HDF5 library could not start");
+    quiet(h);
+#if H5_VERSION_GE(1, 12, 0)
+    htri_t is = H5Fis_accessible(path, H5P_DEFAULT);
+#else
+    htri_t is = H5Fis_hdf5(path);
+#endif
+    if (is <= 0) {
+        unquiet(h);
+        return fail(h, "not an HDF5 file (or truncated)");
+    }
+    h->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (h->file < 0) {
+        h->file = 0;
+        unquiet(h);
+        return fail(h, "cannot open the HDF5 file");
+    }
+    return true;
+}
+
+bool ck_close(ck_h5 *h)
+{
+    if (!h->file)
+        return !h->err[0];
+    bool ok = true;
+    if (h->writing && H5Fflush(h->file, H5F_SCOPE_LOCAL) < 0)
+        ok = fail(h, "cannot flush the HDF5 file");
+    if (H5Fclose(h->file) < 0)
+        ok = fail(h, "cannot close the HDF5 file");
+    h->file = 0;
+    unquiet(h);
+    return ok && !h->err[0];
+}
+
+bool ck_group(ck_h5 *h, const char *path)
+{
+    if (ck_exists(h, path))
+        return true;
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t g = H5Gcreate2(h->file, path, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    H5Pclose(lcpl);
+    if (g < 0)
+        return fail(h, "cannot create group %s", path);
+    H5Gclose(g);
+    return true;
+}
+
+bool ck_exists(ck_h5 *h, const char *path)
+{
+    if (!strcmp(path, "/"))
+        return true;
+    /* Each link on the way must exist before the next is asked for. */
+    char part[1024];
+    size_t n = strlen(path);
+    if (n >= sizeof part)
+        return false;
+    for (size_t i = 1; i <= n; i++) {
+        if (path[i] != '/' && path[i] != 0)
+            continue;
+        memcpy(part, path, i);
+        part[i] = 0;
+        if (H5Lexists(h->file, part, H5P_DEFAULT) <= 0)
+            return false;
+    }
+    return H5Oexists_by_name(h->file, path, H5P_DEFAULT) > 0;
+}
+
+bool ck_write(ck_h5 *h, const char *path, eddy_state_type t, uint64_t rows, uint32_t cols, const void *data,
+              const char *unit)
+{
+    size_t es = ck_type_size(t);
+    if (!es || !cols)
+        return fail(h, "%s: bad type or shape", path);
+    char parent[1024];
+    const char *slash = strrchr(path, '/');
+    if (slash && slash != path) {
+        size_t len = (size_t)(slash - path);
+        if (len >= sizeof parent)
+            return fail(h, "%s: path too long", path);
+        memcpy(parent, path, len);
+        parent[len] = 0;
+        if (!ck_group(h, parent))
+            return false;
+    }
+    hsize_t dims[2] = { rows, cols };
+    hid_t space = H5Screate_simple(2, dims, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (rows > 0) {
+        uint64_t per = CK_CHUNK_BYTES / (es * cols);
+        hsize_t chunk[2] = { per < 1 ? 1 : per > rows ? rows : per, cols };
+        H5Pset_chunk(dcpl, 2, chunk);
+        H5Pset_fletcher32(dcpl);
+    }
+    hid_t d = H5Dcreate2(h->file, path, stored(t), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    if (d < 0)
+        return fail(h, "cannot create dataset %s", path);
+    bool ok = rows == 0 || H5Dwrite(d, native(t), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0;
+    H5Dclose(d);
+    if (!ok)
+        return fail(h, "cannot write dataset %s", path);
+    return ck_attr_str(h, path, "unit", unit && *unit ? unit : "1");
+}
+
+static bool same_type(hid_t ft, eddy_state_type t)
+{
+    H5T_class_t c = H5Tget_class(ft);
+    size_t size = H5Tget_size(ft);
+    if (size != ck_type_size(t))
+        return false;
+    if (t == EDDY_STATE_F32 || t == EDDY_STATE_F64)
+        return c == H5T_FLOAT;
+    if (c != H5T_INTEGER)
+        return false;
+    H5T_sign_t sign = H5Tget_sign(ft);
+    return t == EDDY_STATE_I32 ? sign == H5T_SGN_2 : sign == H5T_SGN_NONE;
+}
+
+bool ck_extent(ck_h5 *h, const char *path, uint64_t *rows, uint64_t *cols)
+{
+    if (!ck_exists(h, path))
+        return false;
+    hid_t d = H5Dopen2(h->file, path, H5P_DEFAULT);
+    if (d < 0)
+        return false;
+    hid_t space = H5Dget_space(d);
+    hsize_t dims[2] = { 0, 0 };
+    bool ok = space >= 0 && H5Sget_simple_extent_ndims(space) == 2 && H5Sget_simple_extent_dims(space, dims, NULL) == 2;
+    if (space >= 0)
+        H5Sclose(space);
+    H5Dclose(d);
+    *rows = dims[0];
+    *cols = dims[1];
+    return ok;
+}
+
+bool ck_read(ck_h5 *h, const char *path, eddy_state_type t, uint64_t rows, uint32_t cols, void *data)
+{
+    if (!ck_exists(h, path))
+        return fail(h, "%s: missing", path);
+    hid_t d = H5Dopen2(h->file, path, H5P_DEFAULT);
+    if (d < 0)
+        return fail(h, "%s: not a dataset", path);
+    hid_t ft = H5Dget_type(d), space = H5Dget_space(d);
+    hsize_t dims[2] = { 0, 0 };
+    bool shaped = space >= 0 && H5Sget_simple_extent_ndims(space) == 2 &&
+                  H5Sget_simple_extent_dims(space, dims, NULL) == 2;
+    bool typed = ft >= 0 && same_type(ft, t);
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (space >= 0)
+        H5Sclose(space);
+    if (!typed || !shaped || dims[0] != rows || dims[1] != cols) {
+        H5Dclose(d);
+        if (!typed)
+            return fail(h, "%s: expected %s values", path, ck_type_name(t));
+        return fail(h, "%s: expected %llu x %u values, the file has %llu x %llu", path, (unsigned long long)rows,
+                    cols, (unsigned long long)dims[0], (unsigned long long)dims[1]);
+    }
+    /* A checksummed dataset is verified as it is read (HDF5 checks
+     * Fletcher32 by default): a flipped bit fails here. */
+    bool ok = rows == 0 || H5Dread(d, native(t), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0;
+    H5Dclose(d);
+    return ok ? true : fail(h, "%s: cannot be read (checksum or storage damaged)", path);
+}
+
+static hid_t open_obj(ck_h5 *h, const char *obj)
+{
+    return ck_exists(h, obj) ? H5Oopen(h->file, obj, H5P_DEFAULT) : H5I_INVALID_HID;
+}
+
+static bool attr_write(ck_h5 *h, const char *obj, const char *name, hid_t ftype, hid_t mtype, const void *v)
+{
+    hid_t o = open_obj(h, obj);
+    if (o < 0)
+        return fail(h, "%s: no such object for attribute %s", obj, name);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(o, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    bool ok = a >= 0 && H5Awrite(a, mtype, v) >= 0;
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(space);
+    H5Oclose(o);
+    return ok ? true : fail(h, "%s: cannot write attribute %s", obj, name);
+}
+
+bool ck_attr_u64(ck_h5 *h, const char *obj, const char *name, uint64_t v)
+{
+    return attr_write(h, obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &v);
+}
+
+bool ck_attr_f64(ck_h5 *h, const char *obj, const char *name, double v)
+{
+    return attr_write(h, obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
+}
+
+bool ck_attr_str(ck_h5 *h, const char *obj, const char *name, const char *v)
+{
+    /* Fixed-length ASCII/UTF-8 strings: what h5py and h5dump show as text. */
+    hid_t st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, strlen(v) + 1);
+    H5Tset_cset(st, H5T_CSET_UTF8);
+    bool ok = attr_write(h, obj, name, st, st, v);
+    H5Tclose(st);
+    return ok;
+}
+
+/* Opens attribute name of obj, checks its class and size and reads it. */
+static bool attr_read(ck_h5 *h, const char *obj, const char *name, H5T_class_t cls, size_t size, hid_t mtype,
+                      void *out, size_t cap)
+{
+    hid_t o = open_obj(h, obj);
+    if (o < 0)
+        return fail(h, "%s: missing", obj);
+    if (H5Aexists(o, name) <= 0) {
+        H5Oclose(o);
+        return fail(h, "%s: attribute %s missing", obj, name);
+    }
+    hid_t a = H5Aopen(o, name, H5P_DEFAULT);
+    hid_t ft = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
+    hid_t space = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
+    bool ok = ft >= 0 && space >= 0 && H5Tget_class(ft) == cls && H5Sget_simple_extent_type(space) == H5S_SCALAR;
+    size_t fsize = ft >= 0 ? H5Tget_size(ft) : 0;
+    bool vlen = ok && cls == H5T_STRING && H5Tis_variable_str(ft) > 0;
+    if (ok && cls == H5T_STRING)
+        ok = vlen || (fsize > 0 && fsize < cap);
+    else if (ok)
+        ok = fsize == size && (cls != H5T_INTEGER || H5Tget_sign(ft) == H5T_SGN_NONE);
+    if (ok && vlen) {
+        /* Variable-length text (what h5py writes for a str): HDF5 allocates it. */
+        char *text = NULL;
+        hid_t mt = H5Tcopy(ft);
+        ok = H5Aread(a, mt, &text) >= 0 && text && strlen(text) < cap;
+        if (ok)
+            memcpy(out, text, strlen(text) + 1);
+        if (text)
+            H5free_memory(text);
+        H5Tclose(mt);
+    } else if (ok && cls == H5T_STRING) {
+        hid_t mt = H5Tcopy(ft); /* the file's size, padding and character set */
+        memset(out, 0, cap);
+        ok = H5Aread(a, mt, out) >= 0;
+        ((char *)out)[fsize] = 0;
+        H5Tclose(mt);
+    } else if (ok) {
+        ok = H5Aread(a, mtype, out) >= 0;
+    }
+    if (space >= 0)
+        H5Sclose(space);
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Oclose(o);
+    return ok ? true : fail(h, "%s: attribute %s has another type or size", obj, name);
+}
+
+bool ck_get_u64(ck_h5 *h, const char *obj, const char *name, uint64_t *v)
+{
+    return attr_read(h, obj, name, H5T_INTEGER, 8, H5T_NATIVE_UINT64, v, 8);
+}
+
+bool ck_get_f64(ck_h5 *h, const char *obj, const char *name, double *v)
+{
+    return attr_read(h, obj, name, H5T_FLOAT, 8, H5T_NATIVE_DOUBLE, v, 8);
+}
+
+bool ck_get_str(ck_h5 *h, const char *obj, const char *name, char *out, size_t cap)
+{
+    return attr_read(h, obj, name, H5T_STRING, 0, H5I_INVALID_HID, out, cap);
+}

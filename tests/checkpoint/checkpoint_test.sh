@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# Checkpoint and restart through `eddy run`: one case per invocation.
+# usage: checkpoint_test.sh EDDY_BINARY SOURCE_ROOT CASE
+# A resume case runs a scene N steps uninterrupted (A), again writing a
+# checkpoint every E seconds (B: checkpointing must not change a byte),
+# then resumes a copy of B's folder from its checkpoint nearest N/2 (a step
+# between frames) and runs to N: every output file (all but the
+# checkpoints) must equal A's bitwise. Any validation message fails.
+set -u
+eddy=$1 root=$2 case=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export EDDY_VALIDATION=sync
+# Debian's Python, which has Debian's h5py (python3-h5py).
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+fail() { echo "FAIL ($case): $*"; echo "--- stderr:"; cat "$tmp/err" 2>/dev/null; exit 1; }
+. "$root/tests/require_device.sh"
+require_device "$eddy"
+
+run() { # run DIR ARGS...: eddy run with output in DIR; stderr to $tmp/err
+    local dir=$1; shift
+    "$eddy" run "$@" --out "$dir" --quiet >"$tmp/outlog" 2>"$tmp/err"
+}
+same_outputs() { # same_outputs A C: every output file of A is in C, bitwise
+    local n=0
+    for f in "$1"/*; do
+        case $f in *.h5) continue;; esac
+        cmp -s "$f" "$2/$(basename "$f")" || fail "$(basename "$f") differs from the uninterrupted run"
+        n=$((n + 1))
+    done
+    for f in "$2"/*; do
+        case $f in *.h5) continue;; esac
+        [ -e "$1/$(basename "$f")" ] || fail "$(basename "$f") is extra"
+    done
+    [ $n -ge 3 ] || fail "only $n files"
+    echo "$n"
+}
+short_scene() { # short_scene NAME SECONDS: the example scene with that duration, as $tmp/scene.json
+    $py - "$root/scenes/$1.json" "$2" "$tmp/scene.json" <<'PY' || fail "cannot write the scene"
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["duration"] = float(sys.argv[2])
+json.dump(s, open(sys.argv[3], "w"), indent=1)
+PY
+}
+no_validation() { ! grep -q "validation message" "$tmp/err" || fail "validation messages"; }
+
+# A hostile checkpoint is refused with its identifier and changes no file.
+hostile() { # hostile NAME ID [SCENE]: resume $tmp/H/NAME; expect ID
+    local before after
+    before=$(cd "$tmp/H" && ls -l --time-style=+%s.%N | md5sum)
+    "$eddy" run ${3:+"$3"} --resume "$tmp/H/$1" --quiet >"$tmp/outlog" 2>"$tmp/err"
+    local rc=$?
+    [ $rc -ne 0 ] || fail "$1: exit status 0"
+    grep -q "\[$2\]" "$tmp/err" || fail "$1: no [$2] message"
+    [ "$(grep -c 'error \[' "$tmp/err")" -eq 1 ] || fail "$1: expected one message"
+    after=$(cd "$tmp/H" && ls -l --time-style=+%s.%N | md5sum)
+    [ "$before" = "$after" ] || fail "$1: the folder changed"
+    echo "  $1 refused: $(grep -m1 'error \[' "$tmp/err")"
+}
+
+resume_case() { # resume_case SCENE N EVERY
+    local scene=$root/scenes/$1.json steps=$2 every=$3
+    run "$tmp/A" "$scene" --steps "$steps" || fail "uninterrupted run: exit $?"
+    no_validation
+    run "$tmp/B" "$scene" --steps "$steps" --checkpoint-every "$every" --checkpoint-keep 64 ||
+        fail "checkpointed run: exit $?"
+    no_validation
+    local n
+    n=$(same_outputs "$tmp/A" "$tmp/B") || { echo "$n"; exit 1; }
+    local all=("$tmp"/B/checkpoint_*.h5) mid
+    [ ${#all[@]} -ge 2 ] || fail "expected 2 checkpoints or more, got ${#all[@]}"
+    mid=${all[$(( (${#all[@]} - 1) / 2 ))]}
+    local k=$((10#$(basename "$mid" .h5 | sed 's/checkpoint_//')))
+    cp -r "$tmp/B" "$tmp/C"
+    for f in "$tmp"/C/checkpoint_*.h5; do
+        [ $((10#$(basename "$f" .h5 | sed 's/checkpoint_//'))) -gt $k ] && rm "$f"
+    done
+    run "$tmp/C" --resume "$tmp/C/$(basename "$mid")" --steps $((steps - k)) || fail "resumed run: exit $?"
+    no_validation
+    n=$(same_outputs "$tmp/A" "$tmp/C") || { echo "$n"; exit 1; }
+    echo "ok ($case): resumed at step $k of $steps, $n files bitwise equal"
+}
+
+case $case in
+resume_sph) resume_case sph_dam_break 120 0.013;;
+resume_iisph) resume_case sph_martin_moyce_iisph 40 0.011;;
+resume_dfsph) resume_case sph_martin_moyce_dfsph 40 0.022;;
+resume_pbf_tool) resume_case pbf_tool_5k 40 0.055;;
+resume_rigid) resume_case rigid_drop 300 0.0105;;
+resume_granular) resume_case granular_pile 200 0.0102;;
+resume_couple) resume_case couple_tank 12 0.0161;;
+resume_cloth) resume_case deform_cloth_sphere 40 0.055;;
+resume_cloth_water) resume_case deform_cloth_water 16 0.0201;;
+resume_handle) resume_case deform_handle_drag 30 0.11;;
+resume_volume) resume_case volume_torus 30 0.11;;
+sigterm)
+    # SIGTERM in a run: a checkpoint at the next step, exit status 75, and
+    # the resumed run ends bitwise as one never stopped.
+    short_scene granular_pile 0.08
+    scene=$tmp/scene.json
+    run "$tmp/A" "$scene" || fail "uninterrupted run: exit $?"
+    "$eddy" run "$scene" --out "$tmp/B" --quiet >"$tmp/outlog" 2>"$tmp/err" &
+    pid=$!
+    for _ in $(seq 100); do [ -e "$tmp/B/stats.jsonl.tmp" ] && break; sleep 0.05; done
+    sleep 0.3
+    kill -TERM $pid
+    wait $pid
+    rc=$?
+    [ $rc -eq 75 ] || fail "exit status $rc after SIGTERM, expected 75"
+    ls "$tmp"/B/checkpoint_*.h5 >/dev/null 2>&1 || fail "no checkpoint after SIGTERM"
+    grep -q "stopped by a signal at step" "$tmp/err" || fail "no stop line"
+    at=$(grep -o "step [0-9]*" "$tmp/err" | tail -1)
+    "$eddy" run --resume "$tmp/B" --quiet >"$tmp/outlog" 2>"$tmp/err" || fail "resume: exit $?"
+    no_validation
+    n=$(same_outputs "$tmp/A" "$tmp/B") || { echo "$n"; exit 1; }
+    echo "ok ($case): stopped at $at with status 75, resumed: $n files bitwise equal";;
+kill9)
+    # kill -9 at 20 random moments of a run writing checkpoints: each time
+    # --resume finds a valid one and ends bitwise as the uninterrupted run.
+    short_scene bounce 2.0
+    scene=$tmp/scene.json
+    run "$tmp/A" "$scene" || fail "uninterrupted run: exit $?"
+    for k in $(seq 20); do
+        rm -rf "$tmp/B"
+        "$eddy" run "$scene" --checkpoint-every 0.013 --out "$tmp/B" --quiet >/dev/null 2>"$tmp/err" &
+        pid=$!
+        for _ in $(seq 200); do ls "$tmp"/B/checkpoint_*.h5 >/dev/null 2>&1 && break; sleep 0.01; done
+        sleep "0.$(printf '%03d' $((RANDOM % 400)))"
+        kill -9 $pid 2>/dev/null
+        wait $pid 2>/dev/null
+        "$eddy" run --resume "$tmp/B" --quiet >"$tmp/outlog" 2>"$tmp/err" || fail "kill $k: resume: exit $?"
+        no_validation
+        n=$(same_outputs "$tmp/A" "$tmp/B") || { echo "$n"; exit 1; }
+        from=$(grep -o 'checkpoint_[0-9]*' "$tmp/err" | head -1)
+        echo "  kill $k: resumed from $from: bitwise equal"
+    done
+    echo "ok ($case): 20 kills, 20 bitwise resumes";;
+h5py)
+    # A checkpoint is plain HDF5: h5py reads its positions and attributes.
+    run "$tmp/B" "$root/scenes/bounce.json" --steps 40 --checkpoint-every 0.02 || fail "run: exit $?"
+    $py - "$tmp/B/checkpoint_000000000040.h5" <<'PY' || fail "h5py could not read the checkpoint"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    x = f["sets/balls/position"][:, :3]
+    assert f["sets/balls/position"].attrs["unit"] in (b"m", "m")
+    assert int(f.attrs["step"]) == 40 and abs(float(f.attrs["time"]) - 0.04) < 1e-12
+    assert x.shape == (8000, 3) and np.isfinite(x).all(), x.shape
+    print("  h5py: %d positions, mean height %.4f m at t = %g s" % (len(x), x[:, 1].mean(), f.attrs["time"]))
+PY
+    h5dump -A "$tmp/B/checkpoint_000000000040.h5" | grep -q 'eddy checkpoint' || fail "h5dump shows no format"
+    echo "ok ($case): h5py and h5dump read the checkpoint";;
+hostile)
+    run "$tmp/H" "$root/scenes/bounce.json" --steps 40 --checkpoint-every 0.02 || fail "run: exit $?"
+    good=$tmp/H/checkpoint_000000000040.h5
+    size=$(stat -c %s "$good")
+    head -c $((size / 2)) "$good" >"$tmp/H/truncated.h5"
+    $py - "$good" "$tmp/H" <<'PY' || fail "could not make the hostile files"
+import shutil, sys, h5py
+good, d = sys.argv[1], sys.argv[2]
+def variant(name, edit):
+    shutil.copy(good, f"{d}/{name}")
+    with h5py.File(f"{d}/{name}", "r+") as f:
+        edit(f)
+def flip(f):
+    off = f["sets/balls/position"].id.get_chunk_info(0).byte_offset + 1000
+    f.close()
+    with open(f"{d}/flipped.h5", "r+b") as raw:
+        raw.seek(off); b = raw.read(1); raw.seek(off); raw.write(bytes([b[0] ^ 0x10]))
+variant("flipped.h5", flip)
+def newer(f):
+    del f.attrs["eddy_version"]; f.attrs.create("eddy_version", b"9.0.0")
+variant("newer.h5", newer)
+def huge(f):
+    del f["sets/balls/position"]
+    f.create_dataset("sets/balls/position", shape=(1 << 40, 4), dtype="f4", chunks=(1024, 4))
+variant("huge.h5", huge)
+def huge_text(f):
+    path = f["scene/text"].attrs["path"]
+    del f["scene/text"]
+    f.create_dataset("scene/text", shape=(1 << 40, 1), dtype="u1", chunks=(4096, 1))
+variant("huge_text.h5", huge_text)
+PY
+    hostile truncated.h5 checkpoint.invalid
+    hostile flipped.h5 checkpoint.mismatch
+    hostile newer.h5 checkpoint.version
+    hostile huge.h5 checkpoint.mismatch
+    hostile huge_text.h5 checkpoint.invalid
+    hostile checkpoint_000000000040.h5 checkpoint.foreign "$root/scenes/granular_pile.json"
+    echo "ok ($case): six hostile checkpoints refused";;
+*) echo "unknown case $case"; exit 2;;
+esac
