@@ -5,21 +5,21 @@
 # Findings (crash-*, leak-*, timeout-*, oom-*) are kept in
 # fuzz-out/<harness>/found/ with the log; the corpus grows in
 # fuzz-out/<harness>/corpus/ and is reused by the next run.
-# usage: [FUZZ_JOBS=N] tools/fuzz.sh [SECONDS] [scene|obj|tet|cache|view_events|bench_model|cli|module_desc ...]   (default 60 s, all, 1 job)
+# usage: [FUZZ_JOBS=N] tools/fuzz.sh [SECONDS] [scene|obj|tet|cache|view_events|bench_model|cli|module_desc|checkpoint|checkpoint_deep ...]   (default 60 s, all, 1 job)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 root=$PWD
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene obj tet cache view_events bench_model cli module_desc)
-case $seconds in ''|*[!0-9]*) echo "usage: tools/fuzz.sh [SECONDS] [scene|obj|tet|cache|view_events|bench_model|cli|module_desc ...]" >&2; exit 2;; esac
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene obj tet cache view_events bench_model cli module_desc checkpoint)
+case $seconds in ''|*[!0-9]*) echo "usage: tools/fuzz.sh [SECONDS] [scene|obj|tet|cache|view_events|bench_model|cli|module_desc|checkpoint|checkpoint_deep ...]" >&2; exit 2;; esac
 bash tools/install-deps.sh >/dev/null || exit 1
 if [ ! -f build-san/build.ninja ]; then
     CC=clang meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false \
         "-Dc_args=-fno-omit-frame-pointer -fsanitize=fuzzer-no-link" >/dev/null || exit 1
 fi
-ninja -C build-san tests/fuzz/fuzz_scene tests/fuzz/fuzz_obj tests/fuzz/fuzz_tet tests/fuzz/fuzz_cache tests/fuzz/fuzz_view_events tests/fuzz/fuzz_bench_model tests/fuzz/fuzz_cli tests/fuzz/fuzz_module_desc >/dev/null || exit 1
+ninja -C build-san tests/fuzz/fuzz_scene tests/fuzz/fuzz_obj tests/fuzz/fuzz_tet tests/fuzz/fuzz_cache tests/fuzz/fuzz_view_events tests/fuzz/fuzz_bench_model tests/fuzz/fuzz_cli tests/fuzz/fuzz_module_desc tests/fuzz/fuzz_checkpoint >/dev/null || exit 1
 export LSAN_OPTIONS="suppressions=$root/tests/sanitize/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 # ASan's quarantine holds freed memory back to catch uses after free; the
@@ -28,16 +28,20 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=64"
 pids=()
 for h in "${harnesses[@]}"; do
-    case $h in scene|obj|tet|cache|view_events|bench_model|cli|module_desc) ;; *) echo "unknown harness '$h' (scene, obj, tet, cache, view_events, bench_model, cli, module_desc)" >&2; exit 2;; esac
+    case $h in scene|obj|tet|cache|view_events|bench_model|cli|module_desc|checkpoint|checkpoint_deep) ;; *) echo "unknown harness '$h' (scene, obj, tet, cache, view_events, bench_model, cli, module_desc, checkpoint, checkpoint_deep)" >&2; exit 2;; esac
+    # checkpoint_deep: fuzz_checkpoint sealing each edited file again, so
+    # the edits reach HDF5's parser (libhdf5 itself is fuzzed).
+    bin=fuzz_$h kind=$h reseal=0
+    [ "$h" = checkpoint_deep ] && bin=fuzz_checkpoint kind=checkpoint reseal=1
     dir=$root/fuzz-out/$h
     mkdir -p "$dir/found"
-    bash tests/fuzz/corpus.sh "$h" "$root" "$dir/corpus"
+    bash tests/fuzz/corpus.sh "$kind" "$root" "$dir/corpus"
     rm -f "$dir"/log.*
     # FUZZ_JOBS processes per harness (default 1), each with its own seed on
     # the shared corpus. Scenes name meshes relative to the working folder
     # when fuzzed as text.
     for j in $(seq "${FUZZ_JOBS:-1}"); do
-        (cd "$root/scenes" && "$root/build-san/tests/fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=30 \
+        (cd "$root/scenes" && EDDY_FUZZ_RESEAL=$reseal "$root/build-san/tests/fuzz/$bin" -max_total_time="$seconds" -timeout=30 \
             -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$dir/found/" "$dir/corpus" \
             >"$dir/log.$j" 2>&1) &
         pids+=("$!:$h")

@@ -27,10 +27,10 @@ ninja -C build-san >/dev/null || { ninja -C build-san | tail -30; echo "0 passed
 # ASan it adds 0 to 2 s a test (prims 5.4 s against 5.6 s off, grid 45.5
 # against 45.4, sph_cpu 3.4 against 1.6, pbf_cpu 6.2 against 4.5), and the
 # layer's own leaks carry no eddy frame, so run.sh ignores them.
-gpu_sample=(roundtrip roundtrip_staging graph memory prims prims_no_subgroup grid render adopt module_load
+gpu_sample=(roundtrip roundtrip_staging graph memory prims prims_no_subgroup render adopt module_load
             lifetime buffers images pipeline_cache api_misuse desc_size
             ballistic sph_surface pbf_haptic sph_cpu pbf_cpu pbf_tool_cpu couple_cpu couple_sheet_cpu rigid_cpu
-            deform_contact_cpu)
+            deform_contact_cpu checkpoint checkpoint_hostile)
 cli=$(meson test -C build-san --list 2>/dev/null | sed -n 's/^eddy:cli \/ //p' \
       | grep -vx -e cli_pbf_tool_experiment -e cli_bench -e cli_resting)
 # shellcheck disable=SC2086

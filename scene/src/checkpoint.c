@@ -404,7 +404,7 @@ static eddy_result transfer_systems(eddy_checkpoint *cp)
 
 /* A system whose module declares no state stops a save or restore before
  * anything is written or read. */
-static bool all_declare(eddy_scene *s, const char *file)
+bool scene_checkpointable(eddy_scene *s, const char *file)
 {
     for (uint32_t i = 0; i < s->system_count; i++) {
         const eddy_module_desc *m = s->systems[i].module;
@@ -495,7 +495,7 @@ static eddy_result transfer_output(eddy_checkpoint *cp)
             : cp_fail(cp, "checkpoint.mismatch", EDDY_ERROR_PARSE, "/scene/output: a .pvd entry names a set or "
                       "frame the scene does not have");
     if (r == EDDY_OK && cp->restoring) {
-        s->resume_out = ready != 0;
+        s->resume_out = ready != 0 && !s->no_output;
         free(s->resume_bytes);
         s->resume_bytes = bytes;
         bytes = NULL;
@@ -547,7 +547,7 @@ eddy_result eddy_scene_save(eddy_scene *s, const char *path)
                  "%zu bytes", sizeof tmp - 5);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    if (!all_declare(s, path))
+    if (!scene_checkpointable(s, path))
         return EDDY_ERROR_UNSUPPORTED;
     eddy_result r = scene_wait_recorded(s);
     if (r == EDDY_OK && s->resume_out && !s->no_output) {
@@ -577,6 +577,9 @@ eddy_result eddy_scene_save(eddy_scene *s, const char *path)
         r = transfer_output(&cp);
     if (!ck_close(&h) && r == EDDY_OK)
         r = cp_fail(&cp, "checkpoint.io", EDDY_ERROR_IO, "%s", h.err);
+    char err[256];
+    if (r == EDDY_OK && !ck_seal(tmp, err, sizeof err))
+        r = cp_fail(&cp, "checkpoint.io", EDDY_ERROR_IO, "%s", err);
     /* The earlier file with this name stays whole until the new one is on
      * the disk: then one rename replaces it. */
     if (r == EDDY_OK && (!sync_path(tmp, false) || rename(tmp, path) != 0 || !sync_path(dir, true)))
@@ -654,7 +657,7 @@ static bool check_header(eddy_checkpoint *cp)
 
 bool scene_restore(eddy_scene *s, const char *checkpoint)
 {
-    if (!all_declare(s, checkpoint))
+    if (!scene_checkpointable(s, checkpoint))
         return false;
     ck_h5 h;
     eddy_checkpoint cp = { .s = s, .h = &h, .file = checkpoint, .restoring = true };

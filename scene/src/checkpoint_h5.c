@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
 
 /* A chunk of a checksummed dataset holds at most this many bytes: big
  * enough to write fast, small enough that a reader's chunk cache stays
@@ -93,6 +95,109 @@ static void unquiet(ck_h5 *h)
     H5Eset_auto2(H5E_DEFAULT, (H5E_auto2_t)h->saved_fn, h->saved_data);
 }
 
+/* The seal in the file's user block (HDF5 leaves its first CK_USERBLOCK
+ * bytes to the application; h5py and h5dump skip them): "EDDYCKPT", the
+ * seal's version, the CRC-32 (zlib) of the whole file read with these four
+ * bytes as zeros, then the file's length, little-endian. */
+#define CK_MAGIC "EDDYCKPT"
+#define CK_SEAL_VERSION 1u
+#define CK_CRC_AT 12
+
+static void put_le(unsigned char *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The CRC-32 of all of f, its CRC field read as zeros, and its length
+ * (false on a read error). */
+static bool crc_of(FILE *f, uint64_t *crc, uint64_t *length)
+{
+    unsigned char buf[1 << 16];
+    uLong c = crc32(0L, Z_NULL, 0);
+    uint64_t n = 0;
+    if (fseek(f, 0, SEEK_SET) != 0)
+        return false;
+    for (size_t got; (got = fread(buf, 1, sizeof buf, f)) > 0;) {
+        for (uint64_t i = n; i < n + got && i < CK_CRC_AT + 4; i++)
+            if (i >= CK_CRC_AT)
+                buf[i - n] = 0;
+        c = crc32(c, buf, (uInt)got);
+        n += got;
+    }
+    *crc = c;
+    *length = n;
+    return !ferror(f);
+}
+
+bool ck_seal(const char *path, char *err, size_t cap)
+{
+    FILE *f = fopen(path, "r+b");
+    uint64_t crc = 0, length = 0;
+    struct stat st;
+    unsigned char head[32] = { 0 };
+    memcpy(head, CK_MAGIC, 8);
+    put_le(head + 8, CK_SEAL_VERSION, 4);
+    /* The length and version first: the CRC covers them. */
+    bool ok = f && fstat(fileno(f), &st) == 0;
+    put_le(head + 16, ok ? (uint64_t)st.st_size : 0, 8);
+    ok = ok && fwrite(head, 1, sizeof head, f) == sizeof head && fflush(f) == 0 && crc_of(f, &crc, &length);
+    put_le(head + CK_CRC_AT, crc, 4);
+    ok = ok && fseek(f, CK_CRC_AT, SEEK_SET) == 0 && fwrite(head + CK_CRC_AT, 1, 4, f) == 4;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok)
+        snprintf(err, cap, "cannot seal %s", path);
+    return ok;
+}
+
+bool ck_check_seal(const char *path, char *err, size_t cap)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, cap, "not a regular file that can be read");
+        return false;
+    }
+    FILE *f = fopen(path, "rb");
+    unsigned char head[32];
+    bool ok = f && fread(head, 1, sizeof head, f) == sizeof head && !memcmp(head, CK_MAGIC, 8);
+    if (!ok) {
+        if (f)
+            fclose(f);
+        snprintf(err, cap, "not an eddy checkpoint (no %s seal at its start)", CK_MAGIC);
+        return false;
+    }
+    uint64_t crc = 0, length = 0;
+    if (get_le(head + 8, 4) > CK_SEAL_VERSION) {
+        fclose(f);
+        snprintf(err, cap, "sealed by a newer eddy (seal version %llu)", (unsigned long long)get_le(head + 8, 4));
+        return false;
+    }
+    /* The length first: a truncated file is named as such, and a length
+     * that differs saves reading the rest. */
+    if (get_le(head + 16, 8) != (uint64_t)st.st_size) {
+        fclose(f);
+        snprintf(err, cap, "truncated or extended: %llu bytes, sealed at %llu", (unsigned long long)st.st_size,
+                 (unsigned long long)get_le(head + 16, 8));
+        return false;
+    }
+    ok = crc_of(f, &crc, &length);
+    fclose(f);
+    if (!ok || crc != get_le(head + CK_CRC_AT, 4) || length != (uint64_t)st.st_size) {
+        snprintf(err, cap, "damaged: its CRC-32 does not match its seal");
+        return false;
+    }
+    return true;
+}
+
 bool ck_create(ck_h5 *h, const char *path)
 {
     memset(h, 0, sizeof *h);
@@ -100,7 +205,10 @@ bool ck_create(ck_h5 *h, const char *path)
         return fail(h, "the HDF5 library could not start");
     quiet(h);
     h->writing = true;
-    h->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    H5Pset_userblock(fcpl, CK_USERBLOCK);
+    h->file = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    H5Pclose(fcpl);
     if (h->file < 0) {
         h->file = 0;
         unquiet(h);
@@ -112,6 +220,10 @@ bool ck_create(ck_h5 *h, const char *path)
 bool ck_open(ck_h5 *h, const char *path)
 {
     memset(h, 0, sizeof *h);
+    /* A damaged file never reaches HDF5's parser, whose decoding of
+     * malformed metadata is not hardened. */
+    if (!ck_check_seal(path, h->err, sizeof h->err))
+        return false;
     if (H5open() < 0)
         return fail(h, "the HDF5 library could not start");
     quiet(h);

@@ -24,6 +24,18 @@ typedef struct ck_h5 {
     void *saved_fn, *saved_data;
 } ck_h5;
 
+/* The user block at the file's start that holds eddy's seal (bytes). */
+#define CK_USERBLOCK 512
+
+/* After a file is closed: its seal, the CRC-32 of the whole file (the
+ * seal's CRC field read as zeros) and its length, written into the user
+ * block. ck_open checks it
+ * before HDF5 reads a byte (ck_check_seal): a truncated, extended or
+ * damaged file is refused by eddy, not parsed by libhdf5. false with the
+ * reason in err. */
+bool ck_seal(const char *path, char *err, size_t cap);
+bool ck_check_seal(const char *path, char *err, size_t cap);
+
 /* Bytes of one value of t (0 for an unknown type). */
 size_t ck_type_size(eddy_state_type t);
 const char *ck_type_name(eddy_state_type t);

@@ -240,6 +240,9 @@ uint64_t scene_text_hash(const char *text);
 /* The scene text a checkpoint carries and the path it was loaded from
  * (malloc'd; NULL after a message naming the file). */
 char *scene_checkpoint_text(eddy_engine *e, const char *checkpoint, char *path, size_t path_cap);
+/* Whether every system's module declares its state; false after a message
+ * (checkpoint.unsupported, naming `file` and the module). */
+bool scene_checkpointable(eddy_scene *s, const char *file);
 /* Restores a loaded scene from the checkpoint it was made from; false
  * after one message. */
 bool scene_restore(eddy_scene *s, const char *checkpoint);

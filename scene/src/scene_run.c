@@ -160,6 +160,10 @@ eddy_result eddy_scene_run_with(eddy_scene *s, const eddy_run_desc *desc)
                  desc->checkpoint_keep, checkpoints && s->no_output ? ", output off" : "");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
+    /* Refused before the first frame: a run that cannot keep its
+     * checkpoints writes nothing. */
+    if (checkpoints && !scene_checkpointable(s, s->out_dir))
+        return EDDY_ERROR_UNSUPPORTED;
     run_state rs = { .d = desc, .start = now_s(), .tty = isatty(2) != 0 };
     /* Without a step count the run goes to the scene's end: the rest of it
      * for a scene restored from a checkpoint. */

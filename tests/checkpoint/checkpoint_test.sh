@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Checkpoint and restart through `eddy run`: one case per invocation.
-# usage: checkpoint_test.sh EDDY_BINARY SOURCE_ROOT CASE
+# usage: checkpoint_test.sh EDDY_BINARY SOURCE_ROOT CASE [OLD_MODULE]
 # A resume case runs a scene N steps uninterrupted (A), again writing a
 # checkpoint every E seconds (B: checkpointing must not change a byte),
 # then resumes a copy of B's folder from its checkpoint nearest N/2 (a step
 # between frames) and runs to N: every output file (all but the
 # checkpoints) must equal A's bitwise. Any validation message fails.
 set -u
-eddy=$1 root=$2 case=$3
+eddy=$1 root=$2 case=$3 old_module=${4:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export EDDY_VALIDATION=sync
@@ -84,7 +84,7 @@ resume_case() { # resume_case SCENE N EVERY
 }
 
 case $case in
-resume_sph) resume_case sph_dam_break 120 0.013;;
+resume_sph) resume_case sph_dam_break 90 0.013;;
 resume_iisph) resume_case sph_martin_moyce_iisph 40 0.011;;
 resume_dfsph) resume_case sph_martin_moyce_dfsph 40 0.022;;
 resume_pbf_tool) resume_case pbf_tool_5k 40 0.055;;
@@ -98,7 +98,7 @@ resume_volume) resume_case volume_torus 30 0.11;;
 sigterm)
     # SIGTERM in a run: a checkpoint at the next step, exit status 75, and
     # the resumed run ends bitwise as one never stopped.
-    short_scene granular_pile 0.08
+    short_scene granular_pile 0.05
     scene=$tmp/scene.json
     run "$tmp/A" "$scene" || fail "uninterrupted run: exit $?"
     "$eddy" run "$scene" --out "$tmp/B" --quiet >"$tmp/outlog" 2>"$tmp/err" &
@@ -157,18 +157,31 @@ hostile)
     size=$(stat -c %s "$good")
     head -c $((size / 2)) "$good" >"$tmp/H/truncated.h5"
     $py - "$good" "$tmp/H" <<'PY' || fail "could not make the hostile files"
-import shutil, sys, h5py
+import shutil, struct, sys, zlib, h5py
 good, d = sys.argv[1], sys.argv[2]
-def variant(name, edit):
+def reseal(path):
+    # What eddy writes in the 512-byte user block: "EDDYCKPT", version 1,
+    # the CRC-32 of the whole file with this CRC field as zeros, the length.
+    data = bytearray(open(path, "rb").read())
+    data[0:24] = b"EDDYCKPT" + struct.pack("<IIQ", 1, 0, len(data))
+    data[12:16] = struct.pack("<I", zlib.crc32(bytes(data)))
+    open(path, "wb").write(bytes(data))
+def variant(name, edit, sealed=True):
     shutil.copy(good, f"{d}/{name}")
     with h5py.File(f"{d}/{name}", "r+") as f:
         edit(f)
-def flip(f):
-    off = f["sets/balls/position"].id.get_chunk_info(0).byte_offset + 1000
-    f.close()
-    with open(f"{d}/flipped.h5", "r+b") as raw:
+    if sealed:
+        reseal(f"{d}/{name}")
+def flip(name):
+    shutil.copy(good, f"{d}/{name}")
+    with h5py.File(f"{d}/{name}", "r") as f:
+        off = f["sets/balls/position"].id.get_chunk_info(0).byte_offset + 1000
+    with open(f"{d}/{name}", "r+b") as raw:
         raw.seek(off); b = raw.read(1); raw.seek(off); raw.write(bytes([b[0] ^ 0x10]))
-variant("flipped.h5", flip)
+flip("flipped.h5")
+flip("flipped_resealed.h5")
+reseal(f"{d}/flipped_resealed.h5")
+variant("edited_unsealed.h5", lambda f: f.attrs.modify("step", 41), sealed=False)
 def newer(f):
     del f.attrs["eddy_version"]; f.attrs.create("eddy_version", b"9.0.0")
 variant("newer.h5", newer)
@@ -183,11 +196,30 @@ def huge_text(f):
 variant("huge_text.h5", huge_text)
 PY
     hostile truncated.h5 checkpoint.invalid
-    hostile flipped.h5 checkpoint.mismatch
+    hostile flipped.h5 checkpoint.invalid
+    hostile flipped_resealed.h5 checkpoint.mismatch
+    hostile edited_unsealed.h5 checkpoint.invalid
     hostile newer.h5 checkpoint.version
     hostile huge.h5 checkpoint.mismatch
     hostile huge_text.h5 checkpoint.invalid
     hostile checkpoint_000000000040.h5 checkpoint.foreign "$root/scenes/granular_pile.json"
-    echo "ok ($case): six hostile checkpoints refused";;
+    echo "ok ($case): eight hostile checkpoints refused";;
+unsupported)
+    # A module built for module ABI 4.0 declares no state: a run with it
+    # still works, one asking for checkpoints is refused before it writes
+    # anything, naming the module.
+    cat >"$tmp/scene.json" <<'JSON'
+{ "name": "old_module", "dt": 0.001, "duration": 0.02, "box": { "min": [0, 0, 0], "max": [1, 1, 1] },
+  "particle_sets": [ { "name": "balls", "spacing": 0.05, "radius": 0.01,
+      "fill": { "shape": "box", "min": [0.2, 0.2, 0.2], "max": [0.5, 0.5, 0.5] } } ],
+  "systems": [ { "name": "fall", "module": "ballistic", "set": "balls" },
+               { "name": "slow", "module": "test_damping_4_0", "set": "balls" } ] }
+JSON
+    run "$tmp/A" "$tmp/scene.json" --module "$old_module" || fail "the run without checkpoints: exit $?"
+    run "$tmp/B" "$tmp/scene.json" --module "$old_module" --checkpoint-every 0.005 && fail "exit status 0"
+    grep -q "\[checkpoint.unsupported\].*system 'slow': module 'test_damping_4_0' (module ABI 4.0)" "$tmp/err" ||
+        fail "no checkpoint.unsupported message naming the module"
+    [ ! -e "$tmp/B" ] || fail "the refused run wrote $tmp/B"
+    echo "ok ($case): $(grep -m1 'error \[' "$tmp/err")";;
 *) echo "unknown case $case"; exit 2;;
 esac

@@ -9,10 +9,21 @@
 #   bench_model: eddy bench --model's device files
 #   cli: command lines (eddy run, eddy haptic options)
 #   module_desc: module descriptors built from bytes
+#   checkpoint: edits of fuzz_checkpoint's base checkpoint (a cut length, then
+#               offset and xor byte groups)
 set -eu
 kind=$1 root=$2 dir=$3 size=${4:-all}
 mkdir -p "$dir"
 case $kind in
+checkpoint)
+    # Whole, cut in half (about), and a few bytes flipped in the header,
+    # the superblock and the data.
+    printf '\000\000\000\000' >"$dir/whole"
+    printf '\000\100\000\000' >"$dir/cut"
+    printf '\000\000\000\000\010\000\000\001' >"$dir/seal"
+    printf '\000\000\000\000\000\002\000\004\000\003\000\200' >"$dir/superblock"
+    printf '\000\000\000\000\000\100\000\020\000\200\000\001' >"$dir/data"
+    exit 0;;
 scene)
     files=("$root"/tests/cli/scenes/*.json "$root"/tests/hostile/scenes/*.json "$root"/scenes/bounce.json)
     [ "$size" = small ] || files+=("$root"/scenes/*.json)

@@ -26,11 +26,14 @@ sources = sorted(p for d in ("engine/src", "scene/src", "modules", "tools/eddy")
 used = {}
 problems = []
 level_of = {"EDDY_LOG_ERROR": "E", "EDDY_LOG_WARN": "W", "EDDY_LOG_INFO": "I", "EDDY_LOG_DEBUG": "D"}
-# eddy_log(e, LEVEL, "id", ...), the scene parser's scene_fail(c, "id", ...), and
+# eddy_log(e, LEVEL, "id", ...), the scene parser's scene_fail(c, "id", ...),
+# the checkpoint's cp_fail(cp, "id", ...), and
 # the tool's own "eddy error [id]: ..." lines.
 patterns = [
     (re.compile(r"\beddy_log\(\s*[^,]+,\s*(EDDY_LOG_\w+),\s*([^,]+),"), "log"),
     (re.compile(r"\bscene_fail\(\s*&?c,\s*([^,]+),"), "fail"),
+    # checkpoint.c's cp_fail(cp, "id", ...): one message per save or restore.
+    (re.compile(r"\bcp_fail\(\s*&?cp,\s*([^,]+),"), "fail"),
     (re.compile(r'"eddy (error|warning) \[([^\]]*)\]'), "cli"),
 ]
 for path in sources:
@@ -49,7 +52,7 @@ for path in sources:
                 ids = [arg.strip('"')]
             elif re.fullmatch(r'[^"?]+\?\s*"[a-z_.]+"\s*:\s*"[a-z_.]+"', arg):
                 ids = re.findall(r'"([a-z_.]+)"', arg)
-            elif arg == "id" and path.name in ("pipeline_cache.c", "scene_json.c"):
+            elif arg == "id" and path.name in ("pipeline_cache.c", "scene_json.c", "checkpoint.c"):
                 continue
             elif path.name == "core.c" and "VK_ERROR_OUT_OF_DEVICE_MEMORY" in text[m.start():m.start() + 300]:
                 ids = ["memory.device", "memory.host", "vulkan.call"]

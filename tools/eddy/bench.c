@@ -4,6 +4,7 @@
  * device's result equals the C result (a benchmark of a wrong answer is
  * worthless). The core's prims are timed here; the modules' cases, and the
  * costs of their passes, come from the modules (eddy/eddy_bench.h). */
+#include "bench_checkpoint.h"
 #include "bench.h"
 #include "bench_model.h"
 #include "paths.h"
@@ -392,6 +393,8 @@ static const eddy_bench_case core_cases[] = {
     { "density.16k", run_particles, 1u << 14, DENSITY, 0, NULL },
     { "density.65k", run_particles, 1u << 16, DENSITY, 0, NULL },
     { "density.262k", run_particles, 1u << 18, DENSITY, 0, NULL },
+    { "checkpoint.pbf50k", eddy_bench_checkpoint_run, 50653, 0, 0,
+      "a checkpoint of pbf.dam50k's scene: bytes a particle, save and restore time" },
 };
 enum { CORE_CASES = sizeof core_cases / sizeof core_cases[0] };
 

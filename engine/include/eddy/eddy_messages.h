@@ -114,8 +114,24 @@
  *   scene.no_view          E  eddy_scene_system_view names a system whose module draws no picture
  *   scene.record           E  eddy_scene_record's arguments out of their rules
  *   adaptive.limited       W  max_substeps are too few for a stable adaptive substep
+ * Checkpoints (eddy_scene_save, eddy_scene_desc.checkpoint; docs/checkpoint.md); the
+ * message starts with the checkpoint file
+ *   checkpoint.invalid     E  not an eddy checkpoint: not HDF5, truncated or damaged (its seal's
+ *                             length or CRC-32 does not match), counters no run of the scene has,
+ *                             or a bad declaration by a module (name, type, size)
+ *   checkpoint.mismatch    E  a dataset of another type or extent than the scene's, or one whose
+ *                             checksum fails
+ *   checkpoint.version     E  written by a newer eddy or in a newer format
+ *   checkpoint.foreign     E  saved from another scene (its scene hash differs)
+ *   checkpoint.unsupported E  a system's module declares no checkpoint state (module ABI < 4.4)
+ *   checkpoint.system      E  a module could not save or restore its state, or the restored
+ *                             substeps' step graph could not be made
+ *   checkpoint.io          E  the checkpoint cannot be written, synced or renamed into place
+ *   run.invalid            E  eddy_scene_run_with's options out of their rules
  * Output, rendering, haptics
  *   output.write           E  an output file cannot be created, written or renamed
+ *   output.resume          E  a restored scene's output folder is not its run's (no marker, a
+ *                             log shorter than at the checkpoint)
  *   output.folder_in_use   E  the output folder holds files that are not an earlier eddy
  *                             run's: give a new or empty folder
  *   output.finished        E  a frame after eddy_scene_finish_output
@@ -126,6 +142,7 @@
  * The `eddy` tool's own
  *   bench.model            E  eddy bench --model: the device file cannot be read, or a field is missing
  *                             or out of range
+ *   checkpoint.none        E  eddy run --resume DIR: no checkpoint of the folder is valid
  *   cli.usage              E  an unknown command or option, or a bad option value
  *   mesh.file              E  a mesh file cannot be read or parsed
  *   mesh.invalid           E  a mesh bounds no solid, or cannot be voxelised as asked
