@@ -236,10 +236,11 @@ eddy_result eddy_checkpoint_series(eddy_checkpoint *cp, const char *name, eddy_p
     snprintf(path, sizeof path, "/systems/%s/%s.time", cp->s->systems[cp->system].name, name);
     snprintf(files, sizeof files, "/systems/%s/%s.files", cp->s->systems[cp->system].name, name);
     uint64_t n = *count, bytes = 0, cols;
+    /* A series has a file per frame at most. */
     if (cp->restoring && (!ck_extent(cp->h, path, &n, &cols) || !ck_extent(cp->h, files, &bytes, &cols) ||
-                          n > (1u << 24) || bytes > n * 256))
-        return cp_fail(cp, "checkpoint.mismatch", EDDY_ERROR_PARSE, "%s: expected a series of at most 2^24 files "
-                       "of at most 255 bytes each", path);
+                          n > (1u << 24) || n > cp->s->frames + 1ull || bytes > n * 256))
+        return cp_fail(cp, "checkpoint.mismatch", EDDY_ERROR_PARSE, "%s: expected a series of at most one file a "
+                       "frame (%u frames), of at most 255 bytes each", path, cp->s->frames);
     for (uint64_t k = 0; !cp->restoring && k < n; k++)
         bytes += strlen((*entries)[k].file) + 1;
     double *t = calloc(n ? n : 1, sizeof *t);

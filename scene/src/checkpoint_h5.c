@@ -352,9 +352,19 @@ bool ck_extent(ck_h5 *h, const char *path, uint64_t *rows, uint64_t *cols)
     hid_t d = H5Dopen2(h->file, path, H5P_DEFAULT);
     if (d < 0)
         return false;
-    hid_t space = H5Dget_space(d);
+    hid_t space = H5Dget_space(d), ft = H5Dget_type(d);
     hsize_t dims[2] = { 0, 0 };
-    bool ok = space >= 0 && H5Sget_simple_extent_ndims(space) == 2 && H5Sget_simple_extent_dims(space, dims, NULL) == 2;
+    bool ok = space >= 0 && ft >= 0 && H5Sget_simple_extent_ndims(space) == 2 &&
+              H5Sget_simple_extent_dims(space, dims, NULL) == 2;
+    /* An extent its file does not hold (a huge dataset never written) is
+     * refused here, before a caller sizes an allocation by it: what a
+     * sealed file stores is at most its length on the disk. */
+    size_t es = ft >= 0 ? H5Tget_size(ft) : 0;
+    unsigned long long need = dims[1] && dims[0] > ~0ull / dims[1] / (es ? es : 1) ? ~0ull
+                                                                                    : dims[0] * dims[1] * es;
+    ok = ok && H5Dget_storage_size(d) >= need;
+    if (ft >= 0)
+        H5Tclose(ft);
     if (space >= 0)
         H5Sclose(space);
     H5Dclose(d);

@@ -57,7 +57,8 @@ bool ck_write(ck_h5 *h, const char *path, eddy_state_type t, uint64_t rows, uint
  * reason in h->err) when the dataset is missing or has another type or
  * extent. */
 bool ck_read(ck_h5 *h, const char *path, eddy_state_type t, uint64_t rows, uint32_t cols, void *data);
-/* The extent of a two-dimensional dataset (false when missing or not 2-D). */
+/* The extent of a two-dimensional dataset (false when missing, not 2-D, or
+ * larger than the storage the file holds for it). */
 bool ck_extent(ck_h5 *h, const char *path, uint64_t *rows, uint64_t *cols);
 
 /* Attributes of the object at obj ("/" for the file). */

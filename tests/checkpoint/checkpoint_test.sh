@@ -221,5 +221,16 @@ JSON
         fail "no checkpoint.unsupported message naming the module"
     [ ! -e "$tmp/B" ] || fail "the refused run wrote $tmp/B"
     echo "ok ($case): $(grep -m1 'error \[' "$tmp/err")";;
+wall)
+    # Checkpoints by wall-clock time (--checkpoint-wall, minutes), the
+    # newest --checkpoint-keep kept, each one a valid start.
+    run "$tmp/B" "$root/scenes/bounce.json" --steps 400 --checkpoint-wall 0.0003 --checkpoint-keep 3 ||
+        fail "run: exit $?"
+    n=$(ls "$tmp"/B/checkpoint_*.h5 | wc -l)
+    [ "$n" -ge 2 ] && [ "$n" -le 3 ] || fail "$n checkpoints, expected 2 or 3 (kept: 3)"
+    ls "$tmp"/B/*.tmp >/dev/null 2>&1 && fail "a .tmp file stayed"
+    oldest=$(ls "$tmp"/B/checkpoint_*.h5 | head -1)
+    run "$tmp/B" --resume "$oldest" --steps 10 || fail "resume from the oldest kept: exit $?"
+    echo "ok ($case): $n checkpoints kept by wall-clock time, the oldest resumes";;
 *) echo "unknown case $case"; exit 2;;
 esac

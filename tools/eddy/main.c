@@ -274,16 +274,19 @@ static int cmd_run(const options *o)
         return 1;
     }
     eddy_scene_info info = eddy_scene_get_info(s);
+    /* Where the run ends (a resumed one: what is left of the scene). */
+    uint64_t end = o->steps ? info.steps_done + o->steps : info.steps > info.steps_done ? info.steps : info.steps_done;
     fprintf(stderr, "eddy: scene '%s' on %s: %u particles, dt %g s x %u substeps, %" PRIu64
-                    " steps, output %s\n",
-            info.name, d->name, info.particle_count, info.dt, info.substeps,
-            o->steps ? o->steps : info.steps, o->no_output ? "off" : info.out_dir);
+                    " steps%s, output %s\n",
+            info.name, d->name, info.particle_count, info.dt, info.substeps, end - info.steps_done,
+            info.steps_done ? " from the checkpoint's step" : "", o->no_output ? "off" : info.out_dir);
     double t0 = now_s();
     run_catch_signals();
     eddy_result r = eddy_scene_run_with(s, &(eddy_run_desc){ EDDY_SIZED(eddy_run_desc), .max_steps = o->steps,
         .progress = !o->quiet, .checkpoint_every = o->checkpoint_every, .checkpoint_wall = o->checkpoint_wall,
         .checkpoint_keep = (uint32_t)o->checkpoint_keep, .stop = &run_stop });
-    bool stopped = run_stop && r == EDDY_OK;
+    /* A signal during the last step finds the run done: nothing stopped. */
+    bool stopped = run_stop && r == EDDY_OK && eddy_scene_get_info(s).steps_done < end;
     /* Statistics and tool logs are renamed into place whether or not the run
      * finished: a run stopped by an unstable state keeps its record. */
     eddy_result fin = eddy_scene_finish_output(s);
@@ -291,7 +294,11 @@ static int cmd_run(const options *o)
         r = fin;
     double wall = now_s() - t0;
     info = eddy_scene_get_info(s);
-    if (stopped) {
+    if (stopped && o->no_output) {
+        fprintf(stderr, "eddy error [run.stopped]: stopped by a signal at step %" PRIu64 "; output is off, so no "
+                "checkpoint was written\n", info.steps_done);
+        r = EDDY_ERROR_IO;
+    } else if (stopped) {
         fprintf(stderr, "eddy: stopped by a signal at step %" PRIu64 " (t = %.6g s); its checkpoint is in %s: "
                 "continue with eddy run --resume %s\n", info.steps_done, info.time, info.out_dir, info.out_dir);
     } else if (r == EDDY_OK) {

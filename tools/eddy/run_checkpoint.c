@@ -7,9 +7,16 @@
 
 volatile sig_atomic_t run_stop = 0;
 
+/* The first signal stops the run at the next step boundary; a second one
+ * (an impatient Ctrl-C) ends the process at once, as without eddy's
+ * handler. */
 static void on_stop(int sig)
 {
-    (void)sig;
+    if (run_stop) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     run_stop = 1;
 }
 
