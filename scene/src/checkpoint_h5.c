@@ -293,6 +293,15 @@ bool ck_exists(ck_h5 *h, const char *path)
     return H5Oexists_by_name(h->file, path, H5P_DEFAULT) > 0;
 }
 
+/* The chunks of a dataset with rows x cols values of es bytes, as
+ * ck_write makes them. */
+static void chunk_of(uint64_t rows, uint32_t cols, size_t es, hsize_t chunk[2])
+{
+    uint64_t per = CK_CHUNK_BYTES / (es * cols);
+    chunk[0] = per < 1 ? 1 : per > rows ? rows : per;
+    chunk[1] = cols;
+}
+
 bool ck_write(ck_h5 *h, const char *path, eddy_state_type t, uint64_t rows, uint32_t cols, const void *data,
               const char *unit)
 {
@@ -314,8 +323,8 @@ bool ck_write(ck_h5 *h, const char *path, eddy_state_type t, uint64_t rows, uint
     hid_t space = H5Screate_simple(2, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (rows > 0) {
-        uint64_t per = CK_CHUNK_BYTES / (es * cols);
-        hsize_t chunk[2] = { per < 1 ? 1 : per > rows ? rows : per, cols };
+        hsize_t chunk[2];
+        chunk_of(rows, cols, es, chunk);
         H5Pset_chunk(dcpl, 2, chunk);
         H5Pset_fletcher32(dcpl);
     }
@@ -373,6 +382,30 @@ bool ck_extent(ck_h5 *h, const char *path, uint64_t *rows, uint64_t *cols)
     return ok;
 }
 
+/* Whether d is stored as ck_write stores it: chunked as chunk_of says,
+ * with Fletcher32 as the only filter (no data: any layout, nothing is
+ * read). libhdf5 1.10.8 trusts a file's chunk dimensions when it reads:
+ * a chunk wider than its dataset (a damaged or crafted file that carries a
+ * valid seal) makes H5Dread copy past its buffers. */
+static bool layout_ok(hid_t d, size_t es, uint64_t rows, uint32_t cols)
+{
+    if (rows == 0)
+        return true;
+    hid_t dcpl = H5Dget_create_plist(d);
+    if (dcpl < 0)
+        return false;
+    hsize_t want[2], got[2] = { 0, 0 };
+    chunk_of(rows, cols, es, want);
+    unsigned flags = 0, values[8];
+    size_t nvalues = 8;
+    char name[32];
+    bool ok = H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, got) == 2 && got[0] == want[0] &&
+              got[1] == want[1] && H5Pget_nfilters(dcpl) == 1 &&
+              H5Pget_filter2(dcpl, 0, &flags, &nvalues, values, sizeof name, name, NULL) == H5Z_FILTER_FLETCHER32;
+    H5Pclose(dcpl);
+    return ok;
+}
+
 bool ck_read(ck_h5 *h, const char *path, eddy_state_type t, uint64_t rows, uint32_t cols, void *data)
 {
     if (!ck_exists(h, path))
@@ -389,6 +422,11 @@ bool ck_read(ck_h5 *h, const char *path, eddy_state_type t, uint64_t rows, uint3
         H5Tclose(ft);
     if (space >= 0)
         H5Sclose(space);
+    if (typed && shaped && dims[0] == rows && dims[1] == cols && !layout_ok(d, ck_type_size(t), rows, cols)) {
+        H5Dclose(d);
+        return fail(h, "%s: not stored as eddy stores it (chunks of another shape, or filters other than "
+                    "Fletcher32)", path);
+    }
     if (!typed || !shaped || dims[0] != rows || dims[1] != cols) {
         H5Dclose(d);
         if (!typed)
