@@ -236,7 +236,12 @@ bool ck_open(ck_h5 *h, const char *path)
         unquiet(h);
         return fail(h, "not an HDF5 file (or truncated)");
     }
-    h->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    /* Closing the file closes whatever HDF5 left open inside it after a
+     * failure, so no object of a refused file outlives the load. */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+    h->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
     if (h->file < 0) {
         h->file = 0;
         unquiet(h);
