@@ -1,10 +1,10 @@
 /* Checkpoint and restart through the C API, for every shipped scene family
  * in one process (one engine, validation and synchronization validation
- * on). Each scene is taken with a frame every 2 steps and run 6 steps with
+ * on). Each scene is taken with a frame every 2 steps and run 4 steps with
  * its output (A); then again to step 2 (frames 0 and 2), one step more, a
  * checkpoint (eddy_scene_save), and the scene destroyed; a scene made from
  * the checkpoint (eddy_scene_desc.checkpoint) in the same folder runs to
- * step 6 (B). Every output file of B (frames, .pvd series, stats.jsonl,
+ * step 4 (B). Every output file of B (frames, .pvd series, stats.jsonl,
  * port logs, surface meshes, images) must equal A's bitwise, and so must
  * every buffer of every set at the end. The command-line tests
  * (checkpoint_test.sh) run the same through `eddy run`, with signals and
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { STEPS = 6, AT = 3, EVERY = 2 };
+enum { STEPS = 4, AT = 3, EVERY = 2 };
 
 /* Every set buffer of every set, one after another. */
 static unsigned char *state_of(eddy_engine *e, eddy_scene *s, size_t *size)
