@@ -16,6 +16,7 @@ if [ ! -f build-san/build.ninja ]; then
         "-Dc_args=-fno-omit-frame-pointer -fsanitize=fuzzer-no-link" >/dev/null \
         || { echo "sanitizer build: meson setup failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
+ninja -C build-san >/dev/null || { ninja -C build-san | tail -30; echo "0 passed, 1 failed"; exit 1; }
 # The GPU sample: the engine's building blocks and every module's create,
 # step and destroy on small scenes, and each physics test's short GPU-vs-CPU
 # part (rigid and couple upload padded per-body scratch: where ASan found an
@@ -34,12 +35,6 @@ gpu_sample=(roundtrip roundtrip_staging graph memory prims prims_no_subgroup ren
             lifetime buffers images pipeline_cache api_misuse desc_size
             ballistic sph_surface pbf_haptic sph_cpu pbf_cpu pbf_tool_cpu couple_cpu couple_sheet_cpu rigid_cpu
             deform_contact_cpu checkpoint_hostile)
-# Only what the selected tests run is built (26 of 89 targets without the
-# physics tests' executables, which run in the plain suite).
-targets=$(python3 tests/sanitize/targets.py build-san "${gpu_sample[@]}") \
-    || { echo "sanitizer build: no target list"; echo "0 passed, 1 failed"; exit 1; }
-# shellcheck disable=SC2086
-ninja -C build-san $targets >/dev/null || { ninja -C build-san $targets | tail -30; echo "0 passed, 1 failed"; exit 1; }
 cli=$(meson test -C build-san --list 2>/dev/null | sed -n 's/^eddy:cli \/ //p' \
       | grep -vx -e cli_pbf_tool_experiment -e cli_bench -e cli_resting)
 # shellcheck disable=SC2086
