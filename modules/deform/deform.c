@@ -542,11 +542,13 @@ static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
 {
     deform *d = state;
     uint8_t unconverged = d->unconverged;
-    eddy_result r = eddy_checkpoint_buffer(cp, "cg.state", d->cg, EDDY_STATE_U32, 1, "1");
-    if (r == EDDY_OK && d->handle.id)
-        r = eddy_checkpoint_buffer(cp, "handle", d->handle, EDDY_STATE_F32, 4, "1");
-    if (r == EDDY_OK && d->prev.id)
-        r = eddy_checkpoint_buffer(cp, "prev", d->prev, EDDY_STATE_F32, 4, "m");
+    /* No handle, or an implicit integrator: zero handles, skipped. */
+    const eddy_checkpoint_item items[] = {
+        { "cg.state", d->cg, EDDY_STATE_U32, 1, "1" },
+        { "handle", d->handle, EDDY_STATE_F32, 4, "1" },
+        { "prev", d->prev, EDDY_STATE_F32, 4, "m" },
+    };
+    eddy_result r = eddy_checkpoint_buffers(cp, items, sizeof items / sizeof *items);
     if (r == EDDY_OK)
         r = eddy_checkpoint_values(cp, "unconverged", &unconverged, EDDY_STATE_U8, 1, 1, "1");
     if (r == EDDY_OK)

@@ -615,11 +615,12 @@ static const eddy_slot_info slots[] = {
 static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
 {
     pbf *s = state;
-    eddy_result r = eddy_checkpoint_buffer(cp, "tool", s->tool, EDDY_STATE_F32, 4, "1");
-    if (r == EDDY_OK)
-        r = eddy_checkpoint_buffer(cp, "worst_compression", s->worst, EDDY_STATE_F32, 1, "1");
-    if (r == EDDY_OK)
-        r = eddy_checkpoint_buffer(cp, "density", s->density, EDDY_STATE_F32, 1, "kg/m^3");
+    const eddy_checkpoint_item items[] = {
+        { "tool", s->tool, EDDY_STATE_F32, 4, "1" },
+        { "worst_compression", s->worst, EDDY_STATE_F32, 1, "1" },
+        { "density", s->density, EDDY_STATE_F32, 1, "kg/m^3" },
+    };
+    eddy_result r = eddy_checkpoint_buffers(cp, items, sizeof items / sizeof *items);
     if (r == EDDY_OK)
         r = eddy_couple_checkpoint(s->couple, cp);
     if (r == EDDY_OK && eddy_checkpoint_restoring(cp))

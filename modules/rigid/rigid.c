@@ -552,20 +552,16 @@ static const eddy_slot_info slots[] = {
 static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
 {
     rigid *s = state;
-    eddy_result r = eddy_checkpoint_buffer(cp, "rigid.body", s->body, EDDY_STATE_F32, 32, "1");
-    if (r == EDDY_OK)
-        r = eddy_checkpoint_buffer(cp, "rigid.added", s->added, EDDY_STATE_F32, 4, "1");
-    if (r == EDDY_OK)
-        r = eddy_checkpoint_buffer(cp, "rigid.matrix", s->matrix, EDDY_STATE_F32, 16, "1");
-    if (r == EDDY_OK)
-        r = eddy_checkpoint_buffer(cp, "contacts.id", s->hid, EDDY_STATE_U32, 1, "1");
-    if (r == EDDY_OK)
-        r = eddy_checkpoint_buffer(cp, "contacts.id_next", s->hid_next, EDDY_STATE_U32, 1, "1");
-    if (r == EDDY_OK)
-        r = eddy_checkpoint_buffer(cp, "contacts.shear", s->hxi, EDDY_STATE_F32, 4, "m");
-    if (r == EDDY_OK)
-        r = eddy_checkpoint_buffer(cp, "contacts.shear_next", s->hxi_next, EDDY_STATE_F32, 4, "m");
-    return r;
+    const eddy_checkpoint_item items[] = {
+        { "rigid.body", s->body, EDDY_STATE_F32, 32, "1" },
+        { "rigid.added", s->added, EDDY_STATE_F32, 4, "1" },
+        { "rigid.matrix", s->matrix, EDDY_STATE_F32, 16, "1" },
+        { "contacts.id", s->hid, EDDY_STATE_U32, 1, "1" },
+        { "contacts.id_next", s->hid_next, EDDY_STATE_U32, 1, "1" },
+        { "contacts.shear", s->hxi, EDDY_STATE_F32, 4, "m" },
+        { "contacts.shear_next", s->hxi_next, EDDY_STATE_F32, 4, "m" },
+    };
+    return eddy_checkpoint_buffers(cp, items, sizeof items / sizeof *items);
 }
 
 static const eddy_module_desc desc = {

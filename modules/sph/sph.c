@@ -660,13 +660,20 @@ static const eddy_port_info inputs[] = {
       "driven), held for the step" },
 };
 
+/* A stirring centre the fluid takes: finite, within 1e6 m (a host's input
+ * and a restored checkpoint's alike). */
+static bool centre_ok(double x)
+{
+    return isfinite(x) && fabs(x) <= 1e6;
+}
+
 static eddy_result set_input(void *state, uint32_t index, const double from[3], const double to[3])
 {
     (void)index, (void)from;
     sph *s = state;
     float c[3];
     for (int a = 0; a < 3; a++) {
-        if (!isfinite(to[a]) || fabs(to[a]) > 1e6) {
+        if (!centre_ok(to[a])) {
             eddy_log(s->e, EDDY_LOG_ERROR, "system.invalid", "system '%s': stir.centre (%g, %g, %g) is not a finite "
                      "point within 1e6 m", s->name, to[0], to[1], to[2]);
             return EDDY_ERROR_INVALID_ARGUMENT;
@@ -702,19 +709,18 @@ static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
 {
     sph *s = state;
     uint8_t flags[2] = { s->unconverged, s->unconverged_div };
-    eddy_result r = eddy_checkpoint_buffer(cp, "clock", s->clock, EDDY_STATE_F32, 1, "s");
-    if (r == EDDY_OK)
-        r = eddy_checkpoint_buffer(cp, "pushes", s->pushes, EDDY_STATE_U32, 1, "1");
-    if (r == EDDY_OK)
-        r = eddy_checkpoint_buffer(cp, "density", s->density, EDDY_STATE_F32, 1, "kg/m^3");
-    if (r == EDDY_OK)
-        r = eddy_checkpoint_buffer(cp, "normal", s->normal, EDDY_STATE_F32, 4, "1/m");
-    if (r == EDDY_OK && (s->iisph || s->dfsph))
-        r = eddy_checkpoint_buffer(cp, "pressure", s->pressure, EDDY_STATE_F32, 1, "Pa");
-    if (r == EDDY_OK && (s->iisph || s->dfsph))
-        r = eddy_checkpoint_buffer(cp, "solve.state", s->istate, EDDY_STATE_U32, 4, "1");
-    if (r == EDDY_OK && s->dfsph)
-        r = eddy_checkpoint_buffer(cp, "divergence.state", s->dstate, EDDY_STATE_U32, 4, "1");
+    /* The solvers' buffers exist with IISPH and DFSPH only (zero handles
+     * otherwise: skipped). */
+    const eddy_checkpoint_item items[] = {
+        { "clock", s->clock, EDDY_STATE_F32, 1, "s" },
+        { "pushes", s->pushes, EDDY_STATE_U32, 1, "1" },
+        { "density", s->density, EDDY_STATE_F32, 1, "kg/m^3" },
+        { "normal", s->normal, EDDY_STATE_F32, 4, "1/m" },
+        { "pressure", s->pressure, EDDY_STATE_F32, 1, "Pa" },
+        { "solve.state", s->istate, EDDY_STATE_U32, 4, "1" },
+        { "divergence.state", s->dstate, EDDY_STATE_U32, 4, "1" },
+    };
+    eddy_result r = eddy_checkpoint_buffers(cp, items, sizeof items / sizeof *items);
     if (r == EDDY_OK)
         r = eddy_checkpoint_values(cp, "stir.centre", s->p.vortex, EDDY_STATE_F32, 1, 3, "m");
     if (r == EDDY_OK)
@@ -729,7 +735,7 @@ static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
         return r;
     /* Restored values are untrusted: the centre as set_input takes it. */
     for (int a = 0; a < 3; a++)
-        if (!isfinite(s->p.vortex[a]) || fabsf(s->p.vortex[a]) > 1e6f)
+        if (!centre_ok(s->p.vortex[a]))
             return EDDY_ERROR_PARSE;
     if (!(s->solve_scale > 0 && s->solve_scale <= 1))
         return EDDY_ERROR_PARSE;

@@ -196,6 +196,20 @@ eddy_result eddy_checkpoint_buffer(eddy_checkpoint *cp, const char *name, eddy_b
     return transfer_buffer(cp, path, b, type, components, unit);
 }
 
+eddy_result eddy_checkpoint_buffers(eddy_checkpoint *cp, const eddy_checkpoint_item *items, uint32_t count)
+{
+    if (!items && count) {
+        fprintf(stderr, "eddy error [api.null]: %s: items is NULL\n", __func__);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    eddy_result r = EDDY_OK;
+    for (uint32_t i = 0; i < count && r == EDDY_OK; i++)
+        if (items[i].buffer.id)
+            r = eddy_checkpoint_buffer(cp, items[i].name, items[i].buffer, items[i].type, items[i].components,
+                                       items[i].unit);
+    return r;
+}
+
 eddy_result eddy_checkpoint_values(eddy_checkpoint *cp, const char *name, void *data, eddy_state_type type,
                                    uint64_t count, uint32_t components, const char *unit)
 {

@@ -33,6 +33,18 @@ extern "C" {
  * the failure stops the save or restore. Waits: for the transfer. */
 EDDY_API eddy_result eddy_checkpoint_buffer(eddy_checkpoint *cp, const char *name, eddy_buffer b,
                                             eddy_state_type type, uint32_t components, const char *unit);
+/* One device buffer of a system's state, for eddy_checkpoint_buffers. */
+typedef struct eddy_checkpoint_item {
+    const char *name;           /* as eddy_checkpoint_buffer's */
+    eddy_buffer buffer;         /* a zero handle: the system has none (skipped) */
+    eddy_state_type type;
+    uint32_t components;
+    const char *unit;           /* SI unit; NULL = "1" */
+} eddy_checkpoint_item;
+/* eddy_checkpoint_buffer for each of count items in order, those with a
+ * zero buffer skipped (a buffer only some variants of a module create);
+ * stops at the first failure and returns it. Waits: for the transfers. */
+EDDY_API eddy_result eddy_checkpoint_buffers(eddy_checkpoint *cp, const eddy_checkpoint_item *items, uint32_t count);
 /* Declares count x components host values of `type` at data (owned by
  * the caller) as state: saved from data, or restored into it. At most
  * EDDY_CHECKPOINT_MAX_VALUES_BYTES. Never waits. */
