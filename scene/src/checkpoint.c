@@ -35,26 +35,14 @@ struct eddy_checkpoint {
     bool failed;
 };
 
-uint64_t scene_text_hash(const char *text)
+/* FNV-1a (64 bits) of the scene text: tells a checkpoint's scene from
+ * another. */
+static uint64_t scene_text_hash(const char *text)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (const unsigned char *p = (const unsigned char *)text; *p; p++)
         h = (h ^ *p) * 0x100000001b3ull;
     return h;
-}
-
-static bool item_name_ok(const char *n)
-{
-    size_t len = n ? strlen(n) : 0;
-    if (len == 0 || len > 63 || n[0] == '.')
-        return false;
-    for (size_t i = 0; i < len; i++) {
-        char c = n[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-              c == '.' || c == '-'))
-            return false;
-    }
-    return true;
 }
 
 /* One message for the first failure of a save or restore. */
@@ -124,9 +112,12 @@ static eddy_result check_item(eddy_checkpoint *cp, const char *fn, const char *n
     if (cp->failed)
         return EDDY_ERROR_INVALID_ARGUMENT;
     const char *sys = cp->s->systems[cp->system].name;
-    if (!item_name_ok(name))
-        return cp_fail(cp, "checkpoint.invalid", EDDY_ERROR_INVALID_ARGUMENT, "system '%s': %s: the name must be "
-                       "1..63 letters, digits, '_', '.' or '-' (not starting with '.')", sys, fn);
+    /* Names become HDF5 link names under the system's group: one part, as
+     * a file name. */
+    const char *problem = name ? eddy_name_problem(name, 63) : "it is NULL";
+    if (problem)
+        return cp_fail(cp, "checkpoint.invalid", EDDY_ERROR_INVALID_ARGUMENT, "system '%s': %s: the name %s",
+                       sys, fn, problem);
     if (!ck_type_size(type) || components == 0 || components > 64)
         return cp_fail(cp, "checkpoint.invalid", EDDY_ERROR_INVALID_ARGUMENT, "system '%s': %s '%s': expected an "
                        "eddy_state_type and 1..64 components", sys, fn, name);
@@ -241,29 +232,34 @@ static bool series_names(const char *buf, uint64_t bytes, uint32_t count, eddy_p
     return at == bytes;
 }
 
-eddy_result eddy_checkpoint_series(eddy_checkpoint *cp, const char *name, eddy_pvd_entry **entries, uint32_t *count)
+/* A .pvd series (a system's own, or the scene's of its sets) at prefix:
+ * "<prefix>.time", "<prefix>.files" and, with parts (the number of sets),
+ * each entry's set in "<prefix>.set". Restored into a new array that
+ * replaces *entries; at most max entries, each a file name part. */
+static eddy_result transfer_series(eddy_checkpoint *cp, const char *prefix, eddy_pvd_entry **entries,
+                                   uint32_t *count, uint64_t max, uint32_t parts)
 {
-    eddy_result r = check_item(cp, __func__, name, EDDY_STATE_F64, 1);
-    if (r != EDDY_OK)
-        return r;
-    char path[256], files[256];
-    snprintf(path, sizeof path, "/systems/%s/%s.time", cp->s->systems[cp->system].name, name);
-    snprintf(files, sizeof files, "/systems/%s/%s.files", cp->s->systems[cp->system].name, name);
+    char path[300], files[300], sets[300];
+    snprintf(path, sizeof path, "%s.time", prefix);
+    snprintf(files, sizeof files, "%s.files", prefix);
+    snprintf(sets, sizeof sets, "%s.set", prefix);
     uint64_t n = *count, bytes = 0, cols;
-    /* A series has a file per frame at most. */
+    eddy_result r = EDDY_OK;
     if (cp->restoring && (!ck_extent(cp->h, path, &n, &cols) || !ck_extent(cp->h, files, &bytes, &cols) ||
-                          n > (1u << 24) || n > cp->s->frames + 1ull || bytes > n * 256))
-        return cp_fail(cp, "checkpoint.mismatch", EDDY_ERROR_PARSE, "%s: expected a series of at most one file a "
-                       "frame (%u frames), of at most 255 bytes each", path, cp->s->frames);
+                          n > (1u << 24) || n > max || bytes > n * 256))
+        return cp_fail(cp, "checkpoint.mismatch", EDDY_ERROR_PARSE, "%s: expected a series of at most %" PRIu64
+                       " files (one a frame), of at most 255 bytes each", path, max);
     for (uint64_t k = 0; !cp->restoring && k < n; k++)
         bytes += strlen((*entries)[k].file) + 1;
     double *t = calloc(n ? n : 1, sizeof *t);
+    uint32_t *part = calloc(n ? n : 1, sizeof *part);
     char *buf = calloc(bytes ? bytes : 1, 1);
     eddy_pvd_entry *out = cp->restoring ? calloc(n ? n : 1, sizeof *out) : NULL;
-    if (!t || !buf || (cp->restoring && !out))
+    if (!t || !part || !buf || (cp->restoring && !out))
         r = cp_fail(cp, "memory.host", EDDY_ERROR_OUT_OF_MEMORY, "out of host memory");
     for (uint64_t k = 0, at = 0; r == EDDY_OK && !cp->restoring && k < n; k++) {
         t[k] = (*entries)[k].time;
+        part[k] = (*entries)[k].part;
         size_t len = strlen((*entries)[k].file) + 1;
         memcpy(buf + at, (*entries)[k].file, len);
         at += len;
@@ -272,13 +268,17 @@ eddy_result eddy_checkpoint_series(eddy_checkpoint *cp, const char *name, eddy_p
         r = transfer(cp, path, EDDY_STATE_F64, n, 1, t, "s");
     if (r == EDDY_OK)
         r = transfer(cp, files, EDDY_STATE_U8, bytes, 1, buf, "1");
+    if (r == EDDY_OK && parts)
+        r = transfer(cp, sets, EDDY_STATE_U32, n, 1, part, "1");
     if (r == EDDY_OK && cp->restoring) {
         bool ok = series_names(buf, bytes, (uint32_t)n, out);
-        for (uint64_t k = 0; ok && k < n; k++)
-            out[k].time = t[k], ok = isfinite(t[k]);
+        for (uint64_t k = 0; ok && k < n; k++) {
+            out[k].time = t[k], out[k].part = parts ? part[k] : 0;
+            ok = isfinite(t[k]) && (!parts || part[k] < parts);
+        }
         if (!ok) {
             r = cp_fail(cp, "checkpoint.mismatch", EDDY_ERROR_PARSE, "%s: expected %" PRIu64 " file names, each one "
-                        "file name part", files, n);
+                        "file name part, at finite times%s", files, n, parts ? ", of the scene's sets" : "");
         } else {
             for (uint32_t k = 0; k < *count; k++)
                 free((char *)(*entries)[k].file);
@@ -291,8 +291,22 @@ eddy_result eddy_checkpoint_series(eddy_checkpoint *cp, const char *name, eddy_p
         free((char *)out[k].file);
     free(out);
     free(t);
+    free(part);
     free(buf);
     return r;
+}
+
+eddy_result eddy_checkpoint_series(eddy_checkpoint *cp, const char *name, eddy_pvd_entry **entries, uint32_t *count)
+{
+    eddy_result r = check_item(cp, __func__, name, EDDY_STATE_F64, 1);
+    if (r != EDDY_OK)
+        return r;
+    if (!entries || !count)
+        return cp_fail(cp, "checkpoint.invalid", EDDY_ERROR_INVALID_ARGUMENT, "%s: entries or count is NULL",
+                       __func__);
+    char prefix[256];
+    snprintf(prefix, sizeof prefix, "/systems/%s/%s", cp->s->systems[cp->system].name, name);
+    return transfer_series(cp, prefix, entries, count, cp->s->frames + 1ull, 0);
 }
 
 bool eddy_checkpoint_restoring(const eddy_checkpoint *cp)
@@ -343,6 +357,19 @@ static eddy_result transfer_sets(eddy_checkpoint *cp)
     return EDDY_OK;
 }
 
+/* An input's values as a file row (at, target, held: 9 numbers; host and
+ * held_known: 2 flags), or back from one. */
+static void input_row(scene_input *in, double *v, uint8_t *f, bool restoring)
+{
+    double *mine[3] = { in->at, in->target, in->held };
+    for (int j = 0; j < 3; j++)
+        memcpy(restoring ? mine[j] : v + 3 * j, restoring ? v + 3 * j : mine[j], 3 * sizeof *v);
+    if (restoring)
+        in->host = f[0] != 0, in->held_known = f[1] != 0;
+    else
+        f[0] = in->host, f[1] = in->held_known;
+}
+
 /* The scene's own view of each system: its ports' values. */
 static eddy_result transfer_ports(eddy_checkpoint *cp, uint32_t i)
 {
@@ -355,24 +382,16 @@ static eddy_result transfer_ports(eddy_checkpoint *cp, uint32_t i)
         uint8_t *flags = calloc((size_t)m->input_count * 2, 1);
         if (!v || !flags)
             r = cp_fail(cp, "memory.host", EDDY_ERROR_OUT_OF_MEMORY, "out of host memory");
-        for (uint32_t k = 0; r == EDDY_OK && k < m->input_count && !cp->restoring; k++) {
-            memcpy(v + 9 * k, sys->inputs[k].at, sizeof sys->inputs[k].at);
-            memcpy(v + 9 * k + 3, sys->inputs[k].target, sizeof sys->inputs[k].target);
-            memcpy(v + 9 * k + 6, sys->inputs[k].held, sizeof sys->inputs[k].held);
-            flags[2 * k] = sys->inputs[k].host, flags[2 * k + 1] = sys->inputs[k].held_known;
-        }
+        for (uint32_t k = 0; r == EDDY_OK && k < m->input_count && !cp->restoring; k++)
+            input_row(&sys->inputs[k], v + 9 * k, flags + 2 * k, false);
         snprintf(path, sizeof path, "/scene/ports/%s/inputs", sys->name);
         if (r == EDDY_OK)
             r = transfer(cp, path, EDDY_STATE_F64, m->input_count, 9, v, "1");
         snprintf(path, sizeof path, "/scene/ports/%s/input_flags", sys->name);
         if (r == EDDY_OK)
             r = transfer(cp, path, EDDY_STATE_U8, m->input_count, 2, flags, "1");
-        for (uint32_t k = 0; r == EDDY_OK && k < m->input_count && cp->restoring; k++) {
-            memcpy(sys->inputs[k].at, v + 9 * k, sizeof sys->inputs[k].at);
-            memcpy(sys->inputs[k].target, v + 9 * k + 3, sizeof sys->inputs[k].target);
-            memcpy(sys->inputs[k].held, v + 9 * k + 6, sizeof sys->inputs[k].held);
-            sys->inputs[k].host = flags[2 * k] != 0, sys->inputs[k].held_known = flags[2 * k + 1] != 0;
-        }
+        for (uint32_t k = 0; r == EDDY_OK && k < m->input_count && cp->restoring; k++)
+            input_row(&sys->inputs[k], v + 9 * k, flags + 2 * k, true);
         free(v);
         free(flags);
     }
@@ -452,15 +471,6 @@ static uint64_t log_bytes(const eddy_scene *s, const char *file)
     return 0;
 }
 
-/* The name of log k: stats.jsonl (k = 0), then system k - 1's port log. */
-static void log_name(const eddy_scene *s, uint32_t k, char *out, size_t cap)
-{
-    if (k == 0)
-        snprintf(out, cap, "stats.jsonl");
-    else
-        snprintf(out, cap, "ports_%s.csv", s->systems[k - 1].name);
-}
-
 /* Where the output folder stands: frames, the .pvd entries (time, set,
  * frame), each log's length. */
 static eddy_result transfer_output(eddy_checkpoint *cp)
@@ -468,47 +478,23 @@ static eddy_result transfer_output(eddy_checkpoint *cp)
     eddy_scene *s = cp->s;
     uint32_t logs = 1 + s->system_count;
     uint64_t *bytes = calloc(logs, sizeof *bytes);
-    uint64_t count = s->pvd_count, ready = s->out_ready && !s->no_output;
+    uint64_t ready = s->out_ready && !s->no_output;
     if (!bytes)
         return cp_fail(cp, "memory.host", EDDY_ERROR_OUT_OF_MEMORY, "out of host memory");
     eddy_result r = transfer(cp, "/scene/output/ready", EDDY_STATE_U64, 1, 1, &ready, "1");
     for (uint32_t k = 0; k < logs && !cp->restoring; k++) {
         char name[EDDY_NAME_MAX + 16];
-        log_name(s, k, name, sizeof name);
-        bytes[k] = ready && (k ? s->systems[k - 1].log : s->stats) ? log_bytes(s, name) : 0;
+        bytes[k] = ready && scene_log_name(s, k, name, sizeof name) ? log_bytes(s, name) : 0;
     }
     if (r == EDDY_OK)
         r = transfer(cp, "/scene/output/log_bytes", EDDY_STATE_U64, logs, 1, bytes, "B");
-    if (r == EDDY_OK && !cp->restoring)
-        r = transfer(cp, "/scene/output/pvd_count", EDDY_STATE_U64, 1, 1, &count, "1");
-    if (r == EDDY_OK && cp->restoring) {
-        uint64_t rows, cols;
-        /* The series has at most a frame per set and frame: a larger count
-         * is a damaged file, not an allocation to make. */
-        if (!ck_extent(cp->h, "/scene/output/pvd_time", &rows, &cols) || cols != 1 ||
-            rows > (uint64_t)s->set_count * (s->frames + 1ull))
-            r = cp_fail(cp, "checkpoint.mismatch", EDDY_ERROR_PARSE, "/scene/output/pvd_time: expected at most "
-                        "one entry per set and frame");
-        count = rows;
-    }
-    double *t = r == EDDY_OK ? calloc(count ? count : 1, sizeof *t) : NULL;
-    uint32_t *sf = r == EDDY_OK ? calloc(count ? 2 * count : 1, sizeof *sf) : NULL;
-    if (r == EDDY_OK && (!t || !sf))
-        r = cp_fail(cp, "memory.host", EDDY_ERROR_OUT_OF_MEMORY, "out of host memory");
-    for (uint32_t k = 0; r == EDDY_OK && k < count && !cp->restoring; k++) {
-        const char *us = strrchr(s->pvd[k].file, '_');
-        t[k] = s->pvd[k].time;
-        sf[2 * k] = s->pvd[k].part;
-        sf[2 * k + 1] = us ? (uint32_t)strtoul(us + 1, NULL, 10) : 0;
-    }
+    /* The sets' series: a file a set and frame at most. */
+    uint32_t count = s->pvd_count;
     if (r == EDDY_OK)
-        r = transfer(cp, "/scene/output/pvd_time", EDDY_STATE_F64, count, 1, t, "s");
-    if (r == EDDY_OK)
-        r = transfer(cp, "/scene/output/pvd_set_frame", EDDY_STATE_U32, count, 2, sf, "1");
-    if (r == EDDY_OK && cp->restoring && ready)
-        r = scene_restore_pvd(s, t, sf, (uint32_t)count) ? EDDY_OK
-            : cp_fail(cp, "checkpoint.mismatch", EDDY_ERROR_PARSE, "/scene/output: a .pvd entry names a set or "
-                      "frame the scene does not have");
+        r = transfer_series(cp, "/scene/output/pvd", &s->pvd, &count, (uint64_t)s->set_count * (s->frames + 1ull),
+                            s->set_count);
+    if (r == EDDY_OK && cp->restoring)
+        s->pvd_count = s->pvd_cap = count;
     if (r == EDDY_OK && cp->restoring) {
         s->resume_out = ready != 0 && !s->no_output;
         free(s->resume_bytes);
@@ -516,8 +502,6 @@ static eddy_result transfer_output(eddy_checkpoint *cp)
         bytes = NULL;
     }
     free(bytes);
-    free(t);
-    free(sf);
     return r;
 }
 
@@ -532,7 +516,7 @@ static eddy_result save_header(eddy_checkpoint *cp)
     uint64_t len = strlen(s->text);
     bool ok = ck_attr_str(h, "/", "format", CK_FORMAT) && ck_attr_u64(h, "/", "format_version", CK_FORMAT_VERSION) &&
               ck_attr_str(h, "/", "eddy_version", version) && ck_attr_str(h, "/", "scene", s->name) &&
-              ck_attr_u64(h, "/", "scene_hash", s->text_hash) && ck_attr_u64(h, "/", "step", s->steps_done) &&
+              ck_attr_u64(h, "/", "scene_hash", scene_text_hash(s->text)) && ck_attr_u64(h, "/", "step", s->steps_done) &&
               ck_attr_f64(h, "/", "time", (double)s->steps_done * s->dt) && ck_attr_f64(h, "/", "dt", s->dt) &&
               ck_attr_u64(h, "/", "substeps", s->adaptive ? s->current_substeps : s->substeps) &&
               ck_attr_u64(h, "/", "frames", s->frames) && ck_attr_u64(h, "/", "frame_step", s->frame_step) &&
@@ -565,10 +549,8 @@ eddy_result eddy_scene_save(eddy_scene *s, const char *path)
     if (!scene_checkpointable(s, path))
         return EDDY_ERROR_UNSUPPORTED;
     eddy_result r = scene_wait_recorded(s);
-    if (r == EDDY_OK && s->resume_out && !s->no_output) {
+    if (r == EDDY_OK && s->resume_out && !s->no_output)
         r = scene_resume_out(s);
-        s->out_ready = r == EDDY_OK;
-    }
     /* The ports' lines of the steps since the last frame go to their files
      * now, so the logs' lengths are those of this step. */
     if (r == EDDY_OK && s->out_ready && !s->out_closed && !s->no_output)
@@ -649,9 +631,10 @@ static bool check_header(eddy_checkpoint *cp)
                        "is eddy %d.%d.%d (format %d): expected a checkpoint of this version or an older one",
                        version, fv, EDDY_VERSION_MAJOR, EDDY_VERSION_MINOR, EDDY_VERSION_PATCH,
                        CK_FORMAT_VERSION) == EDDY_OK;
-    if (!ck_get_u64(h, "/", "scene_hash", &hash) || hash != s->text_hash)
+    uint64_t mine = scene_text_hash(s->text);
+    if (!ck_get_u64(h, "/", "scene_hash", &hash) || hash != mine)
         return cp_fail(cp, "checkpoint.foreign", EDDY_ERROR_PARSE, "saved from another scene (its scene_hash "
-                       "%016" PRIx64 " is not this scene's %016" PRIx64 ")", hash, s->text_hash) == EDDY_OK;
+                       "%016" PRIx64 " is not this scene's %016" PRIx64 ")", hash, mine) == EDDY_OK;
     if (!ck_get_u64(h, "/", "step", &step) || !ck_get_u64(h, "/", "frames", &frames) ||
         !ck_get_u64(h, "/", "frame_step", &frame_step) || !ck_get_u64(h, "/", "substeps", &substeps))
         return cp_fail(cp, "checkpoint.invalid", EDDY_ERROR_PARSE, "%s", h->err) == EDDY_OK;

@@ -198,23 +198,37 @@ bool ck_check_seal(const char *path, char *err, size_t cap)
     return true;
 }
 
-bool ck_create(ck_h5 *h, const char *path)
+/* HDF5 started, its error printer off while the file is open. */
+static bool begin(ck_h5 *h)
 {
-    memset(h, 0, sizeof *h);
     if (H5open() < 0)
         return fail(h, "the HDF5 library could not start");
     quiet(h);
+    return true;
+}
+
+/* The file HDF5 gave (or its failure, `what` it could not do). */
+static bool opened(ck_h5 *h, hid_t file, const char *what)
+{
+    if (file < 0) {
+        unquiet(h);
+        return fail(h, "cannot %s the HDF5 file", what);
+    }
+    h->file = file;
+    return true;
+}
+
+bool ck_create(ck_h5 *h, const char *path)
+{
+    memset(h, 0, sizeof *h);
+    if (!begin(h))
+        return false;
     h->writing = true;
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
     H5Pset_userblock(fcpl, CK_USERBLOCK);
-    h->file = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
     H5Pclose(fcpl);
-    if (h->file < 0) {
-        h->file = 0;
-        unquiet(h);
-        return fail(h, "cannot create the HDF5 file");
-    }
-    return true;
+    return opened(h, file, "create");
 }
 
 bool ck_open(ck_h5 *h, const char *path)
@@ -222,11 +236,8 @@ bool ck_open(ck_h5 *h, const char *path)
     memset(h, 0, sizeof *h);
     /* A damaged file never reaches HDF5's parser, whose decoding of
      * malformed metadata is not hardened. */
-    if (!ck_check_seal(path, h->err, sizeof h->err))
+    if (!ck_check_seal(path, h->err, sizeof h->err) || !begin(h))
         return false;
-    if (H5open() < 0)
-        return fail(h, "the HDF5 library could not start");
-    quiet(h);
 #if H5_VERSION_GE(1, 12, 0)
     htri_t is = H5Fis_accessible(path, H5P_DEFAULT);
 #else
@@ -240,14 +251,9 @@ bool ck_open(ck_h5 *h, const char *path)
      * failure, so no object of a refused file outlives the load. */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
-    h->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
-    if (h->file < 0) {
-        h->file = 0;
-        unquiet(h);
-        return fail(h, "cannot open the HDF5 file");
-    }
-    return true;
+    return opened(h, file, "open");
 }
 
 bool ck_close(ck_h5 *h)
@@ -313,17 +319,6 @@ bool ck_write(ck_h5 *h, const char *path, eddy_state_type t, uint64_t rows, uint
     size_t es = ck_type_size(t);
     if (!es || !cols)
         return fail(h, "%s: bad type or shape", path);
-    char parent[1024];
-    const char *slash = strrchr(path, '/');
-    if (slash && slash != path) {
-        size_t len = (size_t)(slash - path);
-        if (len >= sizeof parent)
-            return fail(h, "%s: path too long", path);
-        memcpy(parent, path, len);
-        parent[len] = 0;
-        if (!ck_group(h, parent))
-            return false;
-    }
     hsize_t dims[2] = { rows, cols };
     hid_t space = H5Screate_simple(2, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -333,7 +328,11 @@ bool ck_write(ck_h5 *h, const char *path, eddy_state_type t, uint64_t rows, uint
         H5Pset_chunk(dcpl, 2, chunk);
         H5Pset_fletcher32(dcpl);
     }
-    hid_t d = H5Dcreate2(h->file, path, stored(t), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    /* Its groups are made on the way. */
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t d = H5Dcreate2(h->file, path, stored(t), space, lcpl, dcpl, H5P_DEFAULT);
+    H5Pclose(lcpl);
     H5Pclose(dcpl);
     H5Sclose(space);
     if (d < 0)

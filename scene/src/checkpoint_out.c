@@ -8,34 +8,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-bool scene_restore_pvd(eddy_scene *s, const double *t, const uint32_t *set_frame, uint32_t count)
-{
-    for (uint32_t i = 0; i < s->pvd_count; i++)
-        free((char *)s->pvd[i].file);
-    s->pvd_count = 0;
-    if (count > s->pvd_cap) {
-        eddy_pvd_entry *grown = realloc(s->pvd, count * sizeof *grown);
-        if (!grown)
-            return false;
-        s->pvd = grown, s->pvd_cap = count;
-    }
-    for (uint32_t k = 0; k < count; k++) {
-        uint32_t set = set_frame[2 * k], frame = set_frame[2 * k + 1];
-        if (set >= s->set_count || frame >= s->frames || !isfinite(t[k]))
-            return false;
-        char file[EDDY_NAME_MAX + 32];
-        snprintf(file, sizeof file, "%s_%06u.vtp", s->sets[set].name, frame);
-        char *name = strdup(file);
-        if (!name)
-            return false;
-        s->pvd[s->pvd_count++] = (eddy_pvd_entry){ t[k], set, name };
-    }
-    return true;
-}
 
 /* Log `file` of the run back to `bytes`: as its growing .tmp (a clean
  * stop renamed it into place: it goes back). */
@@ -97,17 +71,14 @@ eddy_result scene_resume_out(eddy_scene *s)
     }
     remove_partial_files(s);
     eddy_result r = EDDY_OK;
-    if (s->stats)
-        r = cut_log(s, "stats.jsonl", s->resume_bytes[0]);
-    for (uint32_t i = 0; i < s->system_count && r == EDDY_OK; i++) {
-        if (!s->systems[i].log)
-            continue;
+    for (uint32_t k = 0; k <= s->system_count && r == EDDY_OK; k++) {
         char file[EDDY_NAME_MAX + 16];
-        snprintf(file, sizeof file, "ports_%s.csv", s->systems[i].name);
-        r = cut_log(s, file, s->resume_bytes[1 + i]);
+        if (scene_log_name(s, k, file, sizeof file))
+            r = cut_log(s, file, s->resume_bytes[k]);
     }
     for (uint32_t i = 0; i < s->set_count && r == EDDY_OK && s->vtk; i++)
         r = scene_write_pvd(s, i);
     s->resume_out = false;
+    s->out_ready = r == EDDY_OK;
     return r;
 }

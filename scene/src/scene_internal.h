@@ -108,10 +108,9 @@ struct eddy_scene {
     double color_range[2];
     bool images;             /* the scene asked for images: view holds their camera */
     eddy_render_desc view;
-    /* Checkpoints (checkpoint.c): the scene text as loaded and its hash,
-     * which a checkpoint carries and checks. */
+    /* Checkpoints (checkpoint.c): the scene text as loaded, which a
+     * checkpoint carries and whose hash it checks. */
     char *text;
-    uint64_t text_hash;
     /* Restored from a checkpoint with output on: the first frame continues
      * the folder instead of clearing it, cutting each log back to its
      * length at the checkpoint (bytes; stats.jsonl first, then each
@@ -234,9 +233,6 @@ eddy_result scene_set_substeps(eddy_scene *s, uint32_t n);
 
 /* ------------------------------------------------------------------ checkpoint.c */
 
-/* FNV-1a (64 bits) of the scene text: tells a checkpoint's scene from
- * another. */
-uint64_t scene_text_hash(const char *text);
 /* The scene text a checkpoint carries and the path it was loaded from
  * (malloc'd; NULL after a message naming the file). */
 char *scene_checkpoint_text(eddy_engine *e, const char *checkpoint, char *path, size_t path_cap);
@@ -246,15 +242,15 @@ bool scene_checkpointable(eddy_scene *s, const char *file);
 /* Restores a loaded scene from the checkpoint it was made from; false
  * after one message. */
 bool scene_restore(eddy_scene *s, const char *checkpoint);
-/* The .pvd entries of a restored scene (false for a set or frame it does
- * not have). */
-bool scene_restore_pvd(eddy_scene *s, const double *t, const uint32_t *set_frame, uint32_t count);
-/* The first frame of a restored scene: the folder continued (logs cut
- * back, .pvd series rewritten). */
+/* The first frame (or checkpoint) of a restored scene: the folder
+ * continued (logs cut back, .pvd series rewritten); then out_ready. */
 eddy_result scene_resume_out(eddy_scene *s);
 
 /* ------------------------------------------------------------------ scene_output.c */
 
+/* The name of the scene's log k: stats.jsonl (0), then system k - 1's
+ * ports_<system>.csv; false when the scene does not write that log. */
+bool scene_log_name(const eddy_scene *s, uint32_t k, char *out, size_t cap);
 /* "<out_dir>/<file>" (false when it does not fit cap). */
 bool scene_out_path(const eddy_scene *s, char *path, size_t cap, const char *file);
 /* Appends the ports' buffered log lines to their files. */

@@ -752,7 +752,6 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
     bool ok = load(&c, s, root, desc);
     cJSON_Delete(root);
     s->text = text;
-    s->text_hash = scene_text_hash(text);
     if (!ok) {
         eddy_destroy_scene(s);
         return NULL;

@@ -121,11 +121,8 @@ static eddy_result ensure_out(eddy_scene *s)
 {
     if (s->out_ready)
         return EDDY_OK;
-    if (s->resume_out) {
-        eddy_result r = scene_resume_out(s);
-        s->out_ready = r == EDDY_OK;
-        return r;
-    }
+    if (s->resume_out)
+        return scene_resume_out(s);
     char err[1024];
     int got = eddy_prepare_out_dir(s->out_dir, err, sizeof err);
     if (got != 0) {
@@ -176,6 +173,16 @@ eddy_result scene_flush_port_logs(eddy_scene *s)
     return EDDY_OK;
 }
 
+bool scene_log_name(const eddy_scene *s, uint32_t k, char *out, size_t cap)
+{
+    if (k == 0) {
+        snprintf(out, cap, "stats.jsonl");
+        return s->stats;
+    }
+    snprintf(out, cap, "ports_%s.csv", s->systems[k - 1].name);
+    return s->systems[k - 1].log;
+}
+
 /* Renames the appended files into place: at the end of the scene's life,
  * whether the run finished or stopped on an error. */
 eddy_result scene_close_output(eddy_scene *s)
@@ -186,15 +193,8 @@ eddy_result scene_close_output(eddy_scene *s)
     eddy_result res = scene_flush_port_logs(s);
     for (uint32_t i = 0; i <= s->system_count; i++) {
         char file[EDDY_NAME_MAX + 16], path[EDDY_OUT_DIR_MAX + 160], tmp[EDDY_OUT_DIR_MAX + 170];
-        if (i == s->system_count) {
-            if (!s->stats)
-                continue;
-            snprintf(file, sizeof file, "stats.jsonl");
-        } else {
-            if (!s->systems[i].log)
-                continue;
-            snprintf(file, sizeof file, "ports_%s.csv", s->systems[i].name);
-        }
+        if (!scene_log_name(s, i, file, sizeof file))
+            continue;
         if (!out_path(s, path, sizeof path, "%s", file) || !out_path(s, tmp, sizeof tmp, "%s.tmp", file) ||
             rename(tmp, path) != 0) {
             eddy_log(s->e, EDDY_LOG_ERROR, "output.write", "output: cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));

@@ -26,6 +26,13 @@ eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool progress)
                                                     .progress = progress });
 }
 
+/* "checkpoint_<step, 12 digits>.h5", the name a run gives its checkpoints
+ * and the only one it lists. */
+static void checkpoint_name(uint64_t step, char out[40])
+{
+    snprintf(out, 40, "checkpoint_%012" PRIu64 ".h5", step);
+}
+
 /* The step of checkpoint file name "checkpoint_<step>.h5" (false for any
  * other name). */
 static bool checkpoint_step(const char *name, uint64_t *step)
@@ -82,7 +89,9 @@ eddy_result eddy_checkpoint_path(const char *dir, uint32_t index, char *path, si
     uint32_t n = list_checkpoints(dir, steps, EDDY_CHECKPOINT_LIST_MAX);
     if (index >= n)
         return EDDY_ERROR_NOT_FOUND;
-    int len = snprintf(path, cap, "%s/checkpoint_%012" PRIu64 ".h5", dir, steps[index]);
+    char name[40];
+    checkpoint_name(steps[index], name);
+    int len = snprintf(path, cap, "%s/%s", dir, name);
     return len > 0 && (size_t)len < cap ? EDDY_OK : EDDY_ERROR_INVALID_ARGUMENT;
 }
 
@@ -91,7 +100,7 @@ eddy_result eddy_checkpoint_path(const char *dir, uint32_t index, char *path, si
 static eddy_result checkpoint_now(eddy_scene *s, uint32_t keep)
 {
     char path[EDDY_OUT_DIR_MAX + 64], name[40];
-    snprintf(name, sizeof name, "checkpoint_%012" PRIu64 ".h5", s->steps_done);
+    checkpoint_name(s->steps_done, name);
     if (!scene_out_path(s, path, sizeof path, name))
         return EDDY_ERROR_IO;
     eddy_result r = eddy_scene_save(s, path);
@@ -100,7 +109,7 @@ static eddy_result checkpoint_now(eddy_scene *s, uint32_t keep)
     uint64_t steps[EDDY_CHECKPOINT_LIST_MAX];
     uint32_t n = list_checkpoints(s->out_dir, steps, EDDY_CHECKPOINT_LIST_MAX);
     for (uint32_t k = keep; k < n; k++) {
-        snprintf(name, sizeof name, "checkpoint_%012" PRIu64 ".h5", steps[k]);
+        checkpoint_name(steps[k], name);
         if (scene_out_path(s, path, sizeof path, name))
             unlink(path);
     }
