@@ -8,11 +8,6 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-/* A chunk of a checksummed dataset holds at most this many bytes: big
- * enough to write fast, small enough that a reader's chunk cache stays
- * small. */
-#define CK_CHUNK_BYTES (1u << 20)
-
 static bool fail(ck_h5 *h, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -236,7 +231,7 @@ bool ck_open(ck_h5 *h, const char *path)
     memset(h, 0, sizeof *h);
     /* A damaged file never reaches HDF5's parser, whose decoding of
      * malformed metadata is not hardened. */
-    if (!ck_check_seal(path, h->err, sizeof h->err) || !begin(h))
+    if (!ck_check_seal(path, h->err, sizeof h->err) || !ck_walk(path, h->err, sizeof h->err) || !begin(h))
         return false;
 #if H5_VERSION_GE(1, 12, 0)
     htri_t is = H5Fis_accessible(path, H5P_DEFAULT);
@@ -317,7 +312,7 @@ bool ck_write(ck_h5 *h, const char *path, eddy_state_type t, uint64_t rows, uint
               const char *unit)
 {
     size_t es = ck_type_size(t);
-    if (!es || !cols)
+    if (!es || !cols || cols > CK_CHUNK_BYTES / es)
         return fail(h, "%s: bad type or shape", path);
     hsize_t dims[2] = { rows, cols };
     hid_t space = H5Screate_simple(2, dims, NULL);
@@ -502,22 +497,12 @@ static bool attr_read(ck_h5 *h, const char *obj, const char *name, H5T_class_t c
     hid_t space = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
     bool ok = ft >= 0 && space >= 0 && H5Tget_class(ft) == cls && H5Sget_simple_extent_type(space) == H5S_SCALAR;
     size_t fsize = ft >= 0 ? H5Tget_size(ft) : 0;
-    bool vlen = ok && cls == H5T_STRING && H5Tis_variable_str(ft) > 0;
+    /* Fixed-length text only (ck_walk refuses variable-length data). */
     if (ok && cls == H5T_STRING)
-        ok = vlen || (fsize > 0 && fsize < cap);
+        ok = H5Tis_variable_str(ft) == 0 && fsize > 0 && fsize < cap;
     else if (ok)
         ok = fsize == size && (cls != H5T_INTEGER || H5Tget_sign(ft) == H5T_SGN_NONE);
-    if (ok && vlen) {
-        /* Variable-length text (what h5py writes for a str): HDF5 allocates it. */
-        char *text = NULL;
-        hid_t mt = H5Tcopy(ft);
-        ok = H5Aread(a, mt, &text) >= 0 && text && strlen(text) < cap;
-        if (ok)
-            memcpy(out, text, strlen(text) + 1);
-        if (text)
-            H5free_memory(text);
-        H5Tclose(mt);
-    } else if (ok && cls == H5T_STRING) {
+    if (ok && cls == H5T_STRING) {
         hid_t mt = H5Tcopy(ft); /* the file's size, padding and character set */
         memset(out, 0, cap);
         ok = H5Aread(a, mt, out) >= 0;

@@ -24,6 +24,11 @@ typedef struct ck_h5 {
     void *saved_fn, *saved_data;
 } ck_h5;
 
+/* A chunk of a checksummed dataset holds at most this many bytes (a row
+ * never more): big enough to write fast, small enough that a
+ * reader's chunk cache stays small. */
+#define CK_CHUNK_BYTES (1u << 20)
+
 /* The user block at the file's start that holds eddy's seal (bytes). */
 #define CK_USERBLOCK 512
 
@@ -35,6 +40,12 @@ typedef struct ck_h5 {
  * reason in err. */
 bool ck_seal(const char *path, char *err, size_t cap);
 bool ck_check_seal(const char *path, char *err, size_t cap);
+
+/* The file's HDF5 structure, walked by eddy before libhdf5 parses it
+ * (checkpoint_walk.c): the superblock, object headers, groups and chunk
+ * indexes eddy writes, every address and length inside the file, each
+ * object reached once. false with the reason in err for anything else. */
+bool ck_walk(const char *path, char *err, size_t cap);
 
 /* Bytes of one value of t (0 for an unknown type). */
 size_t ck_type_size(eddy_state_type t);

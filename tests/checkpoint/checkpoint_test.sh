@@ -183,8 +183,14 @@ flip("flipped_resealed.h5")
 reseal(f"{d}/flipped_resealed.h5")
 variant("edited_unsealed.h5", lambda f: f.attrs.modify("step", 41), sealed=False)
 def newer(f):
-    del f.attrs["eddy_version"]; f.attrs.create("eddy_version", b"9.0.0")
+    # A fixed-length string, as eddy writes it.
+    del f.attrs["eddy_version"]; f.attrs.create("eddy_version", b"9.0.0", dtype="S6")
 variant("newer.h5", newer)
+def variable_text(f):
+    # h5py's own string (variable-length, kept in a global heap): not a
+    # structure eddy writes, so never handed to libhdf5.
+    del f.attrs["eddy_version"]; f.attrs.create("eddy_version", b"1.4.0")
+variant("variable_text.h5", variable_text)
 def huge(f):
     del f["sets/balls/position"]
     f.create_dataset("sets/balls/position", shape=(1 << 40, 4), dtype="f4", chunks=(1024, 4))
@@ -201,6 +207,22 @@ def huge_text(f):
     del f["scene/text"]
     f.create_dataset("scene/text", shape=(1 << 40, 1), dtype="u1", chunks=(4096, 1))
 variant("huge_text.h5", huge_text)
+def long_continuation(name):
+    # The root group's object header continued in a block that claims a
+    # terabyte: libhdf5 1.10.8 tries to allocate it (found by
+    # fuzz_checkpoint's resealed run), so eddy's walk refuses it first.
+    shutil.copy(good, f"{d}/{name}")
+    data = bytearray(open(f"{d}/{name}", "rb").read())
+    base = struct.unpack_from("<Q", data, 512 + 24)[0]
+    header = base + struct.unpack_from("<Q", data, 512 + 64)[0]
+    at, end = header + 16, header + 16 + struct.unpack_from("<I", data, header + 8)[0]
+    while struct.unpack_from("<H", data, at)[0] != 0x10:
+        at += 8 + struct.unpack_from("<H", data, at + 2)[0]
+        assert at < end, "no continuation in the root group's header"
+    struct.pack_into("<Q", data, at + 16, (1 << 40) + struct.unpack_from("<Q", data, at + 16)[0])
+    open(f"{d}/{name}", "wb").write(bytes(data))
+    reseal(f"{d}/{name}")
+long_continuation("long_continuation.h5")
 PY
     hostile truncated.h5 checkpoint.invalid
     hostile flipped.h5 checkpoint.invalid
@@ -210,8 +232,10 @@ PY
     hostile huge.h5 checkpoint.mismatch
     hostile huge_text.h5 checkpoint.invalid
     hostile wide_chunks.h5 checkpoint.mismatch
+    hostile variable_text.h5 checkpoint.invalid
+    hostile long_continuation.h5 checkpoint.invalid
     hostile checkpoint_000000000040.h5 checkpoint.foreign "$root/scenes/granular_pile.json"
-    echo "ok ($case): nine hostile checkpoints refused";;
+    echo "ok ($case): eleven hostile checkpoints refused";;
 unsupported)
     # A module built for module ABI 4.0 declares no state: a run with it
     # still works, one asking for checkpoints is refused before it writes

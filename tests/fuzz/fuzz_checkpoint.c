@@ -8,7 +8,8 @@
  * is loaded as a scene (eddy_load_scene with .checkpoint, no output) and
  * destroyed. A crash, a sanitizer report, a leak or a hang is a finding,
  * and so is an edited file that loads: the seal (its CRC-32) must refuse
- * every change before HDF5 reads it. With EDDY_FUZZ_RESEAL=1 the harness
+ * every change before HDF5 reads it. Each edited file also goes through
+ * eddy's walk of its HDF5 structure (ck_walk) directly. With EDDY_FUZZ_RESEAL=1 the harness
  * seals each edited file again, so the edits reach HDF5's parser and
  * eddy's dataset checks (the deep run of tools/fuzz.sh checkpoint_deep):
  * a load may then succeed, never crash. */
@@ -138,6 +139,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     free(file);
     char err[256];
+    /* eddy's own walk of the HDF5 structure, seal or not: it parses every
+     * edit; the file eddy wrote passes it. */
+    if (!ck_walk(edited, err, sizeof err) && !changed)
+        abort();
     if (reseal && length > CK_USERBLOCK)
         ck_seal(edited, err, sizeof err);
     eddy_scene *s = eddy_load_scene(engine, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc),
