@@ -230,7 +230,8 @@ bool ck_open(ck_h5 *h, const char *path)
 {
     memset(h, 0, sizeof *h);
     /* A damaged file never reaches HDF5's parser, whose decoding of
-     * malformed metadata is not hardened. */
+     * malformed metadata is not hardened, and neither does a sealed one
+     * whose structure is not what eddy writes (ck_walk). */
     if (!ck_check_seal(path, h->err, sizeof h->err) || !ck_walk(path, h->err, sizeof h->err) || !begin(h))
         return false;
 #if H5_VERSION_GE(1, 12, 0)

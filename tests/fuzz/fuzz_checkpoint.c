@@ -9,10 +9,11 @@
  * destroyed. A crash, a sanitizer report, a leak or a hang is a finding,
  * and so is an edited file that loads: the seal (its CRC-32) must refuse
  * every change before HDF5 reads it. Each edited file also goes through
- * eddy's walk of its HDF5 structure (ck_walk) directly. With EDDY_FUZZ_RESEAL=1 the harness
- * seals each edited file again, so the edits reach HDF5's parser and
- * eddy's dataset checks (the deep run of tools/fuzz.sh checkpoint_deep):
- * a load may then succeed, never crash. */
+ * eddy's walk of its HDF5 structure (ck_walk) directly. With
+ * EDDY_FUZZ_RESEAL=1 the harness seals each edited file again, so the
+ * edits reach the walk, HDF5's parser and eddy's dataset checks (the deep
+ * run of tools/fuzz.sh checkpoint_deep): a load may then succeed, never
+ * crash. */
 #include "eddy/eddy.h"
 #include "eddy/eddy_builtin.h"
 #include "eddy/eddy_scene.h"
