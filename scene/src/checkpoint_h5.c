@@ -104,7 +104,7 @@ static void put_le(unsigned char *p, uint64_t v, int bytes)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static uint64_t get_le(const unsigned char *p, int bytes)
+uint64_t ck_le(const unsigned char *p, int bytes)
 {
     uint64_t v = 0;
     for (int i = bytes - 1; i >= 0; i--)
@@ -171,22 +171,22 @@ bool ck_check_seal(const char *path, char *err, size_t cap)
         return false;
     }
     uint64_t crc = 0, length = 0;
-    if (get_le(head + 8, 4) > CK_SEAL_VERSION) {
+    if (ck_le(head + 8, 4) > CK_SEAL_VERSION) {
         fclose(f);
-        snprintf(err, cap, "sealed by a newer eddy (seal version %llu)", (unsigned long long)get_le(head + 8, 4));
+        snprintf(err, cap, "sealed by a newer eddy (seal version %llu)", (unsigned long long)ck_le(head + 8, 4));
         return false;
     }
     /* The length first: a truncated file is named as such, and a length
      * that differs saves reading the rest. */
-    if (get_le(head + 16, 8) != (uint64_t)st.st_size) {
+    if (ck_le(head + 16, 8) != (uint64_t)st.st_size) {
         fclose(f);
         snprintf(err, cap, "truncated or extended: %llu bytes, sealed at %llu", (unsigned long long)st.st_size,
-                 (unsigned long long)get_le(head + 16, 8));
+                 (unsigned long long)ck_le(head + 16, 8));
         return false;
     }
     ok = crc_of(f, &crc, &length);
     fclose(f);
-    if (!ok || crc != get_le(head + CK_CRC_AT, 4) || length != (uint64_t)st.st_size) {
+    if (!ok || crc != ck_le(head + CK_CRC_AT, 4) || length != (uint64_t)st.st_size) {
         snprintf(err, cap, "damaged: its CRC-32 does not match its seal");
         return false;
     }

@@ -41,6 +41,10 @@ typedef struct ck_h5 {
 bool ck_seal(const char *path, char *err, size_t cap);
 bool ck_check_seal(const char *path, char *err, size_t cap);
 
+/* The unsigned little-endian integer of `bytes` (1..8) bytes at p: how the
+ * seal and HDF5's file format store numbers. */
+uint64_t ck_le(const unsigned char *p, int bytes);
+
 /* The file's HDF5 structure, walked by eddy before libhdf5 parses it
  * (checkpoint_walk.c): the superblock, object headers, groups and chunk
  * indexes eddy writes, every address and length inside the file, each

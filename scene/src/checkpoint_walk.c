@@ -62,14 +62,6 @@ static bool bad(walk *w, const char *fmt, ...)
     return false;
 }
 
-static uint64_t le(const unsigned char *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* True when [rel, rel + len) lies inside the file (rel from the base). */
 static bool inside(const walk *w, uint64_t rel, uint64_t len)
 {
@@ -106,9 +98,9 @@ static bool local_heap(walk *w, uint64_t rel, heap *hp)
     unsigned char b[32];
     if (!fetch(w, rel, sizeof b, b, "a local heap"))
         return false;
-    hp->size = le(b + 8, 8);
-    uint64_t free_list = le(b + 16, 8);
-    hp->data = le(b + 24, 8);
+    hp->size = ck_le(b + 8, 8);
+    uint64_t free_list = ck_le(b + 16, 8);
+    hp->data = ck_le(b + 24, 8);
     if (memcmp(b, "HEAP", 4) || b[4] != 0)
         return bad(w, "local heap at %llu: no HEAP version 0 signature", (unsigned long long)rel);
     if (!inside(w, hp->data, hp->size) || (free_list != UNDEF && free_list >= hp->size))
@@ -136,11 +128,11 @@ static bool symbol_node(walk *w, uint64_t rel, const heap *hp, int depth)
     uint64_t len = 8 + 2ull * w->leaf_k * 40;
     unsigned char *b = malloc(len);
     bool ok = b && fetch(w, rel, len, b, "a symbol node");
-    if (ok && (memcmp(b, "SNOD", 4) || b[4] != 1 || le(b + 6, 2) > 2ull * w->leaf_k))
+    if (ok && (memcmp(b, "SNOD", 4) || b[4] != 1 || ck_le(b + 6, 2) > 2ull * w->leaf_k))
         ok = bad(w, "symbol node at %llu: no SNOD version 1 signature or too many entries", (unsigned long long)rel);
-    for (unsigned i = 0; ok && i < le(b + 6, 2); i++) {
+    for (unsigned i = 0; ok && i < ck_le(b + 6, 2); i++) {
         const unsigned char *e = b + 8 + 40 * i;
-        ok = link_name(w, hp, le(e, 8)) && object(w, le(e + 8, 8), depth + 1);
+        ok = link_name(w, hp, ck_le(e, 8)) && object(w, ck_le(e + 8, 8), depth + 1);
     }
     if (!b)
         bad(w, "out of memory");
@@ -159,20 +151,20 @@ static bool btree(walk *w, uint64_t rel, int type, unsigned key, const heap *hp,
         return bad(w, "B-tree at %llu nests too deep", (unsigned long long)rel);
     unsigned char *b = malloc(len);
     bool ok = b && fetch(w, rel, len, b, "a B-tree node");
-    unsigned level = ok ? b[5] : 0, used = ok ? (unsigned)le(b + 6, 2) : 0;
+    unsigned level = ok ? b[5] : 0, used = ok ? (unsigned)ck_le(b + 6, 2) : 0;
     if (ok && (memcmp(b, "TREE", 4) || b[4] != type || used > 2 * k))
         ok = bad(w, "B-tree node at %llu: no TREE signature of type %d or too many entries", (unsigned long long)rel,
                  type);
     for (unsigned i = 0; ok && i < used; i++) {
         const unsigned char *kp = b + 24 + (uint64_t)i * (key + 8);
-        uint64_t child = le(kp + key, 8);
+        uint64_t child = ck_le(kp + key, 8);
         if (level > 0)
             ok = btree(w, child, type, key, hp, depth + 1);
         else if (type == 0)
             ok = symbol_node(w, child, hp, depth);
-        else if (!inside(w, child, le(kp, 4)) || le(kp, 4) == 0)
+        else if (!inside(w, child, ck_le(kp, 4)) || ck_le(kp, 4) == 0)
             ok = bad(w, "a chunk at %llu (%llu bytes) lies outside the file", (unsigned long long)child,
-                     (unsigned long long)le(kp, 4));
+                     (unsigned long long)ck_le(kp, 4));
     }
     if (!b)
         bad(w, "out of memory");
@@ -186,7 +178,7 @@ static bool group(walk *w, const unsigned char *m, uint64_t size, int depth)
     heap hp;
     if (size < 16)
         return bad(w, "a symbol table message is %llu bytes", (unsigned long long)size);
-    return local_heap(w, le(m + 8, 8), &hp) && btree(w, le(m, 8), 0, 8, &hp, depth);
+    return local_heap(w, ck_le(m + 8, 8), &hp) && btree(w, ck_le(m, 8), 0, 8, &hp, depth);
 }
 
 /* Data layout message, version 3: compact, contiguous or chunked. */
@@ -195,11 +187,11 @@ static bool layout(walk *w, const unsigned char *m, uint64_t size, int depth)
     if (size < 2 || m[0] != 3)
         return bad(w, "a data layout message of version %u (eddy writes 3)", size ? m[0] : 0);
     if (m[1] == 0)
-        return size >= 4 && le(m + 2, 2) <= size - 4 ? true : bad(w, "a compact dataset overruns its message");
+        return size >= 4 && ck_le(m + 2, 2) <= size - 4 ? true : bad(w, "a compact dataset overruns its message");
     if (m[1] == 1) {
         if (size < 18)
             return bad(w, "a contiguous layout message is %llu bytes", (unsigned long long)size);
-        uint64_t at = le(m + 2, 8), len = le(m + 10, 8);
+        uint64_t at = ck_le(m + 2, 8), len = ck_le(m + 10, 8);
         return at == UNDEF || inside(w, at, len) ? true : bad(w, "contiguous data lies outside the file");
     }
     /* Chunked: two dimensions and the element size, as ck_write makes
@@ -207,11 +199,11 @@ static bool layout(walk *w, const unsigned char *m, uint64_t size, int depth)
     unsigned nd = size >= 3 ? m[2] : 0;
     if (m[1] != 2 || nd != 3 || size < 11 + 4ull * nd)
         return bad(w, "a data layout message of class %u with %u dimensions (eddy writes 2-D chunks)", m[1], nd);
-    uint64_t rows = le(m + 11, 4), row = le(m + 15, 4) * le(m + 19, 4);
+    uint64_t rows = ck_le(m + 11, 4), row = ck_le(m + 15, 4) * ck_le(m + 19, 4);
     if (!rows || !row || row > CK_CHUNK_BYTES || rows > CK_CHUNK_BYTES / row)
         return bad(w, "chunks of %llu rows of %llu bytes (eddy writes at most %u bytes)",
                    (unsigned long long)rows, (unsigned long long)row, CK_CHUNK_BYTES);
-    uint64_t tree = le(m + 3, 8);
+    uint64_t tree = ck_le(m + 3, 8);
     return tree == UNDEF || btree(w, tree, 1, 8 + 8 * nd, NULL, depth);
 }
 
@@ -223,7 +215,7 @@ static bool datatype(walk *w, const unsigned char *t, uint64_t len, uint64_t *by
 {
     static const unsigned props[] = { 4, 12, 0, 0 }; /* fixed-point, float, -, string */
     unsigned cls = len >= 8 ? t[0] & 15 : 15, version = len >= 8 ? t[0] >> 4 : 0;
-    *bytes = len >= 8 ? le(t + 4, 4) : 0;
+    *bytes = len >= 8 ? ck_le(t + 4, 4) : 0;
     if ((cls != 0 && cls != 1 && cls != 3) || version < 1 || version > 3 || len < 8 + props[cls] || !*bytes ||
         *bytes > CK_CHUNK_BYTES)
         return bad(w, "a datatype of class %u, version %u, %llu bytes (eddy writes numbers and fixed strings)", cls,
@@ -241,7 +233,7 @@ static bool dataspace(walk *w, const unsigned char *s, uint64_t len, uint64_t *c
         return bad(w, "a dataspace that is not one eddy writes");
     *count = 1;
     for (unsigned i = 0; i < rank; i++) {
-        uint64_t d = le(s + head + 8 * i, 8);
+        uint64_t d = ck_le(s + head + 8 * i, 8);
         *count = d && *count > UINT64_MAX / d ? UINT64_MAX : *count * d;
     }
     return true;
@@ -253,11 +245,13 @@ static bool attribute(walk *w, const unsigned char *m, uint64_t size)
 {
     if (size < 8 || m[0] != 1)
         return bad(w, "an attribute message of version %u (eddy writes 1)", size ? m[0] : 0);
-    uint64_t name = (le(m + 2, 2) + 7) & ~7ull, type = (le(m + 4, 2) + 7) & ~7ull, space = (le(m + 6, 2) + 7) & ~7ull;
+    /* The name, datatype and dataspace sizes, each padded to 8 bytes. */
+    uint64_t type_len = ck_le(m + 4, 2), space_len = ck_le(m + 6, 2);
+    uint64_t name = (ck_le(m + 2, 2) + 7) & ~7ull, type = (type_len + 7) & ~7ull, space = (space_len + 7) & ~7ull;
     if (name + type + space > size - 8)
         return bad(w, "an attribute message overruns its size");
     uint64_t bytes = 0, count = 0, room = size - 8 - name - type - space;
-    if (!datatype(w, m + 8 + name, le(m + 4, 2), &bytes) || !dataspace(w, m + 8 + name + type, le(m + 6, 2), &count))
+    if (!datatype(w, m + 8 + name, type_len, &bytes) || !dataspace(w, m + 8 + name + type, space_len, &count))
         return false;
     return count <= room / bytes ? true : bad(w, "an attribute's value overruns its message");
 }
@@ -268,7 +262,7 @@ static bool fill_value(walk *w, const unsigned char *m, uint64_t size)
     unsigned version = size ? m[0] : 0;
     bool defined = version == 3 ? size >= 2 && (m[1] & 0x20) : size >= 4 && m[3] == 1;
     uint64_t at = version == 3 ? 2 : 4;
-    if (version < 1 || version > 3 || size < at || (defined && (size < at + 4 || le(m + at, 4) > size - at - 4)))
+    if (version < 1 || version > 3 || size < at || (defined && (size < at + 4 || ck_le(m + at, 4) > size - at - 4)))
         return bad(w, "a fill value message that overruns its size");
     return true;
 }
@@ -281,11 +275,11 @@ static bool filters(walk *w, const unsigned char *m, uint64_t size)
     if ((version != 1 && version != 2) || n > 32 || size < at)
         return bad(w, "a filter pipeline message of version %u with %u filters", version, n);
     for (unsigned i = 0; i < n; i++) {
-        bool named = version == 1 || le(m + at, 2) >= 256;
+        bool named = version == 1 || ck_le(m + at, 2) >= 256;
         uint64_t head = named ? 8 : 6;
         if (size - at < head)
             return bad(w, "a filter pipeline message overruns its size");
-        uint64_t name = named ? le(m + at + 2, 2) : 0, values = le(m + at + head - 2, 2) * 4ull;
+        uint64_t name = named ? ck_le(m + at + 2, 2) : 0, values = ck_le(m + at + head - 2, 2) * 4ull;
         if (version == 1)
             name = (name + 7) & ~7ull, values = (values + 7) & ~7ull;
         if (name + values > size - at - head)
@@ -312,8 +306,8 @@ static bool messages(walk *w, const unsigned char *b, uint64_t len, uint64_t nex
                      unsigned *count, int depth)
 {
     for (uint64_t at = 0; at + 8 <= len;) {
-        unsigned type = (unsigned)le(b + at, 2), flags = b[at + 4];
-        uint64_t size = le(b + at + 2, 2);
+        unsigned type = (unsigned)ck_le(b + at, 2), flags = b[at + 4];
+        uint64_t size = ck_le(b + at + 2, 2);
         const unsigned char *m = b + at + 8;
         if (size > len - at - 8 || !known(type) || (flags & 2) || ++*count > 4096)
             return bad(w, "an object header message (type 0x%x, %llu bytes, flags 0x%x) that eddy does not write", type,
@@ -322,8 +316,8 @@ static bool messages(walk *w, const unsigned char *b, uint64_t len, uint64_t nex
         if (type == 0x10) {
             if (size < 16 || *nnext >= 16)
                 return bad(w, "an object header continues more than 16 times");
-            next[*nnext][0] = le(m, 8);
-            next[(*nnext)++][1] = le(m + 8, 8);
+            next[*nnext][0] = ck_le(m, 8);
+            next[(*nnext)++][1] = ck_le(m + 8, 8);
         } else if (type == 0x11) {
             ok = group(w, m, size, depth);
         } else if (type == 0x8) {
@@ -371,7 +365,7 @@ static bool object(walk *w, uint64_t rel, int depth)
         return false;
     if (prefix[0] != 1)
         return bad(w, "object header at %llu: version %u (eddy writes 1)", (unsigned long long)rel, prefix[0]);
-    uint64_t next[16][2] = { { rel + 16, le(prefix + 8, 4) } };
+    uint64_t next[16][2] = { { rel + 16, ck_le(prefix + 8, 4) } };
     unsigned nnext = 1, count = 0;
     unsigned char *b = malloc(CK_WALK_BLOCK);
     bool ok = b != NULL || bad(w, "out of memory");
@@ -392,15 +386,15 @@ static bool superblock(walk *w)
         return bad(w, "no HDF5 superblock after the %d-byte user block", CK_USERBLOCK);
     if (b[8] != 0 || b[13] != 8 || b[14] != 8)
         return bad(w, "superblock version %u with %u-byte offsets (eddy writes version 0, 8 bytes)", b[8], b[13]);
-    w->leaf_k = (unsigned)le(b + 16, 2), w->group_k = (unsigned)le(b + 18, 2);
-    w->base = le(b + 24, 8);
-    if (w->leaf_k == 0 || w->leaf_k > 64 || w->group_k == 0 || w->group_k > 64 || le(b + 20, 4) != 0)
+    w->leaf_k = (unsigned)ck_le(b + 16, 2), w->group_k = (unsigned)ck_le(b + 18, 2);
+    w->base = ck_le(b + 24, 8);
+    if (w->leaf_k == 0 || w->leaf_k > 64 || w->group_k == 0 || w->group_k > 64 || ck_le(b + 20, 4) != 0)
         return bad(w, "superblock B-tree ranks %u and %u, flags %llu", w->leaf_k, w->group_k,
-                   (unsigned long long)le(b + 20, 4));
-    if (w->base != CK_USERBLOCK || le(b + 32, 8) != UNDEF || le(b + 40, 8) > w->size || le(b + 48, 8) != UNDEF)
+                   (unsigned long long)ck_le(b + 20, 4));
+    if (w->base != CK_USERBLOCK || ck_le(b + 32, 8) != UNDEF || ck_le(b + 40, 8) > w->size || ck_le(b + 48, 8) != UNDEF)
         return bad(w, "superblock addresses are not eddy's (base %llu, end %llu)", (unsigned long long)w->base,
-                   (unsigned long long)le(b + 40, 8));
-    return object(w, le(b + 64, 8), 0);
+                   (unsigned long long)ck_le(b + 40, 8));
+    return object(w, ck_le(b + 64, 8), 0);
 }
 
 bool ck_walk(const char *path, char *err, size_t cap)

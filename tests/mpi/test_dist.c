@@ -202,13 +202,17 @@ static bool run(dist_ctx *ctx, dist_table *t, const char *mode, result *res)
 /* Rank 0 gets every rank's table, sorted by id. */
 static bool gather(dist_ctx *ctx, const dist_table *t, dist_table *all)
 {
-    int n = (int)t->count, *counts = calloc((size_t)ctx->size * 2, sizeof *counts), *displs = counts + ctx->size;
+    int n = (int)t->count, *counts = calloc((size_t)ctx->size * 2, sizeof *counts);
+    /* Every rank leaves together when one cannot go on: none waits in a
+     * gather that rank 0 never joins. */
+    if (!dist_agree(ctx, counts != NULL))
+        return free(counts), false;
+    int *displs = counts + ctx->size, total = 0;
     MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, ctx->comm);
-    int total = 0;
     for (int r = 0; r < ctx->size; r++)
         displs[r] = total, total += counts[r];
-    if (ctx->rank == 0 && !dist_table_init(all, t->stride, (uint32_t)total + 1))
-        return false;
+    if (!dist_agree(ctx, ctx->rank != 0 || dist_table_init(all, t->stride, (uint32_t)total + 1)))
+        return free(counts), false;
     MPI_Gatherv(t->id, n, MPI_UINT32_T, ctx->rank ? NULL : all->id, counts, displs, MPI_UINT32_T, 0, ctx->comm);
     for (int r = 0; r < ctx->size; r++)
         counts[r] *= (int)t->stride, displs[r] *= (int)t->stride;
