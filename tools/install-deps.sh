@@ -11,6 +11,7 @@ packages=(
   libcjson-dev libpng-dev                       # scene files, PNG frames
   libhdf5-dev zlib1g-dev hdf5-tools python3-h5py # checkpoints (HDF5, their CRC-32 seal); h5dump, h5py in tests
   libopenmpi-dev openmpi-bin                    # runs over MPI ranks (optional to build; tested when found)
+  python3-vtk9                                  # ParaView's reader of a distributed run's .pvtp, in a test
   clang llvm                                    # sanitized build, libFuzzer, llvm-symbolizer
   cmake                                         # check-install: a CMake program through pkg-config
   abigail-tools                                 # the ABI check against the last release (tools/abi.sh)

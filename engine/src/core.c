@@ -149,12 +149,15 @@ void eddy_logv(eddy_engine *e, eddy_log_level level, const char *source, const c
     if (!id || !*id)
         id = "message.unidentified";
     /* Only eddy's own: a validation message may arrive on a driver thread. */
-    if (e && level == EDDY_LOG_ERROR && !strcmp(source, "eddy"))
+    bool own_error = e && level == EDDY_LOG_ERROR && !strcmp(source, "eddy");
+    if (own_error)
         snprintf(e->last_error, sizeof e->last_error, "%s", id);
     if (level == EDDY_LOG_DEBUG && !(e && e->verbose))
         return;
     char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);
+    if (own_error)
+        snprintf(e->last_error_text, sizeof e->last_error_text, "%.511s", msg);
     if (e && e->log) {
         e->log(e->log_user, level, source, id, msg);
         return;
@@ -176,6 +179,11 @@ void eddy_log(eddy_engine *e, eddy_log_level level, const char *id, const char *
 const char *eddy_last_error(const eddy_engine *e)
 {
     return e ? e->last_error : "";
+}
+
+const char *eddy_last_error_text(const eddy_engine *e)
+{
+    return e ? e->last_error_text : "";
 }
 
 eddy_result eddy_vk_fail(eddy_engine *e, VkResult r, const char *what)

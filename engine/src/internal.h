@@ -230,6 +230,7 @@ struct eddy_engine {
     eddy_log_fn log;
     void *log_user;
     char last_error[64]; /* id of the last error eddy itself logged (eddy_last_error) */
+    char last_error_text[512]; /* and its text, cut (eddy_last_error_text) */
     bool verbose;
     bool force_staging; /* EDDY_FORCE_STAGING=1: test the staging path on lavapipe */
     uint32_t validation_messages;

@@ -12,8 +12,11 @@ static eddy_result check_and_add(eddy_engine *e, eddy_module_desc *m, void *libr
  * older minor has at least its own version's size. */
 static const size_t desc_size_of_minor[EDDY_MODULE_ABI_MINOR + 1] = {
     [0] = offsetof(eddy_module_desc, inputs),
-    [1] = sizeof(eddy_module_desc),
-    [2] = sizeof(eddy_module_desc), /* 4.2 appended to eddy_system_ctx only */
+    [1] = offsetof(eddy_module_desc, view),
+    [2] = offsetof(eddy_module_desc, view), /* 4.2 appended to eddy_system_ctx only */
+    [3] = offsetof(eddy_module_desc, checkpoint),
+    [4] = offsetof(eddy_module_desc, reach),
+    [5] = sizeof(eddy_module_desc),
 };
 
 static eddy_result add_module(eddy_engine *e, const eddy_module_desc *given, void *library,

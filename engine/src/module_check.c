@@ -104,6 +104,8 @@ static eddy_result check_ports(eddy_engine *e, const eddy_module_desc *m, const 
         (m->output_count && (!m->outputs || !m->read_outputs)))
         return refuse(e, from, "inputs / outputs", "at most 16 of each, set_input and get_input with inputs, "
                       "read_outputs with outputs");
+    if (!m->reach != !m->set_count)
+        return refuse(e, from, "reach / set_count", "both or neither");
     char field[64];
     for (uint32_t i = 0; i < m->input_count + m->output_count; i++) {
         bool in = i < m->input_count;

@@ -141,6 +141,26 @@ uint32_t eddy_particles_capacity(eddy_engine *e, eddy_particles p)
     return s ? s->capacity : 0;
 }
 
+eddy_result eddy_particles_set_count(eddy_engine *e, eddy_particles p, uint32_t count)
+{
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
+    eddy_particles_obj *s = eddy_particles_query(e, p, __func__);
+    if (!s)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (count > s->capacity) {
+        eddy_log(e, EDDY_LOG_ERROR, "particles.invalid", "particle set '%s': count %u is over its capacity %u",
+                 s->name, count, s->capacity);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    /* The draw counts follow, so a renderer drawing the set sees the
+     * particles in use. */
+    const uint32_t draws[8] = { count, 1, 0, 0, 6, count, 0, 0 };
+    eddy_result r = eddy_buffer_upload(e, s->draw, 0, sizeof draws, draws);
+    if (r == EDDY_OK)
+        s->count = count;
+    return r;
+}
+
 eddy_buffer eddy_particles_buffer(eddy_engine *e, eddy_particles p, const char *name)
 {
     EDDY_ENGINE_GUARD(e, return (eddy_buffer){ 0 });

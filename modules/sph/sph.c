@@ -356,7 +356,7 @@ static eddy_result create_buffers(sph *s, const eddy_system_ctx *ctx)
     s->density = eddy_particles_add_buffer(e, s->set, "density", 4);
     s->normal = eddy_particles_add_buffer(e, s->set, "normal", 16);
     s->clamped = eddy_particles_add_buffer(e, s->set, "clamped", 4);
-    uint64_t n = s->n;
+    uint64_t n = s->cap;
     s->params = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof s->p, .label = "sph.params", .data = &s->p });
     s->solids = sph_scratch(s, ctx->name, "solids", sizeof(eddy_solid) * (ctx->solid_count ? ctx->solid_count : 1));
     s->pushes = sph_scratch(s, ctx->name, "pushes", 4);
@@ -393,6 +393,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->e = e;
     s->set = ctx->particles;
     s->n = eddy_particles_count(e, ctx->particles);
+    s->cap = eddy_particles_capacity(e, ctx->particles);
     s->adaptive = ctx->adaptive;
     s->solve_scale = 1;
     const eddy_param_value *v = ctx->params;
@@ -410,7 +411,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     snprintf(gl, sizeof gl, "%s.grid", ctx->name);
     s->grid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc),
         .label = gl, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
-        .dims = { dims[0], dims[1], dims[2] }, .max_count = s->n ? s->n : 1 });
+        .dims = { dims[0], dims[1], dims[2] }, .max_count = s->cap ? s->cap : 1 });
     if (!s->grid)
         return EDDY_ERROR_LIMIT;
     /* Boundary particles where the forces are taken: at the substep's start.
@@ -743,6 +744,38 @@ static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
     return eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p);
 }
 
+/* Weakly compressible SPH reads the neighbours' positions in its density
+ * pass and their densities in its force pass: two support radii. The
+ * other solvers steer their iterations by errors over the whole set, the
+ * boundary coupling sums onto bodies and the surface is extracted from
+ * the whole set: not over ranks yet. */
+static eddy_result reach(void *state, double *metres)
+{
+    sph *s = state;
+    const char *why = s->iisph ? "the IISPH solver's iterations stop on the whole fluid's error"
+                    : s->dfsph ? "the DFSPH solver's iterations stop on the whole fluid's error"
+                    : s->couple ? "the boundary coupling sums forces onto whole bodies"
+                    : s->surface ? "surface_mesh extracts the surface of the whole set" : NULL;
+    if (why) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "dist.unsupported", "system '%s': does not run over MPI ranks yet: %s",
+                 s->name, why);
+        return EDDY_ERROR_UNSUPPORTED;
+    }
+    *metres = 2.0 * s->p.box_min[3];
+    return EDDY_OK;
+}
+
+static eddy_result set_count(void *state)
+{
+    sph *s = state;
+    uint32_t n = eddy_particles_count(s->e, s->set);
+    if (n > s->cap)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    s->n = n;
+    s->p.misc[0] = n;
+    return eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p);
+}
+
 static const eddy_module_desc desc = {
     EDDY_MODULE_DESC_VERSION,
     .name = "sph",
@@ -766,6 +799,8 @@ static const eddy_module_desc desc = {
     .set_input = set_input,
     .get_input = get_input,
     .checkpoint = checkpoint,
+    .reach = reach,
+    .set_count = set_count,
 };
 
 const eddy_module_desc *eddy_sph_module(void)

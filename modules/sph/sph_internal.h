@@ -21,6 +21,7 @@ typedef struct sph {
     eddy_engine *e;
     eddy_particles set;
     uint32_t n;
+    uint32_t cap; /* particles the step's buffers hold: the set's capacity */
     struct eddy_sph_params p;
     int front_axis;
     eddy_grid *grid;

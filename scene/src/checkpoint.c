@@ -540,6 +540,8 @@ eddy_result eddy_scene_save(eddy_scene *s, const char *path)
 {
     SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
     SCENE_NEED(s, path, return EDDY_ERROR_INVALID_ARGUMENT);
+    if (s->dist)
+        return scene_dist_refuse(s, "eddy_scene_save (checkpoints)");
     char tmp[4200], dir[4200];
     if (!*path || strlen(path) + 5 > sizeof tmp) {
         eddy_log(s->e, EDDY_LOG_ERROR, "checkpoint.invalid", "eddy_scene_save: the path is empty or longer than "

@@ -113,7 +113,7 @@ void eddy_printable(const char *text, size_t len, char *out, size_t cap)
 
 static bool is_output_file(const char *name)
 {
-    static const char *const ends[] = { ".vtp", ".vtu", ".pvd", ".png", ".ply", ".csv", ".jsonl", ".tmp", ".h5" };
+    static const char *const ends[] = { ".vtp", ".pvtp", ".vtu", ".pvd", ".png", ".ply", ".csv", ".jsonl", ".tmp", ".h5" };
     size_t len = strlen(name);
     for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
         size_t n = strlen(ends[i]);
@@ -204,7 +204,7 @@ int eddy_prepare_out_dir(const char *dir, char *err, size_t err_cap)
         return -1;
     }
     fputs("This folder holds the output of an eddy run. The next run into it first removes the\n"
-          "files ending in .vtp, .pvd, .png, .ply, .csv, .jsonl and .tmp at its top level.\n", f);
+          "files ending in .vtp, .pvtp, .pvd, .png, .ply, .csv, .jsonl and .tmp at its top level.\n", f);
     return eddy_atomic_close(f, tmp, path, err, err_cap);
 }
 
@@ -265,7 +265,7 @@ int eddy_write_vtp(const char *path, const eddy_vtp_particles *p, char *err, siz
         speed[i] = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         conn[i] = i;
         offs[i] = (int64_t)i + 1;
-        ids[i] = i;
+        ids[i] = p->id ? p->id[i] : i;
     }
     array_spec pd[] = {
         { "Float32", "velocity", 3, (uint64_t)n * 12, vel },
@@ -409,6 +409,54 @@ eddy_result eddy_write_cells(eddy_engine *e, const char *dir, const char *name, 
     return EDDY_OK;
 }
 
+/* An XML attribute value (names may hold any character but '/', '\\' and
+ * controls). */
+static void xml_attr(FILE *f, const char *text)
+{
+    for (const char *c = text; *c; c++)
+        switch (*c) {
+        case '"': fputs("&quot;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default: fputc(*c, f);
+        }
+}
+
+int eddy_write_pvtp(const char *path, double time, const char *const *pieces, uint32_t count, char *err,
+                    size_t err_cap)
+{
+    char tmp[4200];
+    FILE *f = eddy_atomic_open(path, tmp, sizeof tmp);
+    if (!f) {
+        snprintf(err, err_cap, "cannot create '%s': %s", tmp, strerror(errno));
+        return -1;
+    }
+    /* The arrays eddy_write_vtp writes, in its order and types. */
+    static const struct { const char *type, *name; int components; } pd[] = {
+        { "Float32", "velocity", 3 }, { "Float32", "speed", 1 }, { "Float32", "radius", 1 },
+        { "Float32", "mass", 1 }, { "UInt32", "phase", 1 }, { "UInt32", "id", 1 },
+    };
+    fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PPolyData\" version=\"1.0\" "
+               "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <PPolyData GhostLevel=\"0\">\n"
+               "    <FieldData>\n      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
+               "format=\"ascii\">%.17g</DataArray>\n    </FieldData>\n"
+               "    <PPointData Scalars=\"speed\" Vectors=\"velocity\">\n", time);
+    for (size_t i = 0; i < sizeof pd / sizeof *pd; i++)
+        fprintf(f, "      <PDataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\"/>\n", pd[i].type,
+                pd[i].name, pd[i].components);
+    fprintf(f, "    </PPointData>\n    <PPoints>\n      <PDataArray type=\"Float32\" Name=\"position\" "
+               "NumberOfComponents=\"3\"/>\n    </PPoints>\n");
+    for (uint32_t i = 0; i < count; i++) {
+        fputs("    <Piece Source=\"", f);
+        xml_attr(f, pieces[i]);
+        fputs("\"/>\n", f);
+    }
+    fprintf(f, "  </PPolyData>\n</VTKFile>\n");
+    return eddy_atomic_close(f, tmp, path, err, err_cap);
+}
+
 int eddy_write_pvd(const char *path, const eddy_pvd_entry *entries, uint32_t count, char *err,
                    size_t err_cap)
 {
@@ -423,16 +471,7 @@ int eddy_write_pvd(const char *path, const eddy_pvd_entry *entries, uint32_t cou
     for (uint32_t i = 0; i < count; i++) {
         fprintf(f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"%u\" file=\"", entries[i].time,
                 entries[i].part);
-        /* Names may hold any character but '/', '\\' and controls: XML-escaped. */
-        for (const char *c = entries[i].file; *c; c++)
-            switch (*c) {
-            case '"': fputs("&quot;", f); break;
-            case '&': fputs("&amp;", f); break;
-            case '<': fputs("&lt;", f); break;
-            case '>': fputs("&gt;", f); break;
-            case '\'': fputs("&apos;", f); break;
-            default: fputc(*c, f);
-            }
+        xml_attr(f, entries[i].file);
         fputs("\"/>\n", f);
     }
     fprintf(f, "  </Collection>\n</VTKFile>\n");

@@ -49,10 +49,15 @@ typedef struct eddy_vtp_particles {
     const float *velocity; /* vec4 per particle */
     const float *mass;     /* one per particle */
     const uint32_t *phase; /* one per particle */
+    const uint32_t *id;    /* one per particle: its index in the whole set; NULL = its index here */
 } eddy_vtp_particles;
 
 /* VTK XML PolyData with one vertex cell per particle and raw appended data. */
 int eddy_write_vtp(const char *path, const eddy_vtp_particles *p, char *err, size_t err_cap);
+/* A parallel PolyData file (.pvtp) naming the pieces (.vtp files beside
+ * it, each written by eddy_write_vtp) that make one frame. */
+int eddy_write_pvtp(const char *path, double time, const char *const *pieces, uint32_t count, char *err,
+                    size_t err_cap);
 
 /* eddy_pvd_entry and eddy_write_pvd: eddy_module.h (modules write series too). */
 

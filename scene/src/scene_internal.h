@@ -117,6 +117,8 @@ struct eddy_scene {
      * system's port log) and rewriting the .pvd series. */
     bool resume_out;
     uint64_t *resume_bytes;  /* 1 + system_count */
+    /* Runs over MPI ranks (scene_dist.c); NULL on one rank. */
+    struct scene_dist *dist;
 };
 
 /* The parser's state while one scene is read: the engine to log to, the
@@ -230,6 +232,43 @@ eddy_result scene_adapt(eddy_scene *s);
 eddy_result scene_wait_recorded(eddy_scene *s);
 /* A new step graph of n substeps (adaptive stepping, a restored checkpoint). */
 eddy_result scene_set_substeps(eddy_scene *s, uint32_t n);
+
+/* ------------------------------------------------------------------ scene_dist.c */
+
+/* Runs over MPI ranks (docs/distributed.md); without MPI in the build only
+ * scene_dist_attach exists, refusing a communicator. */
+/* After a load on every rank of *comm (s NULL where it failed): the
+ * ranks agree, split the scene and keep their parts; NULL on every rank
+ * after one message when any failed. */
+eddy_scene *scene_dist_attach(eddy_engine *e, eddy_scene *s, const void *comm);
+void scene_dist_free(eddy_scene *s);
+/* n steps over the ranks (eddy_scene_step's graph runs). */
+eddy_result scene_dist_steps(eddy_scene *s, uint64_t n);
+/* A call that the ranks do not run together yet: one message. */
+eddy_result scene_dist_refuse(const eddy_scene *s, const char *what);
+/* The frame's collective parts: the folder made by rank 0 before the
+ * others write (res: this rank's result so far), set i's statistics
+ * (gathered to rank 0 in index order: the one-rank numbers) and its
+ * pieces (.vtp per rank, .pvtp by rank 0), and the frame's end: the
+ * ranks' figures into the statistics line and one result for all. */
+eddy_result scene_dist_frame_begin(eddy_scene *s, eddy_result res);
+eddy_result scene_dist_frame_set(eddy_scene *s, uint32_t i, double t, eddy_stats *st, bool *unstable);
+eddy_result scene_dist_frame_end(eddy_scene *s, eddy_stats *st, eddy_result res);
+bool scene_dist_root(const eddy_scene *s);
+
+/* ------------------------------------------------------------------ scene_output.c (for scene_dist.c) */
+
+/* Set i's statistics over n particles' host arrays (see set_stats). */
+void scene_set_stats(eddy_scene *s, uint32_t i, uint32_t n, double t, eddy_stats *st, const float *pos,
+                     const float *vel, const float *mass, uint32_t clamped, bool *unstable);
+/* Adds frame file `file` of set i to its .pvd series and rewrites it. */
+eddy_result scene_add_pvd(eddy_scene *s, uint32_t i, double t, const char *file);
+/* The statistics line's printf (scene_output.c). */
+void scene_stats_printf(eddy_stats *st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* ------------------------------------------------------------------ checkpoint.c */
 

@@ -677,7 +677,21 @@ static bool load(parse_ctx *c, eddy_scene *s, const cJSON *root, const eddy_scen
            load_systems(c, s, root, desc) && declare_steps(c, s);
 }
 
+static eddy_scene *load_scene(eddy_engine *e, const eddy_scene_desc *desc);
+
 eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
+{
+    if (!e) {
+        fprintf(stderr, "eddy error [handle.invalid]: eddy_load_scene: the engine is NULL\n");
+        return NULL;
+    }
+    EDDY_TAKE_DESC_OPTIONAL(e, eddy_scene_desc, desc, return NULL);
+    eddy_scene *s = load_scene(e, desc);
+    /* Over ranks every rank comes here, loaded or not, and they agree. */
+    return desc && desc->mpi_comm ? scene_dist_attach(e, s, desc->mpi_comm) : s;
+}
+
+static eddy_scene *load_scene(eddy_engine *e, const eddy_scene_desc *desc)
 {
     if (!e) {
         fprintf(stderr, "eddy error [handle.invalid]: eddy_load_scene: the engine is NULL\n");
@@ -780,6 +794,7 @@ static void scene_release(eddy_scene *s)
 {
     eddy_engine *e = s->e;
     scene_close_output(s);
+    scene_dist_free(s);
     eddy_destroy_graph(e, s->graph);
     eddy_destroy_renderer(e, s->renderer);
     for (uint32_t i = 0; i < s->system_count; i++) {

@@ -18,12 +18,7 @@ struct eddy_stats {
     bool failed; /* out of memory: the line is incomplete */
 };
 
-static void stats_printf(eddy_stats *st, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void stats_printf(eddy_stats *st, const char *fmt, ...)
+void scene_stats_printf(eddy_stats *st, const char *fmt, ...)
 {
     for (;;) {
         va_list ap;
@@ -54,18 +49,18 @@ static void stats_printf(eddy_stats *st, const char *fmt, ...)
 static void stats_number(eddy_stats *st, double v)
 {
     if (isfinite(v))
-        stats_printf(st, "%.9g", v);
+        scene_stats_printf(st, "%.9g", v);
     else
-        stats_printf(st, "null");
+        scene_stats_printf(st, "null");
 }
 
 static void stats_string(eddy_stats *st, const char *text);
 
 void eddy_stats_add(eddy_stats *st, const char *key, double value)
 {
-    stats_printf(st, "%s", st->first ? "" : ",");
+    scene_stats_printf(st, "%s", st->first ? "" : ",");
     stats_string(st, key);
-    stats_printf(st, ":");
+    scene_stats_printf(st, ":");
     stats_number(st, value);
     st->first = false;
 }
@@ -190,6 +185,8 @@ eddy_result scene_close_output(eddy_scene *s)
     if (!s->out_ready || s->out_closed)
         return EDDY_OK;
     s->out_closed = true;
+    if (!scene_dist_root(s)) /* over ranks, rank 0 keeps the logs */
+        return EDDY_OK;
     eddy_result res = scene_flush_port_logs(s);
     for (uint32_t i = 0; i <= s->system_count; i++) {
         char file[EDDY_NAME_MAX + 16], path[EDDY_OUT_DIR_MAX + 160], tmp[EDDY_OUT_DIR_MAX + 170];
@@ -208,16 +205,16 @@ eddy_result scene_close_output(eddy_scene *s)
  * are checked to be valid UTF-8 when the scene is loaded). */
 static void stats_string(eddy_stats *st, const char *text)
 {
-    stats_printf(st, "\"");
+    scene_stats_printf(st, "\"");
     for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
         if (*p == '"' || *p == '\\')
-            stats_printf(st, "\\%c", *p);
+            scene_stats_printf(st, "\\%c", *p);
         else if (*p < 0x20)
-            stats_printf(st, "\\u%04x", *p);
+            scene_stats_printf(st, "\\u%04x", *p);
         else
-            stats_printf(st, "%c", *p);
+            scene_stats_printf(st, "%c", *p);
     }
-    stats_printf(st, "\"");
+    scene_stats_printf(st, "\"");
 }
 
 eddy_result eddy_scene_finish_output(eddy_scene *s)
@@ -256,12 +253,11 @@ static eddy_result download_set(eddy_engine *e, const scene_set *ss, float *pos,
  * outside the box, clamped or not finite) into the frame's line, with a
  * warning for each kind of escape; *unstable when a particle is not
  * finite. */
-static void set_stats(eddy_scene *s, uint32_t i, double t, eddy_stats *st, const float *pos, const float *vel,
-                      const float *mass, uint32_t clamped, bool *unstable)
+void scene_set_stats(eddy_scene *s, uint32_t i, uint32_t n, double t, eddy_stats *st, const float *pos,
+                     const float *vel, const float *mass, uint32_t clamped, bool *unstable)
 {
     eddy_engine *e = s->e;
     const scene_set *ss = &s->sets[i];
-    uint32_t n = ss->count;
     double ke = 0, mom[3] = { 0 }, com[3] = { 0 }, mtot = 0, vmax = 0;
     double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     uint32_t bad = 0, outside = 0;
@@ -291,30 +287,30 @@ static void set_stats(eddy_scene *s, uint32_t i, double t, eddy_stats *st, const
         ke += 0.5 * m * v2;
         vmax = sqrt(v2) > vmax ? sqrt(v2) : vmax;
     }
-    stats_printf(st, "%s", i ? "," : "");
+    scene_stats_printf(st, "%s", i ? "," : "");
     stats_string(st, ss->name);
-    stats_printf(st, ":{\"count\":%u,\"kinetic_energy\":", n);
+    scene_stats_printf(st, ":{\"count\":%u,\"kinetic_energy\":", n);
     stats_number(st, ke);
-    stats_printf(st, ",\"max_speed\":");
+    scene_stats_printf(st, ",\"max_speed\":");
     stats_number(st, vmax);
-    stats_printf(st, ",\"momentum\":[");
+    scene_stats_printf(st, ",\"momentum\":[");
     for (int a = 0; a < 3; a++) {
         stats_number(st, mom[a]);
-        stats_printf(st, a < 2 ? "," : "],\"center_of_mass\":[");
+        scene_stats_printf(st, a < 2 ? "," : "],\"center_of_mass\":[");
     }
     for (int a = 0; a < 3; a++) {
         stats_number(st, mtot > 0 ? com[a] / mtot : 0);
-        stats_printf(st, a < 2 ? "," : "],\"min\":[");
+        scene_stats_printf(st, a < 2 ? "," : "],\"min\":[");
     }
     for (int a = 0; a < 3; a++) {
         stats_number(st, lo[a]);
-        stats_printf(st, a < 2 ? "," : "],\"max\":[");
+        scene_stats_printf(st, a < 2 ? "," : "],\"max\":[");
     }
     for (int a = 0; a < 3; a++) {
         stats_number(st, hi[a]);
-        stats_printf(st, a < 2 ? "," : "],");
+        scene_stats_printf(st, a < 2 ? "," : "],");
     }
-    stats_printf(st, "\"outside\":%u,\"clamped\":%u,\"non_finite\":%u}", outside, clamped, bad);
+    scene_stats_printf(st, "\"outside\":%u,\"clamped\":%u,\"non_finite\":%u}", outside, clamped, bad);
     if (clamped)
         eddy_log(e, EDDY_LOG_WARN, "particles.clamped",
                  "particle set '%s': %u particle(s) found past a wall of the box in steps %" PRIu64 "..%" PRIu64
@@ -395,12 +391,18 @@ static eddy_result write_set_vtp(eddy_scene *s, uint32_t i, double t, float *pos
     snprintf(file, sizeof file, "%s_%06u.vtp", ss->name, s->frames);
     if (!out_path(s, path, sizeof path, "%s", file))
         res = EDDY_ERROR_IO;
-    eddy_vtp_particles vp = { t, ss->count, pos, vel, mass, phase };
+    eddy_vtp_particles vp = { t, ss->count, pos, vel, mass, phase, NULL };
     if (res == EDDY_OK && eddy_write_vtp(path, &vp, err, sizeof err) != 0) {
         eddy_log(e, EDDY_LOG_ERROR, "output.write", "output: %s", err);
         res = EDDY_ERROR_IO;
     }
-    if (res == EDDY_OK && s->pvd_count == s->pvd_cap) {
+    return res == EDDY_OK ? scene_add_pvd(s, i, t, file) : res;
+}
+
+eddy_result scene_add_pvd(eddy_scene *s, uint32_t i, double t, const char *file)
+{
+    eddy_result res = EDDY_OK;
+    if (s->pvd_count == s->pvd_cap) {
         uint32_t cap = s->pvd_cap ? s->pvd_cap * 2 : 64;
         eddy_pvd_entry *grown = realloc(s->pvd, cap * sizeof *grown);
         if (grown) {
@@ -423,6 +425,8 @@ static eddy_result write_set_vtp(eddy_scene *s, uint32_t i, double t, float *pos
 static eddy_result frame_set(eddy_scene *s, uint32_t i, double t, eddy_stats *st, eddy_render_set *rsets, bool draw,
                              bool *unstable)
 {
+    if (s->dist)
+        return scene_dist_frame_set(s, i, t, st, unstable);
     uint32_t n = s->sets[i].count;
     eddy_result res = EDDY_OK;
     float *pos = malloc((size_t)n * 16 + 16), *vel = malloc((size_t)n * 16 + 16);
@@ -434,7 +438,7 @@ static eddy_result frame_set(eddy_scene *s, uint32_t i, double t, eddy_stats *st
     if (res == EDDY_OK)
         res = download_set(s->e, &s->sets[i], pos, vel, mass, phase, &clamped);
     if (res == EDDY_OK)
-        set_stats(s, i, t, st, pos, vel, mass, clamped, unstable);
+        scene_set_stats(s, i, n, t, st, pos, vel, mass, clamped, unstable);
     if (res == EDDY_OK && !*unstable && draw)
         rsets[i] = render_set(s, i);
     if (res == EDDY_OK && !*unstable && !s->no_output && s->vtk)
@@ -497,7 +501,9 @@ static eddy_result draw_frame(eddy_scene *s, const eddy_render_set *rsets, const
  * up, eddy_render_sets). */
 static eddy_result frame_sets(eddy_scene *s, double t, eddy_stats *st, bool *unstable)
 {
-    eddy_result res = s->no_output ? EDDY_OK : ensure_out(s);
+    eddy_result res = s->no_output || (s->dist && !scene_dist_root(s)) ? EDDY_OK : ensure_out(s);
+    if (s->dist)
+        res = scene_dist_frame_begin(s, res);
     bool draw = s->renderer && !s->no_output;
     uint32_t tools = 0;
     for (uint32_t i = 0; i < s->system_count; i++)
@@ -537,23 +543,27 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
     eddy_stats st = { 0 };
     st.first = true;
     bool unstable = false; /* a set has non-finite particles: statistics only */
-    stats_printf(&st, "{\"frame\":%u,\"step\":%" PRIu64 ",\"substeps\":%u,\"time\":", s->frames,
+    scene_stats_printf(&st, "{\"frame\":%u,\"step\":%" PRIu64 ",\"substeps\":%u,\"time\":", s->frames,
                  s->steps_done, s->adaptive ? s->current_substeps : s->substeps);
     stats_number(&st, t);
-    stats_printf(&st, ",\"sets\":{");
+    scene_stats_printf(&st, ",\"sets\":{");
     eddy_result res = frame_sets(s, t, &st, &unstable);
-    stats_printf(&st, "},\"systems\":{");
+    scene_stats_printf(&st, "},\"systems\":{");
     for (uint32_t i = 0; i < s->system_count; i++) {
-        stats_printf(&st, "%s", i ? "," : "");
+        scene_stats_printf(&st, "%s", i ? "," : "");
         stats_string(&st, s->systems[i].name);
-        stats_printf(&st, ":{");
+        scene_stats_printf(&st, ":{");
         st.first = true;
-        if (s->systems[i].module->stats)
+        /* A rank's system sees its part of the sets, ghosts included. */
+        if (s->systems[i].module->stats && !s->dist)
             s->systems[i].module->stats(s->systems[i].state, &st);
-        stats_printf(&st, "}");
+        scene_stats_printf(&st, "}");
     }
-    stats_printf(&st, "}}\n");
-    for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && !unstable && !s->no_output; i++)
+    scene_stats_printf(&st, "}");
+    if (s->dist)
+        res = scene_dist_frame_end(s, &st, res);
+    scene_stats_printf(&st, "}\n");
+    for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && !unstable && !s->no_output && !s->dist; i++)
         if (s->systems[i].module->write_frame) {
             eddy_frame_ctx fc = { s->out_dir, s->frames, t };
             res = s->systems[i].module->write_frame(s->systems[i].state, &fc);
@@ -564,7 +574,7 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
     }
     /* The frame that went unstable keeps its statistics line: it says which
      * set went non-finite and where the others were. */
-    if (res == EDDY_OK && !s->no_output && s->stats && st.buf)
+    if (res == EDDY_OK && !s->no_output && s->stats && st.buf && (!s->dist || scene_dist_root(s)))
         res = append_tmp(s, "stats.jsonl", "ab", st.buf, st.len);
     free(st.buf);
     if (res == EDDY_OK && !s->no_output)

@@ -263,6 +263,8 @@ static eddy_result read_outputs(eddy_scene *s)
 static eddy_result port_step(eddy_scene *s)
 {
     eddy_result r = set_inputs(s);
+    if (r == EDDY_OK && s->dist)
+        return scene_dist_refuse(s, "a scene with ports");
     if (r == EDDY_OK)
         r = eddy_graph_run(s->e, s->graph, 1);
     if (r != EDDY_OK)
@@ -374,6 +376,8 @@ eddy_result eddy_scene_record(eddy_scene *s, const eddy_scene_record_desc *desc)
                  "command_buffer", s->name);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
+    if (s->dist)
+        return scene_dist_refuse(s, "eddy_scene_record");
     return host_steps_run(s, &(host_steps){ .record = desc }, desc->steps);
 }
 
@@ -386,6 +390,8 @@ eddy_result eddy_scene_submit(eddy_scene *s, const eddy_scene_submit_desc *desc,
                  "to return", s->name);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
+    if (s->dist)
+        return scene_dist_refuse(s, "eddy_scene_submit");
     host_steps h = { .submit = desc };
     eddy_result r = host_steps_run(s, &h, desc->steps);
     *value = h.value;
@@ -406,6 +412,8 @@ eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps)
         }
         return EDDY_OK;
     }
+    if (s->dist)
+        return scene_dist_steps(s, steps);
     while (steps) {
         uint32_t n = steps > 1000000 ? 1000000 : (uint32_t)steps;
         eddy_result r = eddy_graph_run(s->e, s->graph, n);

@@ -9,6 +9,7 @@
 #include "bench.h"
 #include "cli_options.h"
 #include "run_checkpoint.h"
+#include "run_mpi.h"
 #include "bench_model.h"
 #include "paths.h"
 #include "view.h"
@@ -130,7 +131,11 @@ static eddy_engine *make_engine(const options *o)
         v = !strcmp(o->validation, "sync") ? EDDY_VALIDATION_SYNC
             : !strcmp(o->validation, "on") ? EDDY_VALIDATION_ON
                                            : EDDY_VALIDATION_OFF;
-    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc), .device = o->device, .validation = v });
+    /* Over ranks: a device each, and the ranks' messages as one. */
+    const char *device = o->device || getenv("EDDY_DEVICE") ? o->device : run_mpi_device();
+    bool ranks = run_mpi_size() > 1;
+    eddy_engine *e = eddy_create_engine(&(eddy_engine_desc){ EDDY_SIZED(eddy_engine_desc), .device = device,
+        .validation = v, .log = ranks ? run_mpi_log : NULL });
     if (!e)
         return NULL;
     if (eddy_register_builtin_modules(e) != EDDY_OK) {
@@ -259,8 +264,10 @@ static int cmd_run(const options *o)
                 "--checkpoint-wall need output (not --no-output)\n");
         return 2;
     }
+    bool talk = run_mpi_rank() == 0; /* over ranks, rank 0 speaks for all */
     if (o->scene && access(o->scene, R_OK) != 0) {
-        fprintf(stderr, "eddy error [scene.file]: %s: cannot read the scene file (does it exist? the example "
+        if (talk)
+            fprintf(stderr, "eddy error [scene.file]: %s: cannot read the scene file (does it exist? the example "
                 "scenes, which run by name, are in %s)\n", o->scene, eddy_tool_scenes_dir());
         return 1;
     }
@@ -276,14 +283,15 @@ static int cmd_run(const options *o)
     eddy_scene_info info = eddy_scene_get_info(s);
     /* Where the run ends (a resumed one: what is left of the scene). */
     uint64_t end = o->steps ? info.steps_done + o->steps : info.steps > info.steps_done ? info.steps : info.steps_done;
-    fprintf(stderr, "eddy: scene '%s' on %s: %u particles, dt %g s x %u substeps, %" PRIu64
+    if (talk)
+        fprintf(stderr, "eddy: scene '%s' on %s: %u particles, dt %g s x %u substeps, %" PRIu64
                     " steps%s, output %s\n",
             info.name, d->name, info.particle_count, info.dt, info.substeps, end - info.steps_done,
             info.steps_done ? " from the checkpoint's step" : "", o->no_output ? "off" : info.out_dir);
     double t0 = now_s();
     run_catch_signals();
     eddy_result r = eddy_scene_run_with(s, &(eddy_run_desc){ EDDY_SIZED(eddy_run_desc), .max_steps = o->steps,
-        .progress = !o->quiet, .checkpoint_every = o->checkpoint_every, .checkpoint_wall = o->checkpoint_wall,
+        .progress = !o->quiet && talk, .checkpoint_every = o->checkpoint_every, .checkpoint_wall = o->checkpoint_wall,
         .checkpoint_keep = (uint32_t)o->checkpoint_keep, .stop = &run_stop });
     /* A signal during the last step finds the run done: nothing stopped. */
     bool stopped = run_stop && r == EDDY_OK && eddy_scene_get_info(s).steps_done < end;
@@ -301,13 +309,13 @@ static int cmd_run(const options *o)
     } else if (stopped) {
         fprintf(stderr, "eddy: stopped by a signal at step %" PRIu64 " (t = %.6g s); its checkpoint is in %s: "
                 "continue with eddy run --resume %s\n", info.steps_done, info.time, info.out_dir, info.out_dir);
-    } else if (r == EDDY_OK) {
+    } else if (r == EDDY_OK && talk) {
         double rate = wall > 0 ? (double)info.particle_count * (double)info.steps_done / wall : 0;
         printf("done: %" PRIu64 " steps, t = %.6g s, %u particles, %.3f s wall, %.3g particle-steps/s"
                " (with output), output in %s\n",
                info.steps_done, info.time, info.particle_count, wall, rate,
                o->no_output ? "(none)" : info.out_dir);
-    } else {
+    } else if (r != EDDY_OK && run_mpi_size() == 1) { /* over ranks: run_mpi_end says why, once */
         fprintf(stderr, "eddy error [run.stopped]: the run stopped at step %" PRIu64 ": %s\n", info.steps_done,
                 eddy_result_string(r));
     }
@@ -488,12 +496,15 @@ int main(int argc, char **argv)
         return eddy_voxelize_main(argc, argv);
     if (!strcmp(cmd, "view"))
         return eddy_view_main(argc, argv);
+    /* Under mpirun or srun, `run` starts MPI (run_mpi.h). */
+    if (!strcmp(cmd, "run"))
+        run_mpi_begin(&argc, &argv);
     options o = { 0 };
     int parsed = cli_parse_options(argc, argv, 2, &o);
     if (parsed == -2)
         print_usage(stderr);
     if (parsed != 0)
-        return 2;
+        return run_mpi_end(2);
     /* `eddy run pbf_dam_break`: an example scene by name (tools/eddy/paths.h). */
     static char found[4352];
     if (o.scene && eddy_tool_find_scene(o.scene, found, sizeof found))
@@ -501,7 +512,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "modules"))
         return cmd_modules(&o);
     if (!strcmp(cmd, "run"))
-        return cmd_run(&o);
+        return run_mpi_end(cmd_run(&o));
     if (!strcmp(cmd, "haptic"))
         return cmd_haptic(&o);
     fprintf(stderr, "eddy error [cli.usage]: unknown command '%s'\n", cmd);

@@ -1,5 +1,6 @@
 /* eddy run's checkpoints: see run_checkpoint.h. */
 #include "run_checkpoint.h"
+#include "run_mpi.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,7 +35,7 @@ static eddy_scene *load_from(eddy_engine *e, const options *o, const char *check
 {
     return eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = o->scene,
         .out_dir = out, .profile = o->profile, .no_output = o->no_output, .allow_plugins = o->allow_plugins,
-        .checkpoint = checkpoint });
+        .checkpoint = checkpoint, .mpi_comm = run_mpi_comm() });
 }
 
 eddy_scene *run_load_scene(eddy_engine *e, const options *o)

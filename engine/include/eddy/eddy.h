@@ -68,7 +68,7 @@ extern "C" {
 #endif
 
 #define EDDY_VERSION_MAJOR 1
-#define EDDY_VERSION_MINOR 4
+#define EDDY_VERSION_MINOR 5
 #define EDDY_VERSION_PATCH 0
 
 typedef enum eddy_result {
@@ -123,6 +123,10 @@ typedef void (*eddy_log_fn)(void *user, eddy_log_level level, const char *source
  * engine ("" when none): for programs that keep the default log. Valid until
  * the next call into the engine. */
 EDDY_API const char *eddy_last_error(const eddy_engine *e);
+/* Its text (at most 511 bytes; "" when none): what a program that passes
+ * messages on (to another MPI rank, a user interface) needs besides the
+ * identifier. Valid until the next call into the engine. */
+EDDY_API const char *eddy_last_error_text(const eddy_engine *e);
 
 /* Takes a caller's sized desc (see EDDY_SIZED in eddy_api.h): copies its
  * struct_size bytes into `out`, a struct of `size` bytes in this library's
@@ -821,6 +825,12 @@ EDDY_API eddy_particles eddy_find_particles(eddy_engine *e, const char *name);
 EDDY_API const char *eddy_particles_name(eddy_engine *e, eddy_particles p);
 EDDY_API uint32_t eddy_particles_count(eddy_engine *e, eddy_particles p);
 EDDY_API uint32_t eddy_particles_capacity(eddy_engine *e, eddy_particles p);
+/* Changes the particles in use to count (<= capacity), between steps: the
+ * first count elements of every buffer are the particles. The systems on
+ * the set learn it through their module's set_count (eddy_module.h), and a
+ * step graph recorded before holds the old count: declare it again. Waits:
+ * uploads the draw counts (eddy_particles_draw). */
+EDDY_API eddy_result eddy_particles_set_count(eddy_engine *e, eddy_particles p, uint32_t count);
 /* A named buffer of the set, or a zero handle. */
 EDDY_API eddy_buffer eddy_particles_buffer(eddy_engine *e, eddy_particles p, const char *name);
 /* The name of p's named buffer `index` (in the order they were added:

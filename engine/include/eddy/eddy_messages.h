@@ -73,7 +73,8 @@
  *   grid.too_large         E  a grid's cell tables over maxStorageBufferRange
  *   particles.invalid      E  a set's name, count, capacity or buffer layout is wrong
  *   particles.name_taken   E  a particle set of that name exists already
- *   particles.not_finite   E  particles with a NaN or infinite position (at an output)
+ *   particles.not_finite   E  particles with a NaN or infinite position (at an output; over MPI
+ *                             ranks also by the particle's rank after each substep)
  *   particles.outside      W  particles whose centre is past a wall of the scene's box (at an output)
  *   particles.clamped      W  particles a module's box limit put back since the last output
  * Modules and their systems
@@ -128,6 +129,11 @@
  *                             substeps' step graph could not be made
  *   checkpoint.io          E  the checkpoint cannot be written, synced or renamed into place
  *   run.invalid            E  eddy_scene_run_with's options out of their rules
+ * Runs over MPI ranks (eddy_scene_desc.mpi_comm; docs/distributed.md)
+ *   dist.unsupported       E  a scene, system or call that does not run over ranks (yet), or an
+ *                             eddy built without MPI given a communicator
+ *   dist.split             E  the box cannot be split into the ranks' subdomains
+ *   dist.failed            E  another rank failed; the message names it and its cause
  * Output, rendering, haptics
  *   output.write           E  an output file cannot be created, written or renamed
  *   output.resume          E  a restored scene's output folder is not its run's (no marker, a

@@ -47,9 +47,10 @@ extern "C" {
  *   4.1  ports appended: inputs, outputs, set_input, get_input, read_outputs
  *   4.2  EDDY_PARAM_LIST and eddy_system_ctx.lists
  *   4.3  view appended: a system's own picture for a host's camera
- *   4.4  checkpoint appended: the system's state for checkpoints */
+ *   4.4  checkpoint appended: the system's state for checkpoints
+ *   4.5  reach and set_count appended: runs over MPI ranks */
 #define EDDY_MODULE_ABI_MAJOR 4
-#define EDDY_MODULE_ABI_MINOR 4
+#define EDDY_MODULE_ABI_MINOR 5
 /* Fills the version fields of an eddy_module_desc initializer:
  *     static const eddy_module_desc desc = { EDDY_MODULE_DESC_VERSION, .name = ... }; */
 #define EDDY_MODULE_DESC_VERSION                                                          \
@@ -324,6 +325,29 @@ struct eddy_module_desc {
      * tells the module to re-derive what depends on them). The names must
      * be the same both ways. Waits: the transfers of the declared buffers. */
     eddy_result (*checkpoint)(void *state, eddy_checkpoint *cp);
+    /* ---- ABI 4.5 */
+    /* Optional, for runs over MPI ranks (docs/distributed.md): both or
+     * neither. A system that has them runs on a rank's piece of its sets:
+     * the particles the rank owns and, as ghosts, every particle within
+     * the reach of them, in ascending order of their index in the whole
+     * set. The scene replaces them between substeps (eddy_particles_set_count,
+     * then set_count, then declare_step again) and keeps only the owned
+     * particles' results, so a system never needs to know which are
+     * ghosts.
+     * reach: in *metres, how far a substep carries: a particle's state
+     * after one substep may depend on the states, at the substep's start,
+     * of the particles within this distance and of no other (a density
+     * pass then a force reading the neighbours' densities: twice the
+     * support radius). A system that cannot run this way as configured
+     * (per-particle state of its own that carries over substeps, a
+     * reduction over the whole set steering its passes) returns
+     * EDDY_ERROR_UNSUPPORTED after a message saying why. Between steps;
+     * never waits. */
+    eddy_result (*reach)(void *state, double *metres);
+    /* The set's count changed (its buffers' first count elements are the
+     * particles now, not the same ones as before): step that many from the
+     * next declare_step on. Between steps; may wait (a parameter upload). */
+    eddy_result (*set_count)(void *state);
 };
 
 typedef const eddy_module_desc *(*eddy_module_entry_fn)(void);

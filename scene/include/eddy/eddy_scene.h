@@ -53,7 +53,22 @@ typedef struct eddy_scene_desc {
      * docs/checkpoint.md) for a damaged, foreign, newer or malformed file;
      * nothing is written then. The file is untrusted input. */
     const char *checkpoint;
+    /* ---- 1.5 */
+    /* Runs over MPI ranks (docs/distributed.md): a pointer to the MPI_Comm
+     * whose ranks run the scene together, each with its own engine (one
+     * device each); NULL = this process alone, as before. Every rank loads
+     * the same scene and makes the same calls in the same order; each
+     * collective call (load, step, run, frames) ends with an agreement, so
+     * an error on one rank fails the call on every rank, with the failing
+     * rank's message (dist.failed), and no rank waits for one that stopped.
+     * A communicator of one rank runs exactly as NULL. The scene uses its
+     * own duplicate of the communicator; the pointer is read during the
+     * call only. Needs an eddy built with MPI (eddy_scene_mpi()); a scene
+     * whose systems cannot run over ranks is refused (dist.unsupported). */
+    const void *mpi_comm;
 } eddy_scene_desc;
+/* Whether this eddy was built with MPI (eddy_scene_desc.mpi_comm). */
+EDDY_API bool eddy_scene_mpi(void);
 #define EDDY_SCENE_DEFAULT_HOST_BUDGET (4ull << 30)
 
 /* Parses and checks the whole scene and creates its sets, systems and step

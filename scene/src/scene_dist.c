@@ -1,0 +1,758 @@
+/* Runs over MPI ranks (docs/distributed.md). Every rank loads the whole
+ * scene, then keeps the particles of the grid cells it owns (decomp.c) and
+ * hands the rest on (dist.c). Before each substep each rank takes, as
+ * ghosts, every particle of the other ranks within the systems' reach of
+ * its own (eddy_module_desc.reach: all a substep's result for a particle
+ * can depend on), puts its owned and ghost particles on its device in
+ * ascending index order, steps them all, and keeps the owned particles'
+ * results. A system's neighbour loops visit cells in order and each cell's
+ * particles in index order (the grid's stable sort), so an owned particle
+ * sums the same neighbours in the same order as on one rank: the same
+ * bits on any number of ranks. One exchange a substep, with ghosts as deep
+ * as the reach (a density and a force: two support radii), instead of one
+ * per pass: fewer, larger messages, and no module has to know which of its
+ * particles are ghosts.
+ *
+ * The host holds the owned particles between substeps (every set buffer,
+ * one row a particle); frames gather the statistics to rank 0 in index
+ * order (the one-rank numbers, bit for bit), and each rank writes its piece
+ * of a frame, rank 0 the .pvtp that names them. */
+#include "scene_internal.h"
+
+#ifndef EDDY_MPI
+
+bool eddy_scene_mpi(void)
+{
+    return false;
+}
+
+eddy_scene *scene_dist_attach(eddy_engine *e, eddy_scene *s, const void *comm)
+{
+    (void)comm;
+    if (s)
+        eddy_log(e, EDDY_LOG_ERROR, "dist.unsupported", "eddy_scene_desc.mpi_comm: this eddy was built without "
+                 "MPI (meson option mpi, libopenmpi-dev): it runs scenes on one rank only");
+    eddy_destroy_scene(s);
+    return NULL;
+}
+
+/* Never reached without MPI: no scene has a dist part. */
+void scene_dist_free(eddy_scene *s)
+{
+    (void)s;
+}
+eddy_result scene_dist_steps(eddy_scene *s, uint64_t n)
+{
+    (void)n;
+    return scene_dist_refuse(s, "a step");
+}
+bool scene_dist_root(const eddy_scene *s)
+{
+    (void)s;
+    return true;
+}
+eddy_result scene_dist_frame_begin(eddy_scene *s, eddy_result res)
+{
+    (void)s;
+    return res;
+}
+eddy_result scene_dist_frame_set(eddy_scene *s, uint32_t i, double t, eddy_stats *st, bool *unstable)
+{
+    (void)i, (void)t, (void)st, (void)unstable;
+    return scene_dist_refuse(s, "a frame");
+}
+eddy_result scene_dist_frame_end(eddy_scene *s, eddy_stats *st, eddy_result res)
+{
+    (void)s, (void)st;
+    return res;
+}
+
+#else
+
+#include "dist.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <mpi.h>
+#include <time.h>
+
+bool eddy_scene_mpi(void)
+{
+    return true;
+}
+
+/* Buffers a set may have (the four standard ones and the modules'). */
+#define DIST_SET_BUFFERS 32
+/* The slowest rank's particles over the mean above which the split moves. */
+#define DIST_BALANCE_THRESHOLD 0.10
+
+typedef struct dist_set {
+    uint32_t buffers, stride;
+    eddy_buffer buf[DIST_SET_BUFFERS];
+    uint32_t esize[DIST_SET_BUFFERS], offset[DIST_SET_BUFFERS];
+    int clamped;            /* index of the "clamped" buffer, or -1 */
+    dist_table own, ghosts; /* ids ascending: index in the whole set */
+    uint32_t local;         /* on the device: owned and ghosts */
+    uint32_t *owned_at;     /* own.count: where each owned particle is among them */
+    unsigned char *stage;   /* capacity x the largest element */
+    uint64_t stage_bytes;
+} dist_set;
+
+typedef struct scene_dist scene_dist;
+struct scene_dist {
+    dist_ctx ctx;
+    dist_grid grid;
+    dc_plan plan;
+    double reach;
+    dist_set *sets;
+    /* Since the last frame: */
+    uint64_t migrations, ghosts, substeps, halo_bytes;
+    double t_compute, t_pack, t_exchange, t_wait;
+    uint32_t moves; /* the split moved (a run's total) */
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+bool scene_dist_root(const eddy_scene *s)
+{
+    return !s->dist || s->dist->ctx.rank == 0;
+}
+
+eddy_result scene_dist_refuse(const eddy_scene *s, const char *what)
+{
+    eddy_log(s->e, EDDY_LOG_ERROR, "dist.unsupported", "%s does not run over MPI ranks yet "
+             "(docs/distributed.md)", what);
+    return EDDY_ERROR_UNSUPPORTED;
+}
+
+/* This rank's cause, for the agreement, from the engine's last error. */
+static void note_error(scene_dist *d, eddy_engine *e)
+{
+    if (!d->ctx.err[0])
+        snprintf(d->ctx.err, sizeof d->ctx.err, "[%s] %.200s", *eddy_last_error(e) ? eddy_last_error(e) : "failed",
+                 eddy_last_error_text(e));
+}
+
+/* One result on every rank: r where it failed; on the others a failure
+ * too, with the first failing rank's message. */
+static eddy_result agree(eddy_scene *s, eddy_result r)
+{
+    scene_dist *d = s->dist;
+    if (r != EDDY_OK)
+        note_error(d, s->e);
+    double t0 = now_s();
+    bool ok = dist_agree(&d->ctx, r == EDDY_OK);
+    d->t_wait += now_s() - t0;
+    if (ok)
+        return EDDY_OK;
+    if (r == EDDY_OK)
+        eddy_log(s->e, EDDY_LOG_ERROR, "dist.failed", "%s", d->ctx.err);
+    d->ctx.err[0] = 0;
+    return r != EDDY_OK ? r : EDDY_ERROR_INVALID_ARGUMENT;
+}
+
+/* A collective of dist.c that failed (on some rank; every rank returns
+ * false): its message, logged where it did not fail here. */
+static eddy_result failed_split(eddy_scene *s)
+{
+    scene_dist *d = s->dist;
+    eddy_log(s->e, EDDY_LOG_ERROR, "dist.split", "%s", d->ctx.err);
+    d->ctx.err[0] = 0;
+    return EDDY_ERROR_INVALID_ARGUMENT;
+}
+
+static eddy_result failed_collective(eddy_scene *s)
+{
+    scene_dist *d = s->dist;
+    eddy_log(s->e, EDDY_LOG_ERROR, "dist.failed", "%s", d->ctx.err);
+    d->ctx.err[0] = 0;
+    return EDDY_ERROR_INVALID_ARGUMENT;
+}
+
+/* What keeps a scene on one rank: the systems' reach, their ports and
+ * rates, adaptive stepping, images, element sets. One message. */
+static eddy_result check_scene(eddy_scene *s, double *reach)
+{
+    eddy_engine *e = s->e;
+    *reach = 0;
+    if (s->adaptive || s->renderer)
+        return scene_dist_refuse(s, s->adaptive ? "adaptive stepping (\"adaptive\")" : "\"output.images\"");
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        scene_system *sys = &s->systems[i];
+        const eddy_module_desc *m = sys->module;
+        char what[200];
+        snprintf(what, sizeof what, "system '%s' (module '%s')", sys->name, m->name);
+        if (!m->reach)
+            return scene_dist_refuse(s, what);
+        double r = -1;
+        eddy_result res = m->reach(sys->state, &r);
+        if (res != EDDY_OK)
+            return res;
+        if (!(r > 0 && r < 1e30)) {
+            eddy_log(e, EDDY_LOG_ERROR, "dist.unsupported", "%s: its reach %g m is not a positive distance", what, r);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+        if (sys->rate != 1 || m->output_count || sys->log || sys->active) {
+            snprintf(what + strlen(what), sizeof what - strlen(what), " with %s", sys->rate != 1 ? "its own substeps"
+                     : "ports");
+            return scene_dist_refuse(s, what);
+        }
+        *reach = r > *reach ? r : *reach;
+    }
+    for (uint32_t i = 0; i < s->set_count; i++)
+        if (eddy_particles_elements_name(e, s->sets[i].handle, 0)) {
+            char what[200];
+            snprintf(what, sizeof what, "particle set '%s', which has elements (edges, triangles, tetrahedra),",
+                     s->sets[i].name);
+            return scene_dist_refuse(s, what);
+        }
+    if (!(*reach > 0)) {
+        eddy_log(e, EDDY_LOG_ERROR, "dist.unsupported", "a scene without systems has nothing to split over ranks");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    return EDDY_OK;
+}
+
+/* Set i's buffers as one row a particle: position first (dist.c reads it
+ * there), then the others in the set's order. */
+static eddy_result set_layout(eddy_scene *s, uint32_t i, dist_set *ds)
+{
+    eddy_engine *e = s->e;
+    eddy_particles p = s->sets[i].handle;
+    uint64_t cap = eddy_particles_capacity(e, p), big = 0;
+    const char *name;
+    ds->clamped = -1;
+    for (uint32_t b = 0; (name = eddy_particles_buffer_name(e, p, b)); b++) {
+        eddy_buffer buf = eddy_particles_buffer(e, p, name);
+        uint64_t size = eddy_buffer_size(e, buf), es = cap ? size / cap : 0;
+        if (b == DIST_SET_BUFFERS || !cap || size % cap || es % 4 || es == 0 || es > 256 ||
+            (b == 0 && strcmp(name, "position"))) {
+            eddy_log(e, EDDY_LOG_ERROR, "dist.unsupported", "particle set '%s': buffer '%s' (%" PRIu64 " bytes for "
+                     "%" PRIu64 " particles) cannot travel between ranks: expected at most %d buffers, position "
+                     "first, each a multiple of 4 bytes a particle up to 256", s->sets[i].name, name, size, cap,
+                     DIST_SET_BUFFERS);
+            return EDDY_ERROR_UNSUPPORTED;
+        }
+        ds->buf[b] = buf;
+        ds->esize[b] = (uint32_t)es;
+        ds->offset[b] = ds->stride;
+        ds->stride += (uint32_t)es;
+        ds->buffers = b + 1;
+        big = es > big ? es : big;
+        if (!strcmp(name, "clamped"))
+            ds->clamped = (int)b;
+    }
+    ds->stage_bytes = cap * (big > 16 ? big : 16);
+    ds->stage = malloc(ds->stage_bytes);
+    ds->owned_at = malloc((size_t)cap * sizeof *ds->owned_at);
+    return ds->stage && ds->owned_at ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+}
+
+/* The set's particles whose index is this rank's modulo the ranks: the
+ * starting table, before the first split hands them to their owners. */
+static eddy_result set_start(eddy_scene *s, uint32_t i, dist_set *ds)
+{
+    scene_dist *d = s->dist;
+    uint32_t n = s->sets[i].count;
+    if (!dist_table_init(&ds->own, ds->stride, n / (uint32_t)d->ctx.size + 1) ||
+        !dist_table_init(&ds->ghosts, ds->stride, 1))
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    unsigned char *row = calloc(1, ds->stride);
+    eddy_result r = row ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    /* The rows first, then filled one buffer at a time through the stage. */
+    for (uint32_t k = (uint32_t)d->ctx.rank; k < n && r == EDDY_OK; k += (uint32_t)d->ctx.size)
+        if (!dist_table_push(&ds->own, k, row))
+            r = EDDY_ERROR_OUT_OF_MEMORY;
+    for (uint32_t b = 0; b < ds->buffers && r == EDDY_OK; b++) {
+        r = eddy_buffer_download(s->e, ds->buf[b], 0, (uint64_t)n * ds->esize[b], ds->stage);
+        for (uint32_t j = 0; j < ds->own.count && r == EDDY_OK; j++)
+            memcpy(ds->own.row + (size_t)j * ds->stride + ds->offset[b],
+                   ds->stage + (size_t)ds->own.id[j] * ds->esize[b], ds->esize[b]);
+    }
+    free(row);
+    return r;
+}
+
+/* Every set's owned positions in one table: what the split weighs. */
+static bool all_positions(const scene_dist *d, uint32_t sets, dist_table *t)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < sets; i++)
+        n += d->sets[i].own.count;
+    if (n > UINT32_MAX / 2 || !dist_table_init(t, 12, (uint32_t)n))
+        return false;
+    for (uint32_t i = 0; i < sets; i++)
+        for (uint32_t j = 0; j < d->sets[i].own.count; j++)
+            dist_table_push(t, (uint32_t)t->count, d->sets[i].own.row + (size_t)j * d->sets[i].own.stride);
+    return true;
+}
+
+/* A new split from the particles where they are now; *moved when a box
+ * changed. */
+static eddy_result replan(eddy_scene *s, bool *moved)
+{
+    scene_dist *d = s->dist;
+    dist_table t;
+    bool ok = all_positions(d, s->set_count, &t);
+    if (!dist_agree(&d->ctx, ok || (snprintf(d->ctx.err, sizeof d->ctx.err, "out of memory weighing the split"), 0)))
+        return failed_collective(s);
+    dc_plan next = { 0 };
+    ok = dist_plan(&d->ctx, &d->grid, &t, 1, d->plan.ranks ? &d->plan : NULL, NULL, &next);
+    dist_table_free(&t);
+    /* The first split is where a box too small for the ranks shows. */
+    if (!ok)
+        return d->plan.ranks ? failed_collective(s) : failed_split(s);
+    *moved = !d->plan.ranks || memcmp(next.box, d->plan.box, next.ranks * sizeof *next.box) != 0;
+    dc_free(&d->plan);
+    d->plan = next;
+    return EDDY_OK;
+}
+
+static eddy_result dist_start(eddy_scene *s, double reach)
+{
+    scene_dist *d = s->dist;
+    d->reach = reach;
+    /* Cells one reach wide, with a cell of margin, like the systems' own
+     * grids: a particle reaches only the cells next to its own. */
+    for (int a = 0; a < 3; a++) {
+        double cells = ceil(((double)s->box_max[a] - s->box_min[a]) / reach) + 2;
+        if (!(cells <= (1 << 20))) {
+            eddy_log(s->e, EDDY_LOG_ERROR, "dist.split", "the box spans %g cells of the reach %g m along axis %d: "
+                     "more than %d", cells, reach, a, 1 << 20);
+            return EDDY_ERROR_LIMIT;
+        }
+        d->grid.dims[a] = (int32_t)cells;
+        d->grid.origin[a] = (float)(s->box_min[a] - reach);
+    }
+    d->grid.inv_cell = (float)(1.0 / reach);
+    d->sets = calloc(s->set_count ? s->set_count : 1, sizeof *d->sets);
+    eddy_result r = d->sets ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++) {
+        r = set_layout(s, i, &d->sets[i]);
+        if (r == EDDY_OK)
+            r = set_start(s, i, &d->sets[i]);
+    }
+    return r;
+}
+
+eddy_scene *scene_dist_attach(eddy_engine *e, eddy_scene *s, const void *comm_ptr)
+{
+    MPI_Comm comm = *(const MPI_Comm *)comm_ptr;
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    if (size == 1)
+        return s;
+    scene_dist *d = calloc(1, sizeof *d);
+    dist_ctx c = { 0 };
+    MPI_Comm_dup(comm, &c.comm);
+    MPI_Comm_rank(c.comm, &c.rank);
+    c.size = size;
+    eddy_result r = s && d ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    double reach = 0;
+    if (r == EDDY_OK) {
+        d->ctx = c;
+        s->dist = d;
+        r = check_scene(s, &reach);
+        if (r == EDDY_OK)
+            r = dist_start(s, reach);
+    }
+    if (!s || !d) {
+        if (s)
+            eddy_log(e, EDDY_LOG_ERROR, "memory.host", "out of host memory for the run over ranks");
+        snprintf(c.err, sizeof c.err, "[%s] %.200s", eddy_last_error(e), eddy_last_error_text(e));
+        dist_agree(&c, false);
+        MPI_Comm_free(&c.comm);
+        free(d);
+        eddy_destroy_scene(s);
+        return NULL;
+    }
+    bool moved;
+    r = agree(s, r);
+    if (r == EDDY_OK)
+        r = replan(s, &moved);
+    for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++) {
+        uint64_t m;
+        if (!dist_migrate(&d->ctx, &d->plan, &d->grid, &d->sets[i].own, &m))
+            r = failed_collective(s);
+    }
+    if (r != EDDY_OK) {
+        eddy_destroy_scene(s);
+        return NULL;
+    }
+    return s;
+}
+
+void scene_dist_free(eddy_scene *s)
+{
+    scene_dist *d = s->dist;
+    if (!d)
+        return;
+    for (uint32_t i = 0; d->sets && i < s->set_count; i++) {
+        dist_table_free(&d->sets[i].own);
+        dist_table_free(&d->sets[i].ghosts);
+        free(d->sets[i].owned_at);
+        free(d->sets[i].stage);
+    }
+    free(d->sets);
+    dc_free(&d->plan);
+    MPI_Comm_free(&d->ctx.comm);
+    free(d);
+    s->dist = NULL;
+}
+
+/* The set's owned and ghost particles onto its device in index order. */
+static eddy_result put_local(eddy_scene *s, dist_set *ds, eddy_particles p)
+{
+    const dist_table *o = &ds->own, *g = &ds->ghosts;
+    uint64_t local = (uint64_t)o->count + g->count;
+    if (local > eddy_particles_capacity(s->e, p))
+        return EDDY_ERROR_LIMIT;
+    ds->local = (uint32_t)local;
+    for (uint32_t a = 0, b = 0, k = 0; k < local; k++) {
+        if (b == g->count || (a < o->count && o->id[a] < g->id[b]))
+            ds->owned_at[a++] = k;
+        else
+            b++;
+    }
+    eddy_result r = EDDY_OK;
+    for (uint32_t b = 0; b < ds->buffers && r == EDDY_OK; b++) {
+        uint32_t es = ds->esize[b];
+        for (uint32_t x = 0, y = 0, k = 0; k < local; k++) {
+            bool mine = y == g->count || (x < o->count && o->id[x] < g->id[y]);
+            const unsigned char *row = mine ? o->row + (size_t)x++ * o->stride : g->row + (size_t)y++ * g->stride;
+            memcpy(ds->stage + (size_t)k * es, row + ds->offset[b], es);
+        }
+        r = eddy_buffer_upload(s->e, ds->buf[b], 0, local * es, ds->stage);
+    }
+    return r == EDDY_OK ? eddy_particles_set_count(s->e, p, ds->local) : r;
+}
+
+/* The owned particles' results back into their rows. A particle that is
+ * not finite stops the run at once, naming it: its rank is the one that
+ * knows. */
+static eddy_result take_owned(eddy_scene *s, uint32_t i, dist_set *ds)
+{
+    eddy_result r = EDDY_OK;
+    for (uint32_t b = 0; b < ds->buffers && r == EDDY_OK; b++) {
+        uint32_t es = ds->esize[b];
+        r = eddy_buffer_download(s->e, ds->buf[b], 0, (uint64_t)ds->local * es, ds->stage);
+        for (uint32_t j = 0; j < ds->own.count && r == EDDY_OK; j++)
+            memcpy(ds->own.row + (size_t)j * ds->own.stride + ds->offset[b],
+                   ds->stage + (size_t)ds->owned_at[j] * es, es);
+    }
+    for (uint32_t j = 0; j < ds->own.count && r == EDDY_OK; j++) {
+        float x[8];
+        memcpy(x, ds->own.row + (size_t)j * ds->own.stride + ds->offset[0], 16);
+        memcpy(x + 4, ds->own.row + (size_t)j * ds->own.stride + ds->offset[1], 16);
+        if (isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(x[4]) && isfinite(x[5]) && isfinite(x[6]))
+            continue;
+        eddy_log(s->e, EDDY_LOG_ERROR, "particles.not_finite", "particle set '%s': particle %u has a non-finite "
+                 "position or velocity in step %" PRIu64 ": the simulation is unstable; lower dt or check the "
+                 "parameters", s->sets[i].name, ds->own.id[j], s->steps_done + 1);
+        r = EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    return r;
+}
+
+/* The step graph for the particles on the device now: one substep. */
+static eddy_result declare(eddy_scene *s)
+{
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        eddy_result r = s->systems[i].module->set_count(s->systems[i].state);
+        if (r != EDDY_OK)
+            return r;
+    }
+    eddy_destroy_graph(s->e, s->graph);
+    s->generation++;
+    s->graph = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "step",
+                                                           .times = 1, .timestamps = s->profile });
+    if (!s->graph.id)
+        return EDDY_ERROR_VULKAN;
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        eddy_result r = s->systems[i].module->declare_step(s->systems[i].state, s->graph);
+        if (r != EDDY_OK)
+            return r;
+    }
+    return EDDY_OK;
+}
+
+static eddy_result substep(eddy_scene *s)
+{
+    scene_dist *d = s->dist;
+    double t0 = now_s();
+    for (uint32_t i = 0; i < s->set_count; i++) {
+        dist_set *ds = &d->sets[i];
+        uint64_t moved = 0;
+        if (!dist_migrate(&d->ctx, &d->plan, &d->grid, &ds->own, &moved) ||
+            !dist_ghosts(&d->ctx, &d->plan, &d->grid, &ds->own, &ds->ghosts))
+            return failed_collective(s);
+        d->migrations += moved;
+        d->ghosts += ds->ghosts.count;
+        d->halo_bytes += (uint64_t)ds->ghosts.count * (ds->stride + 4);
+    }
+    double t1 = now_s();
+    d->t_exchange += t1 - t0;
+    eddy_result r = EDDY_OK;
+    for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++)
+        r = put_local(s, &d->sets[i], s->sets[i].handle);
+    if (r == EDDY_OK)
+        r = declare(s);
+    double t2 = now_s();
+    if (r == EDDY_OK)
+        r = eddy_graph_run(s->e, s->graph, 1);
+    double t3 = now_s();
+    for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++)
+        r = take_owned(s, i, &d->sets[i]);
+    d->t_pack += (t2 - t1) + (now_s() - t3);
+    d->t_compute += t3 - t2;
+    d->substeps++;
+    return agree(s, r);
+}
+
+eddy_result scene_dist_steps(eddy_scene *s, uint64_t n)
+{
+    for (uint64_t k = 0; k < n; k++) {
+        for (uint32_t j = 0; j < s->substeps; j++) {
+            eddy_result r = substep(s);
+            if (r != EDDY_OK)
+                return r;
+        }
+        s->steps_done++;
+    }
+    return EDDY_OK;
+}
+
+eddy_result scene_dist_frame_begin(eddy_scene *s, eddy_result res)
+{
+    res = agree(s, res);
+    if (res == EDDY_OK && !s->no_output)
+        s->out_ready = true; /* rank 0 made the folder; the others only add their pieces */
+    return res;
+}
+
+/* One particle as rank 0 gathers it for the statistics. */
+typedef struct dist_record {
+    uint32_t id;
+    float pos[4], vel[4], mass;
+    uint32_t phase;
+} dist_record;
+
+/* This rank's piece of set i as <set>_<frame>_<rank>.vtp. */
+static eddy_result write_piece(eddy_scene *s, uint32_t i, double t, const dist_record *rec, uint32_t n)
+{
+    float *pos = malloc(16ull * n + 16), *vel = malloc(16ull * n + 16), *mass = malloc(4ull * n + 4);
+    uint32_t *phase = malloc(4ull * n + 4), *id = malloc(4ull * n + 4);
+    eddy_result r = pos && vel && mass && phase && id ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    for (uint32_t k = 0; k < n && r == EDDY_OK; k++) {
+        memcpy(pos + 4 * (size_t)k, rec[k].pos, 16);
+        memcpy(vel + 4 * (size_t)k, rec[k].vel, 16);
+        mass[k] = rec[k].mass, phase[k] = rec[k].phase, id[k] = rec[k].id;
+    }
+    char path[EDDY_OUT_DIR_MAX + 200], err[1024];
+    int len = snprintf(path, sizeof path, "%s/%s_%06u_%d.vtp", s->out_dir, s->sets[i].name, s->frames,
+                       s->dist->ctx.rank);
+    eddy_vtp_particles vp = { t, n, pos, vel, mass, phase, id };
+    if (r == EDDY_OK && (len <= 0 || (size_t)len >= sizeof path || eddy_write_vtp(path, &vp, err, sizeof err))) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "output.write", "output: %s", len > 0 && (size_t)len < sizeof path ? err
+                 : "the piece's path is too long");
+        r = EDDY_ERROR_IO;
+    }
+    free(pos), free(vel), free(mass), free(phase), free(id);
+    return r;
+}
+
+/* Rank 0: the frame's .pvtp naming every rank's piece, into the .pvd. */
+static eddy_result write_pvtp(eddy_scene *s, uint32_t i, double t)
+{
+    int ranks = s->dist->ctx.size;
+    char file[EDDY_NAME_MAX + 32], path[EDDY_OUT_DIR_MAX + 200], err[1024];
+    char (*names)[EDDY_NAME_MAX + 40] = malloc((size_t)ranks * sizeof *names);
+    const char **pieces = malloc((size_t)ranks * sizeof *pieces);
+    eddy_result r = names && pieces ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    for (int k = 0; k < ranks && r == EDDY_OK; k++) {
+        snprintf(names[k], sizeof names[k], "%s_%06u_%d.vtp", s->sets[i].name, s->frames, k);
+        pieces[k] = names[k];
+    }
+    snprintf(file, sizeof file, "%s_%06u.pvtp", s->sets[i].name, s->frames);
+    if (r == EDDY_OK && (!scene_out_path(s, path, sizeof path, file) ||
+                         eddy_write_pvtp(path, t, pieces, (uint32_t)ranks, err, sizeof err))) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "output.write", "output: %s", err);
+        r = EDDY_ERROR_IO;
+    }
+    free(names);
+    free(pieces);
+    return r == EDDY_OK ? scene_add_pvd(s, i, t, file) : r;
+}
+
+/* Set i's owned particles as records (the clamped flags counted into
+ * *clamped and cleared). */
+static dist_record *records(scene_dist *d, uint32_t i, uint32_t *clamped)
+{
+    dist_set *ds = &d->sets[i];
+    dist_record *rec = malloc(((size_t)ds->own.count + 1) * sizeof *rec);
+    for (uint32_t j = 0; rec && j < ds->own.count; j++) {
+        unsigned char *row = ds->own.row + (size_t)j * ds->stride;
+        rec[j].id = ds->own.id[j];
+        memcpy(rec[j].pos, row + ds->offset[0], 16);
+        memcpy(rec[j].vel, row + ds->offset[1], 16);
+        memcpy(&rec[j].mass, row + ds->offset[2], 4);
+        memcpy(&rec[j].phase, row + ds->offset[3], 4);
+        if (ds->clamped >= 0) {
+            uint32_t c;
+            memcpy(&c, row + ds->offset[ds->clamped], 4);
+            *clamped += c != 0;
+            memset(row + ds->offset[ds->clamped], 0, 4);
+        }
+    }
+    return rec;
+}
+
+/* Rank 0: every rank's records gathered, in index order. */
+static dist_record *gather(scene_dist *d, const dist_record *rec, uint32_t n, uint32_t total, bool *ok)
+{
+    int ranks = d->ctx.size, mine = (int)(n * sizeof *rec);
+    int *bytes = d->ctx.rank == 0 ? malloc((size_t)ranks * sizeof *bytes) : NULL;
+    int *at = d->ctx.rank == 0 ? malloc((size_t)ranks * sizeof *at) : NULL;
+    dist_record *all = d->ctx.rank == 0 ? malloc(((size_t)total + 1) * sizeof *all) : NULL;
+    *ok = d->ctx.rank != 0 || (bytes && at && all);
+    if (!*ok)
+        snprintf(d->ctx.err, sizeof d->ctx.err, "out of host memory gathering %u particles for the statistics",
+                 total);
+    else if ((uint64_t)total * sizeof *rec >= INT32_MAX)
+        snprintf(d->ctx.err, sizeof d->ctx.err, "the statistics of %u particles are over the 2 GiB one MPI "
+                 "gather takes", total), *ok = false;
+    if (!dist_agree(&d->ctx, *ok)) {
+        free(bytes), free(at), free(all);
+        *ok = false;
+        return NULL;
+    }
+    MPI_Gather(&mine, 1, MPI_INT, bytes, 1, MPI_INT, 0, d->ctx.comm);
+    for (int k = 0, sum = 0; at && k < ranks; sum += bytes[k], k++)
+        at[k] = sum;
+    /* Gathered in rank order, then put in index order. */
+    dist_record *got = d->ctx.rank == 0 ? malloc(((size_t)total + 1) * sizeof *got) : NULL;
+    if (d->ctx.rank == 0 && !got)
+        snprintf(d->ctx.err, sizeof d->ctx.err, "out of host memory gathering %u particles for the statistics",
+                 total);
+    *ok = dist_agree(&d->ctx, d->ctx.rank != 0 || got);
+    if (*ok)
+        MPI_Gatherv(rec, mine, MPI_BYTE, got, bytes, at, MPI_BYTE, 0, d->ctx.comm);
+    for (uint32_t k = 0; *ok && got && k < total; k++)
+        if (got[k].id < total)
+            all[got[k].id] = got[k];
+    free(bytes), free(at), free(got);
+    if (!*ok) {
+        free(all);
+        return NULL;
+    }
+    return all;
+}
+
+eddy_result scene_dist_frame_set(eddy_scene *s, uint32_t i, double t, eddy_stats *st, bool *unstable)
+{
+    scene_dist *d = s->dist;
+    uint32_t clamped = 0, n = d->sets[i].own.count, total = s->sets[i].count;
+    dist_record *rec = records(d, i, &clamped);
+    eddy_result r = rec ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK && !s->no_output && s->vtk)
+        r = write_piece(s, i, t, rec, n);
+    if ((r = agree(s, r)) != EDDY_OK) {
+        free(rec);
+        return r;
+    }
+    uint32_t clamped_all = 0;
+    MPI_Reduce(&clamped, &clamped_all, 1, MPI_UINT32_T, MPI_SUM, 0, d->ctx.comm);
+    bool ok;
+    dist_record *all = gather(d, rec ? rec : (dist_record[1]){ 0 }, n, total, &ok);
+    free(rec);
+    if (!ok)
+        return failed_collective(s);
+    if (d->ctx.rank == 0) {
+        float *pos = malloc(16ull * total + 16), *vel = malloc(16ull * total + 16), *mass = malloc(4ull * total + 4);
+        r = pos && vel && mass ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+        for (uint32_t k = 0; k < total && r == EDDY_OK; k++) {
+            memcpy(pos + 4 * (size_t)k, all[k].pos, 16);
+            memcpy(vel + 4 * (size_t)k, all[k].vel, 16);
+            mass[k] = all[k].mass;
+        }
+        if (r == EDDY_OK)
+            scene_set_stats(s, i, total, t, st, pos, vel, mass, clamped_all, unstable);
+        if (r == EDDY_OK && !*unstable && !s->no_output && s->vtk)
+            r = write_pvtp(s, i, t);
+        free(pos), free(vel), free(mass);
+    }
+    free(all);
+    int flag = *unstable;
+    MPI_Bcast(&flag, 1, MPI_INT, 0, d->ctx.comm);
+    *unstable = flag != 0;
+    return agree(s, r);
+}
+
+/* The ranks' figures since the last frame into rank 0's line, as lists in
+ * rank order. */
+static void rank_figures(eddy_scene *s, eddy_stats *st)
+{
+    scene_dist *d = s->dist;
+    uint64_t own = 0;
+    for (uint32_t i = 0; i < s->set_count; i++)
+        own += d->sets[i].own.count;
+    double sub = d->substeps ? (double)d->substeps : 1;
+    double mine[9] = { (double)own, (double)d->ghosts / sub, (double)d->migrations, (double)d->halo_bytes / sub,
+                       d->t_compute, d->t_pack, d->t_exchange, d->t_wait, (double)d->substeps };
+    static const char *const key[9] = { "particles", "ghosts", "migrations", "halo_bytes", "compute_s", "pack_s",
+                                         "exchange_s", "wait_s", "substeps" };
+    int ranks = d->ctx.size;
+    double *all = d->ctx.rank == 0 ? malloc(9ull * (size_t)ranks * sizeof *all) : NULL;
+    double *got = all ? all : (double[9]){ 0 };
+    MPI_Gather(mine, 9, MPI_DOUBLE, d->ctx.rank == 0 ? got : NULL, 9, MPI_DOUBLE, 0, d->ctx.comm);
+    if (d->ctx.rank == 0 && all) {
+        scene_stats_printf(st, ",\"ranks\":{\"count\":%d,\"split_moves\":%u", ranks, d->moves);
+        for (int f = 0; f < 9; f++) {
+            scene_stats_printf(st, ",\"%s\":[", key[f]);
+            for (int k = 0; k < ranks; k++)
+                scene_stats_printf(st, "%s%.9g", k ? "," : "", all[9 * k + f]);
+            scene_stats_printf(st, "]");
+        }
+        scene_stats_printf(st, "}");
+    }
+    free(all);
+    d->migrations = d->ghosts = d->substeps = d->halo_bytes = 0;
+    d->t_compute = d->t_pack = d->t_exchange = d->t_wait = 0;
+}
+
+/* At a frame: a new split when the rank with the most particles holds
+ * more than the threshold over the mean. */
+static eddy_result balance(eddy_scene *s)
+{
+    scene_dist *d = s->dist;
+    double own = 0;
+    for (uint32_t i = 0; i < s->set_count; i++)
+        own += d->sets[i].own.count;
+    double *all = malloc((size_t)d->ctx.size * sizeof *all);
+    if (!dist_agree(&d->ctx, all || (snprintf(d->ctx.err, sizeof d->ctx.err, "out of memory"), 0))) {
+        free(all);
+        return failed_collective(s);
+    }
+    MPI_Allgather(&own, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, d->ctx.comm);
+    bool uneven = dc_imbalanced(all, (uint32_t)d->ctx.size, DIST_BALANCE_THRESHOLD), moved = false;
+    free(all);
+    eddy_result r = uneven ? replan(s, &moved) : EDDY_OK;
+    d->moves += moved;
+    return r;
+}
+
+eddy_result scene_dist_frame_end(eddy_scene *s, eddy_stats *st, eddy_result res)
+{
+    res = agree(s, res);
+    if (res != EDDY_OK)
+        return res;
+    rank_figures(s, st);
+    return balance(s);
+}
+
+#endif

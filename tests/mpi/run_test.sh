@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# `eddy run` over MPI ranks (mpirun --oversubscribe on this machine's
+# cores): each scene's last frame on 2, 3 and 4 ranks, gathered by particle
+# id from the ranks' pieces, is bitwise the one-rank run's, and so are the
+# statistics lines; particles migrate and the split moves; VTK's parallel
+# reader opens a frame and finds every particle once; a rank fed an
+# unstable configuration stops every rank with one message naming it.
+# usage: run_test.sh EDDY SOURCE_ROOT [quick]   (quick: 3 ranks)
+set -uo pipefail
+eddy=$1 root=$2 quick=${3:-}
+here=$root/tests/mpi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+# As in dist_test.sh: Open MPI 4.1 leaks at exit from unloaded components.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; cat "$tmp/err" 2>/dev/null; exit 1; }
+mpi() { timeout 120 mpirun --oversubscribe -np "$@"; }
+clean() { ! grep -q 'validation' "$tmp/err" || fail "$1: validation messages"; }
+ranks="2 3 4"
+[ "$quick" = quick ] && ranks=3
+for scene in sph_dam; do
+    json=$here/dist_$scene.json
+    "$eddy" run "$json" --out "$tmp/$scene.1" --quiet >"$tmp/out" 2>"$tmp/err" || fail "$scene, 1 rank: exit $?"
+    clean "$scene, 1 rank"
+    for n in $ranks; do
+        mpi "$n" "$eddy" run "$json" --out "$tmp/$scene.$n" --quiet >"$tmp/out" 2>"$tmp/err" ||
+            fail "$scene, $n ranks: exit $?"
+        clean "$scene, $n ranks"
+        python3 "$here/compare_runs.py" "$tmp/$scene.1" "$tmp/$scene.$n" water --moves || fail "$scene, $n ranks"
+    done
+done
+# ParaView's reader (python3-vtk9): the pieces make one dataset.
+vtkpy=""
+for py in python3 /usr/bin/python3; do
+    "$py" -c 'import vtk' 2>/dev/null && { vtkpy=$py; break; }
+done
+if [ -n "$vtkpy" ]; then
+    "$vtkpy" "$here/pvtp_read.py" "$tmp/sph_dam.3" water 4500 >"$tmp/out" 2>"$tmp/err" || fail "pvtp: $(cat "$tmp/out")"
+    cat "$tmp/out"
+else
+    echo "pvtp: not read (python3-vtk9 is not installed; tools/install-deps.sh installs it)"
+fi
+# Rank 2 runs the scene with a substep over the solver's stability bound:
+# every rank stops at once with rank 2's message, once.
+sed 's/"dt": 0.0005/"dt": 0.01/' "$here/dist_sph_dam.json" >"$tmp/unstable.json"
+start=$(date +%s)
+timeout 60 mpirun --oversubscribe -np 2 "$eddy" run "$here/dist_sph_dam.json" --out "$tmp/fault" --quiet : \
+    -np 1 "$eddy" run "$tmp/unstable.json" --out "$tmp/fault" --quiet >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "fault: exit $rc (124: a rank hung)"
+[ "$(grep -c '^eddy error' "$tmp/err")" -eq 1 ] || fail "fault: expected one message"
+grep -q '^eddy error \[system.unstable\]: rank 2: ' "$tmp/err" || fail "fault: the message names no rank or cause"
+echo "fault: exit $rc after $(( $(date +%s) - start )) s: $(grep '^eddy error' "$tmp/err")"
+# What does not run over ranks yet is refused before anything runs.
+sed 's/"front_axis": 0/"front_axis": 0, "solver": 1/' "$here/dist_sph_dam.json" >"$tmp/iisph.json"
+mpi 2 "$eddy" run "$tmp/iisph.json" --out "$tmp/iisph" --quiet >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "refusal: exit $rc"
+[ "$(grep -c '^eddy error' "$tmp/err")" -eq 1 ] && grep -q '^eddy error \[dist.unsupported\]: rank 0: ' "$tmp/err" ||
+    fail "refusal: expected one dist.unsupported message"
+[ ! -e "$tmp/iisph" ] || fail "refusal: an output folder was made"
+echo "refusal: $(grep '^eddy error' "$tmp/err")"
+echo "ok: dist_run"
