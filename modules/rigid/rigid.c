@@ -56,6 +56,7 @@ typedef struct rigid {
     eddy_engine *e;
     eddy_particles set;
     uint32_t n, bodies;
+    uint32_t cap; /* particles the step's buffers hold: the set's capacity */
     char name[64];
     struct eddy_rigid_params p;
     float min_mass;
@@ -63,7 +64,13 @@ typedef struct rigid {
     eddy_kernel k[K_COUNT];
     eddy_buffer params, rest, offsets, force, torque, bforce, btorque, sp, sv, sbody;
     eddy_buffer external_sum; /* the rigid.external slices' sum, with two or more */
-    eddy_buffer hid, hxi, hid_next, hxi_next; /* friction: contact memory, 16 slots a particle */
+    /* Friction: contact memory, 16 slots a particle, keyed by the other
+     * particle's id. hid and hxi are the set's ("rigid.contacts",
+     * "rigid.shear"): they travel with the particles when the set is
+     * reordered (runs over ranks); the next tables are scratch. */
+    eddy_buffer hid, hxi, hid_next, hxi_next;
+    /* Each particle's id when the set has no "id" buffer: its index. */
+    eddy_buffer ids;
     eddy_buffer position, velocity, mass, phase, body, matrix, clamped;
     /* "rigid.added", per body: xyz its last substep's acceleration
      * (m/s^2), w the added mass of the fluids it is in (kg;
@@ -81,7 +88,7 @@ static void destroy(void *state)
     for (int i = 0; i < K_COUNT; i++)
         eddy_destroy_kernel(s->e, s->k[i]);
     eddy_buffer own[] = { s->params, s->offsets, s->force, s->torque, s->bforce, s->btorque,
-                          s->sp, s->sv, s->sbody, s->hid, s->hxi, s->hid_next, s->hxi_next, s->external_sum };
+                          s->sp, s->sv, s->sbody, s->hid_next, s->hxi_next, s->external_sum, s->ids };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(s->e, own[i]);
     free(s);
@@ -181,6 +188,36 @@ static void param_block(rigid *s, const eddy_system_ctx *ctx, double d, bool gra
     p->counts[0] = s->n;
 }
 
+/* Contact memory: with friction, 16 slots a particle in the set's
+ * buffers, all empty (0xffffffff) at the start; the particles' own ids
+ * (0, 1, ...) for a set without an "id" buffer. */
+static eddy_result create_memory(rigid *s)
+{
+    eddy_engine *e = s->e;
+    uint64_t cap = s->cap, slots = s->p.coeffs[3] > 0 ? 16ull * cap : 1;
+    uint32_t *fill = malloc(4 * (slots > cap ? slots : cap) + 4);
+    if (!fill)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    memset(fill, 0xff, 4 * slots);
+    if (s->p.coeffs[3] > 0) {
+        s->hid = eddy_particles_add_buffer(e, s->set, "rigid.contacts", 4 * 16);
+        s->hxi = eddy_particles_add_buffer(e, s->set, "rigid.shear", 16 * 16);
+        if (s->hid.id && eddy_buffer_upload(e, s->hid, 0, 4 * slots, fill) != EDDY_OK)
+            s->hid = (eddy_buffer){ 0 };
+    } else {
+        s->hid = scratch(s, "contacts.id", 4 * slots, fill);
+        s->hxi = scratch(s, "contacts.shear", 16 * slots, NULL);
+    }
+    s->hid_next = scratch(s, "contacts.id_next", 4 * slots, fill);
+    s->hxi_next = scratch(s, "contacts.shear_next", 16 * slots, NULL);
+    for (uint64_t i = 0; i < cap; i++)
+        fill[i] = (uint32_t)i;
+    s->ids = scratch(s, "ids", 4 * cap, fill);
+    free(fill);
+    return s->hid.id && s->hxi.id && s->hid_next.id && s->hxi_next.id && s->ids.id ? EDDY_OK
+                                                                                  : EDDY_ERROR_OUT_OF_MEMORY;
+}
+
 /* The buffers: the bodies, their matrices and the particles' rest offsets
  * (shared with renderers and fluids), the inverse masses a coupled fluid
  * weighs (fluid_w), the forces, the sorted copies and the contact memory.
@@ -207,30 +244,19 @@ static eddy_result create_buffers(rigid *s, const struct eddy_rigid_body *bodies
     if (!s->rest.id || (n && rest && eddy_buffer_upload(e, s->rest, 0, 16ull * n, rest) != EDDY_OK))
         r = EDDY_ERROR_OUT_OF_MEMORY;
     s->offsets = scratch(s, "offsets", 4ull * (B + 1), offsets);
-    s->force = scratch(s, "force", 16ull * n, NULL);
-    s->torque = scratch(s, "torque", 16ull * n, NULL);
+    uint64_t cap = s->cap;
+    s->force = scratch(s, "force", 16ull * cap, NULL);
+    s->torque = scratch(s, "torque", 16ull * cap, NULL);
     s->bforce = scratch(s, "body_force", 16ull * B, NULL);
     s->btorque = scratch(s, "body_torque", 16ull * B, NULL);
-    s->sp = scratch(s, "sorted.position", 16ull * n, NULL);
-    s->sv = scratch(s, "sorted.velocity", 16ull * n, NULL);
-    s->sbody = scratch(s, "sorted.body", 4ull * n, NULL);
+    s->sp = scratch(s, "sorted.position", 16ull * cap, NULL);
+    s->sv = scratch(s, "sorted.velocity", 16ull * cap, NULL);
+    s->sbody = scratch(s, "sorted.body", 4ull * cap, NULL);
     /* Shared: the momentum a body in a fluid holds back is w xyz dt. */
     s->added = eddy_particles_add_buffer(e, s->set, "rigid.added", 16);
     if (!s->added.id || (n && eddy_buffer_fill(e, s->added, 0, 16ull * n, 0) != EDDY_OK))
         r = EDDY_ERROR_OUT_OF_MEMORY;
-    /* Contact memory: 16 slots a particle when there is friction, all
-     * empty (0xffffffff) at the start. */
-    uint64_t slots = p->coeffs[3] > 0 ? 16ull * n : 1;
-    uint32_t *empty = malloc(4 * slots);
-    if (empty)
-        memset(empty, 0xff, 4 * slots);
-    s->hid = scratch(s, "contacts.id", 4 * slots, empty);
-    s->hid_next = scratch(s, "contacts.id_next", 4 * slots, empty);
-    s->hxi = scratch(s, "contacts.shear", 16 * slots, NULL);
-    s->hxi_next = scratch(s, "contacts.shear_next", 16 * slots, NULL);
-    if (!empty || !s->hid.id || !s->hid_next.id || !s->hxi.id || !s->hxi_next.id)
-        r = EDDY_ERROR_OUT_OF_MEMORY;
-    free(empty);
+    r = r == EDDY_OK ? create_memory(s) : r;
     if (!s->body.id || !s->matrix.id || !s->params.id || !s->rest.id || !s->offsets.id || !s->force.id ||
         !s->torque.id || !s->bforce.id || !s->btorque.id || !s->sp.id || !s->sv.id || !s->sbody.id)
         r = EDDY_ERROR_OUT_OF_MEMORY;
@@ -249,6 +275,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->e = e;
     s->set = ctx->particles;
     s->n = eddy_particles_count(e, ctx->particles);
+    s->cap = eddy_particles_capacity(e, ctx->particles);
     snprintf(s->name, sizeof s->name, "%s", ctx->name);
     uint32_t n = s->n;
     s->position = eddy_particles_buffer(e, s->set, "position");
@@ -309,7 +336,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
         s->grid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc),
             .label = gl, .origin = { p->grid[0], p->grid[1], p->grid[2] }, .cell = (float)d,
             .dims = { (uint32_t)p->dims[0], (uint32_t)p->dims[1], (uint32_t)p->dims[2] },
-            .max_count = n ? n : 1 });
+            .max_count = s->cap ? s->cap : 1 });
         if (!s->grid)
             r = EDDY_ERROR_LIMIT;
     }
@@ -443,6 +470,10 @@ static eddy_result declare_step(void *state, eddy_graph g)
         return EDDY_ERROR_VULKAN;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
     bool granular = s->p.dims[3] != 0;
+    /* The set's ids where it has them (a set split over ranks), else the
+     * particles' indices. */
+    eddy_buffer ids = eddy_particles_buffer(e, s->set, "id");
+    ids = ids.id ? ids : s->ids;
     eddy_result r = eddy_grid_record_build(e, s->grid, g, s->position, s->n);
     if (r == EDDY_OK)
         r = eddy_grid_record_gather(e, s->grid, g, s->position, s->sp, 4, s->n);
@@ -459,7 +490,8 @@ static eddy_result declare_step(void *state, eddy_graph g)
                       { s->sbody, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
                       { gb.sorted_index, EDDY_READ }, { s->body, EDDY_READ }, { s->force, EDDY_WRITE },
                       { s->torque, EDDY_WRITE }, { s->hid, EDDY_READ }, { s->hxi, EDDY_READ },
-                      { s->hid_next, EDDY_WRITE }, { s->hxi_next, EDDY_WRITE }, { external, EDDY_READ } } });
+                      { s->hid_next, EDDY_WRITE }, { s->hxi_next, EDDY_WRITE }, { ids, EDDY_READ },
+                      { external, EDDY_READ } } });
     if (rc >= 0 && s->p.coeffs[3] > 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             /* 16 slots a particle: a grid-stride copy, within the device's
@@ -564,6 +596,37 @@ static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
     return eddy_checkpoint_buffers(cp, items, sizeof items / sizeof *items);
 }
 
+/* Granular material reads, in one contact pass, the particles closer than
+ * one diameter at the substep's start; its contact memory travels with
+ * the particles (set buffers, keyed by id). Bodies sum their particles'
+ * forces over the whole body, and a coupling adds forces from other sets:
+ * not over ranks yet. */
+static eddy_result reach(void *state, double *metres)
+{
+    rigid *s = state;
+    const char *why = s->p.dims[3] == 0 ? "a body's force and torque are sums over all its particles"
+                    : eddy_particles_buffer(s->e, s->set, "rigid.external.0").id ? "a coupling adds forces from other sets"
+                                                                                : NULL;
+    if (why) {
+        eddy_log(s->e, EDDY_LOG_ERROR, "dist.unsupported", "system '%s': does not run over MPI ranks yet: %s",
+                 s->name, why);
+        return EDDY_ERROR_UNSUPPORTED;
+    }
+    *metres = s->p.box_min[3];
+    return EDDY_OK;
+}
+
+static eddy_result set_count(void *state)
+{
+    rigid *s = state;
+    uint32_t n = eddy_particles_count(s->e, s->set);
+    if (n > s->cap)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    s->n = n;
+    s->p.counts[0] = n;
+    return eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p);
+}
+
 static const eddy_module_desc desc = {
     EDDY_MODULE_DESC_VERSION,
     .slots = slots,
@@ -582,6 +645,8 @@ static const eddy_module_desc desc = {
     .stable_dt = stable_dt,
     .set_dt = set_dt,
     .checkpoint = checkpoint,
+    .reach = reach,
+    .set_count = set_count,
 };
 
 const eddy_module_desc *eddy_rigid_module(void)

@@ -218,6 +218,23 @@ static eddy_result check_scene(eddy_scene *s, double *reach)
     return EDDY_OK;
 }
 
+/* Set i's "id" buffer (eddy.h): each particle's index in the whole set,
+ * which travels with it. */
+static eddy_result add_ids(eddy_scene *s, uint32_t i)
+{
+    eddy_particles p = s->sets[i].handle;
+    uint32_t n = s->sets[i].count;
+    eddy_buffer b = eddy_particles_add_buffer(s->e, p, "id", 4);
+    uint32_t *ids = malloc(4ull * n + 4);
+    eddy_result r = b.id && ids ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    for (uint32_t k = 0; k < n && r == EDDY_OK; k++)
+        ids[k] = k;
+    if (r == EDDY_OK && n)
+        r = eddy_buffer_upload(s->e, b, 0, 4ull * n, ids);
+    free(ids);
+    return r;
+}
+
 /* Set i's buffers as one row a particle: position first (dist.c reads it
  * there), then the others in the set's order. */
 static eddy_result set_layout(eddy_scene *s, uint32_t i, dist_set *ds)
@@ -333,7 +350,9 @@ static eddy_result dist_start(eddy_scene *s, double reach)
     d->sets = calloc(s->set_count ? s->set_count : 1, sizeof *d->sets);
     eddy_result r = d->sets ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++) {
-        r = set_layout(s, i, &d->sets[i]);
+        r = add_ids(s, i);
+        if (r == EDDY_OK)
+            r = set_layout(s, i, &d->sets[i]);
         if (r == EDDY_OK)
             r = set_start(s, i, &d->sets[i]);
     }

@@ -811,7 +811,13 @@ EDDY_API int eddy_graph_profile(eddy_engine *e, eddy_graph g, eddy_pass_time *ou
  *               box's hard limit at the end of a step found the particle's
  *               centre past a wall plane and put it back (the walls let it
  *               through). Modules only set it; whoever reports (the scene's
- *               stats, at each frame) counts and zeroes it. */
+ *               stats, at each frame) counts and zeroes it.
+ *   "id":       uint per particle, present when the set's particles may be
+ *               reordered (a scene split over MPI ranks keeps a part of the
+ *               set on each, in another order): the particle's index in
+ *               the whole set as loaded, which travels with it. A module
+ *               that keys memory by particle (a contact's history) keys it
+ *               by id where the set has one, else by index. */
 typedef struct eddy_particles_desc {
     uint32_t struct_size; /* required: sizeof(eddy_particles_desc), EDDY_SIZED(eddy_particles_desc) */
     const char *name;     /* required, unique in the engine; copied */

@@ -4,7 +4,9 @@
 // the box walls (eqs. 10-13), and its torque about the body's centre
 // (eq. 15), written in particle order for the per-body sums. With friction,
 // each particle keeps up to RIGID_SLOTS contacts' shear displacements, by the
-// other particle's index (walls: RIGID_WALL_ID + k), from substep to substep.
+// other particle's id (walls: RIGID_WALL_ID + k), from substep to substep: its
+// index in the whole set, which it keeps when the set is reordered (over MPI
+// ranks a rank holds a part of the set, in another order).
 // A coupling module's force on the particle (the sum of the set's
 // rigid.external.<k> slices) is added in the EDDY_COUPLED variant.
 #extension GL_GOOGLE_include_directive : require
@@ -24,8 +26,9 @@ layout(std430, binding = 10) readonly buffer HistIdIn { uint hid_in[]; };     //
 layout(std430, binding = 11) readonly buffer HistXiIn { vec4 hxi_in[]; };
 layout(std430, binding = 12) writeonly buffer HistIdOut { uint hid_out[]; };
 layout(std430, binding = 13) writeonly buffer HistXiOut { vec4 hxi_out[]; };
+layout(std430, binding = 14) readonly buffer Ids { uint ids[]; };             // particle order
 #ifdef EDDY_COUPLED
-layout(std430, binding = 14) readonly buffer External { vec4 ext_force[]; }; // N per particle (particle order)
+layout(std430, binding = 15) readonly buffer External { vec4 ext_force[]; }; // N per particle (particle order)
 #endif
 
 uint g_out, g_used;
@@ -83,10 +86,10 @@ void main()
             vec3 r = sp[j].xyz - x;
             if (dot(r, r) >= RIGID_D * RIGID_D)
                 continue;
-            uint oj = sorted_index[j];
-            vec3 xi = friction ? rigid_recall(slot0, oj) : vec3(0.0);
+            uint key = friction ? ids[sorted_index[j]] : 0u;
+            vec3 xi = friction ? rigid_recall(slot0, key) : vec3(0.0);
             f += rigid_contact(r, sv[j].xyz - v, RIGID_K, xi);
-            rigid_remember(oj, xi);
+            rigid_remember(key, xi);
         }
     }
     f += rigid_walls(x, v, slot0);
