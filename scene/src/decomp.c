@@ -200,6 +200,36 @@ uint32_t dc_owner(const dc_plan *p, const int32_t c[3])
     return n->first;
 }
 
+uint32_t dc_near(const dc_plan *p, const int32_t c[3], uint32_t *out, uint32_t cap)
+{
+    int32_t v[3], h = (int32_t)p->halo;
+    for (int a = 0; a < 3; a++)
+        v[a] = c[a] < 0 ? 0 : c[a] >= p->dims[a] ? p->dims[a] - 1 : c[a];
+    /* Depth first, left before right: ranks come out ascending. The tree
+     * is at most log2(DC_MAX_RANKS) + 1 deep, and each level leaves at most
+     * one node on the stack. */
+    uint32_t stack[64], top = 0, n = 0;
+    stack[top++] = 0;
+    while (top) {
+        const dc_node *nd = &p->node[stack[--top]];
+        if (nd->last - nd->first == 1) {
+            const dc_box *b = &p->box[nd->first];
+            bool in = true;
+            for (int a = 0; a < 3; a++)
+                in = in && v[a] >= b->lo[a] - h && v[a] < b->hi[a] + h;
+            if (in && n < cap)
+                out[n] = nd->first;
+            n += in;
+            continue;
+        }
+        if (v[nd->axis] >= nd->at - h && top < 64)
+            stack[top++] = nd->right;
+        if (v[nd->axis] < nd->at + h && top < 64)
+            stack[top++] = nd->left;
+    }
+    return n;
+}
+
 bool dc_halo(const dc_plan *p, uint32_t from, uint32_t to, dc_box *out)
 {
     if (from == to || from >= p->ranks || to >= p->ranks)

@@ -72,6 +72,12 @@ uint32_t dc_owner(const dc_plan *p, const int32_t c[3]);
  * none (from == to, or the boxes are farther apart). */
 bool dc_halo(const dc_plan *p, uint32_t from, uint32_t to, dc_box *out);
 
+/* The ranks whose box, grown by halo cells along every axis, holds cell c
+ * (clamped into the grid first), ascending, into out (at most cap of
+ * them); returns how many there are. A particle of c owned by rank o is a
+ * ghost of each of them but o (dc_halo(o, q) holds c). */
+uint32_t dc_near(const dc_plan *p, const int32_t c[3], uint32_t *out, uint32_t cap);
+
 /* True when the slowest rank took more than (1 + threshold) times the
  * mean of seconds[ranks]. */
 bool dc_imbalanced(const double *seconds, uint32_t ranks, double threshold);

@@ -3,7 +3,7 @@
  * hands the rest on (dist.c). Before each substep each rank takes, as
  * ghosts, every particle of the other ranks within the systems' reach of
  * its own (eddy_module_desc.reach: all a substep's result for a particle
- * can depend on), puts its owned and ghost particles on its device in
+ * can depend on), has its owned and ghost particles on its device in
  * ascending index order, steps them all, and keeps the owned particles'
  * results. A system's neighbour loops visit cells in order and each cell's
  * particles in index order (the grid's stable sort), so an owned particle
@@ -13,10 +13,12 @@
  * per pass: fewer, larger messages, and no module has to know which of its
  * particles are ghosts.
  *
- * The host holds the owned particles between substeps (every set buffer,
- * one row a particle); frames gather the statistics to rank 0 in index
- * order (the one-rank numbers, bit for bit), and each rank writes its piece
- * of a frame, rank 0 the .pvtp that names them. */
+ * The particles stay on the device; the host keeps their ids and, after
+ * each substep, their positions and velocities, from which it decides who
+ * goes where (scene_dist_exchange.c: only the rows sent cross to the host).
+ * Frames gather the statistics to rank 0 in index order (the one-rank
+ * numbers, bit for bit), and each rank writes its piece of a frame, rank 0
+ * the .pvtp that names them. */
 #include "scene_internal.h"
 
 #ifndef EDDY_MPI
@@ -69,7 +71,7 @@ eddy_result scene_dist_frame_end(eddy_scene *s, eddy_stats *st, eddy_result res)
 
 #else
 
-#include "dist.h"
+#include "scene_dist.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -81,35 +83,8 @@ bool eddy_scene_mpi(void)
     return true;
 }
 
-/* Buffers a set may have (the four standard ones and the modules'). */
-#define DIST_SET_BUFFERS 32
 /* The slowest rank's particles over the mean above which the split moves. */
 #define DIST_BALANCE_THRESHOLD 0.10
-
-typedef struct dist_set {
-    uint32_t buffers, stride;
-    eddy_buffer buf[DIST_SET_BUFFERS];
-    uint32_t esize[DIST_SET_BUFFERS], offset[DIST_SET_BUFFERS];
-    int clamped;            /* index of the "clamped" buffer, or -1 */
-    dist_table own, ghosts; /* ids ascending: index in the whole set */
-    uint32_t local;         /* on the device: owned and ghosts */
-    uint32_t *owned_at;     /* own.count: where each owned particle is among them */
-    unsigned char *stage;   /* capacity x the largest element */
-    uint64_t stage_bytes;
-} dist_set;
-
-typedef struct scene_dist scene_dist;
-struct scene_dist {
-    dist_ctx ctx;
-    dist_grid grid;
-    dc_plan plan;
-    double reach;
-    dist_set *sets;
-    /* Since the last frame: */
-    uint64_t migrations, ghosts, substeps, halo_bytes;
-    double t_compute, t_pack, t_exchange, t_wait;
-    uint32_t moves; /* the split moved (a run's total) */
-};
 
 static double now_s(void)
 {
@@ -140,7 +115,7 @@ static void note_error(scene_dist *d, eddy_engine *e)
 
 /* One result on every rank: r where it failed; on the others a failure
  * too, with the first failing rank's message. */
-static eddy_result agree(eddy_scene *s, eddy_result r)
+eddy_result scene_dist_agree(eddy_scene *s, eddy_result r)
 {
     scene_dist *d = s->dist;
     if (r != EDDY_OK)
@@ -166,7 +141,7 @@ static eddy_result failed_split(eddy_scene *s)
     return EDDY_ERROR_INVALID_ARGUMENT;
 }
 
-static eddy_result failed_collective(eddy_scene *s)
+eddy_result scene_dist_failed(eddy_scene *s)
 {
     scene_dist *d = s->dist;
     eddy_log(s->e, EDDY_LOG_ERROR, "dist.failed", "%s", d->ctx.err);
@@ -248,10 +223,10 @@ static eddy_result set_layout(eddy_scene *s, uint32_t i, dist_set *ds)
         eddy_buffer buf = eddy_particles_buffer(e, p, name);
         uint64_t size = eddy_buffer_size(e, buf), es = cap ? size / cap : 0;
         if (b == DIST_SET_BUFFERS || !cap || size % cap || es % 4 || es == 0 || es > 256 ||
-            (b == 0 && strcmp(name, "position"))) {
+            (b < 4 && strcmp(name, (const char *[]){ "position", "velocity", "mass", "phase" }[b]))) {
             eddy_log(e, EDDY_LOG_ERROR, "dist.unsupported", "particle set '%s': buffer '%s' (%" PRIu64 " bytes for "
-                     "%" PRIu64 " particles) cannot travel between ranks: expected at most %d buffers, position "
-                     "first, each a multiple of 4 bytes a particle up to 256", s->sets[i].name, name, size, cap,
+                     "%" PRIu64 " particles) cannot travel between ranks: expected at most %d buffers, position, "
+                     "velocity, mass and phase first, each a multiple of 4 bytes a particle up to 256", s->sets[i].name, name, size, cap,
                      DIST_SET_BUFFERS);
             return EDDY_ERROR_UNSUPPORTED;
         }
@@ -264,35 +239,31 @@ static eddy_result set_layout(eddy_scene *s, uint32_t i, dist_set *ds)
         if (!strcmp(name, "clamped"))
             ds->clamped = (int)b;
     }
-    ds->stage_bytes = cap * (big > 16 ? big : 16);
-    ds->stage = malloc(ds->stage_bytes);
-    ds->owned_at = malloc((size_t)cap * sizeof *ds->owned_at);
-    return ds->stage && ds->owned_at ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    (void)big;
+    ds->capacity = (uint32_t)cap;
+    ds->id = malloc(4 * cap);
+    ds->mine = malloc(cap);
+    ds->pos = malloc(16 * cap);
+    ds->vel = malloc(16 * cap);
+    return ds->id && ds->mine && ds->pos && ds->vel ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
 }
 
-/* The set's particles whose index is this rank's modulo the ranks: the
- * starting table, before the first split hands them to their owners. */
+/* Every rank starts with the whole set on its device and owns the
+ * particles whose index is its rank modulo the ranks; the first exchange
+ * hands them to the owners of their cells. */
 static eddy_result set_start(eddy_scene *s, uint32_t i, dist_set *ds)
 {
     scene_dist *d = s->dist;
     uint32_t n = s->sets[i].count;
-    if (!dist_table_init(&ds->own, ds->stride, n / (uint32_t)d->ctx.size + 1) ||
-        !dist_table_init(&ds->ghosts, ds->stride, 1))
-        return EDDY_ERROR_OUT_OF_MEMORY;
-    unsigned char *row = calloc(1, ds->stride);
-    eddy_result r = row ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
-    /* The rows first, then filled one buffer at a time through the stage. */
-    for (uint32_t k = (uint32_t)d->ctx.rank; k < n && r == EDDY_OK; k += (uint32_t)d->ctx.size)
-        if (!dist_table_push(&ds->own, k, row))
-            r = EDDY_ERROR_OUT_OF_MEMORY;
-    for (uint32_t b = 0; b < ds->buffers && r == EDDY_OK; b++) {
-        r = eddy_buffer_download(s->e, ds->buf[b], 0, (uint64_t)n * ds->esize[b], ds->stage);
-        for (uint32_t j = 0; j < ds->own.count && r == EDDY_OK; j++)
-            memcpy(ds->own.row + (size_t)j * ds->stride + ds->offset[b],
-                   ds->stage + (size_t)ds->own.id[j] * ds->esize[b], ds->esize[b]);
+    ds->local = n;
+    ds->owned = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        ds->id[k] = k;
+        ds->mine[k] = k % (uint32_t)d->ctx.size == (uint32_t)d->ctx.rank;
+        ds->owned += ds->mine[k];
     }
-    free(row);
-    return r;
+    eddy_result r = n ? eddy_buffer_download(s->e, ds->buf[0], 0, 16ull * n, ds->pos) : EDDY_OK;
+    return r == EDDY_OK && n ? eddy_buffer_download(s->e, ds->buf[1], 0, 16ull * n, ds->vel) : r;
 }
 
 /* Every set's owned positions in one table: what the split weighs. */
@@ -300,12 +271,13 @@ static bool all_positions(const scene_dist *d, uint32_t sets, dist_table *t)
 {
     uint64_t n = 0;
     for (uint32_t i = 0; i < sets; i++)
-        n += d->sets[i].own.count;
-    if (n > UINT32_MAX / 2 || !dist_table_init(t, 12, (uint32_t)n))
+        n += d->sets[i].owned;
+    if (n > UINT32_MAX / 2 || !dist_table_init(t, 16, (uint32_t)n))
         return false;
     for (uint32_t i = 0; i < sets; i++)
-        for (uint32_t j = 0; j < d->sets[i].own.count; j++)
-            dist_table_push(t, (uint32_t)t->count, d->sets[i].own.row + (size_t)j * d->sets[i].own.stride);
+        for (uint32_t j = 0; j < d->sets[i].local; j++)
+            if (d->sets[i].mine[j])
+                dist_table_push(t, (uint32_t)t->count, d->sets[i].pos + 4 * (size_t)j);
     return true;
 }
 
@@ -317,13 +289,13 @@ static eddy_result replan(eddy_scene *s, bool *moved)
     dist_table t;
     bool ok = all_positions(d, s->set_count, &t);
     if (!dist_agree(&d->ctx, ok || (snprintf(d->ctx.err, sizeof d->ctx.err, "out of memory weighing the split"), 0)))
-        return failed_collective(s);
+        return scene_dist_failed(s);
     dc_plan next = { 0 };
     ok = dist_plan(&d->ctx, &d->grid, &t, 1, d->plan.ranks ? &d->plan : NULL, NULL, &next);
     dist_table_free(&t);
     /* The first split is where a box too small for the ranks shows. */
     if (!ok)
-        return d->plan.ranks ? failed_collective(s) : failed_split(s);
+        return d->plan.ranks ? scene_dist_failed(s) : failed_split(s);
     *moved = !d->plan.ranks || memcmp(next.box, d->plan.box, next.ranks * sizeof *next.box) != 0;
     dc_free(&d->plan);
     d->plan = next;
@@ -356,7 +328,7 @@ static eddy_result dist_start(eddy_scene *s, double reach)
         if (r == EDDY_OK)
             r = set_start(s, i, &d->sets[i]);
     }
-    return r;
+    return r == EDDY_OK ? dist_exchange_init(s) : r;
 }
 
 eddy_scene *scene_dist_attach(eddy_engine *e, eddy_scene *s, const void *comm_ptr)
@@ -391,14 +363,9 @@ eddy_scene *scene_dist_attach(eddy_engine *e, eddy_scene *s, const void *comm_pt
         return NULL;
     }
     bool moved;
-    r = agree(s, r);
+    r = scene_dist_agree(s, r);
     if (r == EDDY_OK)
         r = replan(s, &moved);
-    for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++) {
-        uint64_t m;
-        if (!dist_migrate(&d->ctx, &d->plan, &d->grid, &d->sets[i].own, &m))
-            r = failed_collective(s);
-    }
     if (r != EDDY_OK) {
         eddy_destroy_scene(s);
         return NULL;
@@ -411,11 +378,12 @@ void scene_dist_free(eddy_scene *s)
     scene_dist *d = s->dist;
     if (!d)
         return;
+    dist_exchange_free(s);
     for (uint32_t i = 0; d->sets && i < s->set_count; i++) {
-        dist_table_free(&d->sets[i].own);
-        dist_table_free(&d->sets[i].ghosts);
-        free(d->sets[i].owned_at);
-        free(d->sets[i].stage);
+        free(d->sets[i].id);
+        free(d->sets[i].mine);
+        free(d->sets[i].pos);
+        free(d->sets[i].vel);
     }
     free(d->sets);
     dc_free(&d->plan);
@@ -424,113 +392,31 @@ void scene_dist_free(eddy_scene *s)
     s->dist = NULL;
 }
 
-/* The set's owned and ghost particles onto its device in index order. */
-static eddy_result put_local(eddy_scene *s, dist_set *ds, eddy_particles p)
+/* One substep: a new graph (the counts change), the exchange's passes in
+ * it, then the systems' for the particles on the device now. */
+static eddy_result substep(eddy_scene *s)
 {
-    const dist_table *o = &ds->own, *g = &ds->ghosts;
-    uint64_t local = (uint64_t)o->count + g->count;
-    if (local > eddy_particles_capacity(s->e, p))
-        return EDDY_ERROR_LIMIT;
-    ds->local = (uint32_t)local;
-    for (uint32_t a = 0, b = 0, k = 0; k < local; k++) {
-        if (b == g->count || (a < o->count && o->id[a] < g->id[b]))
-            ds->owned_at[a++] = k;
-        else
-            b++;
-    }
-    eddy_result r = EDDY_OK;
-    for (uint32_t b = 0; b < ds->buffers && r == EDDY_OK; b++) {
-        uint32_t es = ds->esize[b];
-        for (uint32_t x = 0, y = 0, k = 0; k < local; k++) {
-            bool mine = y == g->count || (x < o->count && o->id[x] < g->id[y]);
-            const unsigned char *row = mine ? o->row + (size_t)x++ * o->stride : g->row + (size_t)y++ * g->stride;
-            memcpy(ds->stage + (size_t)k * es, row + ds->offset[b], es);
-        }
-        r = eddy_buffer_upload(s->e, ds->buf[b], 0, local * es, ds->stage);
-    }
-    return r == EDDY_OK ? eddy_particles_set_count(s->e, p, ds->local) : r;
-}
-
-/* The owned particles' results back into their rows. A particle that is
- * not finite stops the run at once, naming it: its rank is the one that
- * knows. */
-static eddy_result take_owned(eddy_scene *s, uint32_t i, dist_set *ds)
-{
-    eddy_result r = EDDY_OK;
-    for (uint32_t b = 0; b < ds->buffers && r == EDDY_OK; b++) {
-        uint32_t es = ds->esize[b];
-        r = eddy_buffer_download(s->e, ds->buf[b], 0, (uint64_t)ds->local * es, ds->stage);
-        for (uint32_t j = 0; j < ds->own.count && r == EDDY_OK; j++)
-            memcpy(ds->own.row + (size_t)j * ds->own.stride + ds->offset[b],
-                   ds->stage + (size_t)ds->owned_at[j] * es, es);
-    }
-    for (uint32_t j = 0; j < ds->own.count && r == EDDY_OK; j++) {
-        float x[8];
-        memcpy(x, ds->own.row + (size_t)j * ds->own.stride + ds->offset[0], 16);
-        memcpy(x + 4, ds->own.row + (size_t)j * ds->own.stride + ds->offset[1], 16);
-        if (isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(x[4]) && isfinite(x[5]) && isfinite(x[6]))
-            continue;
-        eddy_log(s->e, EDDY_LOG_ERROR, "particles.not_finite", "particle set '%s': particle %u has a non-finite "
-                 "position or velocity in step %" PRIu64 ": the simulation is unstable; lower dt or check the "
-                 "parameters", s->sets[i].name, ds->own.id[j], s->steps_done + 1);
-        r = EDDY_ERROR_INVALID_ARGUMENT;
-    }
-    return r;
-}
-
-/* The step graph for the particles on the device now: one substep. */
-static eddy_result declare(eddy_scene *s)
-{
-    for (uint32_t i = 0; i < s->system_count; i++) {
-        eddy_result r = s->systems[i].module->set_count(s->systems[i].state);
-        if (r != EDDY_OK)
-            return r;
-    }
+    scene_dist *d = s->dist;
     eddy_destroy_graph(s->e, s->graph);
     s->generation++;
     s->graph = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "step",
                                                            .times = 1, .timestamps = s->profile });
-    if (!s->graph.id)
-        return EDDY_ERROR_VULKAN;
-    for (uint32_t i = 0; i < s->system_count; i++) {
-        eddy_result r = s->systems[i].module->declare_step(s->systems[i].state, s->graph);
-        if (r != EDDY_OK)
-            return r;
-    }
-    return EDDY_OK;
-}
-
-static eddy_result substep(eddy_scene *s)
-{
-    scene_dist *d = s->dist;
-    double t0 = now_s();
-    for (uint32_t i = 0; i < s->set_count; i++) {
-        dist_set *ds = &d->sets[i];
-        uint64_t moved = 0;
-        if (!dist_migrate(&d->ctx, &d->plan, &d->grid, &ds->own, &moved) ||
-            !dist_ghosts(&d->ctx, &d->plan, &d->grid, &ds->own, &ds->ghosts))
-            return failed_collective(s);
-        d->migrations += moved;
-        d->ghosts += ds->ghosts.count;
-        d->halo_bytes += (uint64_t)ds->ghosts.count * (ds->stride + 4);
-    }
+    eddy_result r = s->graph.id ? dist_exchange(s, s->graph) : EDDY_ERROR_VULKAN;
     double t1 = now_s();
-    d->t_exchange += t1 - t0;
-    eddy_result r = EDDY_OK;
-    for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++)
-        r = put_local(s, &d->sets[i], s->sets[i].handle);
-    if (r == EDDY_OK)
-        r = declare(s);
+    for (uint32_t i = 0; i < s->system_count && r == EDDY_OK; i++)
+        r = s->systems[i].module->set_count(s->systems[i].state);
+    for (uint32_t i = 0; i < s->system_count && r == EDDY_OK; i++)
+        r = s->systems[i].module->declare_step(s->systems[i].state, s->graph);
     double t2 = now_s();
     if (r == EDDY_OK)
         r = eddy_graph_run(s->e, s->graph, 1);
     double t3 = now_s();
-    for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++)
-        r = take_owned(s, i, &d->sets[i]);
+    if (r == EDDY_OK)
+        r = dist_after_step(s);
     d->t_pack += (t2 - t1) + (now_s() - t3);
     d->t_compute += t3 - t2;
     d->substeps++;
-    return agree(s, r);
+    return scene_dist_agree(s, r);
 }
 
 eddy_result scene_dist_steps(eddy_scene *s, uint64_t n)
@@ -548,7 +434,7 @@ eddy_result scene_dist_steps(eddy_scene *s, uint64_t n)
 
 eddy_result scene_dist_frame_begin(eddy_scene *s, eddy_result res)
 {
-    res = agree(s, res);
+    res = scene_dist_agree(s, res);
     if (res == EDDY_OK && !s->no_output)
         s->out_ready = true; /* rank 0 made the folder; the others only add their pieces */
     return res;
@@ -609,24 +495,37 @@ static eddy_result write_pvtp(eddy_scene *s, uint32_t i, double t)
 }
 
 /* Set i's owned particles as records (the clamped flags counted into
- * *clamped and cleared). */
-static dist_record *records(scene_dist *d, uint32_t i, uint32_t *clamped)
+ * *clamped and cleared); NULL when out of memory or a download failed. */
+static dist_record *records(eddy_scene *s, uint32_t i, uint32_t *clamped)
 {
-    dist_set *ds = &d->sets[i];
-    dist_record *rec = malloc(((size_t)ds->own.count + 1) * sizeof *rec);
-    for (uint32_t j = 0; rec && j < ds->own.count; j++) {
-        unsigned char *row = ds->own.row + (size_t)j * ds->stride;
-        rec[j].id = ds->own.id[j];
-        memcpy(rec[j].pos, row + ds->offset[0], 16);
-        memcpy(rec[j].vel, row + ds->offset[1], 16);
-        memcpy(&rec[j].mass, row + ds->offset[2], 4);
-        memcpy(&rec[j].phase, row + ds->offset[3], 4);
-        if (ds->clamped >= 0) {
-            uint32_t c;
-            memcpy(&c, row + ds->offset[ds->clamped], 4);
-            *clamped += c != 0;
-            memset(row + ds->offset[ds->clamped], 0, 4);
-        }
+    dist_set *ds = &s->dist->sets[i];
+    uint32_t L = ds->local;
+    dist_record *rec = malloc(((size_t)ds->owned + 1) * sizeof *rec);
+    uint32_t *mass = malloc(4ull * L + 4), *phase = malloc(4ull * L + 4), *flag = malloc(4ull * L + 4);
+    bool ok = rec && mass && phase && flag;
+    ok = ok && (!L || (eddy_buffer_download(s->e, ds->buf[2], 0, 4ull * L, mass) == EDDY_OK &&
+                       eddy_buffer_download(s->e, ds->buf[3], 0, 4ull * L, phase) == EDDY_OK));
+    if (ok && L && ds->clamped >= 0) {
+        ok = eddy_buffer_download(s->e, ds->buf[ds->clamped], 0, 4ull * L, flag) == EDDY_OK &&
+             eddy_buffer_fill(s->e, ds->buf[ds->clamped], 0, 4ull * L, 0) == EDDY_OK;
+    } else if (flag) {
+        memset(flag, 0, 4ull * L);
+    }
+    for (uint32_t j = 0, k = 0; ok && j < L; j++) {
+        if (!ds->mine[j])
+            continue;
+        rec[k].id = ds->id[j];
+        memcpy(rec[k].pos, ds->pos + 4 * (size_t)j, 16);
+        memcpy(rec[k].vel, ds->vel + 4 * (size_t)j, 16);
+        memcpy(&rec[k].mass, &mass[j], 4);
+        rec[k].phase = phase[j];
+        *clamped += flag[j] != 0;
+        k++;
+    }
+    free(mass), free(phase), free(flag);
+    if (!ok) {
+        free(rec);
+        return NULL;
     }
     return rec;
 }
@@ -675,12 +574,12 @@ static dist_record *gather(scene_dist *d, const dist_record *rec, uint32_t n, ui
 eddy_result scene_dist_frame_set(eddy_scene *s, uint32_t i, double t, eddy_stats *st, bool *unstable)
 {
     scene_dist *d = s->dist;
-    uint32_t clamped = 0, n = d->sets[i].own.count, total = s->sets[i].count;
-    dist_record *rec = records(d, i, &clamped);
+    uint32_t clamped = 0, n = d->sets[i].owned, total = s->sets[i].count;
+    dist_record *rec = records(s, i, &clamped);
     eddy_result r = rec ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
     if (r == EDDY_OK && !s->no_output && s->vtk)
         r = write_piece(s, i, t, rec, n);
-    if ((r = agree(s, r)) != EDDY_OK) {
+    if ((r = scene_dist_agree(s, r)) != EDDY_OK) {
         free(rec);
         return r;
     }
@@ -690,7 +589,7 @@ eddy_result scene_dist_frame_set(eddy_scene *s, uint32_t i, double t, eddy_stats
     dist_record *all = gather(d, rec ? rec : (dist_record[1]){ 0 }, n, total, &ok);
     free(rec);
     if (!ok)
-        return failed_collective(s);
+        return scene_dist_failed(s);
     if (d->ctx.rank == 0) {
         float *pos = malloc(16ull * total + 16), *vel = malloc(16ull * total + 16), *mass = malloc(4ull * total + 4);
         r = pos && vel && mass ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
@@ -709,7 +608,7 @@ eddy_result scene_dist_frame_set(eddy_scene *s, uint32_t i, double t, eddy_stats
     int flag = *unstable;
     MPI_Bcast(&flag, 1, MPI_INT, 0, d->ctx.comm);
     *unstable = flag != 0;
-    return agree(s, r);
+    return scene_dist_agree(s, r);
 }
 
 /* The ranks' figures since the last frame into rank 0's line, as lists in
@@ -719,7 +618,7 @@ static void rank_figures(eddy_scene *s, eddy_stats *st)
     scene_dist *d = s->dist;
     uint64_t own = 0;
     for (uint32_t i = 0; i < s->set_count; i++)
-        own += d->sets[i].own.count;
+        own += d->sets[i].owned;
     double sub = d->substeps ? (double)d->substeps : 1;
     double mine[9] = { (double)own, (double)d->ghosts / sub, (double)d->migrations, (double)d->halo_bytes / sub,
                        d->t_compute, d->t_pack, d->t_exchange, d->t_wait, (double)d->substeps };
@@ -751,11 +650,11 @@ static eddy_result balance(eddy_scene *s)
     scene_dist *d = s->dist;
     double own = 0;
     for (uint32_t i = 0; i < s->set_count; i++)
-        own += d->sets[i].own.count;
+        own += d->sets[i].owned;
     double *all = malloc((size_t)d->ctx.size * sizeof *all);
     if (!dist_agree(&d->ctx, all || (snprintf(d->ctx.err, sizeof d->ctx.err, "out of memory"), 0))) {
         free(all);
-        return failed_collective(s);
+        return scene_dist_failed(s);
     }
     MPI_Allgather(&own, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, d->ctx.comm);
     bool uneven = dc_imbalanced(all, (uint32_t)d->ctx.size, DIST_BALANCE_THRESHOLD), moved = false;
@@ -767,7 +666,7 @@ static eddy_result balance(eddy_scene *s)
 
 eddy_result scene_dist_frame_end(eddy_scene *s, eddy_stats *st, eddy_result res)
 {
-    res = agree(s, res);
+    res = scene_dist_agree(s, res);
     if (res != EDDY_OK)
         return res;
     rank_figures(s, st);

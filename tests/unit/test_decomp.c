@@ -11,7 +11,8 @@
  *    them in its own order);
  *  - halos: for every rank, the cells within the halo of its box that it
  *    does not own are exactly the union of the other ranks' dc_halo boxes
- *    toward it, each cell once;
+ *    toward it, each cell once, and dc_near lists exactly the ranks near
+ *    each cell;
  *  - refusals: a grid too small for the ranks at this halo, cells outside
  *    the grid, weights over the limit, zero ranks;
  *  - load balancing: a rank twice as slow gets less weight after
@@ -71,12 +72,13 @@ static void check_plan(const dc_plan *p, const dc_cell *cells, size_t count, con
     for (int32_t z = 0; z < d[2]; z++)
         for (int32_t y = 0; y < d[1]; y++)
             for (int32_t x = 0; x < d[0]; x++) {
-                uint32_t owners = 0, owner = 0;
+                uint32_t owners = 0, owner = 0, near_list[DC_MAX_RANKS], nears = 0;
                 for (uint32_t r = 0; r < p->ranks; r++)
                     if (inside(&p->box[r], x, y, z))
                         owners++, owner = r;
                 if (owners != 1 || dc_owner(p, (int32_t[3]){ x, y, z }) != owner)
                     errors++;
+                uint32_t got = dc_near(p, (int32_t[3]){ x, y, z }, near_list, DC_MAX_RANKS);
                 /* The halo: every rank q near this cell but not owning it
                  * reads it from its owner's dc_halo, and only from there. */
                 for (uint32_t q = 0; q < p->ranks; q++) {
@@ -85,6 +87,9 @@ static void check_plan(const dc_plan *p, const dc_cell *cells, size_t count, con
                                 y >= b->lo[1] - (int32_t)p->halo && y < b->hi[1] + (int32_t)p->halo &&
                                 z >= b->lo[2] - (int32_t)p->halo && z < b->hi[2] + (int32_t)p->halo;
                     bool want = near && q != owner;
+                    /* dc_near lists the ranks near the cell, ascending. */
+                    if (near && (nears >= got || near_list[nears++] != q))
+                        errors++;
                     uint32_t sent = 0;
                     for (uint32_t r = 0; r < p->ranks; r++) {
                         dc_box h;
@@ -94,8 +99,10 @@ static void check_plan(const dc_plan *p, const dc_cell *cells, size_t count, con
                     if (sent != (want ? 1u : 0u))
                         errors++;
                 }
+                if (nears != got)
+                    errors++;
             }
-    CHECKF(errors == 0, "%s: %d cells owned, looked up or sent wrongly", what, errors);
+    CHECKF(errors == 0, "%s: %d cells owned, looked up, sent or listed near wrongly", what, errors);
     /* Clamping: a cell outside the grid belongs to its border cell's owner. */
     CHECK(dc_owner(p, (int32_t[3]){ -5, d[1] + 3, 0 }) == dc_owner(p, (int32_t[3]){ 0, d[1] - 1, 0 }));
 }

@@ -1,0 +1,64 @@
+/* What scene_dist.c (runs over MPI ranks: setup, steps, frames, balance)
+ * and scene_dist_exchange.c (the exchange between substeps, on the device)
+ * share. Only with MPI in the build. */
+#ifndef EDDY_SCENE_DIST_H
+#define EDDY_SCENE_DIST_H
+
+#include "dist.h"
+#include "scene_internal.h"
+
+/* Buffers a set may have (the four standard ones and the modules'). */
+#define DIST_SET_BUFFERS 32
+
+/* A set's part on this rank. Its particles sit on the device in ascending
+ * id order, owned and ghosts mixed: local of them. The host keeps their
+ * ids, which are owned, and their positions and velocities as the last
+ * substep left them; every other buffer stays on the device. */
+typedef struct dist_set {
+    uint32_t buffers, stride; /* stride: bytes of one particle's row, every buffer */
+    eddy_buffer buf[DIST_SET_BUFFERS];
+    uint32_t esize[DIST_SET_BUFFERS], offset[DIST_SET_BUFFERS];
+    int clamped;              /* index of the "clamped" buffer, or -1 */
+    uint32_t capacity, local, owned;
+    uint32_t *id;             /* capacity: each particle's index in the whole set */
+    uint8_t *mine;            /* capacity: owned (1) or a ghost (0) */
+    float *pos, *vel;         /* capacity x 4 */
+    /* Device scratch: rows sent or received (grown as needed), and the
+     * rearranged particles before they go back into the set's buffers. */
+    eddy_buffer xfer[DIST_SET_BUFFERS], work[DIST_SET_BUFFERS];
+    eddy_buffer perm; /* a gather's order */
+} dist_set;
+
+typedef struct scene_dist {
+    dist_ctx ctx;
+    dist_grid grid;
+    dc_plan plan;
+    double reach;
+    dist_set *sets;
+    eddy_kernel gather;       /* shaders/dist_gather.comp */
+    eddy_buffer ident, none; /* the identity order (capacity), an unused binding */
+    /* Since the last frame: */
+    uint64_t migrations, ghosts, substeps, halo_bytes;
+    double t_compute, t_pack, t_exchange, t_wait;
+    uint32_t moves; /* the split moved (a run's total) */
+    bool handed;    /* the first exchange (each rank's start, by index) is done */
+} scene_dist;
+
+/* scene_dist.c: one result on every rank (r where it failed, a failure with
+ * the first failing rank's message elsewhere); a dist.c collective that
+ * failed, its message logged. */
+eddy_result scene_dist_agree(eddy_scene *s, eddy_result r);
+eddy_result scene_dist_failed(eddy_scene *s);
+
+/* scene_dist_exchange.c: the kernel and buffers the exchange needs, made
+ * once; then, before each substep, every set's particles to their owners
+ * and ghosts to the ranks near them (collective), put in id order on each
+ * device by passes added to g, the substep's graph, before the systems'
+ * (the sets' counts are set); after the substep, positions and velocities
+ * back to the host, a particle that is not finite failing the rank. */
+eddy_result dist_exchange_init(eddy_scene *s);
+void dist_exchange_free(eddy_scene *s);
+eddy_result dist_exchange(eddy_scene *s, eddy_graph g);
+eddy_result dist_after_step(eddy_scene *s);
+
+#endif
