@@ -21,6 +21,13 @@
  * the .pvtp that names them. */
 #include "scene_internal.h"
 
+eddy_result scene_dist_refuse(const eddy_scene *s, const char *what)
+{
+    eddy_log(s->e, EDDY_LOG_ERROR, "dist.unsupported", "%s does not run over MPI ranks yet "
+             "(docs/distributed.md)", what);
+    return EDDY_ERROR_UNSUPPORTED;
+}
+
 #ifndef EDDY_MPI
 
 bool eddy_scene_mpi(void)
@@ -96,13 +103,6 @@ static double now_s(void)
 bool scene_dist_root(const eddy_scene *s)
 {
     return !s->dist || s->dist->ctx.rank == 0;
-}
-
-eddy_result scene_dist_refuse(const eddy_scene *s, const char *what)
-{
-    eddy_log(s->e, EDDY_LOG_ERROR, "dist.unsupported", "%s does not run over MPI ranks yet "
-             "(docs/distributed.md)", what);
-    return EDDY_ERROR_UNSUPPORTED;
 }
 
 /* This rank's cause, for the agreement, from the engine's last error. */
