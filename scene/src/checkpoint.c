@@ -540,8 +540,11 @@ eddy_result eddy_scene_save(eddy_scene *s, const char *path)
 {
     SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
     SCENE_NEED(s, path, return EDDY_ERROR_INVALID_ARGUMENT);
-    if (s->dist)
-        return scene_dist_refuse(s, "eddy_scene_save (checkpoints)");
+    return s->dist ? scene_dist_save(s, path) : scene_checkpoint_write(s, path);
+}
+
+eddy_result scene_checkpoint_write(eddy_scene *s, const char *path)
+{
     char tmp[4200], dir[4200];
     if (!*path || strlen(path) + 5 > sizeof tmp) {
         eddy_log(s->e, EDDY_LOG_ERROR, "checkpoint.invalid", "eddy_scene_save: the path is empty or longer than "

@@ -75,6 +75,16 @@ eddy_result scene_dist_frame_end(eddy_scene *s, eddy_stats *st, eddy_result res)
     (void)s, (void)st;
     return res;
 }
+bool scene_dist_any(eddy_scene *s, bool v)
+{
+    (void)s;
+    return v;
+}
+eddy_result scene_dist_save(eddy_scene *s, const char *path)
+{
+    (void)path;
+    return scene_dist_refuse(s, "a checkpoint");
+}
 
 #else
 
@@ -671,6 +681,61 @@ eddy_result scene_dist_frame_end(eddy_scene *s, eddy_stats *st, eddy_result res)
         return res;
     rank_figures(s, st);
     return balance(s);
+}
+
+bool scene_dist_any(eddy_scene *s, bool v)
+{
+    if (!s->dist)
+        return v;
+    int mine = v, any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, s->dist->ctx.comm);
+    return any != 0;
+}
+
+/* Set i whole on rank 0, in index order: every rank's owned rows gathered
+ * there and put in its set's buffers (its capacity is the whole set's).
+ * Rank 0 keeps owning what it owned; the rest it holds until the next
+ * exchange drops them, as it drops ghosts. */
+static eddy_result gather_whole(eddy_scene *s, uint32_t i)
+{
+    scene_dist *d = s->dist;
+    dist_set *ds = &d->sets[i];
+    bool root = d->ctx.rank == 0;
+    uint32_t n = ds->owned, total = s->sets[i].count;
+    int ranks = d->ctx.size, count = (int)n, *counts = root ? malloc(2 * (size_t)ranks * sizeof *counts) : NULL;
+    int *at = counts ? counts + ranks : NULL;
+    unsigned char *rows = malloc((size_t)n * ds->stride + 1);
+    uint32_t *ids = malloc(4ull * n + 4);
+    unsigned char *all = root ? malloc((size_t)total * ds->stride + 1) : NULL;
+    uint32_t *all_ids = root ? malloc(4ull * total + 4) : NULL;
+    eddy_result r = rows && ids && (!root || (counts && all && all_ids)) ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK)
+        r = dist_owned_rows(s, i, rows, ids);
+    if (r == EDDY_OK && (uint64_t)total * ds->stride > INT32_MAX)
+        r = EDDY_ERROR_LIMIT;
+    if ((r = scene_dist_agree(s, r)) == EDDY_OK) {
+        MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, d->ctx.comm);
+        for (int q = 0, sum = 0; root && q < ranks; sum += counts[q], q++)
+            at[q] = sum;
+        MPI_Gatherv(ids, count, MPI_UINT32_T, all_ids, counts, at, MPI_UINT32_T, 0, d->ctx.comm);
+        for (int q = 0; root && q < ranks; q++)
+            counts[q] *= (int)ds->stride, at[q] *= (int)ds->stride;
+        MPI_Gatherv(rows, count * (int)ds->stride, MPI_BYTE, all, counts, at, MPI_BYTE, 0, d->ctx.comm);
+    }
+    if (r == EDDY_OK && root)
+        r = dist_put_whole(s, i, all, all_ids, total);
+    free(counts), free(rows), free(ids), free(all), free(all_ids);
+    return r;
+}
+
+eddy_result scene_dist_save(eddy_scene *s, const char *path)
+{
+    eddy_result r = EDDY_OK;
+    for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++)
+        r = gather_whole(s, i);
+    if (r == EDDY_OK && s->dist->ctx.rank == 0)
+        r = scene_checkpoint_write(s, path);
+    return scene_dist_agree(s, r);
 }
 
 #endif

@@ -60,5 +60,11 @@ eddy_result dist_exchange_init(eddy_scene *s);
 void dist_exchange_free(eddy_scene *s);
 eddy_result dist_exchange(eddy_scene *s, eddy_graph g);
 eddy_result dist_after_step(eddy_scene *s);
+/* Set i's owned particles' rows (every buffer) and ids, in id order. */
+eddy_result dist_owned_rows(eddy_scene *s, uint32_t i, unsigned char *rows, uint32_t *ids);
+/* Rank 0, for a checkpoint: the whole set i (total rows, in any order,
+ * each id once) into its buffers in id order; what it owned stays its. */
+eddy_result dist_put_whole(eddy_scene *s, uint32_t i, const unsigned char *rows, const uint32_t *ids,
+                           uint32_t total);
 
 #endif

@@ -347,3 +347,64 @@ eddy_result dist_after_step(eddy_scene *s)
     }
     return r;
 }
+
+eddy_result dist_owned_rows(eddy_scene *s, uint32_t i, unsigned char *rows, uint32_t *ids)
+{
+    dist_set *ds = &s->dist->sets[i];
+    dist_send *list = malloc(((size_t)ds->owned + 1) * sizeof *list);
+    if (!list)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < ds->local; j++)
+        if (ds->mine[j]) {
+            ids[n] = ds->id[j];
+            list[n++] = (dist_send){ 0, j };
+        }
+    eddy_result r = fetch_rows(s, ds, list, n, rows);
+    free(list);
+    return r;
+}
+
+eddy_result dist_put_whole(eddy_scene *s, uint32_t i, const unsigned char *rows, const uint32_t *ids,
+                           uint32_t total)
+{
+    dist_set *ds = &s->dist->sets[i];
+    if (total > ds->capacity)
+        return EDDY_ERROR_LIMIT;
+    uint32_t *where = malloc(4ull * total + 4);
+    uint8_t *was = calloc((size_t)total + 1, 1);
+    unsigned char *tmp = malloc((uint64_t)total * 256 + 16);
+    eddy_result r = where && was && tmp ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    for (uint32_t k = 0; r == EDDY_OK && k < total; k++)
+        where[k] = UINT32_MAX;
+    for (uint32_t k = 0; r == EDDY_OK && k < total; k++) {
+        if (ids[k] >= total || where[ids[k]] != UINT32_MAX)
+            r = EDDY_ERROR_INVALID_ARGUMENT; /* a particle lost or held twice: a bug, never a file */
+        else
+            where[ids[k]] = k;
+    }
+    for (uint32_t j = 0; r == EDDY_OK && j < ds->local; j++)
+        if (ds->mine[j])
+            was[ds->id[j]] = 1;
+    for (uint32_t b = 0; b < ds->buffers && r == EDDY_OK; b++) {
+        uint32_t es = ds->esize[b];
+        for (uint32_t k = 0; k < total; k++)
+            memcpy(tmp + (size_t)k * es, rows + (size_t)where[k] * ds->stride + ds->offset[b], es);
+        r = total ? eddy_buffer_upload(s->e, ds->buf[b], 0, (uint64_t)total * es, tmp) : EDDY_OK;
+    }
+    uint32_t owned = 0;
+    for (uint32_t k = 0; r == EDDY_OK && k < total; k++) {
+        const unsigned char *row = rows + (size_t)where[k] * ds->stride;
+        ds->id[k] = k;
+        ds->mine[k] = was[k];
+        owned += was[k];
+        memcpy(ds->pos + 4 * (size_t)k, row + ds->offset[0], 16);
+        memcpy(ds->vel + 4 * (size_t)k, row + ds->offset[1], 16);
+    }
+    if (r == EDDY_OK) {
+        ds->local = total, ds->owned = owned;
+        r = eddy_particles_set_count(s->e, s->sets[i].handle, total);
+    }
+    free(where), free(was), free(tmp);
+    return r;
+}

@@ -255,6 +255,14 @@ eddy_result scene_dist_frame_begin(eddy_scene *s, eddy_result res);
 eddy_result scene_dist_frame_set(eddy_scene *s, uint32_t i, double t, eddy_stats *st, bool *unstable);
 eddy_result scene_dist_frame_end(eddy_scene *s, eddy_stats *st, eddy_result res);
 bool scene_dist_root(const eddy_scene *s);
+/* Over ranks: true on every rank when v is true on any (v itself on one
+ * rank); the run's stop flag and wall-clock checkpoints, which each rank
+ * sees at its own moment. */
+bool scene_dist_any(eddy_scene *s, bool v);
+/* eddy_scene_save over ranks: every set gathered to rank 0 in index order,
+ * which writes the one-rank file (scene_checkpoint_write); a run resumes
+ * from it on any number of ranks. */
+eddy_result scene_dist_save(eddy_scene *s, const char *path);
 
 /* ------------------------------------------------------------------ scene_output.c (for scene_dist.c) */
 
@@ -278,6 +286,8 @@ char *scene_checkpoint_text(eddy_engine *e, const char *checkpoint, char *path, 
 /* Whether every system's module declares its state; false after a message
  * (checkpoint.unsupported, naming `file` and the module). */
 bool scene_checkpointable(eddy_scene *s, const char *file);
+/* eddy_scene_save's work on one rank: the scene's state into path. */
+eddy_result scene_checkpoint_write(eddy_scene *s, const char *path);
 /* Restores a loaded scene from the checkpoint it was made from; false
  * after one message. */
 bool scene_restore(eddy_scene *s, const char *checkpoint);

@@ -104,7 +104,7 @@ static eddy_result checkpoint_now(eddy_scene *s, uint32_t keep)
     if (!scene_out_path(s, path, sizeof path, name))
         return EDDY_ERROR_IO;
     eddy_result r = eddy_scene_save(s, path);
-    if (r != EDDY_OK)
+    if (r != EDDY_OK || !scene_dist_root(s)) /* over ranks, rank 0 keeps the files */
         return r;
     uint64_t steps[EDDY_CHECKPOINT_LIST_MAX];
     uint32_t n = list_checkpoints(s->out_dir, steps, EDDY_CHECKPOINT_LIST_MAX);
@@ -185,7 +185,9 @@ eddy_result eddy_scene_run_with(eddy_scene *s, const eddy_run_desc *desc)
     /* The first frame shows the start; a run continued (a second call, a
      * restored scene) has it already. */
     eddy_result r = s->frames == 0 ? eddy_scene_write_frame(s) : EDDY_OK;
-    while (r == EDDY_OK && s->steps_done < rs.end && !(desc->stop && *desc->stop)) {
+    /* Over ranks every rank stops, and checkpoints, at the same step. */
+    bool stop = scene_dist_any(s, desc->stop && *desc->stop);
+    while (r == EDDY_OK && s->steps_done < rs.end && !stop) {
         uint64_t n = next_steps(s, &rs, chunk);
         double t0 = now_s();
         r = eddy_scene_step(s, n);
@@ -196,17 +198,18 @@ eddy_result eddy_scene_run_with(eddy_scene *s, const eddy_run_desc *desc)
             if (r == EDDY_OK && s->adaptive)
                 r = scene_adapt(s);
         }
-        bool wall = desc->checkpoint_wall > 0 && now_s() - rs.last_checkpoint >= desc->checkpoint_wall;
+        bool wall = scene_dist_any(s, desc->checkpoint_wall > 0 && now_s() - rs.last_checkpoint >= desc->checkpoint_wall);
         if (r == EDDY_OK && ((rs.every && s->steps_done % rs.every == 0) || wall)) {
             r = checkpoint_now(s, keep);
             rs.last_checkpoint = now_s();
         }
         report(s, &rs);
+        stop = scene_dist_any(s, desc->stop && *desc->stop);
     }
     /* Stopped from outside (a signal): the state of this step boundary is
      * kept, whether or not checkpoints were asked for, when there is an
      * output folder to keep it in. */
-    if (r == EDDY_OK && desc->stop && *desc->stop && !s->no_output && s->steps_done < rs.end)
+    if (r == EDDY_OK && stop && !s->no_output && s->steps_done < rs.end)
         r = checkpoint_now(s, keep);
     if (desc->progress && rs.tty)
         fputc('\n', stderr);

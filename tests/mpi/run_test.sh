@@ -5,7 +5,8 @@
 # id from the ranks' pieces, is bitwise the one-rank run's, and so are the
 # statistics lines; particles migrate and the split moves; VTK's parallel
 # reader opens a frame and finds every particle once; a rank fed an
-# unstable configuration stops every rank with one message naming it.
+# unstable configuration stops every rank with one message naming it; a
+# checkpoint of 2 ranks resumes on 3 and on 1 with the same bits.
 # usage: run_test.sh EDDY SOURCE_ROOT [quick]
 # (quick, for the sanitized suite: the SPH scene on 3 ranks and the fault)
 set -uo pipefail
@@ -58,6 +59,19 @@ rc=$?
 grep -q '^eddy error \[system.unstable\]: rank 2: ' "$tmp/err" || fail "fault: the message names no rank or cause"
 echo "fault: exit $rc after $(( $(date +%s) - start )) s: $(grep '^eddy error' "$tmp/err")"
 [ "$quick" = quick ] && { echo "ok: dist_run (quick)"; exit 0; }
+# Checkpoints over ranks: the dam break saved on 2 ranks at step 80 (one
+# file, gathered to rank 0), resumed on 3 ranks and on 1: both end on the
+# one-rank run's last frame, bit for bit.
+sph=$here/dist_sph_dam.json
+mpi 2 "$eddy" run "$sph" --out "$tmp/ck" --quiet --steps 80 --checkpoint-every 0.04 >"$tmp/out" 2>"$tmp/err" ||
+    fail "checkpoint on 2 ranks: exit $?"
+ls "$tmp/ck"/checkpoint_000000000080.h5 >/dev/null 2>&1 || fail "checkpoint on 2 ranks: no checkpoint_000000000080.h5"
+cp -r "$tmp/ck" "$tmp/ck1"
+mpi 3 "$eddy" run --resume "$tmp/ck" --quiet >"$tmp/out" 2>"$tmp/err" || fail "resume on 3 ranks: exit $?"
+clean "resume on 3 ranks"
+python3 "$here/compare_runs.py" "$tmp/sph_dam.1" "$tmp/ck" water || fail "resume on 3 ranks"
+"$eddy" run --resume "$tmp/ck1" --quiet >"$tmp/out" 2>"$tmp/err" || fail "resume on 1 rank: exit $?"
+python3 "$here/compare_runs.py" "$tmp/sph_dam.1" "$tmp/ck1" water || fail "resume on 1 rank"
 # What does not run over ranks yet is refused before anything runs.
 sed 's/"front_axis": 0/"front_axis": 0, "solver": 1/' "$here/dist_sph_dam.json" >"$tmp/iisph.json"
 mpi 2 "$eddy" run "$tmp/iisph.json" --out "$tmp/iisph" --quiet >"$tmp/out" 2>"$tmp/err"

@@ -140,8 +140,11 @@ EDDY_API eddy_result eddy_scene_run(eddy_scene *s, uint64_t max_steps, bool prog
  * flushed, synced and renamed over path, so an earlier file of that name
  * stays whole until the new one is complete. Refused with
  * checkpoint.unsupported naming the module when a system's module declares
- * no state (ABI before 4.4). Waits: for the host's recordings (submitted
- * first) and the downloads. */
+ * no state (ABI before 4.4). Over MPI ranks (eddy_scene_desc.mpi_comm)
+ * every rank calls it with the same path: the sets are gathered to rank 0,
+ * which writes the file a one-rank run would (resumable on any number of
+ * ranks). Waits: for the host's recordings (submitted first) and the
+ * downloads. */
 EDDY_API eddy_result eddy_scene_save(eddy_scene *s, const char *path);
 
 /* Run options: eddy_scene_run with checkpoints and a stop flag. */
