@@ -178,8 +178,8 @@ static eddy_result check_scene(eddy_scene *s, double *reach)
         eddy_result res = m->reach(sys->state, &r);
         if (res != EDDY_OK)
             return res;
-        if (!(r > 0 && r < 1e30)) {
-            eddy_log(e, EDDY_LOG_ERROR, "dist.unsupported", "%s: its reach %g m is not a positive distance", what, r);
+        if (!(r >= 0 && r < 1e30)) {
+            eddy_log(e, EDDY_LOG_ERROR, "dist.unsupported", "%s: its reach %g m is not a distance", what, r);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
         if (sys->rate != 1 || m->output_count || sys->log || sys->active) {
@@ -197,7 +197,8 @@ static eddy_result check_scene(eddy_scene *s, double *reach)
             return scene_dist_refuse(s, what);
         }
     if (!(*reach > 0)) {
-        eddy_log(e, EDDY_LOG_ERROR, "dist.unsupported", "a scene without systems has nothing to split over ranks");
+        eddy_log(e, EDDY_LOG_ERROR, "dist.unsupported", "no system reads its neighbours (every reach is 0): "
+                 "nothing to split the box by; run it on one rank");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     return EDDY_OK;

@@ -4,7 +4,7 @@
  * (an older major, a newer major, a newer minor), which eddy must refuse.
  * Built once more with TEST_GROWTH as "test_growth",
  * v *= exp(+rate * dt): a module that blows up, for the tests of a run that
- * goes non-finite. */
+ * goes non-finite (on one MPI rank of a run over ranks, too). */
 #include "eddy/eddy_module.h"
 #include "eddy/eddy_output.h"
 
@@ -18,7 +18,13 @@ static const uint32_t damping_spv[] =
     ;
 
 static const eddy_param_info params[] = {
+#ifdef TEST_GROWTH
+    /* Up to a factor that overflows in one substep: a rank's particles go
+     * non-finite at once (tests/mpi/run_test.sh). */
+    { "rate", EDDY_PARAM_FLOAT, "1/s", { 1.0 }, 0, 1e9, "velocity growth rate" },
+#else
     { "rate", EDDY_PARAM_FLOAT, "1/s", { 1.0 }, 0, 1000, "velocity decay rate" },
+#endif
 #ifdef TEST_NULL_PARAM_NAME
     /* A module library's mistake eddy must refuse, not crash on. */
     { NULL, EDDY_PARAM_FLOAT, "1", { 0 }, 0, 1, "a parameter without a name" },
@@ -75,6 +81,23 @@ static void stats(void *state, eddy_stats *st)
     eddy_stats_add(st, "factor", d->push.factor);
 }
 
+#ifdef TEST_GROWTH
+/* Over MPI ranks: each particle on its own (reach 0). */
+static eddy_result reach(void *state, double *metres)
+{
+    (void)state;
+    *metres = 0;
+    return EDDY_OK;
+}
+
+static eddy_result set_count(void *state)
+{
+    damping *d = state;
+    d->push.count = eddy_particles_count(d->e, d->set);
+    return EDDY_OK;
+}
+#endif
+
 static const char *const shared[] = { "velocity" };
 
 static const eddy_module_desc desc = {
@@ -111,6 +134,10 @@ static const eddy_module_desc desc = {
     .destroy = destroy,
     .declare_step = declare_step,
     .stats = stats,
+#ifdef TEST_GROWTH
+    .reach = reach,
+    .set_count = set_count,
+#endif
 };
 
 EDDY_MODULE_EXPORT const eddy_module_desc *eddy_module_entry(void);

@@ -7,10 +7,10 @@
 # reader opens a frame and finds every particle once; a rank fed an
 # unstable configuration stops every rank with one message naming it; a
 # checkpoint of 2 ranks resumes on 3 and on 1 with the same bits.
-# usage: run_test.sh EDDY SOURCE_ROOT [quick]
+# usage: run_test.sh EDDY SOURCE_ROOT GROWTH_MODULE [quick]
 # (quick, for the sanitized suite: the SPH scene on 3 ranks and the fault)
 set -uo pipefail
-eddy=$1 root=$2 quick=${3:-}
+eddy=$1 root=$2 growth=$3 quick=${4:-}
 here=$root/tests/mpi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
@@ -58,6 +58,25 @@ rc=$?
 [ "$(grep -c '^eddy error' "$tmp/err")" -eq 1 ] || fail "fault: expected one message"
 grep -q '^eddy error \[system.unstable\]: rank 2: ' "$tmp/err" || fail "fault: the message names no rank or cause"
 echo "fault: exit $rc after $(( $(date +%s) - start )) s: $(grep '^eddy error' "$tmp/err")"
+# Mid-run: rank 2 alone adds test_growth (tests/modules/damping_module.c)
+# at a rate whose factor overflows, so its particles go non-finite in the
+# first substep while the others' stay finite: rank 2 finds it and every
+# rank stops at that substep with its message.
+python3 - "$here/dist_sph_dam.json" "$tmp/grow.json" <<'PY'
+import json, sys
+scene = json.load(open(sys.argv[1]))
+scene["systems"].append({"name": "grow", "module": "test_growth", "set": "water", "params": {"rate": 1e6}})
+json.dump(scene, open(sys.argv[2], "w"))
+PY
+start=$(date +%s)
+timeout 60 mpirun --oversubscribe -np 2 "$eddy" run "$here/dist_sph_dam.json" --out "$tmp/fault2" --quiet : \
+    -np 1 "$eddy" run "$tmp/grow.json" --module "$growth" --out "$tmp/fault2" --quiet >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "mid-run fault: exit $rc (124: a rank hung)"
+[ "$(grep -c '^eddy error' "$tmp/err")" -eq 1 ] || fail "mid-run fault: expected one message"
+grep -q "^eddy error \[particles.not_finite\]: rank 2: particle set 'water': particle [0-9]* has a non-finite position or velocity in step 1:" "$tmp/err" ||
+    fail "mid-run fault: the message names no rank, particle or step"
+echo "mid-run fault: exit $rc after $(( $(date +%s) - start )) s: $(grep '^eddy error' "$tmp/err")"
 [ "$quick" = quick ] && { echo "ok: dist_run (quick)"; exit 0; }
 # Checkpoints over ranks: the dam break saved on 2 ranks at step 80 (one
 # file, gathered to rank 0), resumed on 3 ranks and on 1: both end on the
