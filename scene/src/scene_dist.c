@@ -221,13 +221,14 @@ static eddy_result add_ids(eddy_scene *s, uint32_t i)
     return r;
 }
 
-/* Set i's buffers as one row a particle: position first (dist.c reads it
- * there), then the others in the set's order. */
+/* Set i's buffers as one row a particle, in the set's order: position,
+ * velocity, mass and phase first (the exchange and the frames read them
+ * there), then the modules'. */
 static eddy_result set_layout(eddy_scene *s, uint32_t i, dist_set *ds)
 {
     eddy_engine *e = s->e;
     eddy_particles p = s->sets[i].handle;
-    uint64_t cap = eddy_particles_capacity(e, p), big = 0;
+    uint64_t cap = eddy_particles_capacity(e, p);
     const char *name;
     ds->clamped = -1;
     for (uint32_t b = 0; (name = eddy_particles_buffer_name(e, p, b)); b++) {
@@ -246,11 +247,9 @@ static eddy_result set_layout(eddy_scene *s, uint32_t i, dist_set *ds)
         ds->offset[b] = ds->stride;
         ds->stride += (uint32_t)es;
         ds->buffers = b + 1;
-        big = es > big ? es : big;
         if (!strcmp(name, "clamped"))
             ds->clamped = (int)b;
     }
-    (void)big;
     ds->capacity = (uint32_t)cap;
     ds->id = malloc(4 * cap);
     ds->mine = malloc(cap);
@@ -695,9 +694,10 @@ bool scene_dist_any(eddy_scene *s, bool v)
 
 /* Set i whole on rank 0, in index order: every rank's owned rows gathered
  * there and put in its set's buffers (its capacity is the whole set's).
+ * Collective, called for every set with what failed before (prior).
  * Rank 0 keeps owning what it owned; the rest it holds until the next
  * exchange drops them, as it drops ghosts. */
-static eddy_result gather_whole(eddy_scene *s, uint32_t i)
+static eddy_result gather_whole(eddy_scene *s, uint32_t i, eddy_result prior)
 {
     scene_dist *d = s->dist;
     dist_set *ds = &d->sets[i];
@@ -709,7 +709,8 @@ static eddy_result gather_whole(eddy_scene *s, uint32_t i)
     uint32_t *ids = malloc(4ull * n + 4);
     unsigned char *all = root ? malloc((size_t)total * ds->stride + 1) : NULL;
     uint32_t *all_ids = root ? malloc(4ull * total + 4) : NULL;
-    eddy_result r = rows && ids && (!root || (counts && all && all_ids)) ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    eddy_result r = prior != EDDY_OK ? prior
+                  : rows && ids && (!root || (counts && all && all_ids)) ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
     if (r == EDDY_OK)
         r = dist_owned_rows(s, i, rows, ids);
     if (r == EDDY_OK && (uint64_t)total * ds->stride > INT32_MAX)
@@ -732,8 +733,8 @@ static eddy_result gather_whole(eddy_scene *s, uint32_t i)
 eddy_result scene_dist_save(eddy_scene *s, const char *path)
 {
     eddy_result r = EDDY_OK;
-    for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++)
-        r = gather_whole(s, i);
+    for (uint32_t i = 0; i < s->set_count; i++) /* every rank every set: the agreements pair */
+        r = gather_whole(s, i, r);
     if (r == EDDY_OK && s->dist->ctx.rank == 0)
         r = scene_checkpoint_write(s, path);
     return scene_dist_agree(s, r);

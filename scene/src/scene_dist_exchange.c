@@ -99,17 +99,19 @@ static bool decide(scene_dist *d, dist_set *ds, dist_send **out, uint32_t *sends
         int32_t c[3];
         dist_cell_of(&d->grid, ds->pos + 4 * (size_t)j, c);
         uint32_t o = dc_owner(&d->plan, c), k = dc_near(&d->plan, c, near, ranks);
+        /* At most 27 ranks are near a cell (its own and the 26 around it,
+         * each box at least a halo thick): the list has room. */
         if (o == me)
             keep[j] = 1;
-        else if (n < cap)
-            list[n++] = (dist_send){ 2 * o, j };
+        else
+            ok = ok && n < cap && (list[n++] = (dist_send){ 2 * o, j }, true);
         for (uint32_t x = 0; x < k && x < ranks; x++) {
             if (near[x] == o)
                 continue;
             if (near[x] == me)
                 keep[j] = 2;
-            else if (n < cap)
-                list[n++] = (dist_send){ 2 * near[x] + 1, j };
+            else
+                ok = ok && n < cap && (list[n++] = (dist_send){ 2 * near[x] + 1, j }, true);
         }
     }
     /* A stable counting sort by rank and kind: ids stay ascending. */
@@ -265,7 +267,9 @@ static bool offsets(const int *counts, uint32_t ranks, uint64_t unit, int *n, in
     return sum <= INT_MAX;
 }
 
-static eddy_result exchange_set(eddy_scene *s, uint32_t i, eddy_graph g)
+/* Collective: every rank calls it for every set, with what failed before
+ * (prior), so the ranks' agreements stay paired. */
+static eddy_result exchange_set(eddy_scene *s, uint32_t i, eddy_graph g, eddy_result prior)
 {
     scene_dist *d = s->dist;
     dist_set *ds = &d->sets[i];
@@ -279,7 +283,8 @@ static eddy_result exchange_set(eddy_scene *s, uint32_t i, eddy_graph g)
     unsigned char *rows = NULL, *rrows = NULL;
     uint32_t *sid = NULL, *rid = NULL;
     uint64_t total = 0, rtotal = 0, tb;
-    eddy_result r = counts && sn && keep && decide(d, ds, &list, &sends, counts, keep) ? EDDY_OK
+    eddy_result r = prior != EDDY_OK ? prior
+                  : counts && sn && keep && decide(d, ds, &list, &sends, counts, keep) ? EDDY_OK
                                                                                       : EDDY_ERROR_OUT_OF_MEMORY;
     if (r == EDDY_OK && !(offsets(counts, ranks, 1, sn, sa, &total) && offsets(counts, ranks, ds->stride, sb, sba, &tb)))
         r = EDDY_ERROR_LIMIT;
@@ -319,8 +324,8 @@ static eddy_result exchange_set(eddy_scene *s, uint32_t i, eddy_graph g)
 eddy_result dist_exchange(eddy_scene *s, eddy_graph g)
 {
     eddy_result r = EDDY_OK;
-    for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++)
-        r = exchange_set(s, i, g);
+    for (uint32_t i = 0; i < s->set_count; i++)
+        r = exchange_set(s, i, g, r);
     s->dist->handed = true;
     return r;
 }

@@ -14,6 +14,9 @@ eddy=$1 root=$2 growth=$3 quick=${4:-}
 here=$root/tests/mpi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+# More ranks than cores, beside other tests: a rank waiting in a collective
+# yields its core instead of spinning, and no rank is pinned to a core.
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_hwloc_base_binding_policy=none
 # As in dist_test.sh: Open MPI 4.1 leaks at exit from unloaded components.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 tmp=$(mktemp -d)
