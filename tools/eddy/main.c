@@ -283,18 +283,23 @@ static int cmd_run(const options *o)
     eddy_scene_info info = eddy_scene_get_info(s);
     /* Where the run ends (a resumed one: what is left of the scene). */
     uint64_t end = o->steps ? info.steps_done + o->steps : info.steps > info.steps_done ? info.steps : info.steps_done;
+    char ranks_text[64] = "";
+    if (run_mpi_size() > 1)
+        snprintf(ranks_text, sizeof ranks_text, " (rank 0 of %d MPI ranks, a device each)", run_mpi_size());
     if (talk)
-        fprintf(stderr, "eddy: scene '%s' on %s: %u particles, dt %g s x %u substeps, %" PRIu64
+        fprintf(stderr, "eddy: scene '%s' on %s%s: %u particles, dt %g s x %u substeps, %" PRIu64
                     " steps%s, output %s\n",
-            info.name, d->name, info.particle_count, info.dt, info.substeps, end - info.steps_done,
+            info.name, d->name, ranks_text, info.particle_count, info.dt, info.substeps, end - info.steps_done,
             info.steps_done ? " from the checkpoint's step" : "", o->no_output ? "off" : info.out_dir);
     double t0 = now_s();
     run_catch_signals();
     eddy_result r = eddy_scene_run_with(s, &(eddy_run_desc){ EDDY_SIZED(eddy_run_desc), .max_steps = o->steps,
         .progress = !o->quiet && talk, .checkpoint_every = o->checkpoint_every, .checkpoint_wall = o->checkpoint_wall,
         .checkpoint_keep = (uint32_t)o->checkpoint_keep, .stop = &run_stop });
-    /* A signal during the last step finds the run done: nothing stopped. */
-    bool stopped = run_stop && r == EDDY_OK && eddy_scene_get_info(s).steps_done < end;
+    /* A signal during the last step finds the run done: nothing stopped.
+     * Over ranks the signal may have reached only some: a run that ended
+     * early without an error was stopped, on every rank alike. */
+    bool stopped = (run_stop || run_mpi_size() > 1) && r == EDDY_OK && eddy_scene_get_info(s).steps_done < end;
     /* Statistics and tool logs are renamed into place whether or not the run
      * finished: a run stopped by an unstable state keeps its record. */
     eddy_result fin = eddy_scene_finish_output(s);
@@ -303,10 +308,11 @@ static int cmd_run(const options *o)
     double wall = now_s() - t0;
     info = eddy_scene_get_info(s);
     if (stopped && o->no_output) {
-        fprintf(stderr, "eddy error [run.stopped]: stopped by a signal at step %" PRIu64 "; output is off, so no "
+        if (talk)
+            fprintf(stderr, "eddy error [run.stopped]: stopped by a signal at step %" PRIu64 "; output is off, so no "
                 "checkpoint was written\n", info.steps_done);
         r = EDDY_ERROR_IO;
-    } else if (stopped) {
+    } else if (stopped && talk) {
         fprintf(stderr, "eddy: stopped by a signal at step %" PRIu64 " (t = %.6g s); its checkpoint is in %s: "
                 "continue with eddy run --resume %s\n", info.steps_done, info.time, info.out_dir, info.out_dir);
     } else if (r == EDDY_OK && talk) {
