@@ -331,18 +331,21 @@ struct eddy_module_desc {
      * the particles the rank owns and, as ghosts, every particle within
      * the reach of them, in ascending order of their index in the whole
      * set. The scene replaces them between substeps (eddy_particles_set_count,
-     * then set_count, then declare_step again) and keeps only the owned
-     * particles' results, so a system never needs to know which are
-     * ghosts.
+     * then set_count, then declare_step again, into a graph whose first
+     * passes are the scene's own) and keeps only the owned particles'
+     * results, so a system never needs to know which are ghosts. Every
+     * set buffer travels with its particle: state a system keeps per
+     * particle from substep to substep belongs in set buffers, keyed by
+     * the set's "id" buffer (eddy.h) where it names other particles.
      * reach: in *metres, how far a substep carries: a particle's state
      * after one substep may depend on the states, at the substep's start,
      * of the particles within this distance and of no other (a density
      * pass then a force reading the neighbours' densities: twice the
-     * support radius). A system that cannot run this way as configured
-     * (per-particle state of its own that carries over substeps, a
-     * reduction over the whole set steering its passes) returns
-     * EDDY_ERROR_UNSUPPORTED after a message saying why. Between steps;
-     * never waits. */
+     * support radius; 0 for a system that reads no neighbours). A system
+     * that cannot run this way as configured (per-particle state in
+     * buffers of its own that carries over substeps, a reduction over the
+     * whole set steering its passes) returns EDDY_ERROR_UNSUPPORTED after
+     * a message saying why. Between steps; never waits. */
     eddy_result (*reach)(void *state, double *metres);
     /* The set's count changed (its buffers' first count elements are the
      * particles now, not the same ones as before): step that many from the
