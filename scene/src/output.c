@@ -237,14 +237,32 @@ static void write_block(FILE *f, const void *data, uint64_t bytes)
         fwrite(data, 1, bytes, f);
 }
 
+/* path's temporary file (eddy_atomic_open), or NULL with the reason in err. */
+static FILE *open_frame_file(const char *path, char *tmp, size_t tmp_cap, char *err, size_t err_cap)
+{
+    FILE *f = eddy_atomic_open(path, tmp, tmp_cap);
+    if (!f)
+        snprintf(err, err_cap, "cannot create '%s': %s", tmp, strerror(errno));
+    return f;
+}
+
+/* A particle frame's point arrays, in file order, of 4-byte components:
+ * eddy_write_vtp writes them, eddy_write_pvtp names them. */
+static const struct {
+    const char *type, *name;
+    int components;
+} particle_arrays[] = {
+    { "Float32", "velocity", 3 }, { "Float32", "speed", 1 }, { "Float32", "radius", 1 },
+    { "Float32", "mass", 1 },     { "UInt32", "phase", 1 },  { "UInt32", "id", 1 },
+};
+#define PARTICLE_ARRAYS (sizeof particle_arrays / sizeof *particle_arrays)
+
 int eddy_write_vtp(const char *path, const eddy_vtp_particles *p, char *err, size_t err_cap)
 {
     char tmp[4200];
-    FILE *f = eddy_atomic_open(path, tmp, sizeof tmp);
-    if (!f) {
-        snprintf(err, err_cap, "cannot create '%s': %s", tmp, strerror(errno));
+    FILE *f = open_frame_file(path, tmp, sizeof tmp, err, err_cap);
+    if (!f)
         return -1;
-    }
     uint32_t n = p->count;
     float *points = malloc((size_t)n * 12 + 1), *vel = malloc((size_t)n * 12 + 1);
     float *radius = malloc((size_t)n * 4 + 1), *speed = malloc((size_t)n * 4 + 1);
@@ -267,15 +285,12 @@ int eddy_write_vtp(const char *path, const eddy_vtp_particles *p, char *err, siz
         offs[i] = (int64_t)i + 1;
         ids[i] = p->id ? p->id[i] : i;
     }
-    array_spec pd[] = {
-        { "Float32", "velocity", 3, (uint64_t)n * 12, vel },
-        { "Float32", "speed", 1, (uint64_t)n * 4, speed },
-        { "Float32", "radius", 1, (uint64_t)n * 4, radius },
-        { "Float32", "mass", 1, (uint64_t)n * 4, p->mass },
-        { "UInt32", "phase", 1, (uint64_t)n * 4, p->phase },
-        { "UInt32", "id", 1, (uint64_t)n * 4, ids },
-    };
-    const int npd = (int)(sizeof pd / sizeof pd[0]);
+    const void *data[PARTICLE_ARRAYS] = { vel, speed, radius, p->mass, p->phase, ids };
+    array_spec pd[PARTICLE_ARRAYS];
+    for (size_t i = 0; i < PARTICLE_ARRAYS; i++)
+        pd[i] = (array_spec){ particle_arrays[i].type, particle_arrays[i].name, particle_arrays[i].components,
+                              (uint64_t)n * 4 * (uint64_t)particle_arrays[i].components, data[i] };
+    const int npd = (int)PARTICLE_ARRAYS;
     uint64_t offset = 0;
     fprintf(f, "<?xml version=\"1.0\"?>\n"
                "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" "
@@ -428,24 +443,17 @@ int eddy_write_pvtp(const char *path, double time, const char *const *pieces, ui
                     size_t err_cap)
 {
     char tmp[4200];
-    FILE *f = eddy_atomic_open(path, tmp, sizeof tmp);
-    if (!f) {
-        snprintf(err, err_cap, "cannot create '%s': %s", tmp, strerror(errno));
+    FILE *f = open_frame_file(path, tmp, sizeof tmp, err, err_cap);
+    if (!f)
         return -1;
-    }
-    /* The arrays eddy_write_vtp writes, in its order and types. */
-    static const struct { const char *type, *name; int components; } pd[] = {
-        { "Float32", "velocity", 3 }, { "Float32", "speed", 1 }, { "Float32", "radius", 1 },
-        { "Float32", "mass", 1 }, { "UInt32", "phase", 1 }, { "UInt32", "id", 1 },
-    };
     fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PPolyData\" version=\"1.0\" "
                "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <PPolyData GhostLevel=\"0\">\n"
                "    <FieldData>\n      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
                "format=\"ascii\">%.17g</DataArray>\n    </FieldData>\n"
                "    <PPointData Scalars=\"speed\" Vectors=\"velocity\">\n", time);
-    for (size_t i = 0; i < sizeof pd / sizeof *pd; i++)
-        fprintf(f, "      <PDataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\"/>\n", pd[i].type,
-                pd[i].name, pd[i].components);
+    for (size_t i = 0; i < PARTICLE_ARRAYS; i++)
+        fprintf(f, "      <PDataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\"/>\n",
+                particle_arrays[i].type, particle_arrays[i].name, particle_arrays[i].components);
     fprintf(f, "    </PPointData>\n    <PPoints>\n      <PDataArray type=\"Float32\" Name=\"position\" "
                "NumberOfComponents=\"3\"/>\n    </PPoints>\n");
     for (uint32_t i = 0; i < count; i++) {
@@ -461,11 +469,9 @@ int eddy_write_pvd(const char *path, const eddy_pvd_entry *entries, uint32_t cou
                    size_t err_cap)
 {
     char tmp[4200];
-    FILE *f = eddy_atomic_open(path, tmp, sizeof tmp);
-    if (!f) {
-        snprintf(err, err_cap, "cannot create '%s': %s", tmp, strerror(errno));
+    FILE *f = open_frame_file(path, tmp, sizeof tmp, err, err_cap);
+    if (!f)
         return -1;
-    }
     fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" "
                "byte_order=\"LittleEndian\">\n  <Collection>\n");
     for (uint32_t i = 0; i < count; i++) {
