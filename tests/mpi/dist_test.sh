@@ -6,20 +6,7 @@
 # usage: dist_test.sh TEST_DIST [quick]   (quick: 3 ranks and the fault only)
 set -uo pipefail
 bin=$1 quick=${2:-}
-# CI runs as root; Open MPI refuses that unless told.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# Shared memory and self only: no network is needed or reachable.
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-# More ranks than cores, beside other tests: a rank waiting in a collective
-# yields its core instead of spinning, and no rank is pinned to a core.
-export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_hwloc_base_binding_policy=none
-# In the sanitized suite AddressSanitizer and UBSan still check every
-# access, but leaks are not looked for: Open MPI 4.1 leaks at exit from
-# components it has already unloaded, whose frames no suppression can name.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; cat "$tmp/err" 2>/dev/null; exit 1; }
+. "$(dirname "$0")/mpi_env.sh"
 mpi() { timeout 60 mpirun --oversubscribe -np "$@"; }
 ranks="2 3 4"
 [ "$quick" = quick ] && ranks=3

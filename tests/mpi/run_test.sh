@@ -8,20 +8,11 @@
 # unstable configuration stops every rank with one message naming it; a
 # checkpoint of 2 ranks resumes on 3 and on 1 with the same bits.
 # usage: run_test.sh EDDY SOURCE_ROOT GROWTH_MODULE [quick]
-# (quick, for the sanitized suite: the SPH scene on 3 ranks and the fault)
+# (quick, for the sanitized suite: the SPH scene on 3 ranks and the faults)
 set -uo pipefail
 eddy=$1 root=$2 growth=$3 quick=${4:-}
 here=$root/tests/mpi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-# More ranks than cores, beside other tests: a rank waiting in a collective
-# yields its core instead of spinning, and no rank is pinned to a core.
-export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_hwloc_base_binding_policy=none
-# As in dist_test.sh: Open MPI 4.1 leaks at exit from unloaded components.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; cat "$tmp/err" 2>/dev/null; exit 1; }
+. "$here/mpi_env.sh"
 mpi() { timeout 120 mpirun --oversubscribe -np "$@"; }
 clean() { ! grep -q 'validation' "$tmp/err" || fail "$1: validation messages"; }
 ranks="2 3 4" runs="sph_dam:water:--moves granular_pile:sand:--moves"
