@@ -1,5 +1,6 @@
 /* rigid module: see README.md beside this file. */
 #include "rigid.h"
+#include "common/dist_reach.h"
 
 #include "eddy/eddy_checkpoint.h"
 #include "eddy/eddy_output.h"
@@ -607,13 +608,7 @@ static eddy_result reach(void *state, double *metres)
     const char *why = s->p.dims[3] == 0 ? "a body's force and torque are sums over all its particles"
                     : eddy_particles_buffer(s->e, s->set, "rigid.external.0").id ? "a coupling adds forces from other sets"
                                                                                 : NULL;
-    if (why) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "dist.unsupported", "system '%s': does not run over MPI ranks yet: %s",
-                 s->name, why);
-        return EDDY_ERROR_UNSUPPORTED;
-    }
-    *metres = s->p.box_min[3];
-    return EDDY_OK;
+    return eddy_reach_answer(s->e, s->name, why, s->p.box_min[3], metres);
 }
 
 static eddy_result set_count(void *state)

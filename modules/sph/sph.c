@@ -3,6 +3,7 @@
 #include "eddy/eddy_checkpoint.h"
 
 #include "common/fluid_stats.h"
+#include "common/dist_reach.h"
 #include "common/hydrostatic.h"
 #include "common/lattice.h"
 #include "common/nlist.h"
@@ -756,13 +757,7 @@ static eddy_result reach(void *state, double *metres)
                     : s->dfsph ? "the DFSPH solver's iterations stop on the whole fluid's error"
                     : s->couple ? "the boundary coupling sums forces onto whole bodies"
                     : s->surface ? "surface_mesh extracts the surface of the whole set" : NULL;
-    if (why) {
-        eddy_log(s->e, EDDY_LOG_ERROR, "dist.unsupported", "system '%s': does not run over MPI ranks yet: %s",
-                 s->name, why);
-        return EDDY_ERROR_UNSUPPORTED;
-    }
-    *metres = 2.0 * s->p.box_min[3];
-    return EDDY_OK;
+    return eddy_reach_answer(s->e, s->name, why, 2.0 * s->p.box_min[3], metres);
 }
 
 static eddy_result set_count(void *state)
