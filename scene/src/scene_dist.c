@@ -315,7 +315,6 @@ static eddy_result replan(eddy_scene *s, bool *moved)
 static eddy_result dist_start(eddy_scene *s, double reach)
 {
     scene_dist *d = s->dist;
-    d->reach = reach;
     /* Cells one reach wide, with a cell of margin, like the systems' own
      * grids: a particle reaches only the cells next to its own. */
     for (int a = 0; a < 3; a++) {
@@ -540,14 +539,31 @@ static dist_record *records(eddy_scene *s, uint32_t i, uint32_t *clamped)
     return rec;
 }
 
-/* Rank 0: every rank's records gathered, in index order. */
+/* Collective, after an agreement: every rank's `bytes` bytes at mine to
+ * rank 0, in rank order, into out (sized there for them all; the caller
+ * checked the total fits an int). */
+static void gather_to_root(scene_dist *d, const void *mine, int bytes, void *out)
+{
+    int counts[DC_MAX_RANKS], at[DC_MAX_RANKS];
+    MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, d->ctx.comm);
+    for (int q = 0, sum = 0; d->ctx.rank == 0 && q < d->ctx.size; sum += counts[q], q++)
+        at[q] = sum;
+    MPI_Gatherv(mine, bytes, MPI_BYTE, out, counts, at, MPI_BYTE, 0, d->ctx.comm);
+}
+
+static int by_record_id(const void *a, const void *b)
+{
+    uint32_t x = ((const dist_record *)a)->id, y = ((const dist_record *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* Rank 0: every rank's records, in index order (NULL elsewhere); *ok false
+ * on every rank when rank 0 cannot take them. */
 static dist_record *gather(scene_dist *d, const dist_record *rec, uint32_t n, uint32_t total, bool *ok)
 {
-    int ranks = d->ctx.size, mine = (int)(n * sizeof *rec);
-    int *bytes = d->ctx.rank == 0 ? malloc((size_t)ranks * sizeof *bytes) : NULL;
-    int *at = d->ctx.rank == 0 ? malloc((size_t)ranks * sizeof *at) : NULL;
-    dist_record *all = d->ctx.rank == 0 ? malloc(((size_t)total + 1) * sizeof *all) : NULL;
-    *ok = d->ctx.rank != 0 || (bytes && at && all);
+    bool root = d->ctx.rank == 0;
+    dist_record *all = root ? malloc(((size_t)total + 1) * sizeof *all) : NULL;
+    *ok = !root || all;
     if (!*ok)
         snprintf(d->ctx.err, sizeof d->ctx.err, "out of host memory gathering %u particles for the statistics",
                  total);
@@ -555,29 +571,13 @@ static dist_record *gather(scene_dist *d, const dist_record *rec, uint32_t n, ui
         snprintf(d->ctx.err, sizeof d->ctx.err, "the statistics of %u particles are over the 2 GiB one MPI "
                  "gather takes", total), *ok = false;
     if (!dist_agree(&d->ctx, *ok)) {
-        free(bytes), free(at), free(all);
+        free(all);
         *ok = false;
         return NULL;
     }
-    MPI_Gather(&mine, 1, MPI_INT, bytes, 1, MPI_INT, 0, d->ctx.comm);
-    for (int k = 0, sum = 0; at && k < ranks; sum += bytes[k], k++)
-        at[k] = sum;
-    /* Gathered in rank order, then put in index order. */
-    dist_record *got = d->ctx.rank == 0 ? malloc(((size_t)total + 1) * sizeof *got) : NULL;
-    if (d->ctx.rank == 0 && !got)
-        snprintf(d->ctx.err, sizeof d->ctx.err, "out of host memory gathering %u particles for the statistics",
-                 total);
-    *ok = dist_agree(&d->ctx, d->ctx.rank != 0 || got);
-    if (*ok)
-        MPI_Gatherv(rec, mine, MPI_BYTE, got, bytes, at, MPI_BYTE, 0, d->ctx.comm);
-    for (uint32_t k = 0; *ok && got && k < total; k++)
-        if (got[k].id < total)
-            all[got[k].id] = got[k];
-    free(bytes), free(at), free(got);
-    if (!*ok) {
-        free(all);
-        return NULL;
-    }
+    gather_to_root(d, rec, (int)(n * sizeof *rec), all);
+    if (root)
+        qsort(all, total, sizeof *all, by_record_id);
     return all;
 }
 
@@ -703,30 +703,23 @@ static eddy_result gather_whole(eddy_scene *s, uint32_t i, eddy_result prior)
     dist_set *ds = &d->sets[i];
     bool root = d->ctx.rank == 0;
     uint32_t n = ds->owned, total = s->sets[i].count;
-    int ranks = d->ctx.size, count = (int)n, *counts = root ? malloc(2 * (size_t)ranks * sizeof *counts) : NULL;
-    int *at = counts ? counts + ranks : NULL;
     unsigned char *rows = malloc((size_t)n * ds->stride + 1);
     uint32_t *ids = malloc(4ull * n + 4);
     unsigned char *all = root ? malloc((size_t)total * ds->stride + 1) : NULL;
     uint32_t *all_ids = root ? malloc(4ull * total + 4) : NULL;
     eddy_result r = prior != EDDY_OK ? prior
-                  : rows && ids && (!root || (counts && all && all_ids)) ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+                  : rows && ids && (!root || (all && all_ids)) ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
     if (r == EDDY_OK)
         r = dist_owned_rows(s, i, rows, ids);
     if (r == EDDY_OK && (uint64_t)total * ds->stride > INT32_MAX)
         r = EDDY_ERROR_LIMIT;
     if ((r = scene_dist_agree(s, r)) == EDDY_OK) {
-        MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, d->ctx.comm);
-        for (int q = 0, sum = 0; root && q < ranks; sum += counts[q], q++)
-            at[q] = sum;
-        MPI_Gatherv(ids, count, MPI_UINT32_T, all_ids, counts, at, MPI_UINT32_T, 0, d->ctx.comm);
-        for (int q = 0; root && q < ranks; q++)
-            counts[q] *= (int)ds->stride, at[q] *= (int)ds->stride;
-        MPI_Gatherv(rows, count * (int)ds->stride, MPI_BYTE, all, counts, at, MPI_BYTE, 0, d->ctx.comm);
+        gather_to_root(d, ids, (int)(4 * n), all_ids);
+        gather_to_root(d, rows, (int)(n * ds->stride), all);
     }
     if (r == EDDY_OK && root)
         r = dist_put_whole(s, i, all, all_ids, total);
-    free(counts), free(rows), free(ids), free(all), free(all_ids);
+    free(rows), free(ids), free(all), free(all_ids);
     return r;
 }
 

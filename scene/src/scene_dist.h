@@ -33,7 +33,6 @@ typedef struct scene_dist {
     dist_ctx ctx;
     dist_grid grid;
     dc_plan plan;
-    double reach;
     dist_set *sets;
     eddy_kernel gather;       /* shaders/dist_gather.comp */
     eddy_buffer ident, none; /* the identity order (capacity), an unused binding */
