@@ -14,10 +14,8 @@ cd "$(dirname "$0")/.." || exit 1
 eddy=${1:-build/tools/eddy/eddy}
 shift || true
 ranks=${*:-1 2 4}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
-export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_hwloc_base_binding_policy=none
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# Open MPI's settings for this machine, and $tmp, as the MPI tests have them.
+. tests/mpi/mpi_env.sh
 # 36,000 particles (a 0.3 x 0.4 x 0.3 m column at 1 cm), h = 2 cm.
 cat >"$tmp/scene.json" <<'JSON'
 { "name": "bench_dist_sph", "dt": 0.0004, "duration": 1.0,
