@@ -691,13 +691,9 @@ eddy_scene *eddy_load_scene(eddy_engine *e, const eddy_scene_desc *desc)
     return desc && desc->mpi_comm ? scene_dist_attach(e, s, desc->mpi_comm) : s;
 }
 
+/* eddy_load_scene on one rank: e checked and desc taken by the caller. */
 static eddy_scene *load_scene(eddy_engine *e, const eddy_scene_desc *desc)
 {
-    if (!e) {
-        fprintf(stderr, "eddy error [handle.invalid]: eddy_load_scene: the engine is NULL\n");
-        return NULL;
-    }
-    EDDY_TAKE_DESC_OPTIONAL(e, eddy_scene_desc, desc, return NULL);
     if (!desc || (!desc->path && !desc->json && !desc->checkpoint)) {
         eddy_log(e, EDDY_LOG_ERROR, "scene.invalid", "load_scene: give a path, the JSON text or a checkpoint");
         return NULL;
