@@ -84,4 +84,68 @@ vec2 eddy_workgroup_sum_max(float s, float m)
         return eddy_workgroup_sum(s);                                 \
     }
 
+#ifdef EDDY_FIXED_SUMS
+// Error sums in fixed point for solvers that stop on a mean error: a
+// particle's error e >= 0 counts as the 64-bit integer floor(min(e, 255)
+// 2^32) (x low, y high word), added with saturation (a sum past 2^64 - 1
+// stays there: a mean far above any tolerance), beside the largest e's
+// bits (z; non-negative floats order as their bits, NaN and infinity
+// above every number, and either saturates the sum) and the particles
+// counted (w). Integer sums do not depend on their order, so the same
+// particles give the same mean on one device or split over MPI ranks,
+// whichever rank adds which. The resolution, 2^-32 = 2.3e-10 a particle,
+// is far below any tolerance.
+shared uvec4 eddy_fix_in[256];
+shared uvec4 eddy_fix_runs[16];
+
+uvec4 eddy_fixed_error(float e, bool counted)
+{
+    if (!counted)
+        return uvec4(0u);
+    if (isnan(e) || isinf(e))
+        return uvec4(0xffffffffu, 0xffffffffu, max(floatBitsToUint(abs(e)), 0x7f800000u), 1u);
+    float c = min(max(e, 0.0), 255.0), whole = floor(c);
+    return uvec4(uint((c - whole) * 4294967296.0), uint(whole), floatBitsToUint(max(e, 0.0)), 1u);
+}
+
+uvec4 eddy_fixed_add(uvec4 a, uvec4 b)
+{
+    uint c0, c1, c2;
+    uint lo = uaddCarry(a.x, b.x, c0);
+    uint hi = uaddCarry(a.y, b.y, c1);
+    hi = uaddCarry(hi, c0, c2);
+    uvec2 sum = c1 + c2 != 0u ? uvec2(0xffffffffu) : uvec2(lo, hi);
+    return uvec4(sum, max(a.z, b.z), a.w + b.w);
+}
+
+// eddy_fixed_error values summed over a 256-thread workgroup (thread 0
+// gets the result).
+uvec4 eddy_workgroup_fixed(uvec4 v)
+{
+    uint t = gl_LocalInvocationIndex;
+    eddy_fix_in[t] = v;
+    barrier();
+    if (t < 16u) {
+        uvec4 r = eddy_fix_in[16u * t];
+        for (uint k = 1u; k < 16u; k++)
+            r = eddy_fixed_add(r, eddy_fix_in[16u * t + k]);
+        eddy_fix_runs[t] = r;
+    }
+    barrier();
+    uvec4 r = uvec4(0u);
+    if (t == 0u) {
+        r = eddy_fix_runs[0];
+        for (uint k = 1u; k < 16u; k++)
+            r = eddy_fixed_add(r, eddy_fix_runs[k]);
+    }
+    return r;
+}
+
+// A fixed-point sum's value (the sum of the errors).
+float eddy_fixed_value(uvec2 sum)
+{
+    return float(sum.y) + float(sum.x) * (1.0 / 4294967296.0);
+}
+#endif
+
 #endif

@@ -16,7 +16,8 @@ static const size_t desc_size_of_minor[EDDY_MODULE_ABI_MINOR + 1] = {
     [2] = offsetof(eddy_module_desc, view), /* 4.2 appended to eddy_system_ctx only */
     [3] = offsetof(eddy_module_desc, checkpoint),
     [4] = offsetof(eddy_module_desc, reach),
-    [5] = sizeof(eddy_module_desc),
+    [5] = offsetof(eddy_module_desc, declare_parts),
+    [6] = sizeof(eddy_module_desc),
 };
 
 static eddy_result add_module(eddy_engine *e, const eddy_module_desc *given, void *library,

@@ -106,6 +106,8 @@ static eddy_result check_ports(eddy_engine *e, const eddy_module_desc *m, const 
                       "read_outputs with outputs");
     if (!m->reach != !m->set_count)
         return refuse(e, from, "reach / set_count", "both or neither");
+    if (m->declare_parts && !m->reach)
+        return refuse(e, from, "declare_parts", "with reach and set_count only");
     char field[64];
     for (uint32_t i = 0; i < m->input_count + m->output_count; i++) {
         bool in = i < m->input_count;

@@ -1,5 +1,6 @@
 /* pbf module: see README.md beside this file. */
 #include "pbf.h"
+#include "common/dist_reach.h"
 
 #include "common/fluid_stats.h"
 #include "common/lattice.h"
@@ -162,6 +163,8 @@ typedef struct pbf {
     eddy_engine *e;
     eddy_particles set;
     uint32_t n, iterations, substeps;
+    uint32_t cap; /* particles the step's buffers hold: the set's capacity */
+    double h, skin; /* m, and the lists' margin as a fraction of h */
     char name[64];
     struct eddy_pbf_params p;
     eddy_grid *grid;
@@ -214,8 +217,11 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->e = e;
     s->set = ctx->particles;
     s->n = eddy_particles_count(e, ctx->particles);
+    s->cap = (uint32_t)eddy_particles_capacity(e, ctx->particles);
+    s->cap = s->cap < s->n ? s->n : s->cap;
     snprintf(s->name, sizeof s->name, "%s", ctx->name);
     double h = ctx->params[P_H].v[0];
+    s->h = h, s->skin = ctx->params[P_SKIN].v[0];
     for (int a = 0; a < 3; a++)
         if (ceil((ctx->box_max[a] - ctx->box_min[a]) / h) + 2 > 1 << 20) {
             eddy_log(e, EDDY_LOG_ERROR, "system.too_large", "system '%s': the box spans too many cells of h = %g m "
@@ -231,7 +237,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->grid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc),
         .label = gl, .origin = { s->p.grid[0], s->p.grid[1], s->p.grid[2] }, .cell = (float)h,
         .dims = { (uint32_t)s->p.dims[0], (uint32_t)s->p.dims[1], (uint32_t)s->p.dims[2] },
-        .max_count = s->n ? s->n : 1 });
+        .max_count = s->cap ? s->cap : 1 });
     if (!s->grid)
         return EDDY_ERROR_LIMIT;
     /* Coupled when the boundary slot holds particles: then the coupled
@@ -252,7 +258,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->mass = eddy_particles_buffer(e, s->set, "mass");
     s->density = eddy_particles_add_buffer(e, s->set, "density", 4);
     s->clamped_flags = eddy_particles_add_buffer(e, s->set, "clamped", 4);
-    uint64_t n = s->n;
+    uint64_t n = s->cap; /* over MPI ranks the count changes up to the capacity */
     uint64_t cap = eddy_nlist_capacity(e, ctx->name, s->p.misc[1], n);
     s->p.misc[1] = (uint32_t)cap;
     s->params = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = sizeof s->p, .label = "pbf.params", .data = &s->p });
@@ -332,9 +338,72 @@ static int add_neighbours(pbf *s, eddy_graph g, const eddy_grid_buffers *gb, uin
                       { s->ncount, EDDY_READ_WRITE }, { s->lpos, EDDY_WRITE } } });
 }
 
-static eddy_result declare_step(void *state, eddy_graph g)
+/* One solver iteration: lambda, the corrections (and their reaction on
+ * coupled boundaries), applied. Returns the first pass's index. */
+static int add_iteration(pbf *s, eddy_graph g, const eddy_grid_buffers *gb0, bool coupled)
 {
-    pbf *s = state;
+    eddy_engine *e = s->e;
+    /* The coupled variants bind the boundary after their own buffers. */
+    eddy_grid_buffers gb = *gb0;
+    eddy_couple_bindings cb = coupled ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
+    eddy_access cr = coupled ? EDDY_READ : 0;
+    int first = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+        .label = "pbf.lambda", .kernel = s->k[K_LAMBDA], .threads = s->n,
+        .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
+                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->lambda, EDDY_WRITE },
+                      { s->tool, EDDY_READ }, { s->sbin, EDDY_READ }, { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ_WRITE },
+                      { s->sghost, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr },
+                      { cb.inverse_mass, cr } } });
+    int rc = first;
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = "pbf.delta", .kernel = s->k[K_DELTA], .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
+                          { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
+                          { s->dp, EDDY_WRITE }, { s->sghost, EDDY_READ }, { s->tpush, EDDY_READ_WRITE },
+                          { s->sbin, EDDY_READ }, { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ }, { cb.params, cr },
+                          { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
+    /* The same corrections' reaction on the boundary particles, before
+     * pbf.apply moves the fluid. */
+    if (rc >= 0 && coupled)
+        rc = eddy_couple_record_pbf(e, s->couple, g, s->sp, s->smass, s->lambda, gb.cell_start, gb.cell_end);
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = "pbf.apply", .kernel = s->k[K_APPLY], .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ_WRITE }, { s->dp, EDDY_READ },
+                          { s->solids, EDDY_READ }, { s->tool, EDDY_READ }, { s->tpush, EDDY_READ_WRITE },
+                          { gb.sorted_index, EDDY_READ }, { s->clamped_flags, EDDY_WRITE }, { s->lpos, EDDY_READ },
+                          { s->ncount, EDDY_READ_WRITE }, { s->sold, EDDY_READ } } });
+    return rc < 0 ? rc : first;
+}
+
+/* Over MPI ranks: the iterations as parts of the substep; between two,
+ * each ghost's predicted position from its owner (the next iteration's
+ * lambda reads them). A part starts with the lists' check where there are
+ * lists, as each iteration ends with it on one rank. */
+static int iterate_over_ranks(pbf *s, eddy_step_parts *parts, const eddy_grid_buffers *gb, bool lists)
+{
+    eddy_sync_desc sync = { EDDY_SIZED(eddy_sync_desc), .buffers = { s->sp }, .row_bytes = { 16 },
+                            .buffer_count = 1, .order = gb->sorted_index };
+    if (parts->sync(parts, &sync) != EDDY_OK)
+        return -1;
+    int rc = 0;
+    if (s->iterations > 1) {
+        uint32_t first = parts->part;
+        rc = lists ? add_neighbours(s, parts->graph, gb, 0) : 0;
+        if (rc >= 0)
+            rc = add_iteration(s, parts->graph, gb, false);
+        if (rc >= 0 && (parts->sync(parts, &sync) != EDDY_OK ||
+                        parts->loop(parts, first, s->iterations - 1, (eddy_buffer){ 0 }, 0) != EDDY_OK))
+            rc = -1;
+    }
+    return rc >= 0 && lists ? add_neighbours(s, parts->graph, gb, 0) : rc;
+}
+
+/* The substep's passes; over MPI ranks (parts) the solver iterations are
+ * parts of it, and what follows them goes into the last part. */
+static eddy_result declare(pbf *s, eddy_graph g, eddy_step_parts *parts)
+{
     eddy_engine *e = s->e;
     if (s->n == 0)
         return EDDY_OK;
@@ -368,47 +437,24 @@ static eddy_result declare_step(void *state, eddy_graph g)
         r = eddy_couple_record_begin(e, s->couple, g);
     if (r != EDDY_OK)
         return r;
-    /* The coupled variants bind the boundary after their own buffers. */
-    eddy_couple_bindings cb = coupled ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
-    eddy_access cr = coupled ? EDDY_READ : 0;
     /* With lists: the substep's neighbours once (without, the shaders do
      * not read the list bindings). */
     bool lists = s->p.misc[1] > 0;
     rc = lists ? add_neighbours(s, g, &gb, 1) : 0;
-    int first = rc < 0 ? rc : eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-        .label = "pbf.lambda", .kernel = s->k[K_LAMBDA], .threads = s->n,
-        .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
-                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->lambda, EDDY_WRITE },
-                      { s->tool, EDDY_READ }, { s->sbin, EDDY_READ }, { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ_WRITE },
-                      { s->sghost, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr },
-                      { cb.inverse_mass, cr } } });
+    int first = rc < 0 ? rc : add_iteration(s, g, &gb, coupled);
     rc = first;
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "pbf.delta", .kernel = s->k[K_DELTA], .threads = s->n,
-            .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ }, { s->smass, EDDY_READ },
-                          { s->lambda, EDDY_READ }, { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ },
-                          { s->dp, EDDY_WRITE }, { s->sghost, EDDY_READ }, { s->tpush, EDDY_READ_WRITE },
-                          { s->sbin, EDDY_READ }, { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ }, { cb.params, cr },
-                          { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
-    /* The same corrections' reaction on the boundary particles, before
-     * pbf.apply moves the fluid. */
-    if (rc >= 0 && coupled)
-        rc = eddy_couple_record_pbf(e, s->couple, g, s->sp, s->smass, s->lambda, gb.cell_start, gb.cell_end);
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "pbf.apply", .kernel = s->k[K_APPLY], .threads = s->n,
-            .bindings = { { s->params, EDDY_READ }, { s->sp, EDDY_READ_WRITE }, { s->dp, EDDY_READ },
-                          { s->solids, EDDY_READ }, { s->tool, EDDY_READ }, { s->tpush, EDDY_READ_WRITE },
-                          { gb.sorted_index, EDDY_READ }, { s->clamped_flags, EDDY_WRITE }, { s->lpos, EDDY_READ },
-                          { s->ncount, EDDY_READ_WRITE }, { s->sold, EDDY_READ } } });
-    /* Lists again where the iteration moved a particle too far. */
-    if (rc >= 0 && lists)
-        rc = add_neighbours(s, g, &gb, 0);
-    /* The solver iterations: one recorded range, replayed. */
-    if (rc >= 0 && s->iterations > 1)
-        rc = eddy_graph_repeat(e, g, (uint32_t)first, (coupled ? 4 : 3) + (lists ? 1 : 0), s->iterations) == EDDY_OK
-                 ? 0 : -1;
+    if (parts) {
+        rc = rc < 0 ? rc : iterate_over_ranks(s, parts, &gb, lists);
+        g = parts->graph;
+    } else {
+        /* Lists again where the iteration moved a particle too far. */
+        if (rc >= 0 && lists)
+            rc = add_neighbours(s, g, &gb, 0);
+        /* The solver iterations: one recorded range, replayed. */
+        if (rc >= 0 && s->iterations > 1)
+            rc = eddy_graph_repeat(e, g, (uint32_t)first, (coupled ? 4 : 3) + (lists ? 1 : 0), s->iterations) ==
+                         EDDY_OK ? 0 : -1;
+    }
     /* Off the coupled sheets (a cloth's triangles), before the velocities. */
     if (rc >= 0 && coupled)
         rc = eddy_couple_record_sheet(e, s->couple, g, s->sp, s->sold, s->smass, gb.cell_start, gb.cell_end) ==
@@ -453,9 +499,9 @@ static eddy_result declare_step(void *state, eddy_graph g)
                       { s->tpush, EDDY_READ_WRITE }, { s->tadh, EDDY_WRITE }, { s->tdamp, EDDY_WRITE } } });
     if (rc < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
-    eddy_buffer parts[3] = { s->tpush, s->tadh, s->tdamp };
+    eddy_buffer sums[3] = { s->tpush, s->tadh, s->tdamp };
     for (uint32_t c = 0; c < 3; c++) {
-        r = eddy_reduce_record(e, s->reduce, g, parts[c], s->n, 4, 3, EDDY_REDUCE_SUM, s->tsums, c);
+        r = eddy_reduce_record(e, s->reduce, g, sums[c], s->n, 4, 3, EDDY_REDUCE_SUM, s->tsums, c);
         if (r != EDDY_OK)
             return r;
     }
@@ -463,6 +509,47 @@ static eddy_result declare_step(void *state, eddy_graph g)
         .label = "pbf.tool_end", .kernel = s->k[K_TOOL_END], .threads = 1,
         .bindings = { { s->params, EDDY_READ }, { s->tool, EDDY_READ_WRITE }, { s->tsums, EDDY_READ } } });
     return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+}
+
+static eddy_result declare_step(void *state, eddy_graph g)
+{
+    return declare(state, g, NULL);
+}
+
+/* Over MPI ranks a particle's list and its loops reach L = h (1 + skin)
+ * around where it is during the substep, and the corrections read the
+ * lambdas of the neighbours, which read theirs: a particle depends on
+ * those within 2 L + 4 D of its start, D the farthest any of them is from
+ * its own start at any time in the substep. The scene checks where the
+ * particles end (travel, 0.4 h); D allows 0.5 h, the 0.1 h between for
+ * the iterations' corrections before the last. */
+#define PBF_TRAVEL 0.4
+#define PBF_REACH_MOVE 0.5
+
+static eddy_result declare_parts(void *state, eddy_step_parts *parts)
+{
+    pbf *s = state;
+    parts->travel = PBF_TRAVEL * s->h;
+    return declare(s, parts->graph, parts);
+}
+
+static eddy_result reach(void *state, double *metres)
+{
+    pbf *s = state;
+    const char *why = s->p.tool[0] > 0 ? "the tool's force sums over the whole fluid"
+                    : s->couple ? "the boundary coupling sums forces onto whole bodies" : NULL;
+    return eddy_reach_answer(s->e, s->name, why, 2.0 * s->h * (1.0 + s->skin) + 4.0 * PBF_REACH_MOVE * s->h, metres);
+}
+
+static eddy_result set_count(void *state)
+{
+    pbf *s = state;
+    uint32_t n = eddy_particles_count(s->e, s->set);
+    if (n > s->cap)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    s->n = n;
+    s->p.misc[0] = n;
+    return eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p);
 }
 
 /* Keeps the tool one wall spacing inside the box, so that a particle fits
@@ -651,6 +738,9 @@ static const eddy_module_desc desc = {
     .slots = slots,
     .slot_count = sizeof slots / sizeof slots[0],
     .checkpoint = checkpoint,
+    .reach = reach,
+    .set_count = set_count,
+    .declare_parts = declare_parts,
 };
 
 const eddy_module_desc *eddy_pbf_module(void)

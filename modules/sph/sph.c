@@ -148,13 +148,14 @@ static void destroy(void *state)
     eddy_destroy_kernel(e, s->k_integrate);
     eddy_destroy_kernel(e, s->k_clock);
     eddy_kernel iis[] = { s->k_diag, s->k_accel, s->k_accel_final, s->k_update, s->k_check, s->k_alpha,
-                          s->k_kappa_div, s->k_kappa_rho, s->k_apply, s->k_predict, s->k_store, s->k_check_div };
+                          s->k_kappa_div, s->k_kappa_rho, s->k_apply, s->k_predict, s->k_store, s->k_check_div,
+                          s->k_update_owned, s->k_sum, s->k_decide };
     for (size_t i = 0; i < sizeof iis / sizeof iis[0]; i++)
         eddy_destroy_kernel(e, iis[i]);
     eddy_buffer own[] = { s->params, s->solids, s->pushes, s->clock, s->spos, s->svel, s->smass,
                           s->sdensity, s->saccel, s->snormal, s->spm, s->svr, s->spress, s->siis,
                           s->sap, s->partials, s->args, s->istate, s->sghost, s->nlist, s->ncount,
-                          s->sdv, s->sdf, s->dghost, s->dstate, s->dargs };
+                          s->sdv, s->sdf, s->dghost, s->dstate, s->dargs, s->sreduce, s->sowned };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(e, own[i]);
     free(s);
@@ -462,9 +463,10 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     return sr;
 }
 
-static eddy_result declare_step(void *state, eddy_graph g)
+/* The substep's passes; over MPI ranks (parts) IISPH's iterations are
+ * parts of it, and what follows them goes into the last part. */
+static eddy_result declare(sph *s, eddy_graph g, eddy_step_parts *parts)
 {
-    sph *s = state;
     eddy_engine *e = s->e;
     if (s->n == 0)
         return EDDY_OK;
@@ -494,7 +496,9 @@ static eddy_result declare_step(void *state, eddy_graph g)
     if (rc >= 0 && s->couple && !s->iisph && !s->dfsph)
         rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end, (eddy_buffer){ 0 });
     if (rc >= 0 && s->iisph)
-        rc = sph_record_iisph(s, g);
+        rc = sph_record_iisph(s, g, parts);
+    if (parts)
+        g = parts->graph;
     if (rc >= 0 && s->dfsph)
         rc = sph_record_dfsph_density(s, g);
     if (rc >= 0)
@@ -516,6 +520,16 @@ static eddy_result declare_step(void *state, eddy_graph g)
     /* The next substep gathers its own sorted state again from the
      * positions, so the surface's passes change nothing the step reads. */
     return r == EDDY_OK && s->live ? sph_record_live(s, g) : r;
+}
+
+static eddy_result declare_step(void *state, eddy_graph g)
+{
+    return declare(state, g, NULL);
+}
+
+static eddy_result declare_parts(void *state, eddy_step_parts *parts)
+{
+    return declare(state, parts->graph, parts);
 }
 
 /* Per frame: density error against rho0, the surge front, surface
@@ -746,18 +760,19 @@ static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
 }
 
 /* Weakly compressible SPH reads the neighbours' positions in its density
- * pass and their densities in its force pass: two support radii. The
- * other solvers steer their iterations by errors over the whole set, the
- * boundary coupling sums onto bodies and the surface is extracted from
- * the whole set: not over ranks yet. */
+ * pass and their densities in its force pass: two support radii. IISPH
+ * reads the neighbours' advected velocities (their forces, their
+ * densities) in its system: three; its iterations are parts of the
+ * substep (sph_record_iisph). DFSPH's two phases are not parts yet, the
+ * boundary coupling sums onto bodies and the surface is extracted from the
+ * whole set: not over ranks yet. */
 static eddy_result reach(void *state, double *metres)
 {
     sph *s = state;
-    const char *why = s->iisph ? "the IISPH solver's iterations stop on the whole fluid's error"
-                    : s->dfsph ? "the DFSPH solver's iterations stop on the whole fluid's error"
+    const char *why = s->dfsph ? "the DFSPH solver's iterations stop on the whole fluid's error"
                     : s->couple ? "the boundary coupling sums forces onto whole bodies"
                     : s->surface ? "surface_mesh extracts the surface of the whole set" : NULL;
-    return eddy_reach_answer(s->e, s->name, why, 2.0 * s->p.box_min[3], metres);
+    return eddy_reach_answer(s->e, s->name, why, (s->iisph ? 3.0 : 2.0) * s->p.box_min[3], metres);
 }
 
 static eddy_result set_count(void *state)
@@ -796,6 +811,7 @@ static const eddy_module_desc desc = {
     .checkpoint = checkpoint,
     .reach = reach,
     .set_count = set_count,
+    .declare_parts = declare_parts,
 };
 
 const eddy_module_desc *eddy_sph_module(void)

@@ -59,9 +59,9 @@ eddy_result sph_create_dfsph(sph *s, const eddy_system_ctx *ctx, bool cpl)
         EDDY_SPIRV(predict_spv) });
     s->k_store = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.dfsph_store",
         EDDY_SPIRV(store_spv) });
-    s->k_check_div = sph_check_kernel(s, DIVERGENCE, "sph.dfsph_check_divergence");
-    s->k_check = sph_check_kernel(s, DENSITY, "sph.dfsph_check_density");
-    if (!s->pressure.id || !s->spress.id || !s->sdv.id || !s->sdf.id || !s->dghost.id || !s->partials.id || !s->args.id || !s->dargs.id ||
+    s->k_check_div = sph_check_kernel(s, DIVERGENCE, 0, "sph.dfsph_check_divergence");
+    s->k_check = sph_check_kernel(s, DENSITY, 0, "sph.dfsph_check_density");
+    if (!s->pressure.id || !s->spress.id || !s->sdv.id || !s->sdf.id || !s->dghost.id || !s->partials.id || !s->args.id || !s->dargs.id || !s->sreduce.id || !s->sowned.id ||
         !s->istate.id || !s->dstate.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
     if (!s->k_alpha.id || !s->k_kappa_div.id || !s->k_kappa_rho.id || !s->k_apply.id || !s->k_predict.id ||
@@ -109,7 +109,7 @@ static int record_phase(sph *s, eddy_graph g, eddy_kernel kappa, eddy_kernel che
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = lc, .kernel = check, .indirect = args, .indirect_offset = 12,
             .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { state, EDDY_READ_WRITE },
-                          { args, EDDY_WRITE } } });
+                          { args, EDDY_WRITE }, { s->sreduce, EDDY_READ_WRITE } } });
     if (rc >= 0)
         rc = record_apply(s, g, args);
     if (rc >= 0 && limit > 1)

@@ -35,7 +35,7 @@ static const uint32_t iisph_check_spv[] =
 eddy_result sph_create_iisph(sph *s, const eddy_system_ctx *ctx, bool cpl)
 {
     eddy_engine *e = s->e;
-    uint64_t n = s->n;
+    uint64_t n = s->cap; /* over MPI ranks the count changes up to the capacity */
     sph_create_solve(s, ctx, "iisph");
     s->siis = sph_scratch(s, ctx->name, "iisph.system", 16 * n);
     s->sap = sph_scratch(s, ctx->name, "iisph.acceleration", 16 * n);
@@ -53,9 +53,9 @@ eddy_result sph_create_iisph(sph *s, const eddy_system_ctx *ctx, bool cpl)
         .specialization = { { 1, 1 }, { 2, s->nlist_cap } }, .specialization_count = 2 });
     s->k_update = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = "sph.iisph_update", SPH_VARIANT(cpl, iisph_update),
         .specialization = { { 2, s->nlist_cap } }, .specialization_count = 1 });
-    s->k_check = sph_check_kernel(s, 0, "sph.iisph_check");
+    s->k_check = sph_check_kernel(s, 0, 0, "sph.iisph_check");
     if (!s->pressure.id || !s->spress.id || !s->siis.id || !s->sap.id || !s->partials.id || !s->args.id ||
-        !s->istate.id || !s->sghost.id)
+        !s->istate.id || !s->sghost.id || !s->sreduce.id || !s->sowned.id)
         return EDDY_ERROR_OUT_OF_MEMORY;
     if (!s->k_diag.id || !s->k_accel.id || !s->k_accel_final.id || !s->k_update.id || !s->k_check.id)
         return EDDY_ERROR_VULKAN;
@@ -133,7 +133,7 @@ void sph_solve_stats(sph *s, eddy_stats *st)
 
 void sph_create_solve(sph *s, const eddy_system_ctx *ctx, const char *solver)
 {
-    uint64_t n = s->n;
+    uint64_t n = s->cap; /* over MPI ranks the count changes up to the capacity */
     char what[32];
     s->max_iterations = s->p.solve[1];
     s->pressure = eddy_particles_add_buffer(s->e, s->set, "pressure", 4);
@@ -144,25 +144,110 @@ void sph_create_solve(sph *s, const eddy_system_ctx *ctx, const char *solver)
     s->args = sph_scratch(s, ctx->name, what, 24);
     snprintf(what, sizeof what, "%s.state", solver);
     s->istate = sph_scratch(s, ctx->name, what, sizeof(struct eddy_sph_iisph_state));
+    snprintf(what, sizeof what, "%s.reduce", solver);
+    s->sreduce = sph_scratch(s, ctx->name, what, 32);
+    s->sowned = sph_scratch(s, ctx->name, "sorted.owned", 16);
 }
 
 /* The check after each iteration (sph_iisph_check.comp), for IISPH (mode
  * 0) or a DFSPH phase (SPH_DFSPH_DIVERGENCE, SPH_DFSPH_DENSITY). */
-eddy_kernel sph_check_kernel(sph *s, uint32_t mode, const char *label)
+eddy_kernel sph_check_kernel(sph *s, uint32_t mode, uint32_t phase, const char *label)
 {
     return eddy_create_kernel(s->e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc), .label = label,
                                                          EDDY_SPIRV(iisph_check_spv),
-                                                         .specialization = { { 1, mode } },
-                                                         .specialization_count = 1 });
+                                                         .specialization = { { 1, mode }, { 2, phase } },
+                                                         .specialization_count = 2 });
+}
+
+/* The kernels that count only the owned particles, and the owned flags'
+ * buffer for the set's capacity: made at the first substep over ranks. */
+static eddy_result make_owned(sph *s)
+{
+    if (s->k_update_owned.id)
+        return EDDY_OK;
+    eddy_engine *e = s->e;
+    eddy_destroy_buffer(e, s->sowned);
+    s->sowned = sph_scratch(s, s->name, "sorted.owned", 4ull * (s->cap ? s->cap : 1));
+    s->k_update_owned = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
+        .label = "sph.iisph_update", EDDY_SPIRV(iisph_update_spv),
+        .specialization = { { 2, s->nlist_cap }, { 3, 1 } }, .specialization_count = 2 });
+    s->k_sum = sph_check_kernel(s, 0, 1, "sph.iisph_sum");
+    s->k_decide = sph_check_kernel(s, 0, 2, "sph.iisph_check");
+    if (!s->sowned.id)
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    return s->k_update_owned.id && s->k_sum.id && s->k_decide.id ? EDDY_OK : EDDY_ERROR_VULKAN;
+}
+
+/* One iteration: the pressure accelerations, the update, and the error's
+ * sum: the test on one rank (k_check), this rank's sum over ranks. */
+static int add_iteration(sph *s, eddy_graph g, bool ranks)
+{
+    eddy_engine *e = s->e;
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    eddy_couple_bindings cb = s->couple ? eddy_couple_get_bindings(s->couple) : (eddy_couple_bindings){ 0 };
+    eddy_access cr = s->couple ? EDDY_READ : 0;
+    int first = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+        .label = "sph.iisph_accel", .kernel = s->k_accel, .indirect = s->args,
+        .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
+                      { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
+                      { s->sap, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ }, { s->pressure, EDDY_WRITE },
+                      { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ }, { s->sghost, EDDY_READ }, { cb.params, cr },
+                      { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
+    int rc = first;
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = "sph.iisph_update", .kernel = ranks ? s->k_update_owned : s->k_update, .indirect = s->args,
+            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { gb.cell_start, EDDY_READ },
+                          { gb.cell_end, EDDY_READ }, { s->sap, EDDY_READ }, { s->siis, EDDY_READ },
+                          { s->spress, EDDY_READ_WRITE }, { s->partials, EDDY_WRITE }, { s->nlist, EDDY_READ },
+                          { s->ncount, EDDY_READ }, { s->sghost, EDDY_READ }, { s->sowned, EDDY_READ },
+                          { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
+    if (rc >= 0)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = ranks ? "sph.iisph_sum" : "sph.iisph_check", .kernel = ranks ? s->k_sum : s->k_check,
+            .indirect = s->args, .indirect_offset = 12,
+            .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { s->istate, EDDY_READ_WRITE },
+                          { s->args, EDDY_WRITE }, { s->sreduce, EDDY_READ_WRITE } } });
+    return rc < 0 ? rc : first;
+}
+
+/* Over ranks: the iterations as parts of the substep. Between two, each
+ * ghost's pressure from its owner and the error's sums over the ranks;
+ * the test (on the sums) starts the next part. */
+static int iterate_over_ranks(sph *s, eddy_step_parts *parts)
+{
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    eddy_sync_desc sync = { EDDY_SIZED(eddy_sync_desc), .buffers = { s->spress }, .row_bytes = { 4 },
+                            .buffer_count = 1, .order = gb.sorted_index, .reduce = s->sreduce, .sum_u64 = 2,
+                            .max_u32 = 1 };
+    if (parts->sync(parts, &sync) != EDDY_OK)
+        return -1;
+    uint32_t first = parts->part;
+    int rc = eddy_graph_add_pass(s->e, parts->graph, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+        .label = "sph.iisph_check", .kernel = s->k_decide, .groups = { 1 },
+        .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { s->istate, EDDY_READ_WRITE },
+                      { s->args, EDDY_WRITE }, { s->sreduce, EDDY_READ_WRITE } } });
+    if (rc >= 0)
+        rc = add_iteration(s, parts->graph, true);
+    if (rc >= 0 && parts->sync(parts, &sync) != EDDY_OK)
+        return -1;
+    if (rc >= 0 && parts->loop(parts, first, s->max_iterations, s->istate,
+                               offsetof(struct eddy_sph_iisph_state, g) + 4) != EDDY_OK)
+        return -1;
+    return rc;
 }
 
 /* IISPH after the other forces: the system, the iterations (indirect,
  * switched off on the GPU once converged), the pressure acceleration added. */
-int sph_record_iisph(sph *s, eddy_graph g)
+int sph_record_iisph(sph *s, eddy_graph g, eddy_step_parts *parts)
 {
     eddy_engine *e = s->e;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
     eddy_result r = eddy_grid_record_gather(e, s->grid, g, s->pressure, s->spress, 1, s->n);
+    if (r == EDDY_OK && parts)
+        r = make_owned(s);
+    if (r == EDDY_OK && parts)
+        r = eddy_grid_record_gather(e, s->grid, g, parts->owned(parts, s->set), s->sowned, 1, s->n);
     if (r != EDDY_OK)
         return (int)r;
     /* Coupled: the boundary after each pass's own bindings. */
@@ -175,29 +260,14 @@ int sph_record_iisph(sph *s, eddy_graph g)
                       { s->spress, EDDY_READ_WRITE }, { s->siis, EDDY_WRITE }, { s->args, EDDY_WRITE },
                       { s->istate, EDDY_WRITE }, { s->sghost, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr },
                       { cb.cell_start, cr }, { cb.cell_end, cr }, { cb.velocity, cr } } });
-    int first = rc >= 0 ? (int)eddy_graph_pass_count(e, g) : -1;
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "sph.iisph_accel", .kernel = s->k_accel, .indirect = s->args,
-            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->svr, EDDY_READ },
-                          { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->spress, EDDY_READ },
-                          { s->sap, EDDY_READ_WRITE }, { gb.sorted_index, EDDY_READ }, { s->pressure, EDDY_WRITE },
-                          { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ }, { s->sghost, EDDY_READ }, { cb.params, cr }, { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "sph.iisph_update", .kernel = s->k_update, .indirect = s->args,
-            .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { gb.cell_start, EDDY_READ },
-                          { gb.cell_end, EDDY_READ }, { s->sap, EDDY_READ }, { s->siis, EDDY_READ },
-                          { s->spress, EDDY_READ_WRITE }, { s->partials, EDDY_WRITE }, { s->nlist, EDDY_READ },
-                          { s->ncount, EDDY_READ }, { s->sghost, EDDY_READ }, { cb.params, cr },
-                          { cb.particles, cr }, { cb.cell_start, cr }, { cb.cell_end, cr } } });
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "sph.iisph_check", .kernel = s->k_check, .indirect = s->args, .indirect_offset = 12,
-            .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { s->istate, EDDY_READ_WRITE },
-                          { s->args, EDDY_WRITE } } });
-    if (rc >= 0 && s->max_iterations > 1)
+    int first = rc >= 0 ? add_iteration(s, g, parts != NULL) : rc;
+    rc = first;
+    if (rc >= 0 && parts) {
+        rc = iterate_over_ranks(s, parts);
+        g = parts->graph;
+    } else if (rc >= 0 && s->max_iterations > 1) {
         rc = eddy_graph_repeat(e, g, (uint32_t)first, 3, s->max_iterations);
+    }
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.iisph_accel_final", .kernel = s->k_accel_final, .threads = s->n,
@@ -212,4 +282,3 @@ int sph_record_iisph(sph *s, eddy_graph g)
         rc = eddy_couple_record_sph(e, s->couple, g, s->spm, s->svr, gb.cell_start, gb.cell_end, s->spress);
     return rc;
 }
-

@@ -42,6 +42,12 @@ typedef struct sph {
     uint32_t max_iterations;
     eddy_kernel k_diag, k_accel, k_accel_final, k_update, k_check;
     eddy_buffer pressure, spress, siis, sap, partials, args, istate, sghost;
+    /* The check's sums (sph_iisph_check.comp's reduce), and over MPI ranks
+     * the owned flags in cell order (a 16-byte stand-in on one rank) and
+     * the kernels that count only those: the update, the check's sum and
+     * its test (made at the first substep over ranks). */
+    eddy_buffer sreduce, sowned;
+    eddy_kernel k_update_owned, k_sum, k_decide;
     /* DFSPH (solver 2; shaders/sph_dfsph.glsl): the solve's velocity and
      * density, alpha and kappa / rho, the ghosts' grad W_spiky sum (vec4
      * each, cell order), the divergence phase's state and dispatch
@@ -85,11 +91,15 @@ eddy_result sph_record_live(sph *s, eddy_graph g);
 
 /* sph_iisph.c */
 eddy_result sph_create_iisph(sph *s, const eddy_system_ctx *ctx, bool coupled);
-int sph_record_iisph(sph *s, eddy_graph g);
+/* Over MPI ranks (parts not NULL) the iterations are parts of the
+ * substep, each refreshing the ghosts' pressures and summing the error
+ * over the ranks; the passes after them go to parts->graph. */
+int sph_record_iisph(sph *s, eddy_graph g, eddy_step_parts *parts);
 /* IISPH's or DFSPH's solves since the last frame: statistics, the warning
  * system.unconverged, the adaptive substep's factor. */
 void sph_solve_stats(sph *s, eddy_stats *st);
-eddy_kernel sph_check_kernel(sph *s, uint32_t mode, const char *label);
+/* phase: sph_iisph_check.comp's PHASE (0 on one rank). */
+eddy_kernel sph_check_kernel(sph *s, uint32_t mode, uint32_t phase, const char *label);
 /* What IISPH and DFSPH's constant-density phase share: the set's
  * "pressure" and its sorted copy, the groups' partial errors, the
  * dispatch arguments and the state ("<system>.<solver>.partials", ...). */

@@ -46,7 +46,8 @@ struct eddy_sph_iisph_state {
     EDDY_U4 f EDDY_ARR4; /* since stats last read it (it zeroes it): x substeps solved, y of them
                             stopped at max_iterations, z the most iterations one took, w the
                             largest final error at a particle (float bits) */
-    EDDY_U4 g EDDY_ARR4; /* the same span: x the largest final mean error (float bits), yzw unused */
+    EDDY_U4 g EDDY_ARR4; /* x: the same span's largest final mean error (float bits); y: this substep's
+                            solve stopped (converged or at its limit: sph_iisph_check.comp); zw unused */
 };
 
 /* The pressure force (model.x). SYMMETRIC: a_i = -sum_j m_j (p_i / rho_i^2 +

@@ -27,6 +27,10 @@ typedef struct dist_set {
      * rearranged particles before they go back into the set's buffers. */
     eddy_buffer xfer[DIST_SET_BUFFERS], work[DIST_SET_BUFFERS];
     eddy_buffer perm; /* a gather's order */
+    /* Parts of a substep (scene_dist_parts.c): the owned flags (a uint32 a
+     * particle), the rows a sync sends and receives, and their staging. */
+    eddy_buffer ownedbuf, sidx, ridx, stage_out, stage_in;
+    double travel; /* m, the farthest a particle may move in this substep; 0: no limit */
 } dist_set;
 
 typedef struct scene_dist {
@@ -35,6 +39,7 @@ typedef struct scene_dist {
     dc_plan plan;
     dist_set *sets;
     eddy_kernel gather;       /* shaders/dist_gather.comp */
+    eddy_kernel scatter;      /* shaders/dist_scatter.comp */
     eddy_buffer ident, none; /* the identity order (capacity), an unused binding */
     /* Since the last frame: */
     uint64_t migrations, ghosts, substeps, halo_bytes;
@@ -59,6 +64,14 @@ eddy_result dist_exchange_init(eddy_scene *s);
 void dist_exchange_free(eddy_scene *s);
 eddy_result dist_exchange(eddy_scene *s, eddy_graph g);
 eddy_result dist_after_step(eddy_scene *s);
+/* scene_dist_parts.c: the kernel the syncs need; then each substep, the
+ * systems' passes declared into `first` (whose first passes are the
+ * exchange's) and the parts after it, and run with their syncs
+ * (collective); each set's travel limit set from its systems'. */
+eddy_result dist_parts_init(eddy_scene *s);
+void dist_parts_free(eddy_scene *s);
+eddy_result dist_parts_step(eddy_scene *s, eddy_graph first);
+
 /* Set i's owned particles' rows (every buffer) and ids, in id order. */
 eddy_result dist_owned_rows(eddy_scene *s, uint32_t i, unsigned char *rows, uint32_t *ids);
 /* Rank 0, for a checkpoint: the whole set i (total rows, in any order,

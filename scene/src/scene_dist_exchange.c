@@ -330,13 +330,38 @@ eddy_result dist_exchange(eddy_scene *s, eddy_graph g)
     return r;
 }
 
+/* A system that moves particles within the substep reaches as far as its
+ * travel limit lets them go: an owned particle that ended farther from its
+ * start fails the run (the ghosts it needed may have been missing). */
+static eddy_result too_fast(eddy_scene *s, uint32_t i)
+{
+    dist_set *ds = &s->dist->sets[i];
+    float *now = malloc(16ull * ds->local + 16);
+    eddy_result r = now ? eddy_buffer_download(s->e, ds->buf[0], 0, 16ull * ds->local, now) : EDDY_ERROR_OUT_OF_MEMORY;
+    for (uint32_t j = 0; j < ds->local && r == EDDY_OK; j++) {
+        const float *a = ds->pos + 4 * (size_t)j, *b = now + 4 * (size_t)j;
+        double dx = (double)b[0] - a[0], dy = (double)b[1] - a[1], dz = (double)b[2] - a[2];
+        double moved = sqrt(dx * dx + dy * dy + dz * dz);
+        if (!ds->mine[j] || moved <= ds->travel || !isfinite(moved))
+            continue;
+        eddy_log(s->e, EDDY_LOG_ERROR, "dist.too_fast", "particle set '%s': particle %u moved %.3g m in one substep "
+                 "of step %llu, farther than the %.3g m its systems' reach allows over ranks: lower dt",
+                 s->sets[i].name, ds->id[j], moved, (unsigned long long)s->steps_done + 1, ds->travel);
+        r = EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    free(now);
+    return r;
+}
+
 eddy_result dist_after_step(eddy_scene *s)
 {
     scene_dist *d = s->dist;
     eddy_result r = EDDY_OK;
     for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++) {
         dist_set *ds = &d->sets[i];
-        r = eddy_buffer_download(s->e, ds->buf[0], 0, 16ull * ds->local, ds->pos);
+        r = ds->travel > 0 ? too_fast(s, i) : EDDY_OK;
+        if (r == EDDY_OK)
+            r = eddy_buffer_download(s->e, ds->buf[0], 0, 16ull * ds->local, ds->pos);
         if (r == EDDY_OK)
             r = eddy_buffer_download(s->e, ds->buf[1], 0, 16ull * ds->local, ds->vel);
         for (uint32_t j = 0; j < ds->local && r == EDDY_OK; j++) {

@@ -554,9 +554,16 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         stats_string(&st, s->systems[i].name);
         scene_stats_printf(&st, ":{");
         st.first = true;
-        /* A rank's system sees its part of the sets, ghosts included. */
+        /* A rank's system sees its part of the sets, ghosts included: over
+         * ranks its figures are not the scene's, but rank 0 still asks for
+         * them (and drops them) so that its warnings on what every rank
+         * agrees on, a solve that stopped unconverged, are said once. */
         if (s->systems[i].module->stats && !s->dist)
             s->systems[i].module->stats(s->systems[i].state, &st);
+        eddy_stats dropped = { 0 };
+        if (s->systems[i].module->stats && s->dist && scene_dist_root(s))
+            s->systems[i].module->stats(s->systems[i].state, &dropped);
+        free(dropped.buf);
         scene_stats_printf(&st, "}");
     }
     scene_stats_printf(&st, "}");

@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # `eddy run` over MPI ranks (mpirun --oversubscribe on this machine's
-# cores): each scene's (weakly compressible SPH, granular material with
-# friction) last frame on 2, 3 and 4 ranks, gathered by particle
-# id from the ranks' pieces, is bitwise the one-rank run's, and so are the
-# statistics lines; particles migrate and the split moves; VTK's parallel
+# cores): each scene's (weakly compressible SPH, IISPH, PBF, granular
+# material with friction) last frame on 2, 3 and 4 ranks, gathered by
+# particle id from the ranks' pieces, is bitwise the one-rank run's, and so
+# are the statistics lines; particles migrate and the split moves; VTK's parallel
 # reader opens a frame and finds every particle once; a rank fed an
 # unstable configuration stops every rank with one message naming it; a
 # checkpoint of 2 ranks resumes on 3 and on 1 with the same bits.
 # usage: run_test.sh EDDY SOURCE_ROOT GROWTH_MODULE [quick]
-# (quick, for the sanitized suite: the SPH scene on 3 ranks and the faults)
+# (quick, for the sanitized suite: the IISPH scene on 3 ranks, whose
+# iterations are parts of the substep, and the faults)
 set -uo pipefail
 eddy=$1 root=$2 growth=$3 quick=${4:-}
 here=$root/tests/mpi
 . "$here/mpi_env.sh"
 mpi() { timeout 120 mpirun --oversubscribe -np "$@"; }
 clean() { ! grep -q 'validation' "$tmp/err" || fail "$1: validation messages"; }
-ranks="2 3 4" runs="sph_dam:water:--moves granular_pile:sand:--moves"
-[ "$quick" = quick ] && ranks=3 runs=sph_dam:water:--moves
+ranks="2 3 4" runs="sph_dam:water:--moves iisph_dam:water:--moves pbf_dam:water:--moves granular_pile:sand:--moves"
+[ "$quick" = quick ] && ranks=3 runs=iisph_dam:water:--moves
 # scene:set:checks (--moves: particles migrate and the split moves)
 for run in $runs; do
     IFS=: read -r scene set checks <<<"$run"
@@ -36,7 +37,7 @@ for py in python3 /usr/bin/python3; do
     "$py" -c 'import vtk' 2>/dev/null && { vtkpy=$py; break; }
 done
 if [ -n "$vtkpy" ]; then
-    "$vtkpy" "$here/pvtp_read.py" "$tmp/sph_dam.3" water 4500 >"$tmp/out" 2>"$tmp/err" || fail "pvtp: $(cat "$tmp/out")"
+    "$vtkpy" "$here/pvtp_read.py" "$tmp/iisph_dam.3" water 4500 >"$tmp/out" 2>"$tmp/err" || fail "pvtp: $(cat "$tmp/out")"
     cat "$tmp/out"
 else
     echo "pvtp: not read (python3-vtk9 is not installed; tools/install-deps.sh installs it)"
@@ -86,12 +87,22 @@ python3 "$here/compare_runs.py" "$tmp/sph_dam.1" "$tmp/ck" water || fail "resume
 "$eddy" run --resume "$tmp/ck1" --quiet >"$tmp/out" 2>"$tmp/err" || fail "resume on 1 rank: exit $?"
 python3 "$here/compare_runs.py" "$tmp/sph_dam.1" "$tmp/ck1" water || fail "resume on 1 rank"
 # What does not run over ranks yet is refused before anything runs.
-sed 's/"front_axis": 0/"front_axis": 0, "solver": 1/' "$here/dist_sph_dam.json" >"$tmp/iisph.json"
-mpi 2 "$eddy" run "$tmp/iisph.json" --out "$tmp/iisph" --quiet >"$tmp/out" 2>"$tmp/err"
+sed 's/"front_axis": 0/"front_axis": 0, "solver": 2/' "$here/dist_sph_dam.json" >"$tmp/dfsph.json"
+mpi 2 "$eddy" run "$tmp/dfsph.json" --out "$tmp/dfsph" --quiet >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "refusal: exit $rc"
 [ "$(grep -c '^eddy error' "$tmp/err")" -eq 1 ] && grep -q '^eddy error \[dist.unsupported\]: rank 0: ' "$tmp/err" ||
     fail "refusal: expected one dist.unsupported message"
-[ ! -e "$tmp/iisph" ] || fail "refusal: an output folder was made"
+[ ! -e "$tmp/dfsph" ] || fail "refusal: an output folder was made"
 echo "refusal: $(grep '^eddy error' "$tmp/err")"
+# PBF moves particles within the substep: at five times its dt the dam's
+# front outruns the reach its halos were cut for, and the run stops with
+# one message rather than step with particles missing.
+sed 's/"dt": 0.004/"dt": 0.02/' "$here/dist_pbf_dam.json" >"$tmp/fast.json"
+mpi 2 "$eddy" run "$tmp/fast.json" --out "$tmp/fast" --quiet >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "too fast: exit $rc"
+[ "$(grep -c '^eddy error' "$tmp/err")" -eq 1 ] && grep -q '^eddy error \[dist.too_fast\]: rank [0-9]: ' "$tmp/err" ||
+    fail "too fast: expected one dist.too_fast message"
+echo "too fast: $(grep '^eddy error' "$tmp/err")"
 echo "ok: dist_run"

@@ -68,7 +68,7 @@ extern "C" {
 #endif
 
 #define EDDY_VERSION_MAJOR 1
-#define EDDY_VERSION_MINOR 5
+#define EDDY_VERSION_MINOR 6
 #define EDDY_VERSION_PATCH 0
 
 typedef enum eddy_result {

@@ -134,6 +134,8 @@
  *                             eddy built without MPI given a communicator
  *   dist.split             E  the box cannot be split into the ranks' subdomains
  *   dist.failed            E  another rank failed; the message names it and its cause
+ *   dist.too_fast          E  a particle moved farther in one substep than its systems' reach
+ *                             allows over ranks (lower dt)
  * Output, rendering, haptics
  *   output.write           E  an output file cannot be created, written or renamed
  *   output.resume          E  a restored scene's output folder is not its run's (no marker, a

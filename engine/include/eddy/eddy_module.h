@@ -48,9 +48,10 @@ extern "C" {
  *   4.2  EDDY_PARAM_LIST and eddy_system_ctx.lists
  *   4.3  view appended: a system's own picture for a host's camera
  *   4.4  checkpoint appended: the system's state for checkpoints
- *   4.5  reach and set_count appended: runs over MPI ranks */
+ *   4.5  reach and set_count appended: runs over MPI ranks
+ *   4.6  declare_parts appended: a substep in parts over MPI ranks */
 #define EDDY_MODULE_ABI_MAJOR 4
-#define EDDY_MODULE_ABI_MINOR 5
+#define EDDY_MODULE_ABI_MINOR 6
 /* Fills the version fields of an eddy_module_desc initializer:
  *     static const eddy_module_desc desc = { EDDY_MODULE_DESC_VERSION, .name = ... }; */
 #define EDDY_MODULE_DESC_VERSION                                                          \
@@ -244,6 +245,72 @@ typedef enum eddy_state_type {
     EDDY_STATE_U8 = 6,  /* uint8_t (bytes, bools) */
 } eddy_state_type;
 
+/* Over MPI ranks (docs/distributed.md), what passes between two parts of a
+ * substep (eddy_step_parts.sync). */
+#define EDDY_SYNC_BUFFERS_MAX 4u
+typedef struct eddy_sync_desc {
+    uint32_t struct_size; /* required: EDDY_SIZED(eddy_sync_desc) */
+    /* Ghost rows refreshed: after the part, each ghost particle's row of
+     * each buffer is replaced by the row its owner computed. Rows of
+     * row_bytes[k] (a multiple of 4, 4..256) bytes, one a particle of the
+     * system's first set. */
+    eddy_buffer buffers[EDDY_SYNC_BUFFERS_MAX];
+    uint32_t row_bytes[EDDY_SYNC_BUFFERS_MAX];
+    uint32_t buffer_count; /* 0..EDDY_SYNC_BUFFERS_MAX */
+    /* Optional: a uint32 a row, the index in the set (particle order) of
+     * the particle row k belongs to (a grid's sorted_index); 0: row k is
+     * particle k. Read after the part. */
+    eddy_buffer order;
+    /* Optional reduction over the ranks, in place in `reduce` at
+     * reduce_offset (bytes, a multiple of 4): sum_u64 unsigned 64-bit
+     * integers (low word first), each summed over the ranks (saturating
+     * at 2^64 - 1), then max_u32
+     * unsigned 32-bit integers (non-negative floats' bits order as the
+     * floats), the largest kept. Integer sums and maxima do not depend on
+     * the order the ranks' values come in: a convergence test made of them
+     * decides the same on any number of ranks. */
+    eddy_buffer reduce;
+    uint64_t reduce_offset;
+    uint32_t sum_u64, max_u32; /* each 0..64 */
+} eddy_sync_desc;
+
+/* Over MPI ranks: a substep declared in parts (eddy_module_desc.
+ * declare_parts), for a system whose passes read values that other passes
+ * of the same substep computed at neighbours (solver iterations), or that
+ * reduce over the whole set (convergence tests). The scene runs the parts
+ * in order, and between two parts refreshes the ghosts' rows and reduces
+ * as the sync that ended the first says. Valid during declare_parts. */
+typedef struct eddy_step_parts eddy_step_parts;
+struct eddy_step_parts {
+    uint32_t struct_size; /* the scene's sizeof(eddy_step_parts) */
+    /* The graph the system adds passes to now; sync replaces it. */
+    eddy_graph graph;
+    /* Index of the part being declared (0 first). */
+    uint32_t part;
+    /* Set by the system, m: the farthest a particle may move in the substep
+     * for its reach to hold (positions it predicts and moves within the
+     * substep); the scene fails the run after a substep in which an owned
+     * particle ended farther than this from where it started
+     * (dist.too_fast). 0 (the default): no limit, the passes read the
+     * positions at the substep's start. */
+    double travel;
+    /* A uint32 a particle of `set` (particle order): 1 where this rank owns
+     * it, 0 for a ghost; reductions count the owned ones only. Written by
+     * the scene before the substep; zero handle for a set not the
+     * system's. */
+    eddy_buffer (*owned)(eddy_step_parts *parts, eddy_particles set);
+    /* Ends the part being declared (its passes run before the sync's
+     * exchange); parts->graph becomes the next part's. */
+    eddy_result (*sync)(eddy_step_parts *parts, const eddy_sync_desc *sync);
+    /* The parts from `first` to the one the last sync ended run again, each
+     * time with its sync, until the uint32 at done_offset (bytes) in `done`
+     * (optional: without, `times` runs) is not 0 after a run, or `times`
+     * runs (at least 1). Loops follow each other, each ended by a sync. */
+    eddy_result (*loop)(eddy_step_parts *parts, uint32_t first, uint32_t times, eddy_buffer done,
+                        uint64_t done_offset);
+    void *scene; /* the scene's own */
+};
+
 struct eddy_module_desc {
     /* EDDY_MODULE_DESC_VERSION fills these three. The two 16-bit halves sit
      * where ABI 3 had one 32-bit version, so an ABI 3 module reads as 3.0. */
@@ -351,6 +418,14 @@ struct eddy_module_desc {
      * particles now, not the same ones as before): step that many from the
      * next declare_step on. Between steps; may wait (a parameter upload). */
     eddy_result (*set_count)(void *state);
+    /* ---- ABI 4.6 */
+    /* Optional, with reach: over MPI ranks, the scene calls this instead of
+     * declare_step, for the same passes declared in parts
+     * (eddy_step_parts): a reach alone cannot cover solver iterations or a
+     * reduction over the whole set. Its parts, run in order with their
+     * syncs, must give the owned particles the same results, bit for bit,
+     * as declare_step on one rank. Between steps; never waits. */
+    eddy_result (*declare_parts)(void *state, eddy_step_parts *parts);
 };
 
 typedef const eddy_module_desc *(*eddy_module_entry_fn)(void);

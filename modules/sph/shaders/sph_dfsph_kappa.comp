@@ -10,6 +10,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "sph_common.glsl"
 #include "sph_dfsph.glsl"
+#define EDDY_FIXED_SUMS
 #include "partials.glsl"
 #include "neighbours.glsl"
 
@@ -26,7 +27,7 @@ layout(binding = 5, r32ui) readonly uniform uimageBuffer nlist_tex;
 layout(std430, binding = 6) readonly buffer Count { uint ncount[]; };
 layout(std430, binding = 7) readonly buffer Ghost { vec4 sghost[]; };
 layout(std430, binding = 8) buffer Sdf { vec4 sdf[]; };
-layout(std430, binding = 9) writeonly buffer Partials { vec4 partials[]; }; // one per group
+layout(std430, binding = 9) writeonly buffer Partials { uvec4 partials[]; }; // one per group (partials.glsl's fixed point)
 
 uint g_i;
 vec3 g_x, g_v;
@@ -68,7 +69,7 @@ void main()
             sdf[i].yz = vec2(k, sdf[i].z + k); // z: the phase's sum, its pressure (sph.dfsph_store)
         }
     }
-    vec2 g = eddy_workgroup_sum_max(err, err);
+    uvec4 g = eddy_workgroup_fixed(eddy_fixed_error(err, i < SPH_COUNT));
     if (gl_LocalInvocationIndex == 0u)
-        partials[gl_WorkGroupID.x] = vec4(g, 0.0, 0.0);
+        partials[gl_WorkGroupID.x] = g;
 }

@@ -30,6 +30,7 @@ void main()
         args[4] = 1u;
         args[5] = 1u;
         st.s = uvec4(0u);
+        st.g.y = 0u;
     }
     if (i >= SPH_COUNT)
         return;

@@ -4,18 +4,21 @@
 // Jacobi update p_i += omega (rho0 - rho*_i - (A p)_i) / a_ii (p >= 0; 0
 // where a_ii is 0, a particle with no neighbours), and this group's sum and
 // largest of the density error (rho*_i + (A p)_i - rho0) / rho0 for
-// sph.iisph_check: its size where pressure acts, compression only where
-// none does. Like
+// sph.iisph_check (in fixed point, partials.glsl): its size where pressure
+// acts, compression only where none does. Over MPI ranks (SPH_OWNED) only
+// the particles this rank owns count. Like
 // sph.iisph_accel it reads sph.density's lists and sph.iisph_diag's
 // wall-ghost sums.
 #extension GL_GOOGLE_include_directive : require
 #include "sph_common.glsl"
 #include "sph_iisph.glsl"
+#define EDDY_FIXED_SUMS
 #include "partials.glsl"
 #include "neighbours.glsl"
 
 layout(local_size_x = 256) in;
 layout(constant_id = 2) const uint SPH_NLIST = 0u;
+layout(constant_id = 3) const uint SPH_OWNED = 0u;
 layout(binding = 1, rgba32f) readonly uniform imageBuffer spm_tex;
 #define spm_at(j) imageLoad(spm_tex, int(j)) // xyz position, w mass
 layout(std430, binding = 2) readonly buffer Start { uint cell_start[]; };
@@ -24,13 +27,14 @@ layout(binding = 4, rgba32f) readonly uniform imageBuffer acc_tex;
 #define acc_at(j) imageLoad(acc_tex, int(j))
 layout(std430, binding = 5) readonly buffer System { vec4 siis[]; };
 layout(std430, binding = 6) buffer SPressure { float spress[]; };
-layout(std430, binding = 7) writeonly buffer Partials { vec4 partials[]; }; // one per group
+layout(std430, binding = 7) writeonly buffer Partials { uvec4 partials[]; }; // one per group
 layout(binding = 8, r32ui) readonly uniform uimageBuffer nlist_tex;
 #define nlist_at(j) imageLoad(nlist_tex, int(j)).x
 layout(std430, binding = 9) readonly buffer Count { uint ncount[]; };
 layout(binding = 10, rgba32f) readonly uniform imageBuffer sghost_tex; // SPH_IISPH_GHOSTS a particle
+layout(std430, binding = 11) readonly buffer Owned { uint sowned[]; }; // cell order; SPH_OWNED only
 #ifdef EDDY_COUPLED
-#define COUPLE_BINDING 11
+#define COUPLE_BINDING 12
 #include "couple_boundary.glsl"
 #endif
 
@@ -75,7 +79,8 @@ void main()
         err = (p > 0.0 ? abs(Ap - sys.x) : max(Ap - sys.x, 0.0)) / rho0;
         spress[i] = p;
     }
-    vec2 g = eddy_workgroup_sum_max(err, err);
+    bool counted = i < SPH_COUNT && (SPH_OWNED == 0u || sowned[i] != 0u);
+    uvec4 g = eddy_workgroup_fixed(eddy_fixed_error(err, counted));
     if (gl_LocalInvocationIndex == 0u)
-        partials[gl_WorkGroupID.x] = vec4(g, 0.0, 0.0);
+        partials[gl_WorkGroupID.x] = g;
 }
