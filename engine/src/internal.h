@@ -205,6 +205,7 @@ typedef struct eddy_named_buffer {
     char name[64];
     eddy_buffer buffer;
     uint32_t element_size;
+    bool set_rows; /* the set's own rows, not one a particle (eddy_particles_mark_set_rows) */
 } eddy_named_buffer;
 
 typedef struct eddy_element_set {

@@ -219,3 +219,32 @@ eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const ch
     nb->element_size = element_size;
     return b;
 }
+
+static eddy_named_buffer *named(eddy_engine *e, eddy_particles p, const char *name)
+{
+    eddy_particles_obj *s = eddy_particles_get(e, p);
+    for (uint32_t i = 0; s && name && i < s->buffer_count; i++)
+        if (!strcmp(s->buffers[i].name, name))
+            return &s->buffers[i];
+    return NULL;
+}
+
+eddy_result eddy_particles_mark_set_rows(eddy_engine *e, eddy_particles p, const char *name)
+{
+    EDDY_ENGINE_GUARD(e, return EDDY_ERROR_INVALID_ARGUMENT);
+    eddy_named_buffer *b = named(e, p, name);
+    if (!b) {
+        eddy_log(e, EDDY_LOG_ERROR, "particles.invalid", "eddy_particles_mark_set_rows: no buffer '%s' in a live "
+                 "particle set", name ? name : "(null)");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    b->set_rows = true;
+    return EDDY_OK;
+}
+
+bool eddy_particles_buffer_travels(eddy_engine *e, eddy_particles p, const char *name)
+{
+    EDDY_ENGINE_GUARD(e, return false);
+    eddy_named_buffer *b = named(e, p, name);
+    return b && !b->set_rows;
+}

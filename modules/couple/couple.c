@@ -59,9 +59,10 @@ struct eddy_couple {
     struct eddy_couple_params p;
     eddy_grid *grid;
     eddy_kernel k[K_COUNT];
-    /* Combined order: volume, predicted, inverse mass, the force scattered
+    /* Combined order: predicted (volume in w), inverse mass, the force scattered
      * back (several sets, or a sheet); sorted order: the rest. */
-    eddy_buffer params, volume, predicted, weight, unsorted_force, sorted, sorted_w, force;
+    eddy_buffer params, predicted, weight, unsorted_force, sorted, sorted_w, force;
+    uint32_t nb_cap; /* boundary particles the buffers hold: the sets' capacities */
     /* The velocities (combined; sorted only with desc.sph_iisph). */
     eddy_buffer bvel, sorted_v;
     /* Sheets (the sets' "triangles"): x where the fluid last left them
@@ -81,7 +82,7 @@ void eddy_couple_destroy(eddy_engine *e, eddy_couple *c)
     eddy_destroy_grid(e, c->tgrid);
     for (int i = 0; i < K_COUNT; i++)
         eddy_destroy_kernel(e, c->k[i]);
-    eddy_buffer own[] = { c->params, c->volume, c->predicted, c->weight, c->unsorted_force, c->bvel, c->sorted_v,
+    eddy_buffer own[] = { c->params, c->predicted, c->weight, c->unsorted_force, c->bvel, c->sorted_v,
                           c->sorted, c->sorted_w, c->force, c->start, c->tris, c->centroid, c->stris,
                           c->contact_v, c->contact };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
@@ -306,10 +307,16 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     ok = ok && vol;
     for (uint32_t k = 0; ok && k < c->set_count; k++)
         ok = add_set(e, c, &c->sets[k], vol);
+    /* Sized for the sets' capacities: over MPI ranks their counts change
+     * (eddy_couple_set_counts). */
+    uint64_t cap = 0;
+    for (uint32_t k = 0; k < c->set_count; k++)
+        cap += eddy_particles_capacity(e, c->sets[k].set);
+    ok = ok && cap <= UINT32_MAX / 16;
+    c->nb_cap = ok ? (uint32_t)cap : 0;
     if (ok) {
-        uint64_t n = c->nb;
+        uint64_t n = c->nb_cap;
         c->params = scratch(e, c, "params", sizeof *p, p);
-        c->volume = scratch(e, c, "volume", 4 * n, vol);
         c->predicted = scratch(e, c, "predicted", 16 * n, NULL);
         c->weight = scratch(e, c, "inverse_mass", 4 * n, NULL);
         c->sorted = scratch(e, c, "sorted", 16 * n, NULL);
@@ -322,7 +329,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         bool combined = c->set_count > 1 || c->sets[0].sheet;
         if (combined)
             c->unsorted_force = scratch(e, c, "force", 16 * n, NULL);
-        ok = c->params.id && c->volume.id && c->predicted.id && c->weight.id && c->sorted.id && c->sorted_w.id &&
+        ok = c->params.id && c->predicted.id && c->weight.id && c->sorted.id && c->sorted_w.id &&
              c->bvel.id && (!d->sph_iisph || c->sorted_v.id) &&
              c->force.id && (!combined || c->unsorted_force.id);
     }
@@ -334,7 +341,7 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         c->grid = eddy_create_grid(e, &(eddy_grid_desc){ EDDY_SIZED(eddy_grid_desc),
             .label = gl, .origin = { d->origin[0], d->origin[1], d->origin[2] }, .cell = d->cell,
             .dims = { (uint32_t)d->dims[0], (uint32_t)d->dims[1], (uint32_t)d->dims[2] },
-            .max_count = c->nb ? c->nb : 1 });
+            .max_count = c->nb_cap ? c->nb_cap : 1 });
         ok = c->grid != NULL;
     }
     const struct { const uint32_t *spv; size_t size; const char *label; } ks[K_COUNT] = {
@@ -356,6 +363,22 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
         return NULL;
     }
     return c;
+}
+
+eddy_result eddy_couple_set_counts(eddy_engine *e, eddy_couple *c)
+{
+    uint32_t nb = 0;
+    for (uint32_t k = 0; k < c->set_count; k++) {
+        c->sets[k].offset = nb;
+        c->sets[k].count = eddy_particles_count(e, c->sets[k].set);
+        nb += c->sets[k].count;
+    }
+    if (nb > c->nb_cap)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    c->nb = nb;
+    c->p.dims[3] = (int32_t)nb;
+    c->p.counts[0] = nb;
+    return eddy_buffer_upload(e, c->params, 0, sizeof c->p, &c->p);
 }
 
 uint64_t eddy_couple_slot_particles(eddy_engine *e, const eddy_slot_sets *slot)
@@ -394,9 +417,8 @@ eddy_result eddy_couple_record_begin(eddy_engine *e, eddy_couple *c, eddy_graph 
         eddy_result r = set_pass(e, g, cs, true, (eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "couple.begin", .kernel = c->k[K_BEGIN],
             .bindings = { { c->params, EDDY_READ }, { cs->position, EDDY_READ }, { cs->velocity, EDDY_READ },
-                          { cs->inverse_mass, EDDY_READ }, { c->volume, EDDY_READ },
-                          { c->predicted, EDDY_WRITE }, { c->weight, EDDY_WRITE }, { c->force, EDDY_WRITE },
-                          { c->bvel, EDDY_WRITE } } });
+                          { cs->inverse_mass, EDDY_READ }, { c->predicted, EDDY_WRITE }, { c->weight, EDDY_WRITE },
+                          { c->force, EDDY_WRITE }, { c->bvel, EDDY_WRITE } } });
         if (r != EDDY_OK)
             return r;
     }

@@ -143,6 +143,11 @@ eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
 
 /* The volume a boundary particle stands for: (2 r)^3 for a particle of
  * radius r on the rigid module's simple cubic lattice. */
+/* The boundary sets' counts changed (over MPI ranks: their particles on
+ * this rank): the next recorded passes cover them. Between steps; waits
+ * (a parameter upload). */
+eddy_result eddy_couple_set_counts(eddy_engine *e, eddy_couple *c);
+
 static inline float eddy_couple_volume(float radius)
 {
     return 8.0f * radius * radius * radius;

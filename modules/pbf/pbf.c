@@ -390,14 +390,14 @@ static int iterate_over_ranks(pbf *s, eddy_step_parts *parts, const eddy_grid_bu
     int rc = 0;
     if (s->iterations > 1) {
         uint32_t first = parts->part;
-        rc = lists ? add_neighbours(s, parts->graph, gb, 0) : 0;
-        if (rc >= 0)
+        rc = lists && s->n ? add_neighbours(s, parts->graph, gb, 0) : 0;
+        if (rc >= 0 && s->n)
             rc = add_iteration(s, parts->graph, gb, false);
         if (rc >= 0 && (parts->sync(parts, &sync) != EDDY_OK ||
                         parts->loop(parts, first, s->iterations - 1, (eddy_buffer){ 0 }, 0) != EDDY_OK))
             rc = -1;
     }
-    return rc >= 0 && lists ? add_neighbours(s, parts->graph, gb, 0) : rc;
+    return rc >= 0 && lists && s->n ? add_neighbours(s, parts->graph, gb, 0) : rc;
 }
 
 /* The substep's passes; over MPI ranks (parts) the solver iterations are
@@ -405,9 +405,11 @@ static int iterate_over_ranks(pbf *s, eddy_step_parts *parts, const eddy_grid_bu
 static eddy_result declare(pbf *s, eddy_graph g, eddy_step_parts *parts)
 {
     eddy_engine *e = s->e;
-    if (s->n == 0)
-        return EDDY_OK;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    /* Over ranks a rank without particles of the set takes part in every
+     * sync all the same. */
+    if (s->n == 0)
+        return parts && iterate_over_ranks(s, parts, &gb, false) < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
     bool tool = s->p.tool[0] > 0;
     int rc = 0;
     if (tool)

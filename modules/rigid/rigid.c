@@ -78,6 +78,12 @@ typedef struct rigid {
      * added_mass_once). */
     eddy_buffer added;
     bool added_known;
+    /* Over MPI ranks (bodies): the whole set's count, each particle's
+     * force and torque gathered from the ranks by id, its rest offset, and
+     * where rigid.integrate flags the particles it found outside (by index
+     * in the whole set; over ranks not the set's "clamped"). */
+    uint32_t total;
+    eddy_buffer force_full, torque_full, rest_full, clamped_full;
 } rigid;
 
 static void destroy(void *state)
@@ -89,7 +95,8 @@ static void destroy(void *state)
     for (int i = 0; i < K_COUNT; i++)
         eddy_destroy_kernel(s->e, s->k[i]);
     eddy_buffer own[] = { s->params, s->offsets, s->force, s->torque, s->bforce, s->btorque,
-                          s->sp, s->sv, s->sbody, s->hid_next, s->hxi_next, s->external_sum, s->ids };
+                          s->sp, s->sv, s->sbody, s->hid_next, s->hxi_next, s->external_sum, s->ids,
+                          s->force_full, s->torque_full, s->rest_full, s->clamped_full };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(s->e, own[i]);
     free(s);
@@ -232,6 +239,11 @@ static eddy_result create_buffers(rigid *s, const struct eddy_rigid_body *bodies
     eddy_result r = EDDY_OK;
     s->body = eddy_particles_add_buffer(e, s->set, "rigid.body", sizeof(struct eddy_rigid_body));
     s->matrix = eddy_particles_add_buffer(e, s->set, "rigid.matrix", 64);
+    /* One row a body, not a particle (with "rigid.added" below): over MPI
+     * ranks every rank keeps every body, the same. */
+    if (eddy_particles_mark_set_rows(e, s->set, "rigid.body") != EDDY_OK ||
+        eddy_particles_mark_set_rows(e, s->set, "rigid.matrix") != EDDY_OK)
+        r = EDDY_ERROR_OUT_OF_MEMORY;
     s->clamped = eddy_particles_add_buffer(e, s->set, "clamped", 4);
     if (!s->clamped.id)
         r = EDDY_ERROR_OUT_OF_MEMORY;
@@ -255,7 +267,8 @@ static eddy_result create_buffers(rigid *s, const struct eddy_rigid_body *bodies
     s->sbody = scratch(s, "sorted.body", 4ull * cap, NULL);
     /* Shared: the momentum a body in a fluid holds back is w xyz dt. */
     s->added = eddy_particles_add_buffer(e, s->set, "rigid.added", 16);
-    if (!s->added.id || (n && eddy_buffer_fill(e, s->added, 0, 16ull * n, 0) != EDDY_OK))
+    if (!s->added.id || (n && eddy_buffer_fill(e, s->added, 0, 16ull * n, 0) != EDDY_OK) ||
+        eddy_particles_mark_set_rows(e, s->set, "rigid.added") != EDDY_OK)
         r = EDDY_ERROR_OUT_OF_MEMORY;
     r = r == EDDY_OK ? create_memory(s) : r;
     if (!s->body.id || !s->matrix.id || !s->params.id || !s->rest.id || !s->offsets.id || !s->force.id ||
@@ -276,6 +289,7 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->e = e;
     s->set = ctx->particles;
     s->n = eddy_particles_count(e, ctx->particles);
+    s->total = s->n;
     s->cap = eddy_particles_capacity(e, ctx->particles);
     snprintf(s->name, sizeof s->name, "%s", ctx->name);
     uint32_t n = s->n;
@@ -450,12 +464,68 @@ static eddy_result added_mass_once(rigid *s)
     return r;
 }
 
-static eddy_result declare_step(void *state, eddy_graph g)
+/* The bodies: per-body force and torque as fixed-order segmented sums
+ * (eqs. 14-15; over ranks of every particle's, gathered whole), the
+ * bodies stepped, their particles placed. */
+static eddy_result record_bodies(rigid *s, eddy_graph g, eddy_step_parts *parts)
 {
-    rigid *s = state;
     eddy_engine *e = s->e;
-    if (s->n == 0)
+    eddy_buffer force = s->force, torque = s->torque, rest = s->rest, clamped = s->clamped;
+    if (parts) {
+        eddy_sync_desc sync = { EDDY_SIZED(eddy_sync_desc), .gather = { s->force, s->torque },
+                                .full = { s->force_full, s->torque_full }, .gather_bytes = { 16, 16 },
+                                .gather_count = 2 };
+        if (parts->sync(parts, &sync) != EDDY_OK)
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        g = parts->graph;
+        force = s->force_full, torque = s->torque_full, rest = s->rest_full, clamped = s->clamped_full;
+    }
+    uint32_t all = parts ? s->total : s->n;
+    eddy_result r = eddy_segmented_reduce_record(e, g, force, 4, 3, s->offsets, s->bodies, all, EDDY_REDUCE_SUM,
+                                                 s->bforce);
+    if (r == EDDY_OK)
+        r = eddy_segmented_reduce_record(e, g, torque, 4, 3, s->offsets, s->bodies, all, EDDY_REDUCE_SUM,
+                                         s->btorque);
+    if (r != EDDY_OK)
+        return r;
+    int rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+        .label = "rigid.integrate", .kernel = s->k[K_INTEGRATE], .threads = s->bodies,
+        .bindings = { { s->params, EDDY_READ }, { s->body, EDDY_READ_WRITE }, { s->bforce, EDDY_READ },
+                      { s->btorque, EDDY_READ }, { s->matrix, EDDY_WRITE }, { s->offsets, EDDY_READ },
+                      { rest, EDDY_READ }, { clamped, EDDY_WRITE }, { s->added, EDDY_READ_WRITE } } });
+    if (rc >= 0 && s->n)
+        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = "rigid.particles", .kernel = s->k[K_PARTICLES], .threads = s->n,
+            .bindings = { { s->params, EDDY_READ }, { s->body, EDDY_READ }, { s->rest, EDDY_READ },
+                          { s->phase, EDDY_READ }, { s->position, EDDY_READ_WRITE },
+                          { s->velocity, EDDY_WRITE } } });
+    return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+}
+
+/* Over MPI ranks, what the bodies' sums need: the whole set's forces and
+ * torques (gathered by id), rest offsets and clamp flags. */
+static eddy_result make_full(rigid *s)
+{
+    if (s->force_full.id)
         return EDDY_OK;
+    uint64_t N = s->total ? s->total : 1;
+    s->force_full = scratch(s, "force.whole", 16 * N, NULL);
+    s->torque_full = scratch(s, "torque.whole", 16 * N, NULL);
+    s->rest_full = scratch(s, "rest.whole", 16 * N, NULL);
+    s->clamped_full = scratch(s, "clamped.whole", 4 * N, NULL);
+    return s->force_full.id && s->torque_full.id && s->rest_full.id && s->clamped_full.id ? EDDY_OK
+                                                                                          : EDDY_ERROR_OUT_OF_MEMORY;
+}
+
+/* The substep's passes; over MPI ranks (parts) a body's particles' forces
+ * and torques are gathered whole between the contacts and the sums. */
+static eddy_result declare(rigid *s, eddy_graph g, eddy_step_parts *parts)
+{
+    eddy_engine *e = s->e;
+    /* Over ranks a rank without particles of the set still takes part in
+     * the gather and steps every body. */
+    if (s->n == 0)
+        return parts ? record_bodies(s, g, parts) : EDDY_OK;
     eddy_buffer external;
     eddy_result ra = added_mass_once(s);
     if (ra != EDDY_OK)
@@ -511,25 +581,18 @@ static eddy_result declare_step(void *state, eddy_graph g)
                           { s->clamped, EDDY_WRITE } } });
         return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
     }
-    /* Per-body force and torque: fixed-order segmented sums (eqs. 14-15). */
-    r = eddy_segmented_reduce_record(e, g, s->force, 4, 3, s->offsets, s->bodies, s->n, EDDY_REDUCE_SUM, s->bforce);
-    if (r == EDDY_OK)
-        r = eddy_segmented_reduce_record(e, g, s->torque, 4, 3, s->offsets, s->bodies, s->n, EDDY_REDUCE_SUM,
-                                         s->btorque);
-    if (r != EDDY_OK)
-        return r;
-    rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-        .label = "rigid.integrate", .kernel = s->k[K_INTEGRATE], .threads = s->bodies,
-        .bindings = { { s->params, EDDY_READ }, { s->body, EDDY_READ_WRITE }, { s->bforce, EDDY_READ },
-                      { s->btorque, EDDY_READ }, { s->matrix, EDDY_WRITE }, { s->offsets, EDDY_READ },
-                      { s->rest, EDDY_READ }, { s->clamped, EDDY_WRITE }, { s->added, EDDY_READ_WRITE } } });
-    if (rc >= 0)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "rigid.particles", .kernel = s->k[K_PARTICLES], .threads = s->n,
-            .bindings = { { s->params, EDDY_READ }, { s->body, EDDY_READ }, { s->rest, EDDY_READ },
-                          { s->phase, EDDY_READ }, { s->position, EDDY_READ_WRITE },
-                          { s->velocity, EDDY_WRITE } } });
-    return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+    return record_bodies(s, g, parts);
+}
+
+static eddy_result declare_step(void *state, eddy_graph g)
+{
+    return declare(state, g, NULL);
+}
+
+static eddy_result declare_parts(void *state, eddy_step_parts *parts)
+{
+    rigid *s = state;
+    return declare(s, parts->graph, s->p.dims[3] == 0 ? parts : NULL);
 }
 
 static void stats(void *state, eddy_stats *st)
@@ -594,32 +657,49 @@ static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
         { "contacts.shear", s->hxi, EDDY_STATE_F32, 4, "m" },
         { "contacts.shear_next", s->hxi_next, EDDY_STATE_F32, 4, "m" },
     };
-    return eddy_checkpoint_buffers(cp, items, sizeof items / sizeof *items);
+    eddy_result r = eddy_checkpoint_buffers(cp, items, sizeof items / sizeof *items);
+    /* The restored rigid.added holds the added mass and the last
+     * acceleration: summing it again would clear the acceleration. */
+    if (r == EDDY_OK && eddy_checkpoint_restoring(cp))
+        s->added_known = true;
+    return r;
 }
 
-/* Granular material reads, in one contact pass, the particles closer than
- * one diameter at the substep's start; its contact memory travels with
- * the particles (set buffers, keyed by id). Bodies sum their particles'
- * forces over the whole body, and a coupling adds forces from other sets:
- * not over ranks yet. */
+/* The contact pass reads the particles closer than one diameter at the
+ * substep's start; the contact memory travels with the particles (set
+ * buffers, keyed by id), and a coupling's force on a particle is its own
+ * (rigid.external.<k>). Bodies sum their particles' forces over the whole
+ * body: over ranks every rank gathers them all (declare_parts) and steps
+ * every body the same. */
 static eddy_result reach(void *state, double *metres)
 {
     rigid *s = state;
-    const char *why = s->p.dims[3] == 0 ? "a body's force and torque are sums over all its particles"
-                    : eddy_particles_buffer(s->e, s->set, "rigid.external.0").id ? "a coupling adds forces from other sets"
-                                                                                : NULL;
-    return eddy_reach_answer(s->e, s->name, why, s->p.box_min[3], metres);
+    return eddy_reach_answer(s->e, s->name, NULL, s->p.box_min[3], metres);
 }
 
+/* The first call comes before the first exchange has run: the set is still
+ * whole in its order, which is when the bodies' added mass and the rest
+ * offsets by index are taken. */
 static eddy_result set_count(void *state)
 {
     rigid *s = state;
     uint32_t n = eddy_particles_count(s->e, s->set);
     if (n > s->cap)
         return EDDY_ERROR_INVALID_ARGUMENT;
+    eddy_result r = EDDY_OK;
+    if (s->p.dims[3] == 0 && !s->force_full.id) {
+        uint32_t keep = s->n;
+        s->n = s->total;
+        r = added_mass_once(s);
+        s->n = keep;
+        if (r == EDDY_OK)
+            r = make_full(s);
+        if (r == EDDY_OK && s->total)
+            r = eddy_buffer_copy(s->e, s->rest, 0, s->rest_full, 0, 16ull * s->total);
+    }
     s->n = n;
     s->p.counts[0] = n;
-    return eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p);
+    return r == EDDY_OK ? eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p) : r;
 }
 
 static const eddy_module_desc desc = {
@@ -642,6 +722,7 @@ static const eddy_module_desc desc = {
     .checkpoint = checkpoint,
     .reach = reach,
     .set_count = set_count,
+    .declare_parts = declare_parts,
 };
 
 const eddy_module_desc *eddy_rigid_module(void)

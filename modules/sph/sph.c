@@ -469,7 +469,7 @@ static eddy_result declare(sph *s, eddy_graph g, eddy_step_parts *parts)
 {
     eddy_engine *e = s->e;
     if (s->n == 0)
-        return EDDY_OK;
+        return parts && s->iisph && sph_iisph_empty_parts(s, parts) < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
     eddy_result r = s->couple ? eddy_couple_record_begin(e, s->couple, g) : EDDY_OK;
     if (r == EDDY_OK)
@@ -763,14 +763,15 @@ static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
  * pass and their densities in its force pass: two support radii. IISPH
  * reads the neighbours' advected velocities (their forces, their
  * densities) in its system: three; its iterations are parts of the
- * substep (sph_record_iisph). DFSPH's two phases are not parts yet, the
- * boundary coupling sums onto bodies and the surface is extracted from the
- * whole set: not over ranks yet. */
+ * substep (sph_record_iisph). A coupled boundary's particles are ghosts
+ * like the fluid's (the bodies sum their forces whole: modules/rigid).
+ * DFSPH's two phases and IISPH's coupled iterations are not parts yet, and
+ * the surface is extracted from the whole set: not over ranks yet. */
 static eddy_result reach(void *state, double *metres)
 {
     sph *s = state;
     const char *why = s->dfsph ? "the DFSPH solver's iterations stop on the whole fluid's error"
-                    : s->couple ? "the boundary coupling sums forces onto whole bodies"
+                    : s->couple && s->iisph ? "IISPH's iterations with a coupled boundary are not parts yet"
                     : s->surface ? "surface_mesh extracts the surface of the whole set" : NULL;
     return eddy_reach_answer(s->e, s->name, why, (s->iisph ? 3.0 : 2.0) * s->p.box_min[3], metres);
 }
@@ -783,7 +784,8 @@ static eddy_result set_count(void *state)
         return EDDY_ERROR_INVALID_ARGUMENT;
     s->n = n;
     s->p.misc[0] = n;
-    return eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p);
+    eddy_result r = s->couple ? eddy_couple_set_counts(s->e, s->couple) : EDDY_OK;
+    return r == EDDY_OK ? eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p) : r;
 }
 
 static const eddy_module_desc desc = {

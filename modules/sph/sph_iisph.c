@@ -223,11 +223,13 @@ static int iterate_over_ranks(sph *s, eddy_step_parts *parts)
     if (parts->sync(parts, &sync) != EDDY_OK)
         return -1;
     uint32_t first = parts->part;
-    int rc = eddy_graph_add_pass(s->e, parts->graph, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-        .label = "sph.iisph_check", .kernel = s->k_decide, .groups = { 1 },
-        .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { s->istate, EDDY_READ_WRITE },
-                      { s->args, EDDY_WRITE }, { s->sreduce, EDDY_READ_WRITE } } });
-    if (rc >= 0)
+    int rc = 0;
+    if (s->n)
+        rc = eddy_graph_add_pass(s->e, parts->graph, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = "sph.iisph_check", .kernel = s->k_decide, .groups = { 1 },
+            .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { s->istate, EDDY_READ_WRITE },
+                          { s->args, EDDY_WRITE }, { s->sreduce, EDDY_READ_WRITE } } });
+    if (rc >= 0 && s->n)
         rc = add_iteration(s, parts->graph, true);
     if (rc >= 0 && parts->sync(parts, &sync) != EDDY_OK)
         return -1;
@@ -235,6 +237,16 @@ static int iterate_over_ranks(sph *s, eddy_step_parts *parts)
                                offsetof(struct eddy_sph_iisph_state, g) + 4) != EDDY_OK)
         return -1;
     return rc;
+}
+
+int sph_iisph_empty_parts(sph *s, eddy_step_parts *parts)
+{
+    /* Zero sums and no stop flag: the ranks with particles decide. Nothing
+     * in flight reads them between steps. */
+    if (eddy_buffer_fill(s->e, s->sreduce, 0, 32, 0) != EDDY_OK ||
+        eddy_buffer_fill(s->e, s->istate, 0, sizeof(struct eddy_sph_iisph_state), 0) != EDDY_OK)
+        return -1;
+    return iterate_over_ranks(s, parts);
 }
 
 /* IISPH after the other forces: the system, the iterations (indirect,

@@ -95,6 +95,9 @@ eddy_result sph_create_iisph(sph *s, const eddy_system_ctx *ctx, bool coupled);
  * substep, each refreshing the ghosts' pressures and summing the error
  * over the ranks; the passes after them go to parts->graph. */
 int sph_record_iisph(sph *s, eddy_graph g, eddy_step_parts *parts);
+/* Over MPI ranks, a rank without particles of the set: the iterations'
+ * syncs and loop all the same (every rank takes part in each). */
+int sph_iisph_empty_parts(sph *s, eddy_step_parts *parts);
 /* IISPH's or DFSPH's solves since the last frame: statistics, the warning
  * system.unconverged, the adaptive substep's factor. */
 void sph_solve_stats(sph *s, eddy_stats *st);

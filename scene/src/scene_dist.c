@@ -232,7 +232,12 @@ static eddy_result set_layout(eddy_scene *s, uint32_t i, dist_set *ds)
     uint64_t cap = eddy_particles_capacity(e, p);
     const char *name;
     ds->clamped = -1;
-    for (uint32_t b = 0; (name = eddy_particles_buffer_name(e, p, b)); b++) {
+    uint32_t b = 0;
+    for (uint32_t k = 0; (name = eddy_particles_buffer_name(e, p, k)); k++) {
+        /* The set's own rows (a rigid body's state) stay: their system keeps
+         * them the same on every rank. */
+        if (!eddy_particles_buffer_travels(e, p, name))
+            continue;
         eddy_buffer buf = eddy_particles_buffer(e, p, name);
         uint64_t size = eddy_buffer_size(e, buf), es = cap ? size / cap : 0;
         if (b == DIST_SET_BUFFERS || !cap || size % cap || es % 4 || es == 0 || es > 256 ||
@@ -250,6 +255,7 @@ static eddy_result set_layout(eddy_scene *s, uint32_t i, dist_set *ds)
         ds->buffers = b + 1;
         if (!strcmp(name, "clamped"))
             ds->clamped = (int)b;
+        b++;
     }
     ds->capacity = (uint32_t)cap;
     ds->id = malloc(4 * cap);

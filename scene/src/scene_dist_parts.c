@@ -88,7 +88,13 @@ static eddy_result sync_part(eddy_step_parts *pub, const eddy_sync_desc *d)
     for (uint32_t b = 0; b < d->buffer_count; b++)
         if (!d->buffers[b].id || d->row_bytes[b] % 4 || d->row_bytes[b] < 4 || d->row_bytes[b] > 256)
             return refuse(P, "a sync buffer without a handle or with rows not 4..256 bytes, a multiple of 4");
-    if (d->buffer_count && P->set == UINT32_MAX)
+    if (d->gather_count > EDDY_SYNC_BUFFERS_MAX)
+        return refuse(P, "a sync gathering more than 4 buffers");
+    for (uint32_t b = 0; b < d->gather_count; b++)
+        if (!d->gather[b].id || !d->full[b].id || d->gather_bytes[b] % 4 || d->gather_bytes[b] < 4 ||
+            d->gather_bytes[b] > 256)
+            return refuse(P, "a sync gather without its buffers or with rows not 4..256 bytes, a multiple of 4");
+    if ((d->buffer_count || d->gather_count) && P->set == UINT32_MAX)
         return refuse(P, "a sync of rows from a system without a particle set");
     if (P->count >= DIST_PARTS_MAX)
         return refuse(P, "more than 4096 parts");
@@ -359,9 +365,83 @@ static eddy_result reduce(eddy_scene *s, const eddy_sync_desc *d)
     return eddy_buffer_upload(s->e, d->reduce, d->reduce_offset, 4ull * words, out);
 }
 
+/* The owned rows of src (particle order) into row id of dst on every rank
+ * (collective). */
+static eddy_result gather_whole(eddy_scene *s, uint32_t set, eddy_buffer src, eddy_buffer dst, uint32_t es)
+{
+    scene_dist *d = s->dist;
+    dist_set *ds = &d->sets[set];
+    int ranks = d->ctx.size, mine = (int)ds->owned;
+    int *cn = malloc(4 * (size_t)ranks * sizeof *cn);
+    uint32_t *local = malloc(4ull * ds->owned + 4), *ids = malloc(4ull * ds->owned + 4), *all_ids = NULL;
+    unsigned char *out = malloc((size_t)ds->owned * es + 4), *in = NULL;
+    eddy_result r = cn && local && ids && out ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    uint32_t n = 0;
+    for (uint32_t j = 0; r == EDDY_OK && j < ds->local; j++)
+        if (ds->mine[j])
+            local[n] = j, ids[n++] = ds->id[j];
+    uint64_t total = 0;
+    if (r == EDDY_OK && (eddy_buffer_size(s->e, src) < (uint64_t)ds->local * es ||
+                         eddy_buffer_size(s->e, dst) < (uint64_t)ds->capacity * es))
+        r = EDDY_ERROR_INVALID_ARGUMENT;
+    if (r == EDDY_OK && (!ensure_buf(s, &ds->sidx, 4ull * n, "dist.rows_out") ||
+                         !ensure_buf(s, &ds->stage_out, (uint64_t)n * es, "dist.stage_out")))
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    double t0 = MPI_Wtime();
+    if (r == EDDY_OK && n) {
+        eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.pack" });
+        r = eddy_buffer_upload(s->e, ds->sidx, 0, 4ull * n, local);
+        if (r == EDDY_OK)
+            r = add_move(s, g, false, ds->sidx, src, ds->stage_out, n, es / 4) < 0 ? EDDY_ERROR_VULKAN
+                                                                                 : eddy_graph_run(s->e, g, 1);
+        if (r == EDDY_OK)
+            r = eddy_buffer_download(s->e, ds->stage_out, 0, (uint64_t)n * es, out);
+        eddy_destroy_graph(s->e, g);
+    }
+    d->t_pack += MPI_Wtime() - t0;
+    if ((r = scene_dist_agree(s, r)) == EDDY_OK) {
+        t0 = MPI_Wtime();
+        MPI_Allgather(&mine, 1, MPI_INT, cn, 1, MPI_INT, d->ctx.comm);
+        for (int q = 0; q < ranks; q++)
+            total += (uint64_t)cn[q];
+        r = total <= ds->capacity && total * es <= INT_MAX ? EDDY_OK : EDDY_ERROR_LIMIT;
+        for (int q = 0, at = 0; r == EDDY_OK && q < ranks; at += cn[q++])
+            cn[ranks + q] = at, cn[2 * ranks + q] = cn[q] * (int)es, cn[3 * ranks + q] = at * (int)es;
+        if (r == EDDY_OK && (!(all_ids = malloc(4 * total + 4)) || !(in = malloc(total * es + 4))))
+            r = EDDY_ERROR_OUT_OF_MEMORY;
+        if ((r = scene_dist_agree(s, r)) == EDDY_OK) {
+            MPI_Allgatherv(ids, mine, MPI_UINT32_T, all_ids, cn, cn + ranks, MPI_UINT32_T, d->ctx.comm);
+            MPI_Allgatherv(out, mine * (int)es, MPI_BYTE, in, cn + 2 * ranks, cn + 3 * ranks, MPI_BYTE, d->ctx.comm);
+            d->halo_bytes += (uint64_t)n * (es + 4);
+        }
+        d->t_exchange += MPI_Wtime() - t0;
+    }
+    t0 = MPI_Wtime();
+    if (r == EDDY_OK && total) {
+        r = ensure_buf(s, &ds->ridx, 4 * total, "dist.rows_in") &&
+            ensure_buf(s, &ds->stage_in, total * es, "dist.stage_in") ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+        eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.unpack" });
+        if (r == EDDY_OK)
+            r = eddy_buffer_upload(s->e, ds->ridx, 0, 4 * total, all_ids);
+        if (r == EDDY_OK)
+            r = eddy_buffer_upload(s->e, ds->stage_in, 0, total * es, in);
+        if (r == EDDY_OK)
+            r = add_move(s, g, true, ds->ridx, dst, ds->stage_in, (uint32_t)total, es / 4) < 0
+                    ? EDDY_ERROR_VULKAN : eddy_graph_run(s->e, g, 1);
+        eddy_destroy_graph(s->e, g);
+    }
+    d->t_pack += MPI_Wtime() - t0;
+    free(cn), free(local), free(ids), free(all_ids), free(out), free(in);
+    return r;
+}
+
 static eddy_result run_sync(eddy_scene *s, dist_parts *P, const dist_sync *sy)
 {
     eddy_result r = EDDY_OK;
+    for (uint32_t k = 0; k < sy->desc.gather_count && r == EDDY_OK; k++)
+        r = gather_whole(s, sy->set, sy->desc.gather[k], sy->desc.full[k], sy->desc.gather_bytes[k]);
+    if (r != EDDY_OK)
+        return r;
     if (sy->desc.buffer_count) {
         dist_set *ds = &s->dist->sets[sy->set];
         dist_pairs *pp = &P->pairs[sy->set];
@@ -476,7 +556,20 @@ eddy_result dist_parts_step(eddy_scene *s, eddy_graph first)
             *t = P.pub.travel;
     }
     s->dist->t_pack += MPI_Wtime() - t0;
-    if ((r = scene_dist_agree(s, r)) == EDDY_OK)
+    /* Every rank must have declared the same parts and loops, or their
+     * collectives would not pair: a module's bug stops the run, not hangs it. */
+    if ((r = scene_dist_agree(s, r)) == EDDY_OK) {
+        int mine[2] = { (int)P.count, (int)P.loop_count }, lo[2], hi[2];
+        MPI_Allreduce(mine, lo, 2, MPI_INT, MPI_MIN, s->dist->ctx.comm);
+        MPI_Allreduce(mine, hi, 2, MPI_INT, MPI_MAX, s->dist->ctx.comm);
+        if (lo[0] != hi[0] || lo[1] != hi[1]) {
+            eddy_log(s->e, EDDY_LOG_ERROR, "dist.failed", "the ranks declared their substeps in different parts "
+                     "(%d to %d parts, %d to %d loops): a module declares its parts by what a rank holds", lo[0],
+                     hi[0], lo[1], hi[1]);
+            r = EDDY_ERROR_INVALID_ARGUMENT;
+        }
+    }
+    if (r == EDDY_OK)
         r = run_parts(s, &P);
     for (uint32_t k = 1; P.graphs && k < P.count; k++)
         eddy_destroy_graph(s->e, P.graphs[k]);

@@ -2,10 +2,12 @@
 """Compares the last frame of a run over N ranks with a one-rank run's,
 particle by particle (by id), bit for bit, and the statistics lines' sets.
 
-usage: compare_runs.py ONE_RANK_DIR N_RANK_DIR SET [--moves]
+usage: compare_runs.py ONE_RANK_DIR N_RANK_DIR SET [--moves] [--spanning]
 
 --moves: particles must have migrated and the load balancer moved the
 split at least once (a dam break).
+--spanning: a rigid body (a phase) must have had particles on two ranks or
+more in a frame after the first (which splits the set by index).
 
 Reads eddy's own .vtp layout (raw appended data, UInt64 block headers);
 the N-rank frame is the .pvtp's pieces. Prints one line of figures and
@@ -41,6 +43,19 @@ def last_frame(folder, set_name):
     return os.path.join(folder, re.findall(r'file="([^"]+)"', pvd)[-1])
 
 
+def bodies_spanning(folder, set_name):
+    """Frames after the first in which some phase lies in two pieces or more."""
+    pvd = open(os.path.join(folder, set_name + '.pvd')).read()
+    count = 0
+    for name in re.findall(r'file="([^"]+)"', pvd)[1:]:
+        where = {}
+        for k, p in enumerate(re.findall(r'<Piece Source="([^"]+)"', open(os.path.join(folder, name)).read())):
+            for row in read_vtp(os.path.join(folder, p)).values():
+                where.setdefault(row[3], set()).add(k)
+        count += any(len(v) > 1 for v in where.values())
+    return count
+
+
 def main():
     one, many, set_name = sys.argv[1:4]
     need_moves = '--moves' in sys.argv[4:]
@@ -71,6 +86,11 @@ def main():
     if need_moves and (migrations == 0 or moves == 0):
         print('expected migrations and a moved split')
         return 1
+    if '--spanning' in sys.argv[4:]:
+        spans = bodies_spanning(many, set_name)
+        print('%s: frames with a body across ranks: %d' % (many, spans))
+        if spans == 0:
+            return 1
     return 1 if differ or missing or stats_differ or (frame.endswith('.pvtp') and len(pieces) < 2) else 0
 
 

@@ -848,6 +848,14 @@ EDDY_API const char *eddy_particles_buffer_name(eddy_engine *e, eddy_particles p
  * is refused. */
 EDDY_API eddy_buffer eddy_particles_add_buffer(eddy_engine *e, eddy_particles p, const char *name,
                                       uint32_t element_size);
+/* Marks p's named buffer as rows of the set's own (one a rigid body, say),
+ * not one a particle: a run over MPI ranks does not move its rows with the
+ * particles, and the module that keeps it keeps it the same on every rank.
+ * Not thread safe with other calls on the set. (1.6) */
+EDDY_API eddy_result eddy_particles_mark_set_rows(eddy_engine *e, eddy_particles p, const char *name);
+/* Whether p has the named buffer with a row a particle (not marked with
+ * eddy_particles_mark_set_rows). (1.6) */
+EDDY_API bool eddy_particles_buffer_travels(eddy_engine *e, eddy_particles p, const char *name);
 
 /* Element sets: the topology of a particle set, as named index buffers.
  * Layout (std430 uint[], tightly packed): element i's vertex k is index

@@ -272,6 +272,15 @@ typedef struct eddy_sync_desc {
     eddy_buffer reduce;
     uint64_t reduce_offset;
     uint32_t sum_u64, max_u32; /* each 0..64 */
+    /* Rows gathered whole: after the part, the rows of gather[k] (particle
+     * order, gather_bytes[k] each: a multiple of 4, 4..256) of the
+     * particles each rank owns go to row `id` of full[k] on every rank (id:
+     * the particle's index in the whole set; full[k] holds a row for each),
+     * so a sum over a body's particles sees all of them, in the order of
+     * one rank. */
+    eddy_buffer gather[EDDY_SYNC_BUFFERS_MAX], full[EDDY_SYNC_BUFFERS_MAX];
+    uint32_t gather_bytes[EDDY_SYNC_BUFFERS_MAX];
+    uint32_t gather_count; /* 0..EDDY_SYNC_BUFFERS_MAX */
 } eddy_sync_desc;
 
 /* Over MPI ranks: a substep declared in parts (eddy_module_desc.
