@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # `eddy run` over MPI ranks (mpirun --oversubscribe on this machine's
-# cores): each scene's (weakly compressible SPH, IISPH, PBF, granular
-# material with friction, SPH coupled with rigid bodies that lie across
-# the ranks) last frame on 2, 3 and 4 ranks, gathered by particle id from
+# cores): each scene's (IISPH, PBF, granular material with friction,
+# weakly compressible SPH coupled with rigid bodies that lie across the
+# ranks) last frame on 2, 3 and 4 ranks, gathered by particle id from
 # the ranks' pieces, is bitwise the one-rank run's, and so are the
 # statistics lines; particles migrate and the split moves; VTK's parallel
 # reader opens a frame and finds every particle once; a rank fed an
 # unstable configuration stops every rank with one message naming it; a
-# checkpoint of 2 ranks resumes on 3 and on 1 with the same bits.
+# checkpoint of 2 ranks (with bodies) resumes on 3 and on 1 with the same
+# bits.
 # usage: run_test.sh EDDY SOURCE_ROOT GROWTH_MODULE [quick]
 # (quick, for the sanitized suite: the IISPH scene on 3 ranks, whose
 # iterations are parts of the substep, and the faults)
@@ -18,7 +19,7 @@ here=$root/tests/mpi
 mpi() { timeout 120 mpirun --oversubscribe -np "$@"; }
 clean() { ! grep -q 'validation' "$tmp/err" || fail "$1: validation messages"; }
 ranks="2 3 4"
-runs="sph_dam:water:--moves iisph_dam:water:--moves pbf_dam:water:--moves granular_pile:sand:--moves
+runs="iisph_dam:water:--moves pbf_dam:water:--moves granular_pile:sand:--moves
       couple_dam:water:- couple_dam:bodies:--spanning"
 [ "$quick" = quick ] && ranks=3 runs=iisph_dam:water:--moves
 # scene:set:checks (--moves: particles migrate and the split moves;
@@ -82,19 +83,23 @@ grep -q "^eddy error \[particles.not_finite\]: rank 2: particle set 'water': par
     fail "mid-run fault: the message names no rank, particle or step"
 echo "mid-run fault: exit $rc after $(( $(date +%s) - start )) s: $(grep '^eddy error' "$tmp/err")"
 [ "$quick" = quick ] && { echo "ok: dist_run (quick)"; exit 0; }
-# Checkpoints over ranks: the dam break saved on 2 ranks at step 80 (one
-# file, gathered to rank 0), resumed on 3 ranks and on 1: both end on the
-# one-rank run's last frame, bit for bit.
-sph=$here/dist_sph_dam.json
-mpi 2 "$eddy" run "$sph" --out "$tmp/ck" --quiet --steps 80 --checkpoint-every 0.04 >"$tmp/out" 2>"$tmp/err" ||
+# Checkpoints over ranks: the dam with bodies saved on 2 ranks at step 80
+# (one file, gathered to rank 0; the bodies' rows as they are on every
+# rank), resumed on 3 ranks and on 1: both end on the one-rank run's last
+# frame, bit for bit, water and bodies. (The WCSPH dam alone is the water
+# of this scene.)
+cd_json=$here/dist_couple_dam.json
+mpi 2 "$eddy" run "$cd_json" --out "$tmp/ck" --quiet --steps 80 --checkpoint-every 0.04 >"$tmp/out" 2>"$tmp/err" ||
     fail "checkpoint on 2 ranks: exit $?"
 ls "$tmp/ck"/checkpoint_000000000080.h5 >/dev/null 2>&1 || fail "checkpoint on 2 ranks: no checkpoint_000000000080.h5"
 cp -r "$tmp/ck" "$tmp/ck1"
 mpi 3 "$eddy" run --resume "$tmp/ck" --quiet >"$tmp/out" 2>"$tmp/err" || fail "resume on 3 ranks: exit $?"
 clean "resume on 3 ranks"
-python3 "$here/compare_runs.py" "$tmp/sph_dam.1" "$tmp/ck" water || fail "resume on 3 ranks"
 "$eddy" run --resume "$tmp/ck1" --quiet >"$tmp/out" 2>"$tmp/err" || fail "resume on 1 rank: exit $?"
-python3 "$here/compare_runs.py" "$tmp/sph_dam.1" "$tmp/ck1" water || fail "resume on 1 rank"
+for set in water bodies; do
+    python3 "$here/compare_runs.py" "$tmp/couple_dam.1" "$tmp/ck" $set || fail "resume on 3 ranks ($set)"
+    python3 "$here/compare_runs.py" "$tmp/couple_dam.1" "$tmp/ck1" $set || fail "resume on 1 rank ($set)"
+done
 # What does not run over ranks yet is refused before anything runs.
 sed 's/"front_axis": 0/"front_axis": 0, "solver": 2/' "$here/dist_sph_dam.json" >"$tmp/dfsph.json"
 mpi 2 "$eddy" run "$tmp/dfsph.json" --out "$tmp/dfsph" --quiet >"$tmp/out" 2>"$tmp/err"
