@@ -149,7 +149,8 @@ static void destroy(void *state)
     eddy_destroy_kernel(e, s->k_clock);
     eddy_kernel iis[] = { s->k_diag, s->k_accel, s->k_accel_final, s->k_update, s->k_check, s->k_alpha,
                           s->k_kappa_div, s->k_kappa_rho, s->k_apply, s->k_predict, s->k_store, s->k_check_div,
-                          s->k_update_owned, s->k_sum, s->k_decide };
+                          s->k_update_owned, s->k_sum, s->k_decide, s->k_kappa_div_owned,
+                          s->k_kappa_rho_owned, s->k_sum_div, s->k_decide_div };
     for (size_t i = 0; i < sizeof iis / sizeof iis[0]; i++)
         eddy_destroy_kernel(e, iis[i]);
     eddy_buffer own[] = { s->params, s->solids, s->pushes, s->clock, s->spos, s->svel, s->smass,
@@ -468,8 +469,10 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
 static eddy_result declare(sph *s, eddy_graph g, eddy_step_parts *parts)
 {
     eddy_engine *e = s->e;
-    if (s->n == 0)
-        return parts && s->iisph && sph_iisph_empty_parts(s, parts) < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+    if (s->n == 0) {
+        int rc = !parts ? 0 : s->iisph ? sph_iisph_empty_parts(s, parts) : s->dfsph ? sph_dfsph_empty_parts(s, parts) : 0;
+        return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+    }
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
     eddy_result r = s->couple ? eddy_couple_record_begin(e, s->couple, g) : EDDY_OK;
     if (r == EDDY_OK)
@@ -481,7 +484,9 @@ static eddy_result declare(sph *s, eddy_graph g, eddy_step_parts *parts)
     /* DFSPH: the forces act on the divergence-free velocities (its
      * solve's buffer has sph.density's packed layout), and the leap-frog
      * takes the velocities of its constant-density phase. */
-    int rc = s->dfsph ? sph_record_dfsph_divergence(s, g) : 0;
+    int rc = s->dfsph ? sph_record_dfsph_divergence(s, g, parts) : 0;
+    if (parts)
+        g = parts->graph;
     eddy_buffer vr = s->dfsph ? s->sdv : s->svr, vel = s->dfsph ? s->sdv : s->svel;
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
@@ -500,7 +505,9 @@ static eddy_result declare(sph *s, eddy_graph g, eddy_step_parts *parts)
     if (parts)
         g = parts->graph;
     if (rc >= 0 && s->dfsph)
-        rc = sph_record_dfsph_density(s, g);
+        rc = sph_record_dfsph_density(s, g, parts);
+    if (parts)
+        g = parts->graph;
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.integrate", .kernel = s->k_integrate, .threads = s->n,
@@ -763,15 +770,18 @@ static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
  * pass and their densities in its force pass: two support radii. IISPH
  * reads the neighbours' advected velocities (their forces, their
  * densities) in its system: three; its iterations are parts of the
- * substep (sph_record_iisph). A coupled boundary's particles are ghosts
- * like the fluid's (the bodies sum their forces whole: modules/rigid).
- * DFSPH's two phases and IISPH's coupled iterations are not parts yet, and
- * the surface is extracted from the whole set: not over ranks yet. */
+ * substep (sph_record_iisph). DFSPH's phases are parts too, each
+ * iteration's velocities refreshed before the next reads them, so what it
+ * reads beyond that is the densities and factors of the neighbours: two.
+ * A coupled boundary's particles are ghosts like the fluid's (the bodies
+ * sum their forces whole: modules/rigid). The pressure solvers' coupled
+ * iterations are not parts yet, and the surface is extracted from the
+ * whole set: not over ranks yet. */
 static eddy_result reach(void *state, double *metres)
 {
     sph *s = state;
-    const char *why = s->dfsph ? "the DFSPH solver's iterations stop on the whole fluid's error"
-                    : s->couple && s->iisph ? "IISPH's iterations with a coupled boundary are not parts yet"
+    const char *why = s->couple && (s->iisph || s->dfsph) ? "the pressure solvers' iterations with a coupled "
+                                                            "boundary are not parts yet"
                     : s->surface ? "surface_mesh extracts the surface of the whole set" : NULL;
     return eddy_reach_answer(s->e, s->name, why, (s->iisph ? 3.0 : 2.0) * s->p.box_min[3], metres);
 }

@@ -4,6 +4,7 @@
 #include "sph_internal.h"
 
 
+#include <stddef.h>
 #include <stdio.h>
 
 static const uint32_t alpha_spv[] =
@@ -32,7 +33,7 @@ static const uint32_t store_spv[] =
 eddy_result sph_create_dfsph(sph *s, const eddy_system_ctx *ctx, bool cpl)
 {
     eddy_engine *e = s->e;
-    uint64_t n = s->n;
+    uint64_t n = s->cap; /* over MPI ranks the count changes up to the capacity */
     /* pressure, partials, args and istate: the constant-density phase's */
     sph_create_solve(s, ctx, "dfsph");
     s->div_iterations = (uint32_t)s->p.solve2[2];
@@ -91,7 +92,7 @@ static int record_kappa(sph *s, eddy_graph g, eddy_kernel kappa, eddy_buffer arg
         .bindings = { { s->params, EDDY_READ }, { s->spm, EDDY_READ }, { s->sdv, EDDY_READ },
                       { gb.cell_start, EDDY_READ }, { gb.cell_end, EDDY_READ }, { s->nlist, EDDY_READ },
                       { s->ncount, EDDY_READ }, { s->dghost, EDDY_READ }, { s->sdf, EDDY_READ_WRITE },
-                      { s->partials, EDDY_WRITE } } });
+                      { s->partials, EDDY_WRITE }, { s->sowned, EDDY_READ } } });
 }
 
 /* One phase's iterations: kappa, the check, the velocity change, repeated
@@ -117,7 +118,87 @@ static int record_phase(sph *s, eddy_graph g, eddy_kernel kappa, eddy_kernel che
     return rc;
 }
 
-int sph_record_dfsph_divergence(sph *s, eddy_graph g)
+/* The kernels that count only the owned particles (made at the first
+ * substep over ranks): the kappas, and each phase's sum and test. */
+static eddy_result make_owned(sph *s)
+{
+    if (s->k_kappa_div_owned.id)
+        return EDDY_OK;
+    eddy_result r = sph_owned_buffer(s);
+    if (r != EDDY_OK)
+        return r;
+    eddy_specialization lists = { 2, s->nlist_cap }, owned = { 3, 1 };
+    s->k_kappa_div_owned = eddy_create_kernel(s->e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
+        .label = "sph.dfsph_kappa_divergence", EDDY_SPIRV(kappa_spv),
+        .specialization = { { 1, DIVERGENCE }, lists, owned }, .specialization_count = 3 });
+    s->k_kappa_rho_owned = eddy_create_kernel(s->e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
+        .label = "sph.dfsph_kappa_density", EDDY_SPIRV(kappa_spv),
+        .specialization = { { 1, DENSITY }, lists, owned }, .specialization_count = 3 });
+    s->k_sum_div = sph_check_kernel(s, DIVERGENCE, 1, "sph.dfsph_sum_divergence");
+    s->k_decide_div = sph_check_kernel(s, DIVERGENCE, 2, "sph.dfsph_check_divergence");
+    s->k_sum = sph_check_kernel(s, DENSITY, 1, "sph.dfsph_sum_density");
+    s->k_decide = sph_check_kernel(s, DENSITY, 2, "sph.dfsph_check_density");
+    return s->k_kappa_div_owned.id && s->k_kappa_rho_owned.id && s->k_sum_div.id && s->k_decide_div.id &&
+           s->k_sum.id && s->k_decide.id ? EDDY_OK : EDDY_ERROR_VULKAN;
+}
+
+/* Over MPI ranks, one phase's iterations as parts: the velocities the
+ * last part left refreshed on the ghosts, then each iteration two parts:
+ * kappa with this rank's error sums, the sums added over the ranks; the
+ * test on them and the velocity change, the ghosts' velocities refreshed.
+ * A rank without particles (s->n 0) takes part in the syncs alone. */
+static int phase_over_ranks(sph *s, eddy_step_parts *parts, bool density, eddy_buffer args, eddy_buffer state,
+                            uint32_t limit)
+{
+    eddy_engine *e = s->e;
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    eddy_sync_desc refresh = { EDDY_SIZED(eddy_sync_desc), .buffers = { s->sdv }, .row_bytes = { 16 },
+                               .buffer_count = 1, .order = gb.sorted_index };
+    eddy_sync_desc sums = { EDDY_SIZED(eddy_sync_desc), .reduce = s->sreduce, .sum_u64 = 2, .max_u32 = 1 };
+    if (parts->sync(parts, &refresh) != EDDY_OK)
+        return -1;
+    uint32_t first = parts->part;
+    int rc = 0;
+    if (s->n) {
+        rc = record_kappa(s, parts->graph, density ? s->k_kappa_rho_owned : s->k_kappa_div_owned, args,
+                          density ? "sph.dfsph_kappa_density" : "sph.dfsph_kappa_divergence");
+        if (rc >= 0)
+            rc = eddy_graph_add_pass(e, parts->graph, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+                .label = density ? "sph.dfsph_sum_density" : "sph.dfsph_sum_divergence",
+                .kernel = density ? s->k_sum : s->k_sum_div, .indirect = args, .indirect_offset = 12,
+                .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { state, EDDY_READ_WRITE },
+                              { args, EDDY_WRITE }, { s->sreduce, EDDY_READ_WRITE } } });
+    }
+    if (rc < 0 || parts->sync(parts, &sums) != EDDY_OK)
+        return -1;
+    if (s->n) {
+        rc = eddy_graph_add_pass(e, parts->graph, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+            .label = density ? "sph.dfsph_check_density" : "sph.dfsph_check_divergence",
+            .kernel = density ? s->k_decide : s->k_decide_div, .groups = { 1 },
+            .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { state, EDDY_READ_WRITE },
+                          { args, EDDY_WRITE }, { s->sreduce, EDDY_READ_WRITE } } });
+        if (rc >= 0)
+            rc = record_apply(s, parts->graph, args);
+    }
+    if (rc < 0 || parts->sync(parts, &refresh) != EDDY_OK ||
+        parts->loop(parts, first, limit, state, offsetof(struct eddy_sph_iisph_state, g) + 4) != EDDY_OK)
+        return -1;
+    return rc;
+}
+
+int sph_dfsph_empty_parts(sph *s, eddy_step_parts *parts)
+{
+    /* Zero sums and no stop flags: the ranks with particles decide.
+     * Nothing in flight reads them between steps. */
+    eddy_buffer zero[] = { s->sreduce, s->dstate, s->istate };
+    for (size_t k = 0; k < sizeof zero / sizeof zero[0]; k++)
+        if (eddy_buffer_fill(s->e, zero[k], 0, k ? sizeof(struct eddy_sph_iisph_state) : 32, 0) != EDDY_OK)
+            return -1;
+    int rc = phase_over_ranks(s, parts, false, s->dargs, s->dstate, s->div_iterations);
+    return rc < 0 ? rc : phase_over_ranks(s, parts, true, s->args, s->istate, s->max_iterations);
+}
+
+int sph_record_dfsph_divergence(sph *s, eddy_graph g, eddy_step_parts *parts)
 {
     eddy_engine *e = s->e;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
@@ -135,6 +216,14 @@ int sph_record_dfsph_divergence(sph *s, eddy_graph g)
                       { s->sdv, EDDY_WRITE }, { s->sdf, EDDY_WRITE }, { s->dghost, EDDY_WRITE },
                       { s->dstate, EDDY_WRITE }, { s->dargs, EDDY_WRITE }, { cb.params, cr }, { cb.particles, cr },
                       { cb.cell_start, cr }, { cb.cell_end, cr } } });
+    /* Over ranks the kappas count the owned particles: their flags in cell
+     * order, for both phases. */
+    if (rc >= 0 && parts)
+        rc = make_owned(s) != EDDY_OK ||
+             eddy_grid_record_gather(e, s->grid, g, parts->owned(parts, s->set), s->sowned, 1, s->n) != EDDY_OK
+                 ? -1 : phase_over_ranks(s, parts, false, s->dargs, s->dstate, s->div_iterations);
+    if (parts)
+        return rc;
     if (rc >= 0)
         rc = record_phase(s, g, s->k_kappa_div, s->k_check_div, s->dargs, s->dstate, s->div_iterations, "divergence");
     return rc;
@@ -142,7 +231,7 @@ int sph_record_dfsph_divergence(sph *s, eddy_graph g)
 
 /* v* with the warm start (the last substep's pressure, gathered into cell
  * order) applied once, the iterations, and the phase's pressure stored. */
-int sph_record_dfsph_density(sph *s, eddy_graph g)
+int sph_record_dfsph_density(sph *s, eddy_graph g, eddy_step_parts *parts)
 {
     eddy_engine *e = s->e;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
@@ -155,8 +244,12 @@ int sph_record_dfsph_density(sph *s, eddy_graph g)
                           { s->sdf, EDDY_READ_WRITE }, { s->dghost, EDDY_READ } } });
     if (rc >= 0)
         rc = record_apply(s, g, (eddy_buffer){ 0 });
-    if (rc >= 0)
+    if (rc >= 0 && parts) {
+        rc = phase_over_ranks(s, parts, true, s->args, s->istate, s->max_iterations);
+        g = parts->graph;
+    } else if (rc >= 0) {
         rc = record_phase(s, g, s->k_kappa_rho, s->k_check, s->args, s->istate, s->max_iterations, "density");
+    }
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.dfsph_store", .kernel = s->k_store, .threads = s->n,

@@ -161,20 +161,28 @@ eddy_kernel sph_check_kernel(sph *s, uint32_t mode, uint32_t phase, const char *
 
 /* The kernels that count only the owned particles, and the owned flags'
  * buffer for the set's capacity: made at the first substep over ranks. */
+eddy_result sph_owned_buffer(sph *s)
+{
+    if (eddy_buffer_size(s->e, s->sowned) >= 4ull * (s->cap ? s->cap : 1))
+        return EDDY_OK;
+    eddy_destroy_buffer(s->e, s->sowned);
+    s->sowned = sph_scratch(s, s->name, "sorted.owned", 4ull * (s->cap ? s->cap : 1));
+    return s->sowned.id ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+}
+
 static eddy_result make_owned(sph *s)
 {
     if (s->k_update_owned.id)
         return EDDY_OK;
     eddy_engine *e = s->e;
-    eddy_destroy_buffer(e, s->sowned);
-    s->sowned = sph_scratch(s, s->name, "sorted.owned", 4ull * (s->cap ? s->cap : 1));
+    eddy_result r = sph_owned_buffer(s);
+    if (r != EDDY_OK)
+        return r;
     s->k_update_owned = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
         .label = "sph.iisph_update", EDDY_SPIRV(iisph_update_spv),
         .specialization = { { 2, s->nlist_cap }, { 3, 1 } }, .specialization_count = 2 });
     s->k_sum = sph_check_kernel(s, 0, 1, "sph.iisph_sum");
     s->k_decide = sph_check_kernel(s, 0, 2, "sph.iisph_check");
-    if (!s->sowned.id)
-        return EDDY_ERROR_OUT_OF_MEMORY;
     return s->k_update_owned.id && s->k_sum.id && s->k_decide.id ? EDDY_OK : EDDY_ERROR_VULKAN;
 }
 

@@ -48,6 +48,10 @@ typedef struct sph {
      * its test (made at the first substep over ranks). */
     eddy_buffer sreduce, sowned;
     eddy_kernel k_update_owned, k_sum, k_decide;
+    /* DFSPH over ranks: the kappas counting the owned particles, and the
+     * divergence phase's sum and test (k_sum, k_decide: the density
+     * phase's). */
+    eddy_kernel k_kappa_div_owned, k_kappa_rho_owned, k_sum_div, k_decide_div;
     /* DFSPH (solver 2; shaders/sph_dfsph.glsl): the solve's velocity and
      * density, alpha and kappa / rho, the ghosts' grad W_spiky sum (vec4
      * each, cell order), the divergence phase's state and dispatch
@@ -112,11 +116,17 @@ void sph_create_solve(sph *s, const eddy_system_ctx *ctx, const char *solver);
  * pressure (IISPH's and DFSPH's first warm start). */
 eddy_result sph_hydrostatic_start(sph *s);
 
-/* sph_dfsph.c */
+/* sph_dfsph.c. Over MPI ranks (parts not NULL) each phase's iterations
+ * are parts of the substep (the passes after them go to parts->graph). */
 eddy_result sph_create_dfsph(sph *s, const eddy_system_ctx *ctx, bool coupled);
 /* Before sph.forces: alpha and the divergence-free phase. */
-int sph_record_dfsph_divergence(sph *s, eddy_graph g);
+int sph_record_dfsph_divergence(sph *s, eddy_graph g, eddy_step_parts *parts);
 /* After sph.forces: the prediction and the constant-density phase. */
-int sph_record_dfsph_density(sph *s, eddy_graph g);
+int sph_record_dfsph_density(sph *s, eddy_graph g, eddy_step_parts *parts);
+/* Over ranks, a rank without particles of the set: both phases' syncs and
+ * loops all the same. */
+int sph_dfsph_empty_parts(sph *s, eddy_step_parts *parts);
+/* sph_iisph.c: the owned flags' buffer for the set's capacity (made once). */
+eddy_result sph_owned_buffer(sph *s);
 
 #endif

@@ -17,6 +17,7 @@
 layout(local_size_x = 256) in;
 layout(constant_id = 1) const uint MODE = SPH_DFSPH_DIVERGENCE;
 layout(constant_id = 2) const uint SPH_NLIST = 0u;
+layout(constant_id = 3) const uint SPH_OWNED = 0u; // over MPI ranks: only the owned particles count
 layout(binding = 1, rgba32f) readonly uniform imageBuffer spm_tex;
 #define spm_at(j) imageLoad(spm_tex, int(j)) // xyz position, w mass
 layout(std430, binding = 2) readonly buffer Sdv { vec4 sdv[]; };
@@ -28,6 +29,7 @@ layout(std430, binding = 6) readonly buffer Count { uint ncount[]; };
 layout(std430, binding = 7) readonly buffer Ghost { vec4 sghost[]; };
 layout(std430, binding = 8) buffer Sdf { vec4 sdf[]; };
 layout(std430, binding = 9) writeonly buffer Partials { uvec4 partials[]; }; // one per group (partials.glsl's fixed point)
+layout(std430, binding = 10) readonly buffer Owned { uint sowned[]; }; // cell order; SPH_OWNED only
 
 uint g_i;
 vec3 g_x, g_v;
@@ -69,7 +71,8 @@ void main()
             sdf[i].yz = vec2(k, sdf[i].z + k); // z: the phase's sum, its pressure (sph.dfsph_store)
         }
     }
-    uvec4 g = eddy_workgroup_fixed(eddy_fixed_error(err, i < SPH_COUNT));
+    bool counted = i < SPH_COUNT && (SPH_OWNED == 0u || sowned[i] != 0u);
+    uvec4 g = eddy_workgroup_fixed(eddy_fixed_error(err, counted));
     if (gl_LocalInvocationIndex == 0u)
         partials[gl_WorkGroupID.x] = g;
 }
