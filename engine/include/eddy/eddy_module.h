@@ -433,7 +433,10 @@ struct eddy_module_desc {
      * (eddy_step_parts): a reach alone cannot cover solver iterations or a
      * reduction over the whole set. Its parts, run in order with their
      * syncs, must give the owned particles the same results, bit for bit,
-     * as declare_step on one rank. Between steps; never waits. */
+     * as declare_step on one rank. Every rank declares the same parts,
+     * syncs and loops, one without particles of the set too (the scene
+     * stops the run when they differ). Between steps; may wait (a small
+     * upload or fill of the system's own buffers). */
     eddy_result (*declare_parts)(void *state, eddy_step_parts *parts);
 };
 
