@@ -9,7 +9,8 @@
 # the 5k scene, cli_pbf_tool_experiment; the weakly compressible tanks at
 # 0.5 ms, the 6-across floating cubes, the held IISPH cubes, PBF tilted,
 # the held cubes tilted in the IISPH and DFSPH tanks,
-# the tool's buoyancy, the weakly compressible and PBF float families; most
+# the tool's buoyancy, the weakly compressible and PBF float families, the
+# floating cube at several rates, still water with unclamped pressure; most
 # a minute or more each) run too, unless the first argument is --ci: CI
 # runs the suite 'validation' alone after the test suite, to stay within
 # its 15 minutes.
