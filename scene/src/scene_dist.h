@@ -61,6 +61,14 @@ eddy_result scene_dist_failed(eddy_scene *s);
  * (the sets' counts are set); after the substep, positions and velocities
  * back to the host, a particle that is not finite failing the rank. */
 eddy_result dist_exchange_init(eddy_scene *s);
+/* A scratch buffer of at least `bytes`, grown by doubling (eddy keeps a
+ * buffer a recorded graph still uses until it has run). */
+bool dist_ensure(eddy_scene *s, eddy_buffer *b, uint64_t bytes, const char *label);
+/* A dist.gather pass into g: dst[k] = perm[k] < split ? a[perm[k]] :
+ * b[perm[k] - split], rows of `words` uints (b unused: `none`, split past
+ * every index). */
+int dist_add_gather(eddy_scene *s, eddy_graph g, eddy_buffer perm, eddy_buffer a, eddy_buffer b, eddy_buffer dst,
+                    uint32_t count, uint32_t words, uint32_t split);
 void dist_exchange_free(eddy_scene *s);
 eddy_result dist_exchange(eddy_scene *s, eddy_graph g);
 eddy_result dist_after_step(eddy_scene *s);

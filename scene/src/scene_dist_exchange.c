@@ -16,9 +16,7 @@ static const uint32_t gather_spv[] =
 #include "dist_gather.spv.inc"
     ;
 
-/* A scratch buffer of at least `bytes`, grown by doubling (eddy keeps a
- * buffer a recorded graph still uses until it has run). */
-static bool ensure(eddy_scene *s, eddy_buffer *b, uint64_t bytes, const char *label)
+bool dist_ensure(eddy_scene *s, eddy_buffer *b, uint64_t bytes, const char *label)
 {
     bytes = bytes < 16 ? 16 : bytes;
     uint64_t have = b->id ? eddy_buffer_size(s->e, *b) : 0;
@@ -65,7 +63,7 @@ void dist_exchange_free(eddy_scene *s)
     eddy_destroy_kernel(s->e, d->gather);
 }
 
-static int add_gather(eddy_scene *s, eddy_graph g, eddy_buffer perm, eddy_buffer a, eddy_buffer b, eddy_buffer dst,
+int dist_add_gather(eddy_scene *s, eddy_graph g, eddy_buffer perm, eddy_buffer a, eddy_buffer b, eddy_buffer dst,
                       uint32_t count, uint32_t words, uint32_t split)
 {
     uint32_t push[3] = { count, words, split };
@@ -143,7 +141,7 @@ static eddy_result fetch_rows(eddy_scene *s, dist_set *ds, const dist_send *list
         return EDDY_OK;
     uint32_t *idx = malloc(4ull * n);
     unsigned char *tmp = malloc((uint64_t)n * 256);
-    eddy_result r = idx && tmp && ensure(s, &ds->perm, 4ull * n, "dist.order") ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    eddy_result r = idx && tmp && dist_ensure(s, &ds->perm, 4ull * n, "dist.order") ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
     for (uint32_t k = 0; idx && k < n; k++)
         idx[k] = list[k].at;
     if (r == EDDY_OK)
@@ -152,9 +150,9 @@ static eddy_result fetch_rows(eddy_scene *s, dist_set *ds, const dist_send *list
                                                                            .label = "dist.send" })
                                 : (eddy_graph){ 0 };
     for (uint32_t b = 0; b < ds->buffers && r == EDDY_OK; b++) {
-        if (!ensure(s, &ds->xfer[b], (uint64_t)n * ds->esize[b], "dist.rows"))
+        if (!dist_ensure(s, &ds->xfer[b], (uint64_t)n * ds->esize[b], "dist.rows"))
             r = EDDY_ERROR_OUT_OF_MEMORY;
-        else if (add_gather(s, g, ds->perm, ds->buf[b], d->none, ds->xfer[b], n, ds->esize[b] / 4, UINT32_MAX) < 0)
+        else if (dist_add_gather(s, g, ds->perm, ds->buf[b], d->none, ds->xfer[b], n, ds->esize[b] / 4, UINT32_MAX) < 0)
             r = EDDY_ERROR_VULKAN;
     }
     if (r == EDDY_OK)
@@ -219,7 +217,7 @@ static eddy_result merge(eddy_scene *s, uint32_t i, eddy_graph g, const uint8_t 
         memcpy(pv + 8 * (size_t)k, p, 16);
         memcpy(pv + 8 * (size_t)k + 4, v, 16);
     }
-    if (r == EDDY_OK && (!ensure(s, &ds->perm, 4ull * n, "dist.order")))
+    if (r == EDDY_OK && (!dist_ensure(s, &ds->perm, 4ull * n, "dist.order")))
         r = EDDY_ERROR_OUT_OF_MEMORY;
     if (r == EDDY_OK && n)
         r = eddy_buffer_upload(s->e, ds->perm, 0, 4ull * n, perm);
@@ -227,13 +225,13 @@ static eddy_result merge(eddy_scene *s, uint32_t i, eddy_graph g, const uint8_t 
         uint32_t es = ds->esize[b];
         for (uint32_t k = 0; k < got; k++)
             memcpy(tmp + (size_t)k * es, rows + (size_t)k * ds->stride + ds->offset[b], es);
-        if (!ensure(s, &ds->xfer[b], (uint64_t)got * es, "dist.rows") ||
-            !ensure(s, &ds->work[b], (uint64_t)ds->capacity * es, "dist.work"))
+        if (!dist_ensure(s, &ds->xfer[b], (uint64_t)got * es, "dist.rows") ||
+            !dist_ensure(s, &ds->work[b], (uint64_t)ds->capacity * es, "dist.work"))
             r = EDDY_ERROR_OUT_OF_MEMORY;
         if (r == EDDY_OK && got)
             r = eddy_buffer_upload(s->e, ds->xfer[b], 0, (uint64_t)got * es, tmp);
-        if (r == EDDY_OK && (add_gather(s, g, ds->perm, ds->buf[b], ds->xfer[b], ds->work[b], n, es / 4, old) < 0 ||
-                             add_gather(s, g, d->ident, ds->work[b], d->none, ds->buf[b], n, es / 4, UINT32_MAX) < 0))
+        if (r == EDDY_OK && (dist_add_gather(s, g, ds->perm, ds->buf[b], ds->xfer[b], ds->work[b], n, es / 4, old) < 0 ||
+                             dist_add_gather(s, g, d->ident, ds->work[b], d->none, ds->buf[b], n, es / 4, UINT32_MAX) < 0))
             r = EDDY_ERROR_VULKAN;
     }
     uint32_t owned = 0;
@@ -331,14 +329,13 @@ eddy_result dist_exchange(eddy_scene *s, eddy_graph g)
 }
 
 /* A system that moves particles within the substep reaches as far as its
- * travel limit lets them go: an owned particle that ended farther from its
- * start fails the run (the ghosts it needed may have been missing). */
-static eddy_result too_fast(eddy_scene *s, uint32_t i)
+ * travel limit lets them go: an owned particle of set i that ended (now)
+ * farther from its start (ds->pos) fails the run (the ghosts it needed may
+ * have been missing). */
+static eddy_result too_fast(eddy_scene *s, uint32_t i, const float *now)
 {
     dist_set *ds = &s->dist->sets[i];
-    float *now = malloc(16ull * ds->local + 16);
-    eddy_result r = now ? eddy_buffer_download(s->e, ds->buf[0], 0, 16ull * ds->local, now) : EDDY_ERROR_OUT_OF_MEMORY;
-    for (uint32_t j = 0; j < ds->local && r == EDDY_OK; j++) {
+    for (uint32_t j = 0; j < ds->local; j++) {
         const float *a = ds->pos + 4 * (size_t)j, *b = now + 4 * (size_t)j;
         double dx = (double)b[0] - a[0], dy = (double)b[1] - a[1], dz = (double)b[2] - a[2];
         double moved = sqrt(dx * dx + dy * dy + dz * dz);
@@ -347,10 +344,9 @@ static eddy_result too_fast(eddy_scene *s, uint32_t i)
         eddy_log(s->e, EDDY_LOG_ERROR, "dist.too_fast", "particle set '%s': particle %u moved %.3g m in one substep "
                  "of step %llu, farther than the %.3g m its systems' reach allows over ranks: lower dt",
                  s->sets[i].name, ds->id[j], moved, (unsigned long long)s->steps_done + 1, ds->travel);
-        r = EDDY_ERROR_INVALID_ARGUMENT;
+        return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    free(now);
-    return r;
+    return EDDY_OK;
 }
 
 eddy_result dist_after_step(eddy_scene *s)
@@ -359,9 +355,14 @@ eddy_result dist_after_step(eddy_scene *s)
     eddy_result r = EDDY_OK;
     for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++) {
         dist_set *ds = &d->sets[i];
-        r = ds->travel > 0 ? too_fast(s, i) : EDDY_OK;
-        if (r == EDDY_OK)
-            r = eddy_buffer_download(s->e, ds->buf[0], 0, 16ull * ds->local, ds->pos);
+        /* The new positions beside the substep's start, when a system set a
+         * travel limit; else straight over them. */
+        float *now = ds->travel > 0 ? malloc(16ull * ds->local + 16) : ds->pos;
+        r = now ? eddy_buffer_download(s->e, ds->buf[0], 0, 16ull * ds->local, now) : EDDY_ERROR_OUT_OF_MEMORY;
+        if (r == EDDY_OK && now != ds->pos && (r = too_fast(s, i, now)) == EDDY_OK)
+            memcpy(ds->pos, now, 16ull * ds->local);
+        if (now != ds->pos)
+            free(now);
         if (r == EDDY_OK)
             r = eddy_buffer_download(s->e, ds->buf[1], 0, 16ull * ds->local, ds->vel);
         for (uint32_t j = 0; j < ds->local && r == EDDY_OK; j++) {

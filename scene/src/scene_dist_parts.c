@@ -34,13 +34,15 @@ typedef struct dist_loop {
     uint64_t offset;
 } dist_loop;
 
-/* Set i's ghost pairs this substep: the owned particles each rank holds as
- * ghosts and the ghosts each rank owns, as local indices grouped by rank. */
+/* Set i this substep: its ghost pairs (the owned particles each rank
+ * holds as ghosts and the ghosts each rank owns, as local indices grouped
+ * by rank), and whether its owned flags are up. */
 typedef struct dist_pairs {
     bool made;
     uint32_t *send, *recv;   /* local indices, by rank then id */
     int *scount, *rcount;    /* per rank, rows */
     uint32_t sends, recvs;
+    bool owned_up;           /* the set's owned flags are uploaded for this substep */
 } dist_pairs;
 
 typedef struct dist_parts {
@@ -64,11 +66,30 @@ static int set_index(const eddy_scene *s, eddy_particles p)
     return -1;
 }
 
+/* Set i's owned flags, uploaded at the first request of a substep (while
+ * the systems declare: nothing in flight reads them). */
 static eddy_buffer owned_of(eddy_step_parts *pub, eddy_particles set)
 {
     dist_parts *P = pub->scene;
-    int i = set_index(P->s, set);
-    return i < 0 ? (eddy_buffer){ 0 } : P->s->dist->sets[i].ownedbuf;
+    eddy_scene *s = P->s;
+    int i = set_index(s, set);
+    if (i < 0)
+        return (eddy_buffer){ 0 };
+    dist_set *ds = &s->dist->sets[i];
+    if (P->pairs[i].owned_up)
+        return ds->ownedbuf;
+    uint32_t *flags = malloc(4ull * ds->local + 4);
+    eddy_result r = flags && dist_ensure(s, &ds->ownedbuf, 4ull * ds->capacity, "dist.owned")
+                        ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+    for (uint32_t j = 0; flags && j < ds->local; j++)
+        flags[j] = ds->mine[j];
+    if (r == EDDY_OK && ds->local)
+        r = eddy_buffer_upload(s->e, ds->ownedbuf, 0, 4ull * ds->local, flags);
+    free(flags);
+    P->pairs[i].owned_up = r == EDDY_OK;
+    if (r != EDDY_OK)
+        P->failed = r;
+    return r == EDDY_OK ? ds->ownedbuf : (eddy_buffer){ 0 };
 }
 
 static eddy_result refuse(dist_parts *P, const char *what)
@@ -196,42 +217,60 @@ static eddy_result make_pairs(eddy_scene *s, uint32_t i, dist_pairs *pp)
     return scene_dist_agree(s, r);
 }
 
-static bool ensure_buf(eddy_scene *s, eddy_buffer *b, uint64_t bytes, const char *label)
+/* Rows idx[0..n) of buf (es bytes each) down into out: gathered on the
+ * device so that only they cross to the host. */
+static eddy_result pack_rows(eddy_scene *s, dist_set *ds, eddy_buffer buf, uint32_t es, const uint32_t *idx,
+                             uint32_t n, unsigned char *out)
 {
-    bytes = bytes < 16 ? 16 : bytes;
-    uint64_t have = b->id ? eddy_buffer_size(s->e, *b) : 0;
-    if (have >= bytes)
-        return true;
-    eddy_destroy_buffer(s->e, *b);
-    *b = eddy_create_buffer(s->e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .label = label,
-                                                       .size = bytes > 2 * have ? bytes : 2 * have });
-    return b->id != 0;
+    if (!n)
+        return EDDY_OK;
+    if (!dist_ensure(s, &ds->sidx, 4ull * n, "dist.rows_out") ||
+        !dist_ensure(s, &ds->stage_out, (uint64_t)n * es, "dist.stage_out"))
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.pack" });
+    eddy_result r = g.id ? eddy_buffer_upload(s->e, ds->sidx, 0, 4ull * n, idx) : EDDY_ERROR_VULKAN;
+    if (r == EDDY_OK)
+        r = dist_add_gather(s, g, ds->sidx, buf, s->dist->none, ds->stage_out, n, es / 4, UINT32_MAX) < 0
+                ? EDDY_ERROR_VULKAN : eddy_graph_run(s->e, g, 1);
+    if (r == EDDY_OK)
+        r = eddy_buffer_download(s->e, ds->stage_out, 0, (uint64_t)n * es, out);
+    eddy_destroy_graph(s->e, g);
+    return r;
 }
 
-/* Rows of a buffer through `idx` (count of them): gathered into (scatter
- * false) or scattered from (true) the staging buffer. */
-static int add_move(eddy_scene *s, eddy_graph g, bool scatter, eddy_buffer idx, eddy_buffer buf, eddy_buffer stage,
-                    uint32_t count, uint32_t words)
+/* The rows in[0..n) up into rows idx[0..n) of buf (shaders/dist_scatter.comp). */
+static eddy_result unpack_rows(eddy_scene *s, dist_set *ds, eddy_buffer buf, uint32_t es, const uint32_t *idx,
+                               uint32_t n, const unsigned char *in)
 {
-    scene_dist *d = s->dist;
-    uint32_t push[3] = { count, words, UINT32_MAX };
+    if (!n)
+        return EDDY_OK;
+    if (!dist_ensure(s, &ds->ridx, 4ull * n, "dist.rows_in") ||
+        !dist_ensure(s, &ds->stage_in, (uint64_t)n * es, "dist.stage_in"))
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.unpack" });
+    eddy_result r = g.id ? eddy_buffer_upload(s->e, ds->ridx, 0, 4ull * n, idx) : EDDY_ERROR_VULKAN;
+    if (r == EDDY_OK)
+        r = eddy_buffer_upload(s->e, ds->stage_in, 0, (uint64_t)n * es, in);
+    uint32_t push[3] = { n, es / 4, 0 };
     double most = eddy_engine_device(s->e)->max_workgroup_count[0];
-    uint32_t groups = (uint32_t)fmax(fmin(ceil(count / 64.0), most), 1);
-    if (scatter)
-        return eddy_graph_add_pass(s->e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "dist.scatter",
-            .kernel = d->scatter, .groups = { groups }, .push = push, .push_size = sizeof push,
-            .bindings = { { idx, EDDY_READ }, { stage, EDDY_READ }, { buf, EDDY_READ_WRITE } } });
-    return eddy_graph_add_pass(s->e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "dist.gather",
-        .kernel = d->gather, .groups = { groups }, .push = push, .push_size = sizeof push,
-        .bindings = { { idx, EDDY_READ }, { buf, EDDY_READ }, { d->none, EDDY_READ }, { stage, EDDY_WRITE } } });
+    if (r == EDDY_OK)
+        r = eddy_graph_add_pass(s->e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "dist.scatter",
+                .kernel = s->dist->scatter, .groups = { (uint32_t)fmax(fmin(ceil(n / 64.0), most), 1) },
+                .push = push, .push_size = sizeof push,
+                .bindings = { { ds->ridx, EDDY_READ }, { ds->stage_in, EDDY_READ }, { buf, EDDY_READ_WRITE } } }) < 0
+                ? EDDY_ERROR_VULKAN : eddy_graph_run(s->e, g, 1);
+    eddy_destroy_graph(s->e, g);
+    return r;
 }
 
-/* Rows of `list` (local indices) through the order buffer's inverse. */
-static eddy_result row_indices(eddy_scene *s, dist_set *ds, eddy_buffer order, const uint32_t *list, uint32_t n,
-                               uint32_t *out)
+/* The rows of the pairs' send and receive lists (local indices) through
+ * the order buffer's inverse: one download of the order a sync. */
+static eddy_result pair_rows(eddy_scene *s, dist_set *ds, eddy_buffer order, const dist_pairs *pp, uint32_t *srow,
+                             uint32_t *rrow)
 {
     if (!order.id) {
-        memcpy(out, list, 4ull * n);
+        memcpy(srow, pp->send, 4ull * pp->sends);
+        memcpy(rrow, pp->recv, 4ull * pp->recvs);
         return EDDY_OK;
     }
     uint32_t *ord = malloc(4ull * ds->local + 4), *row = malloc(4ull * ds->local + 4);
@@ -249,8 +288,10 @@ static eddy_result row_indices(eddy_scene *s, dist_set *ds, eddy_buffer order, c
             row[ord[k]] = k;
         }
     }
-    for (uint32_t k = 0; r == EDDY_OK && k < n; k++)
-        out[k] = row[list[k]];
+    for (uint32_t k = 0; r == EDDY_OK && k < pp->sends; k++)
+        srow[k] = row[pp->send[k]];
+    for (uint32_t k = 0; r == EDDY_OK && k < pp->recvs; k++)
+        rrow[k] = row[pp->recv[k]];
     free(ord), free(row);
     return r;
 }
@@ -284,24 +325,11 @@ static eddy_result refresh(eddy_scene *s, dist_parts *P, const dist_sync *sy, ui
     if (r == EDDY_OK && !(byte_counts(pp->scount, ranks, es, cn, cn + ranks) &&
                           byte_counts(pp->rcount, ranks, es, cn + 2 * ranks, cn + 3 * ranks)))
         r = EDDY_ERROR_LIMIT;
-    if (r == EDDY_OK && (eddy_buffer_size(s->e, buf) < (uint64_t)ds->local * es ||
-                         !ensure_buf(s, &ds->sidx, 4ull * pp->sends, "dist.rows_out") ||
-                         !ensure_buf(s, &ds->ridx, 4ull * pp->recvs, "dist.rows_in") ||
-                         !ensure_buf(s, &ds->stage_out, (uint64_t)pp->sends * es, "dist.stage_out") ||
-                         !ensure_buf(s, &ds->stage_in, (uint64_t)pp->recvs * es, "dist.stage_in")))
-        r = eddy_buffer_size(s->e, buf) < (uint64_t)ds->local * es ? EDDY_ERROR_INVALID_ARGUMENT
-                                                                    : EDDY_ERROR_OUT_OF_MEMORY;
+    if (r == EDDY_OK && eddy_buffer_size(s->e, buf) < (uint64_t)ds->local * es)
+        r = EDDY_ERROR_INVALID_ARGUMENT;
     double t0 = MPI_Wtime();
-    if (r == EDDY_OK && pp->sends) {
-        eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.pack" });
-        r = eddy_buffer_upload(s->e, ds->sidx, 0, 4ull * pp->sends, srow);
-        if (r == EDDY_OK)
-            r = add_move(s, g, false, ds->sidx, buf, ds->stage_out, pp->sends, es / 4) < 0 ? EDDY_ERROR_VULKAN
-                                                                                           : eddy_graph_run(s->e, g, 1);
-        if (r == EDDY_OK)
-            r = eddy_buffer_download(s->e, ds->stage_out, 0, (uint64_t)pp->sends * es, out);
-        eddy_destroy_graph(s->e, g);
-    }
+    if (r == EDDY_OK)
+        r = pack_rows(s, ds, buf, es, srow, pp->sends, out);
     d->t_pack += MPI_Wtime() - t0;
     if ((r = scene_dist_agree(s, r)) != EDDY_OK) {
         free(cn), free(out), free(in);
@@ -312,16 +340,7 @@ static eddy_result refresh(eddy_scene *s, dist_parts *P, const dist_sync *sy, ui
     d->t_exchange += MPI_Wtime() - t0;
     d->halo_bytes += (uint64_t)pp->sends * es;
     t0 = MPI_Wtime();
-    if (pp->recvs) {
-        eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.unpack" });
-        r = eddy_buffer_upload(s->e, ds->ridx, 0, 4ull * pp->recvs, rrow);
-        if (r == EDDY_OK)
-            r = eddy_buffer_upload(s->e, ds->stage_in, 0, (uint64_t)pp->recvs * es, in);
-        if (r == EDDY_OK)
-            r = add_move(s, g, true, ds->ridx, buf, ds->stage_in, pp->recvs, es / 4) < 0 ? EDDY_ERROR_VULKAN
-                                                                                        : eddy_graph_run(s->e, g, 1);
-        eddy_destroy_graph(s->e, g);
-    }
+    r = unpack_rows(s, ds, buf, es, rrow, pp->recvs, in);
     d->t_pack += MPI_Wtime() - t0;
     free(cn), free(out), free(in);
     return r;
@@ -384,20 +403,9 @@ static eddy_result gather_whole(eddy_scene *s, uint32_t set, eddy_buffer src, ed
     if (r == EDDY_OK && (eddy_buffer_size(s->e, src) < (uint64_t)ds->local * es ||
                          eddy_buffer_size(s->e, dst) < (uint64_t)ds->capacity * es))
         r = EDDY_ERROR_INVALID_ARGUMENT;
-    if (r == EDDY_OK && (!ensure_buf(s, &ds->sidx, 4ull * n, "dist.rows_out") ||
-                         !ensure_buf(s, &ds->stage_out, (uint64_t)n * es, "dist.stage_out")))
-        r = EDDY_ERROR_OUT_OF_MEMORY;
     double t0 = MPI_Wtime();
-    if (r == EDDY_OK && n) {
-        eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.pack" });
-        r = eddy_buffer_upload(s->e, ds->sidx, 0, 4ull * n, local);
-        if (r == EDDY_OK)
-            r = add_move(s, g, false, ds->sidx, src, ds->stage_out, n, es / 4) < 0 ? EDDY_ERROR_VULKAN
-                                                                                 : eddy_graph_run(s->e, g, 1);
-        if (r == EDDY_OK)
-            r = eddy_buffer_download(s->e, ds->stage_out, 0, (uint64_t)n * es, out);
-        eddy_destroy_graph(s->e, g);
-    }
+    if (r == EDDY_OK)
+        r = pack_rows(s, ds, src, es, local, n, out);
     d->t_pack += MPI_Wtime() - t0;
     if ((r = scene_dist_agree(s, r)) == EDDY_OK) {
         t0 = MPI_Wtime();
@@ -417,19 +425,8 @@ static eddy_result gather_whole(eddy_scene *s, uint32_t set, eddy_buffer src, ed
         d->t_exchange += MPI_Wtime() - t0;
     }
     t0 = MPI_Wtime();
-    if (r == EDDY_OK && total) {
-        r = ensure_buf(s, &ds->ridx, 4 * total, "dist.rows_in") &&
-            ensure_buf(s, &ds->stage_in, total * es, "dist.stage_in") ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
-        eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.unpack" });
-        if (r == EDDY_OK)
-            r = eddy_buffer_upload(s->e, ds->ridx, 0, 4 * total, all_ids);
-        if (r == EDDY_OK)
-            r = eddy_buffer_upload(s->e, ds->stage_in, 0, total * es, in);
-        if (r == EDDY_OK)
-            r = add_move(s, g, true, ds->ridx, dst, ds->stage_in, (uint32_t)total, es / 4) < 0
-                    ? EDDY_ERROR_VULKAN : eddy_graph_run(s->e, g, 1);
-        eddy_destroy_graph(s->e, g);
-    }
+    if (r == EDDY_OK)
+        r = unpack_rows(s, ds, dst, es, all_ids, (uint32_t)total, in);
     d->t_pack += MPI_Wtime() - t0;
     free(cn), free(local), free(ids), free(all_ids), free(out), free(in);
     return r;
@@ -450,9 +447,7 @@ static eddy_result run_sync(eddy_scene *s, dist_parts *P, const dist_sync *sy)
         uint32_t *srow = malloc(4ull * pp->sends + 4), *rrow = malloc(4ull * pp->recvs + 4);
         r = srow && rrow ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
         if (r == EDDY_OK)
-            r = row_indices(s, ds, sy->desc.order, pp->send, pp->sends, srow);
-        if (r == EDDY_OK)
-            r = row_indices(s, ds, sy->desc.order, pp->recv, pp->recvs, rrow);
+            r = pair_rows(s, ds, sy->desc.order, pp, srow, rrow);
         r = scene_dist_agree(s, r);
         for (uint32_t b = 0; b < sy->desc.buffer_count && r == EDDY_OK; b++)
             r = refresh(s, P, sy, b, srow, rrow);
@@ -502,26 +497,6 @@ static eddy_result run_parts(eddy_scene *s, dist_parts *P)
     return r;
 }
 
-/* The owned flags of every set, for reductions (before the parts run;
- * nothing in flight reads them). */
-static eddy_result upload_owned(eddy_scene *s)
-{
-    scene_dist *d = s->dist;
-    eddy_result r = EDDY_OK;
-    for (uint32_t i = 0; i < s->set_count && r == EDDY_OK; i++) {
-        dist_set *ds = &d->sets[i];
-        uint32_t *flags = malloc(4ull * ds->local + 4);
-        r = flags && ensure_buf(s, &ds->ownedbuf, 4ull * ds->capacity, "dist.owned") ? EDDY_OK
-                                                                                  : EDDY_ERROR_OUT_OF_MEMORY;
-        for (uint32_t j = 0; flags && j < ds->local; j++)
-            flags[j] = ds->mine[j];
-        if (r == EDDY_OK && ds->local)
-            r = eddy_buffer_upload(s->e, ds->ownedbuf, 0, 4ull * ds->local, flags);
-        free(flags);
-    }
-    return r;
-}
-
 eddy_result dist_parts_step(eddy_scene *s, eddy_graph first)
 {
     dist_parts P = { .s = s, .count = 1, .set = UINT32_MAX };
@@ -531,7 +506,7 @@ eddy_result dist_parts_step(eddy_scene *s, eddy_graph first)
     P.syncs = malloc(8 * sizeof *P.syncs);
     P.pairs = calloc(s->set_count + 1, sizeof *P.pairs);
     P.cap = 8;
-    eddy_result r = P.graphs && P.syncs && P.pairs ? upload_owned(s) : EDDY_ERROR_OUT_OF_MEMORY;
+    eddy_result r = P.graphs && P.syncs && P.pairs ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
     if (r == EDDY_OK) {
         P.graphs[0] = first;
         P.syncs[0] = (dist_sync){ .set = UINT32_MAX };

@@ -18,6 +18,15 @@ here=$root/tests/mpi
 . "$here/mpi_env.sh"
 mpi() { timeout 120 mpirun --oversubscribe -np "$@"; }
 clean() { ! grep -q 'validation' "$tmp/err" || fail "$1: validation messages"; }
+# After a run that must fail (its exit status rc): a non-zero status that is
+# not timeout's (124: a rank hung), and in $tmp/err exactly one message,
+# which matches the pattern (grep -E).
+one_error() { # label rc pattern
+    [ "$2" -ne 0 ] && [ "$2" -ne 124 ] || fail "$1: exit $2 (124: a rank hung)"
+    [ "$(grep -c '^eddy error' "$tmp/err")" -eq 1 ] || fail "$1: expected one message"
+    grep -qE "$3" "$tmp/err" || fail "$1: the message does not match '$3'"
+    echo "$1: exit $2: $(grep '^eddy error' "$tmp/err")"
+}
 # scene:set:checks[:ranks] (--moves: particles migrate and the split moves;
 # --spanning: a body lies across ranks; a scene's second set reuses its
 # runs; ranks 2, 3 and 4 unless given). DFSPH's parts are IISPH's pattern
@@ -61,10 +70,7 @@ start=$(date +%s)
 timeout 60 mpirun --oversubscribe -np 2 "$eddy" run "$here/dist_sph_dam.json" --out "$tmp/fault" --quiet : \
     -np 1 "$eddy" run "$tmp/unstable.json" --out "$tmp/fault" --quiet >"$tmp/out" 2>"$tmp/err"
 rc=$?
-[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "fault: exit $rc (124: a rank hung)"
-[ "$(grep -c '^eddy error' "$tmp/err")" -eq 1 ] || fail "fault: expected one message"
-grep -q '^eddy error \[system.unstable\]: rank 2: ' "$tmp/err" || fail "fault: the message names no rank or cause"
-echo "fault: exit $rc after $(( $(date +%s) - start )) s: $(grep '^eddy error' "$tmp/err")"
+one_error "fault (after $(( $(date +%s) - start )) s)" $rc '^eddy error \[system\.unstable\]: rank 2: '
 # Mid-run: rank 2 alone adds test_growth (tests/modules/damping_module.c)
 # at a rate whose factor overflows, so its particles go non-finite in the
 # first substep while the others' stay finite: rank 2 finds it and every
@@ -79,11 +85,8 @@ start=$(date +%s)
 timeout 60 mpirun --oversubscribe -np 2 "$eddy" run "$here/dist_sph_dam.json" --out "$tmp/fault2" --quiet : \
     -np 1 "$eddy" run "$tmp/grow.json" --module "$growth" --out "$tmp/fault2" --quiet >"$tmp/out" 2>"$tmp/err"
 rc=$?
-[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "mid-run fault: exit $rc (124: a rank hung)"
-[ "$(grep -c '^eddy error' "$tmp/err")" -eq 1 ] || fail "mid-run fault: expected one message"
-grep -q "^eddy error \[particles.not_finite\]: rank 2: particle set 'water': particle [0-9]* has a non-finite position or velocity in step 1:" "$tmp/err" ||
-    fail "mid-run fault: the message names no rank, particle or step"
-echo "mid-run fault: exit $rc after $(( $(date +%s) - start )) s: $(grep '^eddy error' "$tmp/err")"
+one_error "mid-run fault (after $(( $(date +%s) - start )) s)" $rc \
+    "^eddy error \[particles\.not_finite\]: rank 2: particle set 'water': particle [0-9]* has a non-finite position or velocity in step 1:"
 [ "$quick" = quick ] && { echo "ok: dist_run (quick)"; exit 0; }
 # Checkpoints over ranks: the dam with bodies saved on 2 ranks at step 50
 # (one file, gathered to rank 0; the bodies' rows as they are on every
@@ -106,20 +109,12 @@ done
 # (IISPH with a boundary of bodies: its coupled iterations are not parts yet.)
 sed 's/"front_axis": 0/"front_axis": 0, "solver": 1/' "$here/dist_couple_dam.json" >"$tmp/refused.json"
 mpi 2 "$eddy" run "$tmp/refused.json" --out "$tmp/refused" --quiet >"$tmp/out" 2>"$tmp/err"
-rc=$?
-[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "refusal: exit $rc"
-[ "$(grep -c '^eddy error' "$tmp/err")" -eq 1 ] && grep -q '^eddy error \[dist.unsupported\]: rank 0: ' "$tmp/err" ||
-    fail "refusal: expected one dist.unsupported message"
+one_error refusal $? '^eddy error \[dist\.unsupported\]: rank 0: '
 [ ! -e "$tmp/refused" ] || fail "refusal: an output folder was made"
-echo "refusal: $(grep '^eddy error' "$tmp/err")"
 # PBF moves particles within the substep: at five times its dt the dam's
 # front outruns the reach its halos were cut for, and the run stops with
 # one message rather than step with particles missing.
 sed 's/"dt": 0.004/"dt": 0.02/' "$here/dist_pbf_dam.json" >"$tmp/fast.json"
 mpi 2 "$eddy" run "$tmp/fast.json" --out "$tmp/fast" --quiet >"$tmp/out" 2>"$tmp/err"
-rc=$?
-[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "too fast: exit $rc"
-[ "$(grep -c '^eddy error' "$tmp/err")" -eq 1 ] && grep -q '^eddy error \[dist.too_fast\]: rank [0-9]: ' "$tmp/err" ||
-    fail "too fast: expected one dist.too_fast message"
-echo "too fast: $(grep '^eddy error' "$tmp/err")"
+one_error "too fast" $? '^eddy error \[dist\.too_fast\]: rank [0-9]: '
 echo "ok: dist_run"
