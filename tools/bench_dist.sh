@@ -11,7 +11,10 @@
 # over MPI) and wait (in the agreements), the ghosts and the halo bytes a
 # substep.
 # usage: tools/bench_dist.sh [EDDY] [RANKS...]   (default build/tools/eddy/eddy, 1 2 4)
-#        EDDY_BENCH_MODULES="sph pbf" (the default) picks the modules.
+#        EDDY_BENCH_MODULES="sph pbf" (the default) picks the modules;
+#        EDDY_BENCH_SCALE=S (default 1) divides the spacing, h and dt by S:
+#        S^3 times the particles (2: 288,000); EDDY_BENCH_STEPS=N (default
+#        30) the steps measured.
 # Prints a Markdown table per module and a JSON line per rank count.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -20,18 +23,20 @@ shift || true
 ranks=${*:-1 2 4}
 # Open MPI's settings for this machine, and $tmp, as the MPI tests have them.
 . tests/mpi/mpi_env.sh
-# 36,000 particles (a 0.3 x 0.4 x 0.3 m column at 1 cm), h = 2 cm.
+# 36,000 particles (a 0.3 x 0.4 x 0.3 m column at 1 cm), h = 2 cm, at
+# scale 1.
+s=${EDDY_BENCH_SCALE:-1}
 scene() { # module dt params
     cat <<JSON
 { "name": "bench_dist_$1", "dt": $2, "duration": 1.0,
   "box": { "min": [0, 0, 0], "max": [1.0, 0.6, 0.3] },
-  "particle_sets": [ { "name": "water", "spacing": 0.01,
+  "particle_sets": [ { "name": "water", "spacing": $(python3 -c "print(0.01 / $s)"),
     "fill": { "shape": "box", "min": [0, 0, 0], "max": [0.3, 0.4, 0.3] } } ],
   "systems": [ { "name": "fluid", "module": "$1", "set": "water", "params": $3 } ],
   "output": { "frame_interval": $(python3 -c "print(10 * $2)") } }
 JSON
 }
-short=10 long=40
+short=10 long=$(( 10 + ${EDDY_BENCH_STEPS:-30} ))
 wall() { # ranks steps -> seconds of the run (the "done:" line)
     local n=$1 steps=$2 out=$tmp/run_${module}_$1_$2
     if [ "$n" = 1 ]; then
@@ -42,9 +47,12 @@ wall() { # ranks steps -> seconds of the run (the "done:" line)
 }
 for module in ${EDDY_BENCH_MODULES:-sph pbf}; do
 if [ "$module" = pbf ]; then
-    scene pbf 0.002 '{ "h": 0.02, "iterations": 4, "xsph": 0.05 }' >"$tmp/scene.json"
+    scene pbf "$(python3 -c "print(0.002 / $s)")" \
+        "{ \"h\": $(python3 -c "print(0.02 / $s)"), \"iterations\": 4, \"xsph\": 0.05 }" >"$tmp/scene.json"
 else
-    scene sph 0.0004 '{ "h": 0.02, "stiffness": 400, "viscosity": 10, "restitution": 0.1 }' >"$tmp/scene.json"
+    scene sph "$(python3 -c "print(0.0004 / $s)")" \
+        "{ \"h\": $(python3 -c "print(0.02 / $s)"), \"stiffness\": 400, \"viscosity\": 10, \"restitution\": 0.1 }" \
+        >"$tmp/scene.json"
 fi
 echo
 echo "$module:"
