@@ -188,8 +188,13 @@ static eddy_result ring_reserve(eddy_engine *e, struct eddy_ring *r, uint64_t si
  * recording that carries it. */
 static void ring_submitted(struct eddy_ring *r, eddy_use use)
 {
-    for (uint32_t i = r->span_count; i-- > 0 && r->spans[i].use.value == PENDING;)
-        r->spans[i].use = use;
+    /* Every pending span, not only the trailing ones: a direct transfer
+     * between a staged one and its submission holds a span of its own
+     * after it, and a staged span left pending would never be reclaimed
+     * (the ring would fill and refuse with transfer.too_large). */
+    for (uint32_t i = 0; i < r->span_count; i++)
+        if (r->spans[i].use.value == PENDING)
+            r->spans[i].use = use;
 }
 
 eddy_result eddy_rings_create(eddy_engine *e)

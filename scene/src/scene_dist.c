@@ -425,6 +425,9 @@ static eddy_result substep(eddy_scene *s)
     for (uint32_t i = 0; i < s->system_count && r == EDDY_OK; i++)
         r = s->systems[i].module->set_count(s->systems[i].state);
     d->t_pack += now_s() - t1;
+    /* A rank whose merge or counts failed must not leave the others alone
+     * in the parts' collectives: all go on, or none. */
+    r = scene_dist_agree(s, r);
     if (r == EDDY_OK)
         r = dist_parts_step(s, s->graph);
     double t3 = now_s();
@@ -637,20 +640,26 @@ static void rank_figures(eddy_scene *s, eddy_stats *st)
     for (uint32_t i = 0; i < s->set_count; i++)
         own += d->sets[i].owned;
     double sub = d->substeps ? (double)d->substeps : 1;
-    double mine[9] = { (double)own, (double)d->ghosts / sub, (double)d->migrations, (double)d->halo_bytes / sub,
-                       d->t_compute, d->t_pack, d->t_exchange, d->t_wait, (double)d->substeps };
-    static const char *const key[9] = { "particles", "ghosts", "migrations", "halo_bytes", "compute_s", "pack_s",
-                                         "exchange_s", "wait_s", "substeps" };
+    /* The device's submissions and waits a substep: on a GPU each is a
+     * round trip of tens of microseconds, the host's part of the step. */
+    eddy_engine_counters c = eddy_engine_get_counters(s->e);
+    enum { F = 11 };
+    double mine[F] = { (double)own, (double)d->ghosts / sub, (double)d->migrations, (double)d->halo_bytes / sub,
+                       d->t_compute, d->t_pack, d->t_exchange, d->t_wait, (double)d->substeps,
+                       (double)(c.submits - d->submits) / sub, (double)(c.waits - d->waits) / sub };
+    static const char *const key[F] = { "particles", "ghosts", "migrations", "halo_bytes", "compute_s", "pack_s",
+                                         "exchange_s", "wait_s", "substeps", "submits", "waits" };
+    d->submits = c.submits, d->waits = c.waits;
     int ranks = d->ctx.size;
-    double *all = d->ctx.rank == 0 ? malloc(9ull * (size_t)ranks * sizeof *all) : NULL;
-    double *got = all ? all : (double[9]){ 0 };
-    MPI_Gather(mine, 9, MPI_DOUBLE, d->ctx.rank == 0 ? got : NULL, 9, MPI_DOUBLE, 0, d->ctx.comm);
+    double *all = d->ctx.rank == 0 ? malloc((size_t)F * (size_t)ranks * sizeof *all) : NULL;
+    double *got = all ? all : (double[F]){ 0 };
+    MPI_Gather(mine, F, MPI_DOUBLE, d->ctx.rank == 0 ? got : NULL, F, MPI_DOUBLE, 0, d->ctx.comm);
     if (d->ctx.rank == 0 && all) {
         scene_stats_printf(st, ",\"ranks\":{\"count\":%d,\"split_moves\":%u", ranks, d->moves);
-        for (int f = 0; f < 9; f++) {
+        for (int f = 0; f < F; f++) {
             scene_stats_printf(st, ",\"%s\":[", key[f]);
             for (int k = 0; k < ranks; k++)
-                scene_stats_printf(st, "%s%.9g", k ? "," : "", all[9 * k + f]);
+                scene_stats_printf(st, "%s%.9g", k ? "," : "", all[F * k + f]);
             scene_stats_printf(st, "]");
         }
         scene_stats_printf(st, "}");

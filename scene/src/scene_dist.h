@@ -44,6 +44,8 @@ typedef struct scene_dist {
     /* Since the last frame: */
     uint64_t migrations, ghosts, substeps, halo_bytes;
     double t_compute, t_pack, t_exchange, t_wait;
+    uint64_t submits, waits; /* the engine's counters at the last frame */
+    uint64_t staged; /* bytes dist_put and dist_get queued since the last graph run here */
     uint32_t moves; /* the split moved (a run's total) */
     bool handed;    /* the first exchange (each rank's start, by index) is done */
 } scene_dist;
@@ -64,6 +66,16 @@ eddy_result dist_exchange_init(eddy_scene *s);
 /* A scratch buffer of at least `bytes`, grown by doubling (eddy keeps a
  * buffer a recorded graph still uses until it has run). */
 bool dist_ensure(eddy_scene *s, eddy_buffer *b, uint64_t bytes, const char *label);
+/* Small transfers ride on the next graph submission (the engine's staging
+ * rings, eddy_buffer_stage_write/read) instead of a submit and a wait of
+ * their own, up to a budget a submission; past it, or for large data, a
+ * transfer of its own (dist_put's lands at once; where dist_get says it
+ * did not queue, the caller downloads after the run). A queued dist_get's
+ * bytes are in out once the next graph run has returned: queue it just
+ * before that run. dist_ran says a graph run here carried what was queued. */
+eddy_result dist_put(eddy_scene *s, eddy_buffer b, uint64_t size, const void *data);
+eddy_result dist_get(eddy_scene *s, eddy_buffer b, uint64_t size, void *out, bool *queued);
+eddy_result dist_ran(eddy_scene *s, eddy_result r);
 /* A dist.gather pass into g: dst[k] = perm[k] < split ? a[perm[k]] :
  * b[perm[k] - split], rows of `words` uints (b unused: `none`, split past
  * every index). */

@@ -228,11 +228,14 @@ static eddy_result pack_rows(eddy_scene *s, dist_set *ds, eddy_buffer buf, uint3
         !dist_ensure(s, &ds->stage_out, (uint64_t)n * es, "dist.stage_out"))
         return EDDY_ERROR_OUT_OF_MEMORY;
     eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.pack" });
-    eddy_result r = g.id ? eddy_buffer_upload(s->e, ds->sidx, 0, 4ull * n, idx) : EDDY_ERROR_VULKAN;
+    bool queued = false;
+    eddy_result r = g.id ? dist_put(s, ds->sidx, 4ull * n, idx) : EDDY_ERROR_VULKAN;
     if (r == EDDY_OK)
         r = dist_add_gather(s, g, ds->sidx, buf, s->dist->none, ds->stage_out, n, es / 4, UINT32_MAX) < 0
-                ? EDDY_ERROR_VULKAN : eddy_graph_run(s->e, g, 1);
+                ? EDDY_ERROR_VULKAN : dist_get(s, ds->stage_out, (uint64_t)n * es, out, &queued);
     if (r == EDDY_OK)
+        r = dist_ran(s, eddy_graph_run(s->e, g, 1));
+    if (r == EDDY_OK && !queued)
         r = eddy_buffer_download(s->e, ds->stage_out, 0, (uint64_t)n * es, out);
     eddy_destroy_graph(s->e, g);
     return r;
@@ -248,9 +251,9 @@ static eddy_result unpack_rows(eddy_scene *s, dist_set *ds, eddy_buffer buf, uin
         !dist_ensure(s, &ds->stage_in, (uint64_t)n * es, "dist.stage_in"))
         return EDDY_ERROR_OUT_OF_MEMORY;
     eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.unpack" });
-    eddy_result r = g.id ? eddy_buffer_upload(s->e, ds->ridx, 0, 4ull * n, idx) : EDDY_ERROR_VULKAN;
+    eddy_result r = g.id ? dist_put(s, ds->ridx, 4ull * n, idx) : EDDY_ERROR_VULKAN;
     if (r == EDDY_OK)
-        r = eddy_buffer_upload(s->e, ds->stage_in, 0, (uint64_t)n * es, in);
+        r = dist_put(s, ds->stage_in, (uint64_t)n * es, in);
     uint32_t push[3] = { n, es / 4, 0 };
     double most = eddy_engine_device(s->e)->max_workgroup_count[0];
     if (r == EDDY_OK)
@@ -258,7 +261,7 @@ static eddy_result unpack_rows(eddy_scene *s, dist_set *ds, eddy_buffer buf, uin
                 .kernel = s->dist->scatter, .groups = { (uint32_t)fmax(fmin(ceil(n / 64.0), most), 1) },
                 .push = push, .push_size = sizeof push,
                 .bindings = { { ds->ridx, EDDY_READ }, { ds->stage_in, EDDY_READ }, { buf, EDDY_READ_WRITE } } }) < 0
-                ? EDDY_ERROR_VULKAN : eddy_graph_run(s->e, g, 1);
+                ? EDDY_ERROR_VULKAN : dist_ran(s, eddy_graph_run(s->e, g, 1));
     eddy_destroy_graph(s->e, g);
     return r;
 }
@@ -479,7 +482,7 @@ static eddy_result run_parts(eddy_scene *s, dist_parts *P)
     eddy_result r = EDDY_OK;
     for (uint32_t k = 0; k < P->count && r == EDDY_OK;) {
         double t0 = MPI_Wtime();
-        r = scene_dist_agree(s, eddy_graph_run(s->e, P->graphs[k], 1));
+        r = scene_dist_agree(s, dist_ran(s, eddy_graph_run(s->e, P->graphs[k], 1)));
         d->t_compute += MPI_Wtime() - t0;
         if (r == EDDY_OK && k + 1 < P->count)
             r = run_sync(s, P, &P->syncs[k]);

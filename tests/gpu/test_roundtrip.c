@@ -137,6 +137,30 @@ int main(void)
     CHECK(eddy_flush_staged(e) == EDDY_OK);
     const uint32_t landed[16] = { 1, 1, 2, 3, 2, 2, 1, 1, 0, 0, 0, 0, 2, 2, 2, 2 };
     CHECK(!memcmp(seen, landed, sizeof landed));
+    /* A direct transfer between a staged one and the submission that
+     * carries it: the staged bytes land, and their ring space comes back
+     * (more rounds than the rings hold: 64 x 256 KiB through each). */
+    eddy_buffer big_a = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 1u << 18,
+                                                                   .label = "staged.a" });
+    eddy_buffer big_b = eddy_create_buffer(e, &(eddy_buffer_desc){ EDDY_SIZED(eddy_buffer_desc), .size = 1u << 18,
+                                                                   .label = "direct.b" });
+    uint32_t *in = malloc(1u << 18), *out = malloc(1u << 18), *direct = malloc(1u << 18);
+    REQUIRE(big_a.id && big_b.id && in && out && direct);
+    bool same = true;
+    for (uint32_t round = 0; round < 64 && same; round++) {
+        for (uint32_t j = 0; j < (1u << 16); j++)
+            in[j] = round * 65536u + j, direct[j] = ~in[j];
+        CHECK(eddy_buffer_stage_write(e, big_a, 0, 1u << 18, in) == EDDY_OK);
+        CHECK(eddy_buffer_upload(e, big_b, 0, 1u << 18, direct) == EDDY_OK);
+        CHECK(eddy_buffer_stage_read(e, big_a, 0, 1u << 18, out) == EDDY_OK);
+        CHECK(eddy_buffer_download(e, big_b, 0, 1u << 18, direct) == EDDY_OK);
+        CHECK(eddy_flush_staged(e) == EDDY_OK);
+        same = !memcmp(in, out, 1u << 18) && direct[7] == ~in[7];
+    }
+    CHECKF(same, "staged bytes between direct transfers did not land");
+    free(in), free(out), free(direct);
+    eddy_destroy_buffer(e, big_a);
+    eddy_destroy_buffer(e, big_b);
     eddy_destroy_buffer(e, sb);
     eddy_destroy_kernel(e, k);
     test_finish(e);
