@@ -154,6 +154,8 @@ void eddy_logv(eddy_engine *e, eddy_log_level level, const char *source, const c
         snprintf(e->last_error, sizeof e->last_error, "%s", id);
     if (level == EDDY_LOG_DEBUG && !(e && e->verbose))
         return;
+    if (e && e->quiet && level < EDDY_LOG_ERROR && !strcmp(source, "eddy"))
+        return;
     char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);
     if (own_error)
@@ -174,6 +176,15 @@ void eddy_log(eddy_engine *e, eddy_log_level level, const char *id, const char *
     va_start(ap, fmt);
     eddy_logv(e, level, NULL, id, fmt, ap);
     va_end(ap);
+}
+
+bool eddy_log_quiet(eddy_engine *e, bool quiet)
+{
+    if (!e)
+        return false;
+    bool was = e->quiet;
+    e->quiet = quiet;
+    return was;
 }
 
 const char *eddy_last_error(const eddy_engine *e)

@@ -230,6 +230,7 @@ eddy_particles_obj *eddy_particles_get(eddy_engine *e, eddy_particles p);
 struct eddy_engine {
     eddy_log_fn log;
     void *log_user;
+    bool quiet; /* eddy_log_quiet: eddy's own messages below error level are dropped */
     char last_error[64]; /* id of the last error eddy itself logged (eddy_last_error) */
     char last_error_text[512]; /* and its text, cut (eddy_last_error_text) */
     bool verbose;

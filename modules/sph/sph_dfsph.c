@@ -168,6 +168,8 @@ static int phase_over_ranks(sph *s, eddy_step_parts *parts, bool density, eddy_b
                 .kernel = density ? s->k_sum : s->k_sum_div, .indirect = args, .indirect_offset = 12,
                 .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { state, EDDY_READ_WRITE },
                               { args, EDDY_WRITE }, { s->sreduce, EDDY_READ_WRITE } } });
+    } else {
+        rc = sph_zero_sums(s, parts->graph, density ? s->k_sum : s->k_sum_div, state, args);
     }
     if (rc < 0 || parts->sync(parts, &sums) != EDDY_OK)
         return -1;
@@ -190,6 +192,8 @@ int sph_dfsph_empty_parts(sph *s, eddy_step_parts *parts)
 {
     /* Zero sums and no stop flags: the ranks with particles decide.
      * Nothing in flight reads them between steps. */
+    if (make_owned(s) != EDDY_OK)
+        return -1;
     eddy_buffer zero[] = { s->sreduce, s->dstate, s->istate };
     for (size_t k = 0; k < sizeof zero / sizeof zero[0]; k++)
         if (eddy_buffer_fill(s->e, zero[k], 0, k ? sizeof(struct eddy_sph_iisph_state) : 32, 0) != EDDY_OK)

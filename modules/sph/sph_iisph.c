@@ -231,7 +231,7 @@ static int iterate_over_ranks(sph *s, eddy_step_parts *parts)
     if (parts->sync(parts, &sync) != EDDY_OK)
         return -1;
     uint32_t first = parts->part;
-    int rc = 0;
+    int rc = s->n ? 0 : sph_zero_sums(s, parts->graph, s->k_sum, s->istate, s->args);
     if (s->n)
         rc = eddy_graph_add_pass(s->e, parts->graph, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "sph.iisph_check", .kernel = s->k_decide, .groups = { 1 },
@@ -247,11 +247,19 @@ static int iterate_over_ranks(sph *s, eddy_step_parts *parts)
     return rc;
 }
 
+int sph_zero_sums(sph *s, eddy_graph g, eddy_kernel k, eddy_buffer state, eddy_buffer args)
+{
+    return eddy_graph_add_pass(s->e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+        .label = "sph.zero_sums", .kernel = k, .groups = { 1 },
+        .bindings = { { s->params, EDDY_READ }, { s->partials, EDDY_READ }, { state, EDDY_READ_WRITE },
+                      { args, EDDY_WRITE }, { s->sreduce, EDDY_READ_WRITE } } });
+}
+
 int sph_iisph_empty_parts(sph *s, eddy_step_parts *parts)
 {
     /* Zero sums and no stop flag: the ranks with particles decide. Nothing
      * in flight reads them between steps. */
-    if (eddy_buffer_fill(s->e, s->sreduce, 0, 32, 0) != EDDY_OK ||
+    if (make_owned(s) != EDDY_OK || eddy_buffer_fill(s->e, s->sreduce, 0, 32, 0) != EDDY_OK ||
         eddy_buffer_fill(s->e, s->istate, 0, sizeof(struct eddy_sph_iisph_state), 0) != EDDY_OK)
         return -1;
     return iterate_over_ranks(s, parts);

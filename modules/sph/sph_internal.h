@@ -102,6 +102,10 @@ int sph_record_iisph(sph *s, eddy_graph g, eddy_step_parts *parts);
 /* Over MPI ranks, a rank without particles of the set: the iterations'
  * syncs and loop all the same (every rank takes part in each). */
 int sph_iisph_empty_parts(sph *s, eddy_step_parts *parts);
+/* Over ranks, on a rank without particles: a pass of the sum kernel k
+ * (the check's phase 1) over none, so that the next sync adds zeros, not
+ * the totals the last reduction left in sreduce. */
+int sph_zero_sums(sph *s, eddy_graph g, eddy_kernel k, eddy_buffer state, eddy_buffer args);
 /* IISPH's or DFSPH's solves since the last frame: statistics, the warning
  * system.unconverged, the adaptive substep's factor. */
 void sph_solve_stats(sph *s, eddy_stats *st);

@@ -165,8 +165,8 @@ static eddy_result check_scene(eddy_scene *s, double *reach)
 {
     eddy_engine *e = s->e;
     *reach = 0;
-    if (s->adaptive || s->renderer)
-        return scene_dist_refuse(s, s->adaptive ? "adaptive stepping (\"adaptive\")" : "\"output.images\"");
+    if (s->renderer)
+        return scene_dist_refuse(s, "\"output.images\"");
     for (uint32_t i = 0; i < s->system_count; i++) {
         scene_system *sys = &s->systems[i];
         const eddy_module_desc *m = sys->module;
@@ -411,6 +411,18 @@ void scene_dist_free(eddy_scene *s)
     s->dist = NULL;
 }
 
+/* Adaptive stepping over ranks, after the exchange, when every rank's
+ * ghosts carry their owners' velocities: each rank's systems see the
+ * particles it holds, so the smallest stable substep over the ranks is
+ * the one-rank run's (a minimum does not depend on the order). */
+static eddy_result adapt(eddy_scene *s)
+{
+    double mine = scene_stable_dt(s), all = mine;
+    MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MIN, s->dist->ctx.comm);
+    s->adapt_pending = false;
+    return scene_dist_agree(s, scene_adapt_to(s, all));
+}
+
 /* One substep: a new graph (the counts change), the exchange's passes in
  * it, then the systems' for the particles on the device now. */
 static eddy_result substep(eddy_scene *s)
@@ -428,6 +440,8 @@ static eddy_result substep(eddy_scene *s)
     /* A rank whose merge or counts failed must not leave the others alone
      * in the parts' collectives: all go on, or none. */
     r = scene_dist_agree(s, r);
+    if (r == EDDY_OK && s->adapt_pending)
+        r = adapt(s);
     if (r == EDDY_OK)
         r = dist_parts_step(s, s->graph);
     double t3 = now_s();
@@ -441,11 +455,13 @@ static eddy_result substep(eddy_scene *s)
 eddy_result scene_dist_steps(eddy_scene *s, uint64_t n)
 {
     for (uint64_t k = 0; k < n; k++) {
-        for (uint32_t j = 0; j < s->substeps; j++) {
+        /* An adaptive step's count is set in its first substep. */
+        uint32_t j = 0;
+        do {
             eddy_result r = substep(s);
             if (r != EDDY_OK)
                 return r;
-        }
+        } while (++j < (s->adaptive ? s->current_substeps : s->substeps));
         s->steps_done++;
     }
     return EDDY_OK;

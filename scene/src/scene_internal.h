@@ -80,6 +80,7 @@ struct eddy_scene {
     bool adaptive;         /* substeps follow the systems' stable_dt, checked per frame */
     uint32_t current_substeps;
     uint32_t max_substeps; /* adaptive: at most this many */
+    bool adapt_pending;    /* over ranks: the next substep adapts, after its exchange */
     double duration;
     uint64_t steps, steps_done;
     uint64_t frame_step; /* steps_done at the last frame: the "clamped" counts cover (frame_step, steps_done] */
@@ -228,6 +229,10 @@ bool scene_parse_images(parse_ctx *c, eddy_scene *s, const cJSON *j, eddy_render
 /* Adaptive stepping: called by load for the first substep count and by
  * eddy_scene_run after each frame. */
 eddy_result scene_adapt(eddy_scene *s);
+/* The smallest of this rank's systems' stable substeps; scene_adapt's
+ * choice for a given one (over ranks: the smallest over the ranks). */
+double scene_stable_dt(eddy_scene *s);
+eddy_result scene_adapt_to(eddy_scene *s, double stable);
 /* Waits for a host's recorded steps and reads their outputs (scene_step.c). */
 eddy_result scene_wait_recorded(eddy_scene *s);
 /* A new step graph of n substeps (adaptive stepping, a restored checkpoint). */

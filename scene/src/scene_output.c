@@ -555,14 +555,20 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         scene_stats_printf(&st, ":{");
         st.first = true;
         /* A rank's system sees its part of the sets, ghosts included: over
-         * ranks its figures are not the scene's, but rank 0 still asks for
-         * them (and drops them) so that its warnings on what every rank
-         * agrees on, a solve that stopped unconverged, are said once. */
+         * ranks its figures are not the scene's and are dropped, but every
+         * rank asks for them, for their side effects on what every rank
+         * agrees on (a pressure solve's substep factor after an unconverged
+         * solve, which adaptive stepping reads), and rank 0 alone says the
+         * warnings (a solve that stopped unconverged), once. */
         if (s->systems[i].module->stats && !s->dist)
             s->systems[i].module->stats(s->systems[i].state, &st);
         eddy_stats dropped = { 0 };
-        if (s->systems[i].module->stats && s->dist && scene_dist_root(s))
+        if (s->systems[i].module->stats && s->dist) {
+            bool was = eddy_log_quiet(s->e, false);
+            eddy_log_quiet(s->e, was || !scene_dist_root(s));
             s->systems[i].module->stats(s->systems[i].state, &dropped);
+            eddy_log_quiet(s->e, was);
+        }
         free(dropped.buf);
         scene_stats_printf(&st, "}");
     }

@@ -427,25 +427,52 @@ eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps)
 
 /* Adaptive stepping: the substeps the systems need now; a new step graph
  * when that differs from the current one. */
-eddy_result scene_adapt(eddy_scene *s)
+double scene_stable_dt(eddy_scene *s)
 {
     double stable = INFINITY;
     for (uint32_t i = 0; i < s->system_count; i++) {
         double d = s->systems[i].module->stable_dt(s->systems[i].state);
         stable = d < stable ? d : stable;
     }
+    return stable;
+}
+
+eddy_result scene_adapt(eddy_scene *s)
+{
+    /* Over ranks the ghosts' velocities are a substep old here: the next
+     * substep adapts, once its exchange has brought them (scene_dist.c). */
+    if (s->dist) {
+        s->adapt_pending = true;
+        s->current_substeps = s->current_substeps ? s->current_substeps : s->substeps;
+        return EDDY_OK;
+    }
+    return scene_adapt_to(s, scene_stable_dt(s));
+}
+
+eddy_result scene_adapt_to(eddy_scene *s, double stable)
+{
     double need = ceil(s->dt / stable - 1e-9);
     uint32_t n = need < s->substeps ? s->substeps : need > s->max_substeps ? s->max_substeps : (uint32_t)need;
-    if (stable * n < s->dt * (1 - 1e-9))
+    if (stable * n < s->dt * (1 - 1e-9) && scene_dist_root(s))
         eddy_log(s->e, EDDY_LOG_WARN, "adaptive.limited", "adaptive: %u substeps (max_substeps) are not enough for a "
                  "stable substep of %g s at step %llu", n, stable, (unsigned long long)s->steps_done);
-    if (s->graph.id && n == s->current_substeps)
+    if ((s->graph.id || s->dist) && n == s->current_substeps)
         return EDDY_OK;
     return scene_set_substeps(s, n);
 }
 
 eddy_result scene_set_substeps(eddy_scene *s, uint32_t n)
 {
+    /* Over ranks each substep declares its own graph (scene_dist.c). */
+    for (uint32_t i = 0; s->dist && i < s->system_count; i++) {
+        eddy_result r = s->systems[i].module->set_dt(s->systems[i].state, s->dt / n);
+        if (r != EDDY_OK)
+            return r;
+    }
+    if (s->dist) {
+        s->current_substeps = n;
+        return EDDY_OK;
+    }
     eddy_destroy_graph(s->e, s->graph);
     s->generation++;
     s->graph = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc),

@@ -161,6 +161,16 @@ int main(void)
     free(in), free(out), free(direct);
     eddy_destroy_buffer(e, big_a);
     eddy_destroy_buffer(e, big_b);
+    /* Quiet: eddy's warnings are dropped, its errors still come. */
+    test_clear_error();
+    CHECK(!eddy_log_quiet(e, true));
+    eddy_log(e, EDDY_LOG_WARN, "adaptive.limited", "dropped while quiet");
+    eddy_log(e, EDDY_LOG_ERROR, "buffer.invalid", "said while quiet");
+    CHECK(eddy_log_quiet(e, false));
+    CHECK(!test_saw("adaptive.limited") && test_saw("buffer.invalid"));
+    eddy_log(e, EDDY_LOG_WARN, "adaptive.limited", "said again");
+    CHECK(test_saw("adaptive.limited"));
+    test_clear_error();
     eddy_destroy_buffer(e, sb);
     eddy_destroy_kernel(e, k);
     test_finish(e);

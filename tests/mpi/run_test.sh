@@ -2,7 +2,7 @@
 # `eddy run` over MPI ranks (mpirun --oversubscribe on this machine's
 # cores): each scene's (IISPH, DFSPH, PBF, granular material with friction,
 # weakly compressible SPH coupled with rigid bodies that lie across the
-# ranks) last frame on 2, 3 and 4 ranks, gathered by particle id from
+# ranks, adaptive substeps) last frame on 2, 3 and 4 ranks, gathered by particle id from
 # the ranks' pieces, is bitwise the one-rank run's, and so are the
 # statistics lines; particles migrate and the split moves; VTK's parallel
 # reader opens a frame and finds every particle once; a rank fed an
@@ -29,15 +29,19 @@ one_error() { # label rc pattern
 }
 # scene:set:checks[:ranks] (--moves: particles migrate and the split moves;
 # --spanning: a body lies across ranks; a scene's second set reuses its
-# runs; ranks 2, 3 and 4 unless given). DFSPH's parts are IISPH's pattern
-# twice: 3 ranks for it.
+# runs; ranks 2, 3 and 4 unless given, joined by _). DFSPH's parts are
+# IISPH's pattern twice: 3 ranks for it. The adaptive dam (IISPH with few
+# iterations beside a weakly compressible column: its substeps go from 3
+# to 10 as the solves stop unconverged, and on 3 and 4 ranks one rank
+# holds no IISPH particles for a while) on 3 and 4.
 runs="iisph_dam:water:--moves dfsph_dam:water:--moves:3 pbf_dam:water:--moves granular_pile:sand:--moves
-      couple_dam:water:- couple_dam:bodies:--spanning"
+      couple_dam:water:- couple_dam:bodies:--spanning adaptive_dam:water:--moves:3_4 adaptive_dam:oil:-:3_4"
 [ "$quick" = quick ] && runs=iisph_dam:water:--moves:3
 for run in $runs; do
     IFS=: read -r scene set checks ranks <<<"$run"
     [ "$checks" = - ] && checks=""
     ranks=${ranks:-2 3 4}
+    ranks=${ranks//_/ }
     json=$here/dist_$scene.json
     if [ ! -d "$tmp/$scene.1" ]; then
         "$eddy" run "$json" --out "$tmp/$scene.1" --quiet >"$tmp/out" 2>"$tmp/err" || fail "$scene, 1 rank: exit $?"

@@ -68,8 +68,8 @@ extern "C" {
 #endif
 
 #define EDDY_VERSION_MAJOR 1
-#define EDDY_VERSION_MINOR 6
-#define EDDY_VERSION_PATCH 1
+#define EDDY_VERSION_MINOR 7
+#define EDDY_VERSION_PATCH 0
 
 typedef enum eddy_result {
     EDDY_TIMEOUT = 1,                 /* not an error: eddy_wait's time ran out first (wait again) */
@@ -118,6 +118,14 @@ typedef void (*eddy_log_fn)(void *user, eddy_log_level level, const char *source
 /* Message identifiers: every message eddy logs carries one ("area.what");
  * the list, with what each means and its level, is in eddy_messages.h. */
 #include "eddy_messages.h"
+
+/* While quiet, eddy's own messages below error level (debug, info,
+ * warnings) are dropped instead of passed to the log callback or stderr;
+ * errors, and the validation layer's messages, still are. For a program
+ * that runs a call only for its side effects and has the warnings said
+ * elsewhere (over MPI ranks, rank 0 speaks for all). Returns the previous
+ * setting; default false. Never waits; not thread safe. */
+EDDY_API bool eddy_log_quiet(eddy_engine *e, bool quiet);
 
 /* The identifier of the last error-level message eddy itself logged on this
  * engine ("" when none): for programs that keep the default log. Valid until
