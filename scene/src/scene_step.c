@@ -425,8 +425,6 @@ eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps)
     return EDDY_OK;
 }
 
-/* Adaptive stepping: the substeps the systems need now; a new step graph
- * when that differs from the current one. */
 double scene_stable_dt(eddy_scene *s)
 {
     double stable = INFINITY;
@@ -437,6 +435,8 @@ double scene_stable_dt(eddy_scene *s)
     return stable;
 }
 
+/* Adaptive stepping: the substeps the systems need now; a new step graph
+ * when that differs from the current one. */
 eddy_result scene_adapt(eddy_scene *s)
 {
     /* Over ranks the ghosts' velocities are a substep old here: the next
