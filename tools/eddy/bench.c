@@ -558,6 +558,8 @@ void eddy_bench_usage(FILE *f)
     put_groups(&w, EDDY_BENCH_LISTS);
     put_text(&w, "without neighbour lists (the per-device rule's other side); --model DEVICE.json: each pass's "
                  "predicted time on that device (docs/benchmarks.md); the cases with a pass profile (the modules' "
-                 "steps and frames) print each pass's bytes, visits and flops per element (\"profile\")");
+                 "steps and frames) print each pass's bytes, visits and flops per element (\"profile\"). "
+                 "dist.sph, dist.pbf (or dist): the distributed step of a 36,000-particle dam break over the ranks of "
+                 "mpirun -np N eddy bench dist, against rank 0 alone in the same run (docs/distributed.md)");
     fputc('\n', f);
 }

@@ -7,6 +7,7 @@
 #include "eddy/eddy_builtin.h"
 
 #include "bench.h"
+#include "bench_dist.h"
 #include "cli_options.h"
 #include "run_checkpoint.h"
 #include "run_mpi.h"
@@ -472,10 +473,31 @@ static int cmd_bench(int argc, char **argv)
     }
     bo.iterations = (uint32_t)iterations;
     bo.particles = (uint32_t)particles;
+    /* The distributed step's cases (bench_dist.h) run over the launch's
+     * ranks; the others on one device, so not under a launch of several. */
+    char *rest[64];
+    int m = 0, dist = 0;
+    for (int i = 0; i < n; i++) {
+        if (eddy_bench_dist_case(names[i]))
+            dist++;
+        else
+            rest[m++] = names[i];
+    }
+    if (run_mpi_size() > 1 && (m || !dist)) {
+        if (run_mpi_rank() == 0)
+            fprintf(stderr, "eddy error [cli.usage]: bench over %d MPI ranks: only the cases dist, dist.sph and "
+                            "dist.pbf run over ranks; run the others without mpirun\n", run_mpi_size());
+        return 2;
+    }
     eddy_engine *e = make_engine(&o);
     if (!e)
         return 1;
-    int rc = eddy_bench_main(e, n, names, &bo);
+    int rc = 0;
+    for (int i = 0; i < n; i++)
+        if (eddy_bench_dist_case(names[i]))
+            rc |= eddy_bench_dist(e, names[i], bo.iterations);
+    if (m || !dist)
+        rc |= eddy_bench_main(e, m, rest, &bo);
     eddy_destroy_engine(e);
     return rc;
 }
@@ -496,8 +518,11 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "devices"))
         return cmd_devices();
-    if (!strcmp(cmd, "bench"))
-        return cmd_bench(argc, argv);
+    /* Under mpirun or srun, `bench dist` starts MPI (bench_dist.h). */
+    if (!strcmp(cmd, "bench")) {
+        run_mpi_begin(&argc, &argv);
+        return run_mpi_end(cmd_bench(argc, argv));
+    }
     if (!strcmp(cmd, "voxelize"))
         return eddy_voxelize_main(argc, argv);
     if (!strcmp(cmd, "view"))

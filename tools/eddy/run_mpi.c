@@ -28,6 +28,13 @@ const char *run_mpi_device(void)
 {
     return NULL;
 }
+void run_mpi_barrier(void)
+{
+}
+void run_mpi_share(char *text, int cap)
+{
+    (void)text, (void)cap;
+}
 void run_mpi_log(void *user, eddy_log_level level, const char *source, const char *id, const char *message)
 {
     (void)user, (void)level, (void)source, (void)id, (void)message;
@@ -123,6 +130,18 @@ void run_mpi_log(void *user, eddy_log_level level, const char *source, const cha
         fprintf(stderr, "eddy %s [%s]: %s%s\n", lv, id, who, message);
     else
         fprintf(stderr, "eddy %s %s [%s]: %s%s\n", lv, source, id, who, message);
+}
+
+void run_mpi_barrier(void)
+{
+    if (g.size > 1)
+        MPI_Barrier(g.comm);
+}
+
+void run_mpi_share(char *text, int cap)
+{
+    if (g.size > 1)
+        MPI_Bcast(text, cap, MPI_CHAR, 0, g.comm);
 }
 
 int run_mpi_end(int rc)

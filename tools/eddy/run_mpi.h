@@ -22,6 +22,10 @@ int run_mpi_size(void);
  * modulo the node's devices, as text for eddy_engine_desc.device (NULL on
  * one rank: eddy's default choice). */
 const char *run_mpi_device(void);
+/* Waits for every rank (nothing on one rank). */
+void run_mpi_barrier(void);
+/* Rank 0's text of `cap` bytes into every rank's (nothing on one rank). */
+void run_mpi_share(char *text, int cap);
 /* The engine's log while more than one rank runs (eddy_engine_desc.log). */
 void run_mpi_log(void *user, eddy_log_level level, const char *source, const char *id, const char *message);
 /* Ends the ranks together: the exit status is the worst rank's, and rank
