@@ -73,8 +73,8 @@ bool dist_ensure(eddy_scene *s, eddy_buffer *b, uint64_t bytes, const char *labe
  * did not queue, the caller downloads after the run). A queued dist_get's
  * bytes are in out once the next graph run has returned: queue it just
  * before that run. dist_ran says a graph run here carried what was queued. */
-eddy_result dist_put(eddy_scene *s, eddy_buffer b, uint64_t size, const void *data);
-eddy_result dist_get(eddy_scene *s, eddy_buffer b, uint64_t size, void *out, bool *queued);
+eddy_result dist_put(eddy_scene *s, eddy_buffer b, uint64_t offset, uint64_t size, const void *data);
+eddy_result dist_get(eddy_scene *s, eddy_buffer b, uint64_t offset, uint64_t size, void *out, bool *queued);
 eddy_result dist_ran(eddy_scene *s, eddy_result r);
 /* A dist.gather pass into g: dst[k] = perm[k] < split ? a[perm[k]] :
  * b[perm[k] - split], rows of `words` uints (b unused: `none`, split past

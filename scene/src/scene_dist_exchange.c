@@ -40,18 +40,18 @@ static bool stage_room(scene_dist *d, uint64_t size)
     return true;
 }
 
-eddy_result dist_put(eddy_scene *s, eddy_buffer b, uint64_t size, const void *data)
+eddy_result dist_put(eddy_scene *s, eddy_buffer b, uint64_t offset, uint64_t size, const void *data)
 {
     if (size == 0)
         return EDDY_OK;
-    return stage_room(s->dist, size) ? eddy_buffer_stage_write(s->e, b, 0, size, data)
-                                     : eddy_buffer_upload(s->e, b, 0, size, data);
+    return stage_room(s->dist, size) ? eddy_buffer_stage_write(s->e, b, offset, size, data)
+                                     : eddy_buffer_upload(s->e, b, offset, size, data);
 }
 
-eddy_result dist_get(eddy_scene *s, eddy_buffer b, uint64_t size, void *out, bool *queued)
+eddy_result dist_get(eddy_scene *s, eddy_buffer b, uint64_t offset, uint64_t size, void *out, bool *queued)
 {
     *queued = size == 0 || stage_room(s->dist, size);
-    return size && *queued ? eddy_buffer_stage_read(s->e, b, 0, size, out) : EDDY_OK;
+    return size && *queued ? eddy_buffer_stage_read(s->e, b, offset, size, out) : EDDY_OK;
 }
 
 eddy_result dist_ran(eddy_scene *s, eddy_result r)
@@ -179,7 +179,7 @@ static eddy_result fetch_rows(eddy_scene *s, dist_set *ds, const dist_send *list
     for (uint32_t k = 0; idx && k < n; k++)
         idx[k] = list[k].at;
     if (r == EDDY_OK)
-        r = dist_put(s, ds->perm, 4ull * n, idx);
+        r = dist_put(s, ds->perm, 0, 4ull * n, idx);
     eddy_graph g = r == EDDY_OK ? eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc),
                                                                            .label = "dist.send" })
                                 : (eddy_graph){ 0 };
@@ -190,7 +190,7 @@ static eddy_result fetch_rows(eddy_scene *s, dist_set *ds, const dist_send *list
             r = EDDY_ERROR_VULKAN;
     }
     for (uint32_t b = 0; b < ds->buffers && r == EDDY_OK; b++)
-        r = dist_get(s, ds->xfer[b], (uint64_t)n * ds->esize[b], tmp + (size_t)n * ds->offset[b], &queued[b]);
+        r = dist_get(s, ds->xfer[b], 0, (uint64_t)n * ds->esize[b], tmp + (size_t)n * ds->offset[b], &queued[b]);
     if (r == EDDY_OK)
         r = dist_ran(s, g.id ? eddy_graph_run(s->e, g, 1) : EDDY_ERROR_VULKAN);
     for (uint32_t b = 0; b < ds->buffers && r == EDDY_OK; b++) {
@@ -258,7 +258,7 @@ static eddy_result merge(eddy_scene *s, uint32_t i, eddy_graph g, const uint8_t 
     if (r == EDDY_OK && (!dist_ensure(s, &ds->perm, 4ull * n, "dist.order")))
         r = EDDY_ERROR_OUT_OF_MEMORY;
     if (r == EDDY_OK && n)
-        r = dist_put(s, ds->perm, 4ull * n, perm);
+        r = dist_put(s, ds->perm, 0, 4ull * n, perm);
     for (uint32_t b = 0; b < ds->buffers && r == EDDY_OK && n; b++) {
         uint32_t es = ds->esize[b];
         for (uint32_t k = 0; k < got; k++)
@@ -267,7 +267,7 @@ static eddy_result merge(eddy_scene *s, uint32_t i, eddy_graph g, const uint8_t 
             !dist_ensure(s, &ds->work[b], (uint64_t)ds->capacity * es, "dist.work"))
             r = EDDY_ERROR_OUT_OF_MEMORY;
         if (r == EDDY_OK && got)
-            r = dist_put(s, ds->xfer[b], (uint64_t)got * es, tmp);
+            r = dist_put(s, ds->xfer[b], 0, (uint64_t)got * es, tmp);
         if (r == EDDY_OK && (dist_add_gather(s, g, ds->perm, ds->buf[b], ds->xfer[b], ds->work[b], n, es / 4, old) < 0 ||
                              dist_add_gather(s, g, d->ident, ds->work[b], d->none, ds->buf[b], n, es / 4, UINT32_MAX) < 0))
             r = EDDY_ERROR_VULKAN;

@@ -56,6 +56,12 @@ typedef struct dist_parts {
     uint32_t set;        /* the declaring system's set (index), or UINT32_MAX */
     dist_pairs *pairs;   /* per set */
     eddy_result failed;  /* a sync or loop refused (logged) */
+    /* What the sync after the running part and its loop's test read, when
+     * they ride on the part's own submission (queued: landed there). */
+    struct {
+        uint32_t *order, order_cap, reduced[192], flag;
+        bool order_q, reduced_q, flag_q;
+    } pre;
 } dist_parts;
 
 static int set_index(const eddy_scene *s, eddy_particles p)
@@ -229,10 +235,10 @@ static eddy_result pack_rows(eddy_scene *s, dist_set *ds, eddy_buffer buf, uint3
         return EDDY_ERROR_OUT_OF_MEMORY;
     eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.pack" });
     bool queued = false;
-    eddy_result r = g.id ? dist_put(s, ds->sidx, 4ull * n, idx) : EDDY_ERROR_VULKAN;
+    eddy_result r = g.id ? dist_put(s, ds->sidx, 0, 4ull * n, idx) : EDDY_ERROR_VULKAN;
     if (r == EDDY_OK)
         r = dist_add_gather(s, g, ds->sidx, buf, s->dist->none, ds->stage_out, n, es / 4, UINT32_MAX) < 0
-                ? EDDY_ERROR_VULKAN : dist_get(s, ds->stage_out, (uint64_t)n * es, out, &queued);
+                ? EDDY_ERROR_VULKAN : dist_get(s, ds->stage_out, 0, (uint64_t)n * es, out, &queued);
     if (r == EDDY_OK)
         r = dist_ran(s, eddy_graph_run(s->e, g, 1));
     if (r == EDDY_OK && !queued)
@@ -251,9 +257,9 @@ static eddy_result unpack_rows(eddy_scene *s, dist_set *ds, eddy_buffer buf, uin
         !dist_ensure(s, &ds->stage_in, (uint64_t)n * es, "dist.stage_in"))
         return EDDY_ERROR_OUT_OF_MEMORY;
     eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.unpack" });
-    eddy_result r = g.id ? dist_put(s, ds->ridx, 4ull * n, idx) : EDDY_ERROR_VULKAN;
+    eddy_result r = g.id ? dist_put(s, ds->ridx, 0, 4ull * n, idx) : EDDY_ERROR_VULKAN;
     if (r == EDDY_OK)
-        r = dist_put(s, ds->stage_in, (uint64_t)n * es, in);
+        r = dist_put(s, ds->stage_in, 0, (uint64_t)n * es, in);
     uint32_t push[3] = { n, es / 4, 0 };
     double most = eddy_engine_device(s->e)->max_workgroup_count[0];
     if (r == EDDY_OK)
@@ -267,9 +273,10 @@ static eddy_result unpack_rows(eddy_scene *s, dist_set *ds, eddy_buffer buf, uin
 }
 
 /* The rows of the pairs' send and receive lists (local indices) through
- * the order buffer's inverse: one download of the order a sync. */
-static eddy_result pair_rows(eddy_scene *s, dist_set *ds, eddy_buffer order, const dist_pairs *pp, uint32_t *srow,
-                             uint32_t *rrow)
+ * the order buffer's inverse: the order as it landed with the part before
+ * the sync (landed), else one download of it. */
+static eddy_result pair_rows(eddy_scene *s, dist_set *ds, eddy_buffer order, const uint32_t *landed,
+                             const dist_pairs *pp, uint32_t *srow, uint32_t *rrow)
 {
     if (!order.id) {
         memcpy(srow, pp->send, 4ull * pp->sends);
@@ -278,7 +285,9 @@ static eddy_result pair_rows(eddy_scene *s, dist_set *ds, eddy_buffer order, con
     }
     uint32_t *ord = malloc(4ull * ds->local + 4), *row = malloc(4ull * ds->local + 4);
     eddy_result r = ord && row ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
-    if (r == EDDY_OK && ds->local)
+    if (r == EDDY_OK && ds->local && landed)
+        memcpy(ord, landed, 4ull * ds->local);
+    else if (r == EDDY_OK && ds->local)
         r = eddy_buffer_download(s->e, order, 0, 4ull * ds->local, ord);
     for (uint32_t k = 0; r == EDDY_OK && k < ds->local; k++)
         row[k] = UINT32_MAX;
@@ -350,12 +359,16 @@ static eddy_result refresh(eddy_scene *s, dist_parts *P, const dist_sync *sy, ui
 }
 
 /* The sum and maxima a sync reduces (collective). */
-static eddy_result reduce(eddy_scene *s, const eddy_sync_desc *d)
+static eddy_result reduce(eddy_scene *s, const eddy_sync_desc *d, const uint32_t *landed)
 {
     scene_dist *sd = s->dist;
     uint32_t words = 2 * d->sum_u64 + d->max_u32;
     uint32_t v[192], out[192];
-    eddy_result r = words ? eddy_buffer_download(s->e, d->reduce, d->reduce_offset, 4ull * words, v) : EDDY_OK;
+    eddy_result r = EDDY_OK;
+    if (words && landed)
+        memcpy(v, landed, 4ull * words);
+    else if (words)
+        r = eddy_buffer_download(s->e, d->reduce, d->reduce_offset, 4ull * words, v);
     if ((r = scene_dist_agree(s, r)) != EDDY_OK || !words)
         return r;
     double t0 = MPI_Wtime();
@@ -384,7 +397,8 @@ static eddy_result reduce(eddy_scene *s, const eddy_sync_desc *d)
     sd->t_exchange += MPI_Wtime() - t0;
     for (uint32_t k = 0; k < d->sum_u64; k++)
         out[2 * k] = (uint32_t)total[k], out[2 * k + 1] = (uint32_t)(total[k] >> 32);
-    return eddy_buffer_upload(s->e, d->reduce, d->reduce_offset, 4ull * words, out);
+    /* The next part reads them: they ride on its submission. */
+    return dist_put(s, d->reduce, d->reduce_offset, 4ull * words, out);
 }
 
 /* The owned rows of src (particle order) into row id of dst on every rank
@@ -450,28 +464,56 @@ static eddy_result run_sync(eddy_scene *s, dist_parts *P, const dist_sync *sy)
         uint32_t *srow = malloc(4ull * pp->sends + 4), *rrow = malloc(4ull * pp->recvs + 4);
         r = srow && rrow ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
         if (r == EDDY_OK)
-            r = pair_rows(s, ds, sy->desc.order, pp, srow, rrow);
+            r = pair_rows(s, ds, sy->desc.order, P->pre.order_q ? P->pre.order : NULL, pp, srow, rrow);
         r = scene_dist_agree(s, r);
         for (uint32_t b = 0; b < sy->desc.buffer_count && r == EDDY_OK; b++)
             r = refresh(s, P, sy, b, srow, rrow);
         free(srow), free(rrow);
     }
-    return r == EDDY_OK ? reduce(s, &sy->desc) : r;
+    return r == EDDY_OK ? reduce(s, &sy->desc, P->pre.reduced_q ? P->pre.reduced : NULL) : r;
 }
 
 /* Whether a loop's done flag is set on any rank (collective: every rank
  * leaves the loop together). */
-static eddy_result loop_done(eddy_scene *s, const dist_loop *L, bool *done)
+static eddy_result loop_done(eddy_scene *s, const dist_parts *P, const dist_loop *L, bool *done)
 {
-    uint32_t v = 0;
+    uint32_t v = P->pre.flag;
     *done = false;
     if (!L->done.id)
         return EDDY_OK;
-    eddy_result r = scene_dist_agree(s, eddy_buffer_download(s->e, L->done, L->offset, 4, &v));
+    eddy_result r = scene_dist_agree(s, P->pre.flag_q ? EDDY_OK : eddy_buffer_download(s->e, L->done, L->offset, 4, &v));
     int mine = v != 0, any = 0;
     if (r == EDDY_OK)
         MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, s->dist->ctx.comm);
     *done = any != 0;
+    return r;
+}
+
+/* Before part k runs: what the sync after it and its loop's test will
+ * read (the sync's order, its reduced words, the loop's flag), queued to
+ * land at the end of the part's own submission instead of a download
+ * each after it. Past the staged budget they are downloaded as before. */
+static eddy_result preread(eddy_scene *s, dist_parts *P, uint32_t k, uint32_t l)
+{
+    P->pre.order_q = P->pre.reduced_q = P->pre.flag_q = false;
+    eddy_result r = EDDY_OK;
+    const dist_sync *sy = k + 1 < P->count ? &P->syncs[k] : NULL;
+    if (sy && sy->desc.buffer_count && sy->desc.order.id) {
+        uint32_t n = s->dist->sets[sy->set].local;
+        if (n > P->pre.order_cap) {
+            uint32_t *o = realloc(P->pre.order, 4ull * n);
+            if (!o)
+                return EDDY_ERROR_OUT_OF_MEMORY;
+            P->pre.order = o, P->pre.order_cap = n;
+        }
+        r = dist_get(s, sy->desc.order, 0, 4ull * n, P->pre.order, &P->pre.order_q);
+    }
+    uint32_t words = sy ? 2 * sy->desc.sum_u64 + sy->desc.max_u32 : 0;
+    if (r == EDDY_OK && words)
+        r = dist_get(s, sy->desc.reduce, sy->desc.reduce_offset, 4ull * words, P->pre.reduced, &P->pre.reduced_q);
+    const dist_loop *L = l < P->loop_count && P->loops[l].last == k ? &P->loops[l] : NULL;
+    if (r == EDDY_OK && L && L->done.id)
+        r = dist_get(s, L->done, L->offset, 4, &P->pre.flag, &P->pre.flag_q);
     return r;
 }
 
@@ -482,13 +524,16 @@ static eddy_result run_parts(eddy_scene *s, dist_parts *P)
     eddy_result r = EDDY_OK;
     for (uint32_t k = 0; k < P->count && r == EDDY_OK;) {
         double t0 = MPI_Wtime();
-        r = scene_dist_agree(s, dist_ran(s, eddy_graph_run(s->e, P->graphs[k], 1)));
+        r = preread(s, P, k, l);
+        if (r == EDDY_OK)
+            r = dist_ran(s, eddy_graph_run(s->e, P->graphs[k], 1));
+        r = scene_dist_agree(s, r);
         d->t_compute += MPI_Wtime() - t0;
         if (r == EDDY_OK && k + 1 < P->count)
             r = run_sync(s, P, &P->syncs[k]);
         if (r == EDDY_OK && l < P->loop_count && P->loops[l].last == k) {
             bool done = false;
-            r = loop_done(s, &P->loops[l], &done);
+            r = loop_done(s, P, &P->loops[l], &done);
             if (r == EDDY_OK && !done && ++runs[l] < P->loops[l].times) {
                 k = P->loops[l].first;
                 continue;
@@ -553,7 +598,7 @@ eddy_result dist_parts_step(eddy_scene *s, eddy_graph first)
         eddy_destroy_graph(s->e, P.graphs[k]);
     for (uint32_t i = 0; P.pairs && i < s->set_count; i++)
         free(P.pairs[i].send), free(P.pairs[i].recv), free(P.pairs[i].scount);
-    free(P.graphs), free(P.syncs), free(P.pairs);
+    free(P.graphs), free(P.syncs), free(P.pairs), free(P.pre.order);
     return r;
 }
 

@@ -167,7 +167,8 @@ int eddy_bench_dist(eddy_engine *e, const char *name, uint32_t steps)
         }
         run_mpi_share(dir, (int)sizeof dir);
         if (!dir[0]) {
-            fprintf(stderr, "eddy error [bench.io]: %s: no temporary folder for the run's statistics\n", c);
+            fprintf(stderr, "eddy error [output.write]: bench %s: no temporary folder for the run's statistics "
+                            "(TMPDIR or /tmp)\n", c);
             return 1;
         }
         /* The one-rank reference first, on rank 0 alone, then every rank. */
