@@ -48,7 +48,7 @@ a=$?
 meson test -C build-san --no-rebuild --num-processes 2 --print-errorlogs \
     --wrapper "$root/tests/sanitize/run.sh" "${gpu_sample[@]}" $cli "$@" >build-san/sanitize-b.log 2>&1
 b=$?
-# Each harness runs 8 s on one core (libFuzzer is single-threaded): two at
+# Each harness runs 3 s on one core (libFuzzer is single-threaded): two at
 # a time on two cores.
 meson test -C build-san --no-rebuild --num-processes 2 --print-errorlogs --suite fuzz "$@" \
     >build-san/sanitize-c.log 2>&1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The suite's fuzz smoke test: one harness for 5 seconds on its seed
+# The suite's fuzz smoke test: one harness for 3 seconds on its seed
 # corpus (the seeds first, then mutations). Fails on any crash, sanitizer
 # report, leak or timeout libFuzzer finds; prints its executions. The scene
 # harness needs a Vulkan device: without one it skips (exit 77).
@@ -22,7 +22,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=64"
 export EDDY_FUZZ_STEP=1
 # Scenes name meshes relative to the working folder when fuzzed as text.
 cd "$root/scenes" || exit 1
-"$harness" -max_total_time=5 -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
+"$harness" -max_total_time=3 -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix="$tmp/found/" "$tmp/corpus" >"$tmp/log" 2>&1
 rc=$?
 # The scene harness exits 77 without a Vulkan device: a skip (meson: SKIP).

@@ -29,12 +29,14 @@ one_error() { # label rc pattern
 }
 # scene:set:checks[:ranks] (--moves: particles migrate and the split moves;
 # --spanning: a body lies across ranks; a scene's second set reuses its
-# runs; ranks 2, 3 and 4 unless given, joined by _). DFSPH's parts are
-# IISPH's pattern twice: 3 ranks for it. The adaptive dam (IISPH with few
+# runs; ranks 2, 3 and 4 unless given, joined by _). IISPH's dam and
+# DFSPH's (IISPH's pattern twice) on 3 ranks: the weakly compressible
+# dam with bodies covers the sph module on 2, 3 and 4, and the adaptive
+# dam IISPH again on 3 and 4. The adaptive dam (IISPH with few
 # iterations beside a weakly compressible column: its substeps go from 3
 # to 10 as the solves stop unconverged, and on 3 and 4 ranks one rank
 # holds no IISPH particles for a while) on 3 and 4.
-runs="iisph_dam:water:--moves dfsph_dam:water:--moves:3 pbf_dam:water:--moves granular_pile:sand:--moves
+runs="iisph_dam:water:--moves:3 dfsph_dam:water:--moves:3 pbf_dam:water:--moves granular_pile:sand:--moves
       couple_dam:water:- couple_dam:bodies:--spanning adaptive_dam:water:--moves:3_4 adaptive_dam:oil:-:3_4"
 [ "$quick" = quick ] && runs=iisph_dam:water:--moves:3
 for run in $runs; do
