@@ -223,51 +223,41 @@ static eddy_result make_pairs(eddy_scene *s, uint32_t i, dist_pairs *pp)
     return scene_dist_agree(s, r);
 }
 
-/* Rows idx[0..n) of buf (es bytes each) down into out: gathered on the
- * device so that only they cross to the host. */
-static eddy_result pack_rows(eddy_scene *s, dist_set *ds, eddy_buffer buf, uint32_t es, const uint32_t *idx,
-                             uint32_t n, unsigned char *out)
+/* Rows idx[0..n) of buf (es bytes each): down into out, gathered on the
+ * device so that only they cross to the host (in NULL); or up from in into
+ * those rows (shaders/dist_scatter.comp). */
+static eddy_result move_rows(eddy_scene *s, dist_set *ds, eddy_buffer buf, uint32_t es, const uint32_t *idx,
+                             uint32_t n, const unsigned char *in, unsigned char *out)
 {
     if (!n)
         return EDDY_OK;
-    if (!dist_ensure(s, &ds->sidx, 4ull * n, "dist.rows_out") ||
-        !dist_ensure(s, &ds->stage_out, (uint64_t)n * es, "dist.stage_out"))
+    bool up = in != NULL, queued = true;
+    eddy_buffer *ib = up ? &ds->ridx : &ds->sidx, *sb = up ? &ds->stage_in : &ds->stage_out;
+    if (!dist_ensure(s, ib, 4ull * n, up ? "dist.rows_in" : "dist.rows_out") ||
+        !dist_ensure(s, sb, (uint64_t)n * es, up ? "dist.stage_in" : "dist.stage_out"))
         return EDDY_ERROR_OUT_OF_MEMORY;
-    eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.pack" });
-    bool queued = false;
-    eddy_result r = g.id ? dist_put(s, ds->sidx, 0, 4ull * n, idx) : EDDY_ERROR_VULKAN;
-    if (r == EDDY_OK)
-        r = dist_add_gather(s, g, ds->sidx, buf, s->dist->none, ds->stage_out, n, es / 4, UINT32_MAX) < 0
-                ? EDDY_ERROR_VULKAN : dist_get(s, ds->stage_out, 0, (uint64_t)n * es, out, &queued);
+    eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc),
+                                                               .label = up ? "dist.unpack" : "dist.pack" });
+    eddy_result r = g.id ? dist_put(s, *ib, 0, 4ull * n, idx) : EDDY_ERROR_VULKAN;
+    if (r == EDDY_OK && up)
+        r = dist_put(s, *sb, 0, (uint64_t)n * es, in);
+    uint32_t push[3] = { n, es / 4, 0 };
+    double most = eddy_engine_device(s->e)->max_workgroup_count[0];
+    int pass = r != EDDY_OK ? -1
+             : up ? eddy_graph_add_pass(s->e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+                        .label = "dist.scatter", .kernel = s->dist->scatter,
+                        .groups = { (uint32_t)fmax(fmin(ceil(n / 64.0), most), 1) }, .push = push,
+                        .push_size = sizeof push,
+                        .bindings = { { *ib, EDDY_READ }, { *sb, EDDY_READ }, { buf, EDDY_READ_WRITE } } })
+                  : dist_add_gather(s, g, *ib, buf, s->dist->none, *sb, n, es / 4, UINT32_MAX);
+    if (r == EDDY_OK && pass < 0)
+        r = EDDY_ERROR_VULKAN;
+    if (r == EDDY_OK && !up)
+        r = dist_get(s, *sb, 0, (uint64_t)n * es, out, &queued);
     if (r == EDDY_OK)
         r = dist_ran(s, eddy_graph_run(s->e, g, 1));
     if (r == EDDY_OK && !queued)
-        r = eddy_buffer_download(s->e, ds->stage_out, 0, (uint64_t)n * es, out);
-    eddy_destroy_graph(s->e, g);
-    return r;
-}
-
-/* The rows in[0..n) up into rows idx[0..n) of buf (shaders/dist_scatter.comp). */
-static eddy_result unpack_rows(eddy_scene *s, dist_set *ds, eddy_buffer buf, uint32_t es, const uint32_t *idx,
-                               uint32_t n, const unsigned char *in)
-{
-    if (!n)
-        return EDDY_OK;
-    if (!dist_ensure(s, &ds->ridx, 4ull * n, "dist.rows_in") ||
-        !dist_ensure(s, &ds->stage_in, (uint64_t)n * es, "dist.stage_in"))
-        return EDDY_ERROR_OUT_OF_MEMORY;
-    eddy_graph g = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "dist.unpack" });
-    eddy_result r = g.id ? dist_put(s, ds->ridx, 0, 4ull * n, idx) : EDDY_ERROR_VULKAN;
-    if (r == EDDY_OK)
-        r = dist_put(s, ds->stage_in, 0, (uint64_t)n * es, in);
-    uint32_t push[3] = { n, es / 4, 0 };
-    double most = eddy_engine_device(s->e)->max_workgroup_count[0];
-    if (r == EDDY_OK)
-        r = eddy_graph_add_pass(s->e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc), .label = "dist.scatter",
-                .kernel = s->dist->scatter, .groups = { (uint32_t)fmax(fmin(ceil(n / 64.0), most), 1) },
-                .push = push, .push_size = sizeof push,
-                .bindings = { { ds->ridx, EDDY_READ }, { ds->stage_in, EDDY_READ }, { buf, EDDY_READ_WRITE } } }) < 0
-                ? EDDY_ERROR_VULKAN : dist_ran(s, eddy_graph_run(s->e, g, 1));
+        r = eddy_buffer_download(s->e, *sb, 0, (uint64_t)n * es, out);
     eddy_destroy_graph(s->e, g);
     return r;
 }
@@ -283,12 +273,11 @@ static eddy_result pair_rows(eddy_scene *s, dist_set *ds, eddy_buffer order, con
         memcpy(rrow, pp->recv, 4ull * pp->recvs);
         return EDDY_OK;
     }
-    uint32_t *ord = malloc(4ull * ds->local + 4), *row = malloc(4ull * ds->local + 4);
+    uint32_t *got = landed ? NULL : malloc(4ull * ds->local + 4), *row = malloc(4ull * ds->local + 4);
+    const uint32_t *ord = landed ? landed : got;
     eddy_result r = ord && row ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
-    if (r == EDDY_OK && ds->local && landed)
-        memcpy(ord, landed, 4ull * ds->local);
-    else if (r == EDDY_OK && ds->local)
-        r = eddy_buffer_download(s->e, order, 0, 4ull * ds->local, ord);
+    if (r == EDDY_OK && ds->local && got)
+        r = eddy_buffer_download(s->e, order, 0, 4ull * ds->local, got);
     for (uint32_t k = 0; r == EDDY_OK && k < ds->local; k++)
         row[k] = UINT32_MAX;
     for (uint32_t k = 0; r == EDDY_OK && k < ds->local; k++) {
@@ -304,7 +293,7 @@ static eddy_result pair_rows(eddy_scene *s, dist_set *ds, eddy_buffer order, con
         srow[k] = row[pp->send[k]];
     for (uint32_t k = 0; r == EDDY_OK && k < pp->recvs; k++)
         rrow[k] = row[pp->recv[k]];
-    free(ord), free(row);
+    free(got), free(row);
     return r;
 }
 
@@ -341,7 +330,7 @@ static eddy_result refresh(eddy_scene *s, dist_parts *P, const dist_sync *sy, ui
         r = EDDY_ERROR_INVALID_ARGUMENT;
     double t0 = MPI_Wtime();
     if (r == EDDY_OK)
-        r = pack_rows(s, ds, buf, es, srow, pp->sends, out);
+        r = move_rows(s, ds, buf, es, srow, pp->sends, NULL, out);
     d->t_pack += MPI_Wtime() - t0;
     if ((r = scene_dist_agree(s, r)) != EDDY_OK) {
         free(cn), free(out), free(in);
@@ -352,7 +341,7 @@ static eddy_result refresh(eddy_scene *s, dist_parts *P, const dist_sync *sy, ui
     d->t_exchange += MPI_Wtime() - t0;
     d->halo_bytes += (uint64_t)pp->sends * es;
     t0 = MPI_Wtime();
-    r = unpack_rows(s, ds, buf, es, rrow, pp->recvs, in);
+    r = move_rows(s, ds, buf, es, rrow, pp->recvs, in, NULL);
     d->t_pack += MPI_Wtime() - t0;
     free(cn), free(out), free(in);
     return r;
@@ -422,7 +411,7 @@ static eddy_result gather_whole(eddy_scene *s, uint32_t set, eddy_buffer src, ed
         r = EDDY_ERROR_INVALID_ARGUMENT;
     double t0 = MPI_Wtime();
     if (r == EDDY_OK)
-        r = pack_rows(s, ds, src, es, local, n, out);
+        r = move_rows(s, ds, src, es, local, n, NULL, out);
     d->t_pack += MPI_Wtime() - t0;
     if ((r = scene_dist_agree(s, r)) == EDDY_OK) {
         t0 = MPI_Wtime();
@@ -443,7 +432,7 @@ static eddy_result gather_whole(eddy_scene *s, uint32_t set, eddy_buffer src, ed
     }
     t0 = MPI_Wtime();
     if (r == EDDY_OK)
-        r = unpack_rows(s, ds, dst, es, all_ids, (uint32_t)total, in);
+        r = move_rows(s, ds, dst, es, all_ids, (uint32_t)total, in, NULL);
     d->t_pack += MPI_Wtime() - t0;
     free(cn), free(local), free(ids), free(all_ids), free(out), free(in);
     return r;

@@ -549,6 +549,7 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
     scene_stats_printf(&st, ",\"sets\":{");
     eddy_result res = frame_sets(s, t, &st, &unstable);
     scene_stats_printf(&st, "},\"systems\":{");
+    bool was_quiet = s->dist && !scene_dist_root(s) ? eddy_log_quiet(s->e, true) : false;
     for (uint32_t i = 0; i < s->system_count; i++) {
         scene_stats_printf(&st, "%s", i ? "," : "");
         stats_string(&st, s->systems[i].name);
@@ -563,15 +564,13 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
         if (s->systems[i].module->stats && !s->dist)
             s->systems[i].module->stats(s->systems[i].state, &st);
         eddy_stats dropped = { 0 };
-        if (s->systems[i].module->stats && s->dist) {
-            bool was = eddy_log_quiet(s->e, false);
-            eddy_log_quiet(s->e, was || !scene_dist_root(s));
+        if (s->systems[i].module->stats && s->dist)
             s->systems[i].module->stats(s->systems[i].state, &dropped);
-            eddy_log_quiet(s->e, was);
-        }
         free(dropped.buf);
         scene_stats_printf(&st, "}");
     }
+    if (s->dist && !scene_dist_root(s))
+        eddy_log_quiet(s->e, was_quiet);
     scene_stats_printf(&st, "}");
     if (s->dist)
         res = scene_dist_frame_end(s, &st, res);

@@ -443,7 +443,6 @@ eddy_result scene_adapt(eddy_scene *s)
      * substep adapts, once its exchange has brought them (scene_dist.c). */
     if (s->dist) {
         s->adapt_pending = true;
-        s->current_substeps = s->current_substeps ? s->current_substeps : s->substeps;
         return EDDY_OK;
     }
     return scene_adapt_to(s, scene_stable_dt(s));
@@ -463,26 +462,20 @@ eddy_result scene_adapt_to(eddy_scene *s, double stable)
 
 eddy_result scene_set_substeps(eddy_scene *s, uint32_t n)
 {
-    /* Over ranks each substep declares its own graph (scene_dist.c). */
-    for (uint32_t i = 0; s->dist && i < s->system_count; i++) {
-        eddy_result r = s->systems[i].module->set_dt(s->systems[i].state, s->dt / n);
-        if (r != EDDY_OK)
-            return r;
+    /* Over ranks each substep declares a graph of its own (scene_dist.c):
+     * only the systems' substep changes here. */
+    if (!s->dist) {
+        eddy_destroy_graph(s->e, s->graph);
+        s->generation++;
+        s->graph = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc),
+            .label = "step", .times = n, .timestamps = s->profile });
+        if (!s->graph.id)
+            return EDDY_ERROR_VULKAN;
     }
-    if (s->dist) {
-        s->current_substeps = n;
-        return EDDY_OK;
-    }
-    eddy_destroy_graph(s->e, s->graph);
-    s->generation++;
-    s->graph = eddy_create_graph(s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc),
-        .label = "step", .times = n, .timestamps = s->profile });
-    if (!s->graph.id)
-        return EDDY_ERROR_VULKAN;
     for (uint32_t i = 0; i < s->system_count; i++) {
         const eddy_module_desc *m = s->systems[i].module;
         eddy_result r = m->set_dt(s->systems[i].state, s->dt / n);
-        if (r == EDDY_OK)
+        if (r == EDDY_OK && !s->dist)
             r = m->declare_step(s->systems[i].state, s->graph);
         if (r != EDDY_OK)
             return r;
