@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dist_reach.h"
 #include "rigid/rigid.h"
 
 static const eddy_param_info params[P_COUNT] = {
@@ -186,24 +187,26 @@ static int explicit_passes(deform *d, eddy_graph g, uint32_t stage)
     return rc;
 }
 
-static eddy_result declare_step(void *state, eddy_graph g)
+/* The other systems' forces on the vertices (found now: every system is
+ * created), held over the substep: d->external, and misc[3] set when there
+ * are any. */
+static eddy_result declare_external(deform *d, eddy_graph g)
 {
-    deform *d = state;
-    eddy_engine *e = d->e;
-    if (d->n == 0)
-        return EDDY_OK;
-    uint32_t integrator = d->p.counts[3];
-    /* The other systems' forces on the vertices (found now: every system
-     * is created), held over the substep. */
-    eddy_result rx = eddy_rigid_record_external(e, g, d->set, d->n, d->name, &d->external_kernel, &d->external_sum,
-                                                &d->external);
+    eddy_result rx = eddy_rigid_record_external(d->e, g, d->set, d->n, d->name, &d->external_kernel,
+                                                &d->external_sum, &d->external);
     if (rx != EDDY_OK)
         return rx;
     d->p.misc[3] = d->external.id != 0;
     if (!d->external.id)
         d->external = d->external_none;
-    if (eddy_buffer_upload(e, d->params, 0, sizeof d->p, &d->p) != EDDY_OK)
-        return EDDY_ERROR_VULKAN;
+    return eddy_buffer_upload(d->e, d->params, 0, sizeof d->p, &d->p) == EDDY_OK ? EDDY_OK : EDDY_ERROR_VULKAN;
+}
+
+/* The body's step with the external forces in d->external. */
+static eddy_result declare_body(deform *d, eddy_graph g)
+{
+    eddy_engine *e = d->e;
+    uint32_t integrator = d->p.counts[3];
     int rc;
     if (integrator != EDDY_DEFORM_IMPLICIT) {
         if (integrator == EDDY_DEFORM_VELOCITY_VERLET) {
@@ -266,6 +269,47 @@ static eddy_result declare_step(void *state, eddy_graph g)
                     { d->cg_x, EDDY_READ }, { d->solids, EDDY_READ }, { d->clamped, EDDY_WRITE }),
                   NULL, 0);
     return rc < 0 ? (eddy_result)rc : EDDY_OK;
+}
+
+static eddy_result declare_step(void *state, eddy_graph g)
+{
+    deform *d = state;
+    if (d->n == 0)
+        return EDDY_OK;
+    eddy_result r = declare_external(d, g);
+    return r == EDDY_OK ? declare_body(d, g) : r;
+}
+
+/* Over MPI ranks a body lives whole on every rank (the scene never splits
+ * a set with elements) and every rank steps it alike: its springs and
+ * solve read no neighbours (reach 0). What other systems put on its
+ * vertices is right only on the rank owning a vertex's cell, where the
+ * fluid holds every particle near it: those rows are gathered to every
+ * rank, in place, before the step. */
+static eddy_result declare_parts(void *state, eddy_step_parts *parts)
+{
+    deform *d = state;
+    if (d->n == 0)
+        return EDDY_OK;
+    eddy_result r = declare_external(d, parts->graph);
+    if (r == EDDY_OK && d->p.misc[3])
+        r = parts->sync(parts, &(eddy_sync_desc){ EDDY_SIZED(eddy_sync_desc), .gather = { d->external },
+                                                  .full = { d->external }, .gather_bytes = { 16 },
+                                                  .gather_count = 1 });
+    return r == EDDY_OK ? declare_body(d, parts->graph) : r;
+}
+
+static eddy_result reach(void *state, double *metres)
+{
+    deform *d = state;
+    return eddy_reach_answer(d->e, d->name, NULL, 0, metres);
+}
+
+/* The set is whole on every rank: its count never changes. */
+static eddy_result set_count(void *state)
+{
+    deform *d = state;
+    return eddy_particles_count(d->e, d->set) == d->n ? EDDY_OK : EDDY_ERROR_INVALID_ARGUMENT;
 }
 
 /* Masses and springs do not change: the bound is computed at create. */
@@ -588,6 +632,9 @@ static const eddy_module_desc desc = {
     .get_input = get_input,
     .read_outputs = read_outputs,
     .checkpoint = checkpoint,
+    .reach = reach,
+    .set_count = set_count,
+    .declare_parts = declare_parts,
 };
 
 const eddy_module_desc *eddy_deform_module(void)

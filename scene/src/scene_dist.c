@@ -80,6 +80,11 @@ bool scene_dist_any(eddy_scene *s, bool v)
     (void)s;
     return v;
 }
+bool scene_dist_writes_frames(const eddy_scene *s, uint32_t k)
+{
+    (void)s, (void)k;
+    return true;
+}
 eddy_result scene_dist_save(eddy_scene *s, const char *path)
 {
     (void)path;
@@ -159,8 +164,32 @@ eddy_result scene_dist_failed(eddy_scene *s)
     return EDDY_ERROR_INVALID_ARGUMENT;
 }
 
+static bool has_elements(const eddy_scene *s, eddy_particles p)
+{
+    return eddy_particles_elements_name(s->e, p, 0) != NULL;
+}
+
+/* A set with elements stays whole on every rank, so a system stepping it
+ * must give every rank the same result: it reads no neighbours (reach 0)
+ * and gathers what other systems wrote into the set from the ranks that
+ * computed it right (declare_parts). */
+static eddy_result check_whole(eddy_scene *s, const scene_system *sys, const char *what, double r)
+{
+    if (!has_elements(s, sys->set) || (r == 0 && sys->module->declare_parts))
+        return EDDY_OK;
+    const char *set = "?";
+    for (uint32_t i = 0; i < s->set_count; i++)
+        if (s->sets[i].handle.id == sys->set.id)
+            set = s->sets[i].name;
+    char why[700];
+    snprintf(why, sizeof why, "%s on particle set '%s', which has elements (edges, triangles, tetrahedra) and "
+             "stays whole on every rank, with a reach of %g m or without a substep in parts (expected: reach 0 "
+             "and declare_parts, as the deform module)", what, set, r);
+    return scene_dist_refuse(s, why);
+}
+
 /* What keeps a scene on one rank: the systems' reach, their ports and
- * rates, adaptive stepping, images, element sets. One message. */
+ * rates, images, the systems of sets with elements. One message. */
 static eddy_result check_scene(eddy_scene *s, double *reach)
 {
     eddy_engine *e = s->e;
@@ -188,15 +217,10 @@ static eddy_result check_scene(eddy_scene *s, double *reach)
                      : "ports");
             return scene_dist_refuse(s, what);
         }
+        if ((res = check_whole(s, sys, what, r)) != EDDY_OK)
+            return res;
         *reach = r > *reach ? r : *reach;
     }
-    for (uint32_t i = 0; i < s->set_count; i++)
-        if (eddy_particles_elements_name(e, s->sets[i].handle, 0)) {
-            char what[200];
-            snprintf(what, sizeof what, "particle set '%s', which has elements (edges, triangles, tetrahedra),",
-                     s->sets[i].name);
-            return scene_dist_refuse(s, what);
-        }
     if (!(*reach > 0)) {
         eddy_log(e, EDDY_LOG_ERROR, "dist.unsupported", "no system reads its neighbours (every reach is 0): "
                  "nothing to split the box by; run it on one rank");
@@ -274,6 +298,7 @@ static eddy_result set_start(eddy_scene *s, uint32_t i, dist_set *ds)
     uint32_t n = s->sets[i].count;
     ds->local = n;
     ds->owned = 0;
+    ds->whole = has_elements(s, s->sets[i].handle);
     for (uint32_t k = 0; k < n; k++) {
         ds->id[k] = k;
         ds->mine[k] = k % (uint32_t)d->ctx.size == (uint32_t)d->ctx.rank;
@@ -715,6 +740,19 @@ eddy_result scene_dist_frame_end(eddy_scene *s, eddy_stats *st, eddy_result res)
     return balance(s);
 }
 
+bool scene_dist_writes_frames(const eddy_scene *s, uint32_t k)
+{
+    const scene_dist *d = s->dist;
+    if (!d)
+        return true;
+    if (d->ctx.rank != 0)
+        return false;
+    for (uint32_t i = 0; i < s->set_count; i++)
+        if (s->sets[i].handle.id == s->systems[k].set.id)
+            return d->sets[i].whole;
+    return false;
+}
+
 bool scene_dist_any(eddy_scene *s, bool v)
 {
     if (!s->dist)
@@ -733,6 +771,8 @@ static eddy_result gather_whole(eddy_scene *s, uint32_t i, eddy_result prior)
 {
     scene_dist *d = s->dist;
     dist_set *ds = &d->sets[i];
+    if (ds->whole) /* rank 0 holds it already, as every rank does */
+        return prior;
     bool root = d->ctx.rank == 0;
     uint32_t n = ds->owned, total = s->sets[i].count;
     unsigned char *rows = malloc((size_t)n * ds->stride + 1);

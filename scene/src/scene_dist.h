@@ -20,6 +20,10 @@ typedef struct dist_set {
     uint32_t esize[DIST_SET_BUFFERS], offset[DIST_SET_BUFFERS];
     int clamped;              /* index of the "clamped" buffer, or -1 */
     uint32_t capacity, local, owned;
+    /* A set with elements (a cloth, a soft body): every rank holds all of
+     * it, in index order, and owns the particles of its own cells; it is
+     * never exchanged (its system steps it alike on every rank). */
+    bool whole;
     uint32_t *id;             /* capacity: each particle's index in the whole set */
     uint8_t *mine;            /* capacity: owned (1) or a ghost (0) */
     float *pos, *vel;         /* capacity x 4 */

@@ -303,12 +303,29 @@ static bool offsets(const int *counts, uint32_t ranks, uint64_t unit, int *n, in
     return sum <= INT_MAX;
 }
 
+/* A whole set stays where it is: each rank owns the particles of its own
+ * cells, as it would own them split. */
+static void own_cells(scene_dist *d, dist_set *ds)
+{
+    ds->owned = 0;
+    for (uint32_t j = 0; j < ds->local; j++) {
+        int32_t c[3];
+        dist_cell_of(&d->grid, ds->pos + 4 * (size_t)j, c);
+        ds->mine[j] = dc_owner(&d->plan, c) == (uint32_t)d->ctx.rank;
+        ds->owned += ds->mine[j];
+    }
+}
+
 /* Collective: every rank calls it for every set, with what failed before
  * (prior), so the ranks' agreements stay paired. */
 static eddy_result exchange_set(eddy_scene *s, uint32_t i, eddy_graph g, eddy_result prior)
 {
     scene_dist *d = s->dist;
     dist_set *ds = &d->sets[i];
+    if (ds->whole) { /* the same on every rank: no collective to pair */
+        own_cells(d, ds);
+        return prior;
+    }
     uint32_t ranks = (uint32_t)d->ctx.size, sends = 0;
     dist_send *list = NULL;
     int *counts = calloc(4 * (size_t)ranks, sizeof *counts), *rcounts = counts ? counts + 2 * ranks : NULL;

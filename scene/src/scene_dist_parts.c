@@ -123,6 +123,8 @@ static eddy_result sync_part(eddy_step_parts *pub, const eddy_sync_desc *d)
             return refuse(P, "a sync gather without its buffers or with rows not 4..256 bytes, a multiple of 4");
     if ((d->buffer_count || d->gather_count) && P->set == UINT32_MAX)
         return refuse(P, "a sync of rows from a system without a particle set");
+    if (d->buffer_count && P->s->dist->sets[P->set].whole)
+        return refuse(P, "a ghost refresh of a set with elements (every rank holds it whole: it has no ghosts)");
     if (P->count >= DIST_PARTS_MAX)
         return refuse(P, "more than 4096 parts");
     if (P->count == P->cap) {

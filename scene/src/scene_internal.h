@@ -264,6 +264,9 @@ bool scene_dist_root(const eddy_scene *s);
  * rank); the run's stop flag and wall-clock checkpoints, which each rank
  * sees at its own moment. */
 bool scene_dist_any(eddy_scene *s, bool v);
+/* Whether system k writes its own frame files here: on one rank; over
+ * ranks rank 0, for a system of a set every rank holds whole (its mesh). */
+bool scene_dist_writes_frames(const eddy_scene *s, uint32_t k);
 /* eddy_scene_save over ranks: every set gathered to rank 0 in index order,
  * which writes the one-rank file (scene_checkpoint_write); a run resumes
  * from it on any number of ranks. */

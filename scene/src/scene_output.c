@@ -575,8 +575,8 @@ eddy_result eddy_scene_write_frame(eddy_scene *s)
     if (s->dist)
         res = scene_dist_frame_end(s, &st, res);
     scene_stats_printf(&st, "}\n");
-    for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && !unstable && !s->no_output && !s->dist; i++)
-        if (s->systems[i].module->write_frame) {
+    for (uint32_t i = 0; i < s->system_count && res == EDDY_OK && !unstable && !s->no_output; i++)
+        if (s->systems[i].module->write_frame && scene_dist_writes_frames(s, i)) {
             eddy_frame_ctx fc = { s->out_dir, s->frames, t };
             res = s->systems[i].module->write_frame(s->systems[i].state, &fc);
         }

@@ -6,7 +6,7 @@ usage: compare_runs.py ONE_RANK_DIR N_RANK_DIR SET [--moves] [--spanning]
 
 --moves: particles must have migrated and the load balancer moved the
 split at least once (a dam break).
---spanning: a rigid body (a phase) must have had particles on two ranks or
+--spanning: a body (a phase: a rigid body, a soft body) must have had particles on two ranks or
 more in a frame after the first (which splits the set by index).
 
 Reads eddy's own .vtp layout (raw appended data, UInt64 block headers);

@@ -2,7 +2,7 @@
 # `eddy run` over MPI ranks (mpirun --oversubscribe on this machine's
 # cores): each scene's (IISPH, DFSPH, PBF, granular material with friction,
 # weakly compressible SPH coupled with rigid bodies that lie across the
-# ranks, adaptive substeps) last frame on 2, 3 and 4 ranks, gathered by particle id from
+# ranks and with a soft ball every rank holds whole, adaptive substeps) last frame on 2, 3 and 4 ranks, gathered by particle id from
 # the ranks' pieces, is bitwise the one-rank run's, and so are the
 # statistics lines; particles migrate and the split moves; VTK's parallel
 # reader opens a frame and finds every particle once; a rank fed an
@@ -37,7 +37,7 @@ one_error() { # label rc pattern
 # to 10 as the solves stop unconverged, and on 3 and 4 ranks one rank
 # holds no IISPH particles for a while) on 3 and 4.
 runs="iisph_dam:water:--moves:3 dfsph_dam:water:--moves:3 pbf_dam:water:--moves granular_pile:sand:--moves
-      couple_dam:water:- couple_dam:bodies:--spanning adaptive_dam:water:--moves:3_4 adaptive_dam:oil:-:3_4"
+      couple_dam:water:- couple_dam:bodies:--spanning couple_dam:ball:--spanning adaptive_dam:water:--moves:3_4 adaptive_dam:oil:-:3_4"
 [ "$quick" = quick ] && runs=iisph_dam:water:--moves:3
 for run in $runs; do
     IFS=: read -r scene set checks ranks <<<"$run"
@@ -97,7 +97,7 @@ one_error "mid-run fault (after $(( $(date +%s) - start )) s)" $rc \
 # Checkpoints over ranks: the dam with bodies saved on 2 ranks at step 50
 # (one file, gathered to rank 0; the bodies' rows as they are on every
 # rank), resumed on 3 ranks and on 1: both end on the one-rank run's last
-# frame, bit for bit, water and bodies. (The WCSPH dam alone is the water
+# frame, bit for bit, water, bodies and the soft ball. (The WCSPH dam alone is the water
 # of this scene.)
 cd_json=$here/dist_couple_dam.json
 mpi 2 "$eddy" run "$cd_json" --out "$tmp/ck" --quiet --steps 50 --checkpoint-every 0.04 >"$tmp/out" 2>"$tmp/err" ||
@@ -107,13 +107,14 @@ cp -r "$tmp/ck" "$tmp/ck1"
 mpi 3 "$eddy" run --resume "$tmp/ck" --quiet >"$tmp/out" 2>"$tmp/err" || fail "resume on 3 ranks: exit $?"
 clean "resume on 3 ranks"
 "$eddy" run --resume "$tmp/ck1" --quiet >"$tmp/out" 2>"$tmp/err" || fail "resume on 1 rank: exit $?"
-for set in water bodies; do
+for set in water bodies ball; do
     python3 "$here/compare_runs.py" "$tmp/couple_dam.1" "$tmp/ck" $set || fail "resume on 3 ranks ($set)"
     python3 "$here/compare_runs.py" "$tmp/couple_dam.1" "$tmp/ck1" $set || fail "resume on 1 rank ($set)"
 done
 # What does not run over ranks yet is refused before anything runs.
 # (IISPH with a boundary of bodies: its coupled iterations are not parts yet.)
-sed 's/"front_axis": 0/"front_axis": 0, "solver": 1/' "$here/dist_couple_dam.json" >"$tmp/refused.json"
+sed -e 's/"front_axis": 0/"front_axis": 0, "solver": 1/' -e "s#\.\./\.\./data/#$root/data/#" \
+    "$here/dist_couple_dam.json" >"$tmp/refused.json"
 mpi 2 "$eddy" run "$tmp/refused.json" --out "$tmp/refused" --quiet >"$tmp/out" 2>"$tmp/err"
 one_error refusal $? '^eddy error \[dist\.unsupported\]: rank 0: '
 [ ! -e "$tmp/refused" ] || fail "refusal: an output folder was made"
