@@ -519,6 +519,22 @@ eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
     return r;
 }
 
+eddy_result eddy_couple_record_idle(eddy_engine *e, eddy_couple *c, eddy_graph g)
+{
+    for (uint32_t k = 0; k < c->set_count; k++) {
+        const couple_set *cs = &c->sets[k];
+        if (!cs->sheet && cs->count &&
+            (cs->count > UINT32_MAX / 4 || eddy_fill_record(e, g, cs->external, 0, 4 * cs->count, 0) != EDDY_OK))
+            return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    return EDDY_OK;
+}
+
+bool eddy_couple_has_sheets(const eddy_couple *c)
+{
+    return c->p.counts[1] != 0;
+}
+
 /* ------------------------------------------------------------ C twins */
 
 void eddy_couple_boundary_cpu(const struct eddy_couple_params *p, uint32_t nb,

@@ -140,6 +140,13 @@ eddy_result eddy_couple_record_sheet(eddy_engine *e, eddy_couple *c, eddy_graph 
                                      eddy_buffer sold, eddy_buffer smass, eddy_buffer cell_start,
                                      eddy_buffer cell_end);
 eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g);
+/* Instead of the passes above, in a substep with no fluid particle (over
+ * MPI ranks, a rank the fluid has not reached): every slice written with
+ * zeros, as the passes would write them, not left as a particle's last
+ * rank left it. */
+eddy_result eddy_couple_record_idle(eddy_engine *e, eddy_couple *c, eddy_graph g);
+/* Whether a boundary set is a sheet (a cloth's triangles). */
+bool eddy_couple_has_sheets(const eddy_couple *c);
 
 /* The volume a boundary particle stands for: (2 r)^3 for a particle of
  * radius r on the rigid module's simple cubic lattice. */

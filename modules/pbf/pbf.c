@@ -381,7 +381,8 @@ static int add_iteration(pbf *s, eddy_graph g, const eddy_grid_buffers *gb0, boo
  * each ghost's predicted position from its owner (the next iteration's
  * lambda reads them). A part starts with the lists' check where there are
  * lists, as each iteration ends with it on one rank. */
-static int iterate_over_ranks(pbf *s, eddy_step_parts *parts, const eddy_grid_buffers *gb, bool lists)
+static int iterate_over_ranks(pbf *s, eddy_step_parts *parts, const eddy_grid_buffers *gb, bool lists,
+                              bool coupled)
 {
     eddy_sync_desc sync = { EDDY_SIZED(eddy_sync_desc), .buffers = { s->sp }, .row_bytes = { 16 },
                             .buffer_count = 1, .order = gb->sorted_index };
@@ -392,7 +393,7 @@ static int iterate_over_ranks(pbf *s, eddy_step_parts *parts, const eddy_grid_bu
         uint32_t first = parts->part;
         rc = lists && s->n ? add_neighbours(s, parts->graph, gb, 0) : 0;
         if (rc >= 0 && s->n)
-            rc = add_iteration(s, parts->graph, gb, false);
+            rc = add_iteration(s, parts->graph, gb, coupled);
         if (rc >= 0 && (parts->sync(parts, &sync) != EDDY_OK ||
                         parts->loop(parts, first, s->iterations - 1, (eddy_buffer){ 0 }, 0) != EDDY_OK))
             rc = -1;
@@ -408,8 +409,10 @@ static eddy_result declare(pbf *s, eddy_graph g, eddy_step_parts *parts)
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
     /* Over ranks a rank without particles of the set takes part in every
      * sync all the same. */
-    if (s->n == 0)
-        return parts && iterate_over_ranks(s, parts, &gb, false) < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+    if (s->n == 0) {
+        eddy_result r = s->couple ? eddy_couple_record_idle(e, s->couple, g) : EDDY_OK;
+        return parts && iterate_over_ranks(s, parts, &gb, false, false) < 0 ? EDDY_ERROR_INVALID_ARGUMENT : r;
+    }
     bool tool = s->p.tool[0] > 0;
     int rc = 0;
     if (tool)
@@ -446,7 +449,7 @@ static eddy_result declare(pbf *s, eddy_graph g, eddy_step_parts *parts)
     int first = rc < 0 ? rc : add_iteration(s, g, &gb, coupled);
     rc = first;
     if (parts) {
-        rc = rc < 0 ? rc : iterate_over_ranks(s, parts, &gb, lists);
+        rc = rc < 0 ? rc : iterate_over_ranks(s, parts, &gb, lists, coupled);
         g = parts->graph;
     } else {
         /* Lists again where the iteration moved a particle too far. */
@@ -539,7 +542,8 @@ static eddy_result reach(void *state, double *metres)
 {
     pbf *s = state;
     const char *why = s->p.tool[0] > 0 ? "the tool's force sums over the whole fluid"
-                    : s->couple ? "the boundary coupling sums forces onto whole bodies" : NULL;
+                    : s->couple && eddy_couple_has_sheets(s->couple) ? "keeping the fluid off a cloth's "
+                      "triangles (sheets) is not split over ranks yet" : NULL;
     return eddy_reach_answer(s->e, s->name, why, 2.0 * s->h * (1.0 + s->skin) + 4.0 * PBF_REACH_MOVE * s->h, metres);
 }
 
@@ -551,7 +555,8 @@ static eddy_result set_count(void *state)
         return EDDY_ERROR_INVALID_ARGUMENT;
     s->n = n;
     s->p.misc[0] = n;
-    return eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p);
+    eddy_result r = s->couple ? eddy_couple_set_counts(s->e, s->couple) : EDDY_OK;
+    return r == EDDY_OK ? eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p) : r;
 }
 
 /* Keeps the tool one wall spacing inside the box, so that a particle fits

@@ -470,8 +470,9 @@ static eddy_result declare(sph *s, eddy_graph g, eddy_step_parts *parts)
 {
     eddy_engine *e = s->e;
     if (s->n == 0) {
+        eddy_result r = s->couple ? eddy_couple_record_idle(e, s->couple, g) : EDDY_OK;
         int rc = !parts ? 0 : s->iisph ? sph_iisph_empty_parts(s, parts) : s->dfsph ? sph_dfsph_empty_parts(s, parts) : 0;
-        return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+        return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : r;
     }
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
     eddy_result r = s->couple ? eddy_couple_record_begin(e, s->couple, g) : EDDY_OK;

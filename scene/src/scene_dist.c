@@ -308,16 +308,23 @@ static eddy_result set_start(eddy_scene *s, uint32_t i, dist_set *ds)
     return r == EDDY_OK && n ? eddy_buffer_download(s->e, ds->buf[1], 0, 16ull * n, ds->vel) : r;
 }
 
-/* Every set's owned positions in one table: what the split weighs. */
+/* The particles set i adds to a rank's work: its owned ones, none of a
+ * whole set (every rank steps all of it). */
+static uint32_t weighed(const dist_set *ds)
+{
+    return ds->whole ? 0 : ds->owned;
+}
+
+/* Every split set's owned positions in one table: what the split weighs. */
 static bool all_positions(const scene_dist *d, uint32_t sets, dist_table *t)
 {
     uint64_t n = 0;
     for (uint32_t i = 0; i < sets; i++)
-        n += d->sets[i].owned;
+        n += weighed(&d->sets[i]);
     if (n > UINT32_MAX / 2 || !dist_table_init(t, 16, (uint32_t)n))
         return false;
     for (uint32_t i = 0; i < sets; i++)
-        for (uint32_t j = 0; j < d->sets[i].local; j++)
+        for (uint32_t j = 0; j < d->sets[i].local && !d->sets[i].whole; j++)
             if (d->sets[i].mine[j])
                 dist_table_push(t, (uint32_t)t->count, d->sets[i].pos + 4 * (size_t)j);
     return true;
@@ -717,7 +724,7 @@ static eddy_result balance(eddy_scene *s)
     scene_dist *d = s->dist;
     double own = 0;
     for (uint32_t i = 0; i < s->set_count; i++)
-        own += d->sets[i].owned;
+        own += weighed(&d->sets[i]);
     double *all = malloc((size_t)d->ctx.size * sizeof *all);
     if (!dist_agree(&d->ctx, all || (snprintf(d->ctx.err, sizeof d->ctx.err, "out of memory"), 0))) {
         free(all);

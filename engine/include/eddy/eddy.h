@@ -69,7 +69,7 @@ extern "C" {
 
 #define EDDY_VERSION_MAJOR 1
 #define EDDY_VERSION_MINOR 7
-#define EDDY_VERSION_PATCH 0
+#define EDDY_VERSION_PATCH 1
 
 typedef enum eddy_result {
     EDDY_TIMEOUT = 1,                 /* not an error: eddy_wait's time ran out first (wait again) */
