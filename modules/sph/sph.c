@@ -781,9 +781,7 @@ static eddy_result checkpoint(void *state, eddy_checkpoint *cp)
 static eddy_result reach(void *state, double *metres)
 {
     sph *s = state;
-    const char *why = s->couple && (s->iisph || s->dfsph) ? "the pressure solvers' iterations with a coupled "
-                                                            "boundary are not parts yet"
-                    : s->surface ? "surface_mesh extracts the surface of the whole set" : NULL;
+    const char *why = s->surface ? "surface_mesh extracts the surface of the whole set" : NULL;
     return eddy_reach_answer(s->e, s->name, why, (s->iisph ? 3.0 : 2.0) * s->p.box_min[3], metres);
 }
 

@@ -179,7 +179,7 @@ static eddy_result make_owned(sph *s)
     if (r != EDDY_OK)
         return r;
     s->k_update_owned = eddy_create_kernel(e, &(eddy_kernel_desc){ EDDY_SIZED(eddy_kernel_desc),
-        .label = "sph.iisph_update", EDDY_SPIRV(iisph_update_spv),
+        .label = "sph.iisph_update", SPH_VARIANT(s->couple != NULL, iisph_update),
         .specialization = { { 2, s->nlist_cap }, { 3, 1 } }, .specialization_count = 2 });
     s->k_sum = sph_check_kernel(s, 0, 1, "sph.iisph_sum");
     s->k_decide = sph_check_kernel(s, 0, 2, "sph.iisph_check");

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `eddy run` over MPI ranks (mpirun --oversubscribe on this machine's
-# cores): each scene's (IISPH, DFSPH, PBF, granular material with friction,
-# weakly compressible SPH coupled with rigid bodies that lie across the
-# ranks and with a soft ball every rank holds whole, PBF coupled with a
-# cube and a soft ball, adaptive substeps) last frame on 2, 3 and 4 ranks, gathered by particle id from
+# cores): each scene's (IISPH and DFSPH coupled with a cube, PBF, granular
+# material with friction, weakly compressible SPH coupled with rigid bodies
+# that lie across the ranks and with a soft ball every rank holds whole,
+# PBF coupled with a cube and a soft ball, adaptive substeps) last frame on
+# 2, 3 and 4 ranks, gathered by particle id from
 # the ranks' pieces, is bitwise the one-rank run's, and so are the
 # statistics lines; particles migrate and the split moves; VTK's parallel
 # reader opens a frame and finds every particle once; a rank fed an
@@ -11,8 +12,8 @@
 # checkpoint of 2 ranks (with bodies) resumes on 3 and on 1 with the same
 # bits.
 # usage: run_test.sh EDDY SOURCE_ROOT GROWTH_MODULE [quick]
-# (quick, for the sanitized suite: the IISPH scene on 3 ranks, whose
-# iterations are parts of the substep, and the faults)
+# (quick, for the sanitized suite: the IISPH scene with its cube on 3
+# ranks, whose iterations are parts of the substep, and the faults)
 set -uo pipefail
 eddy=$1 root=$2 growth=$3 quick=${4:-}
 here=$root/tests/mpi
@@ -31,17 +32,19 @@ one_error() { # label rc pattern
 # scene:set:checks[:ranks] (--moves: particles migrate and the split moves;
 # --spanning: a body lies across ranks; a scene's second set reuses its
 # runs; ranks 2, 3 and 4 unless given, joined by _). IISPH's dam and
-# DFSPH's (IISPH's pattern twice) on 3 ranks: the weakly compressible
+# DFSPH's (IISPH's pattern twice), each with a cube, on 3 ranks (the
+# uncoupled solvers' passes are the same but for the boundary's terms;
+# IISPH's uncoupled in the adaptive dam): the weakly compressible
 # dam with bodies covers the sph module on 2, 3 and 4, and the adaptive
 # dam IISPH again on 3 and 4. PBF's dam on 2 and 4, its coupled dam (a
 # cube and a soft ball) on 3. The adaptive dam (IISPH with few
 # iterations beside a weakly compressible column: its substeps go from 3
 # to 10 as the solves stop unconverged, and on 3 and 4 ranks one rank
 # holds no IISPH particles for a while) on 3 and 4.
-runs="iisph_dam:water:--moves:3 dfsph_dam:water:--moves:3 pbf_dam:water:--moves:2_4 granular_pile:sand:--moves
+runs="iisph_dam:water:-:3 iisph_dam:cube:-:3 dfsph_dam:water:--moves:3 dfsph_dam:cube:-:3 pbf_dam:water:--moves:2_4 granular_pile:sand:--moves
       couple_dam:water:- couple_dam:bodies:--spanning couple_dam:ball:--spanning
       pbf_couple:water:-:3 pbf_couple:cube:-:3 pbf_couple:ball:--spanning:3 adaptive_dam:water:--moves:3_4 adaptive_dam:oil:-:3_4"
-[ "$quick" = quick ] && runs=iisph_dam:water:--moves:3
+[ "$quick" = quick ] && runs="iisph_dam:water:-:3 iisph_dam:cube:-:3"
 for run in $runs; do
     IFS=: read -r scene set checks ranks <<<"$run"
     [ "$checks" = - ] && checks=""
@@ -115,8 +118,8 @@ for set in water bodies ball; do
     python3 "$here/compare_runs.py" "$tmp/couple_dam.1" "$tmp/ck1" $set || fail "resume on 1 rank ($set)"
 done
 # What does not run over ranks yet is refused before anything runs.
-# (IISPH with a boundary of bodies: its coupled iterations are not parts yet.)
-sed -e 's/"front_axis": 0/"front_axis": 0, "solver": 1/' -e "s#\.\./\.\./data/#$root/data/#" \
+# (The iso-surface of a fluid: it is extracted from the whole set.)
+sed -e 's/"front_axis": 0/"front_axis": 0, "surface_mesh": true/' -e "s#\.\./\.\./data/#$root/data/#" \
     "$here/dist_couple_dam.json" >"$tmp/refused.json"
 mpi 2 "$eddy" run "$tmp/refused.json" --out "$tmp/refused" --quiet >"$tmp/out" 2>"$tmp/err"
 one_error refusal $? '^eddy error \[dist\.unsupported\]: rank 0: '
