@@ -69,7 +69,7 @@ struct eddy_couple {
      * (combined; couple.sheet_apply), the triangles (a, b, c combined,
      * thickness bits), their centroids and grid, the sorted triangles, and
      * per fluid particle its contact. */
-    uint32_t fluid_count;
+    uint32_t fluid_count, fluid_cap; /* the fluid's particles now, and at create */
     eddy_grid *tgrid;
     eddy_buffer start, tris, centroid, stris, contact_v, contact;
 };
@@ -224,7 +224,7 @@ static bool add_sheets(eddy_engine *e, eddy_couple *c, const eddy_couple_desc *d
         c->p.counts[1] = T;
         c->p.counts[2] = D ? D : 1;
         c->p.counts[3] = (D ? D : 1) + 1;
-        c->fluid_count = d->fluid_count;
+        c->fluid_count = c->fluid_cap = d->fluid_count;
         c->tris = scratch(e, c, "sheet.triangles", 16ull * T, tris);
         c->centroid = scratch(e, c, "sheet.centroid", 16ull * T, NULL);
         c->stris = scratch(e, c, "sheet.sorted_triangles", 16ull * T, NULL);
@@ -494,15 +494,27 @@ int eddy_couple_record_sph(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_bu
                       { c->force, EDDY_READ_WRITE }, { pressure, EDDY_READ } } });
 }
 
-eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
+/* The combined force back in the sets' order (w is 0: couple.pbf writes
+ * xyz only), and each plain set's slice from it; one plain set's straight
+ * into its slice. The sheets' impulses are applied after (sheet_applies). */
+static eddy_result record_scatter(eddy_engine *e, eddy_couple *c, eddy_graph g)
 {
-    if (!c->nb)
-        return EDDY_OK;
-    /* Sorted order back to the sets' (w is 0: couple.pbf writes xyz only);
-     * one set's straight into its slice. */
     if (!c->unsorted_force.id)
         return eddy_grid_record_scatter(e, c->grid, g, c->force, c->sets[0].external, 4, c->nb);
     eddy_result r = eddy_grid_record_scatter(e, c->grid, g, c->force, c->unsorted_force, 4, c->nb);
+    for (uint32_t k = 0; r == EDDY_OK && k < c->set_count; k++) {
+        const couple_set *cs = &c->sets[k];
+        if (!cs->sheet)
+            r = set_pass(e, g, cs, false, (eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+                .label = "couple.end", .kernel = c->k[K_END],
+                .bindings = { { c->unsorted_force, EDDY_READ }, { cs->external, EDDY_WRITE } } });
+    }
+    return r;
+}
+
+static eddy_result sheet_applies(eddy_engine *e, eddy_couple *c, eddy_graph g)
+{
+    eddy_result r = EDDY_OK;
     for (uint32_t k = 0; r == EDDY_OK && k < c->set_count; k++) {
         const couple_set *cs = &c->sets[k];
         if (cs->sheet)
@@ -511,15 +523,40 @@ eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g)
                 .bindings = { { c->params, EDDY_READ }, { c->unsorted_force, EDDY_READ },
                               { cs->inverse_mass, EDDY_READ }, { cs->position, EDDY_READ },
                               { cs->velocity, EDDY_READ_WRITE }, { c->start, EDDY_WRITE } } });
-        else
-            r = set_pass(e, g, cs, false, (eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-                .label = "couple.end", .kernel = c->k[K_END],
-                .bindings = { { c->unsorted_force, EDDY_READ }, { cs->external, EDDY_WRITE } } });
     }
     return r;
 }
 
-eddy_result eddy_couple_record_idle(eddy_engine *e, eddy_couple *c, eddy_graph g)
+/* Over MPI ranks a sheet set is whole on every rank, and the force on a
+ * vertex is right only on the rank owning its cell (there the fluid holds
+ * every particle near it): its rows of the combined force are gathered
+ * from there, in place, before the impulses, so every rank moves the
+ * cloth alike. The next part's graph is parts->graph. */
+static eddy_result gather_sheets(eddy_couple *c, eddy_step_parts *parts)
+{
+    eddy_result r = EDDY_OK;
+    for (uint32_t k = 0; r == EDDY_OK && k < c->set_count; k++) {
+        const couple_set *cs = &c->sets[k];
+        if (cs->sheet)
+            r = parts->sync(parts, &(eddy_sync_desc){ EDDY_SIZED(eddy_sync_desc), .gather = { c->unsorted_force },
+                                                      .full = { c->unsorted_force }, .gather_bytes = { 16 },
+                                                      .gather_count = 1, .gather_set = cs->set,
+                                                      .gather_first = cs->offset });
+    }
+    return r;
+}
+
+eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_step_parts *parts)
+{
+    if (!c->nb)
+        return EDDY_OK;
+    eddy_result r = record_scatter(e, c, g);
+    if (r == EDDY_OK && parts && c->p.counts[1] && (r = gather_sheets(c, parts)) == EDDY_OK)
+        g = parts->graph;
+    return r == EDDY_OK ? sheet_applies(e, c, g) : r;
+}
+
+eddy_result eddy_couple_record_idle(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_step_parts *parts)
 {
     for (uint32_t k = 0; k < c->set_count; k++) {
         const couple_set *cs = &c->sets[k];
@@ -527,12 +564,39 @@ eddy_result eddy_couple_record_idle(eddy_engine *e, eddy_couple *c, eddy_graph g
             (cs->count > UINT32_MAX / 4 || eddy_fill_record(e, g, cs->external, 0, 4 * cs->count, 0) != EDDY_OK))
             return EDDY_ERROR_INVALID_ARGUMENT;
     }
+    if (!c->p.counts[1] || !c->nb)
+        return EDDY_OK;
+    /* The sheets' vertices feel nothing from here, and every rank moves
+     * them alike: the same gathers and impulses as with fluid. */
+    if (c->nb > UINT32_MAX / 4 || eddy_fill_record(e, g, c->unsorted_force, 0, 4 * c->nb, 0) != EDDY_OK)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    eddy_result r = parts ? gather_sheets(c, parts) : EDDY_OK;
+    return r == EDDY_OK ? sheet_applies(e, c, parts ? parts->graph : g) : r;
+}
+
+eddy_result eddy_couple_set_fluid_count(eddy_couple *c, uint32_t n)
+{
+    if (!c->p.counts[1])
+        return EDDY_OK;
+    if (n > c->fluid_cap)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    c->fluid_count = n;
     return EDDY_OK;
 }
 
-bool eddy_couple_has_sheets(const eddy_couple *c)
+const char *eddy_couple_dist_refusal(eddy_engine *e, const eddy_couple *c)
 {
-    return c->p.counts[1] != 0;
+    /* The triangles name their vertices by place in the combined arrays:
+     * that place must not move as the split sets before it change their
+     * counts on a rank. */
+    bool split = false;
+    for (uint32_t k = 0; k < c->set_count; k++) {
+        if (c->sets[k].sheet && split)
+            return "a cloth (sheet) after a boundary set without elements; list the cloths first in its "
+                   "\"boundary\" slot";
+        split = split || !eddy_particles_elements_name(e, c->sets[k].set, 0);
+    }
+    return NULL;
 }
 
 /* ------------------------------------------------------------ C twins */

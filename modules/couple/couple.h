@@ -139,14 +139,22 @@ int eddy_couple_record_sph(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_bu
 eddy_result eddy_couple_record_sheet(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_buffer sp,
                                      eddy_buffer sold, eddy_buffer smass, eddy_buffer cell_start,
                                      eddy_buffer cell_end);
-eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g);
+/* The forces back to the sets (their slices) and the sheets' impulses.
+ * Over MPI ranks (parts, else NULL) with sheets it ends a part: a sheet set
+ * is whole on every rank and the force on a vertex is right only on the
+ * rank owning its cell, so its rows are gathered from there before the
+ * impulses, which go into parts->graph (the next part). */
+eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_step_parts *parts);
 /* Instead of the passes above, in a substep with no fluid particle (over
  * MPI ranks, a rank the fluid has not reached): every slice written with
  * zeros, as the passes would write them, not left as a particle's last
- * rank left it. */
-eddy_result eddy_couple_record_idle(eddy_engine *e, eddy_couple *c, eddy_graph g);
-/* Whether a boundary set is a sheet (a cloth's triangles). */
-bool eddy_couple_has_sheets(const eddy_couple *c);
+ * rank left it; the sheets' gathers and impulses as in record_end. */
+eddy_result eddy_couple_record_idle(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_step_parts *parts);
+/* The fluid's particles now (over MPI ranks, this rank's, at most its count
+ * at create): couple.sheet runs a thread each. */
+eddy_result eddy_couple_set_fluid_count(eddy_couple *c, uint32_t n);
+/* Why the coupling cannot run over MPI ranks as configured (NULL: it can). */
+const char *eddy_couple_dist_refusal(eddy_engine *e, const eddy_couple *c);
 
 /* The volume a boundary particle stands for: (2 r)^3 for a particle of
  * radius r on the rigid module's simple cubic lattice. */

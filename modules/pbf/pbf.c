@@ -410,8 +410,9 @@ static eddy_result declare(pbf *s, eddy_graph g, eddy_step_parts *parts)
     /* Over ranks a rank without particles of the set takes part in every
      * sync all the same. */
     if (s->n == 0) {
-        eddy_result r = s->couple ? eddy_couple_record_idle(e, s->couple, g) : EDDY_OK;
-        return parts && iterate_over_ranks(s, parts, &gb, false, false) < 0 ? EDDY_ERROR_INVALID_ARGUMENT : r;
+        if (parts && iterate_over_ranks(s, parts, &gb, false, false) < 0)
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        return s->couple ? eddy_couple_record_idle(e, s->couple, parts ? parts->graph : g, parts) : EDDY_OK;
     }
     bool tool = s->p.tool[0] > 0;
     int rc = 0;
@@ -492,9 +493,10 @@ static eddy_result declare(pbf *s, eddy_graph g, eddy_step_parts *parts)
                           { s->nlist, EDDY_READ }, { s->ncount, EDDY_READ }, { s->sold, EDDY_READ } } });
     if (rc < 0)
         return EDDY_ERROR_INVALID_ARGUMENT;
-    r = coupled ? eddy_couple_record_end(e, s->couple, g) : EDDY_OK;
+    r = coupled ? eddy_couple_record_end(e, s->couple, g, parts) : EDDY_OK;
     if (r != EDDY_OK || !tool)
         return r;
+    g = parts ? parts->graph : g;
     /* The force on the tool: per particle, three fixed-order sums, the mean
      * over the substeps. */
     rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
@@ -542,8 +544,7 @@ static eddy_result reach(void *state, double *metres)
 {
     pbf *s = state;
     const char *why = s->p.tool[0] > 0 ? "the tool's force sums over the whole fluid"
-                    : s->couple && eddy_couple_has_sheets(s->couple) ? "keeping the fluid off a cloth's "
-                      "triangles (sheets) is not split over ranks yet" : NULL;
+                    : s->couple ? eddy_couple_dist_refusal(s->e, s->couple) : NULL;
     return eddy_reach_answer(s->e, s->name, why, 2.0 * s->h * (1.0 + s->skin) + 4.0 * PBF_REACH_MOVE * s->h, metres);
 }
 
@@ -556,6 +557,8 @@ static eddy_result set_count(void *state)
     s->n = n;
     s->p.misc[0] = n;
     eddy_result r = s->couple ? eddy_couple_set_counts(s->e, s->couple) : EDDY_OK;
+    if (r == EDDY_OK && s->couple)
+        r = eddy_couple_set_fluid_count(s->couple, n);
     return r == EDDY_OK ? eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p) : r;
 }
 

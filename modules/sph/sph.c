@@ -470,7 +470,7 @@ static eddy_result declare(sph *s, eddy_graph g, eddy_step_parts *parts)
 {
     eddy_engine *e = s->e;
     if (s->n == 0) {
-        eddy_result r = s->couple ? eddy_couple_record_idle(e, s->couple, g) : EDDY_OK;
+        eddy_result r = s->couple ? eddy_couple_record_idle(e, s->couple, g, NULL) : EDDY_OK;
         int rc = !parts ? 0 : s->iisph ? sph_iisph_empty_parts(s, parts) : s->dfsph ? sph_dfsph_empty_parts(s, parts) : 0;
         return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : r;
     }
@@ -524,7 +524,7 @@ static eddy_result declare(sph *s, eddy_graph g, eddy_step_parts *parts)
             .bindings = { { s->params, EDDY_READ }, { s->clock, EDDY_READ_WRITE } } });
     if (rc < 0)
         return (eddy_result)rc;
-    r = s->couple ? eddy_couple_record_end(e, s->couple, g) : EDDY_OK;
+    r = s->couple ? eddy_couple_record_end(e, s->couple, g, NULL) : EDDY_OK;
     /* The next substep gathers its own sorted state again from the
      * positions, so the surface's passes change nothing the step reads. */
     return r == EDDY_OK && s->live ? sph_record_live(s, g) : r;

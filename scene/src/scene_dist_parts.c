@@ -26,6 +26,7 @@ static const uint32_t scatter_spv[] =
 typedef struct dist_sync {
     eddy_sync_desc desc;
     uint32_t set;
+    uint32_t gset; /* the gathers' set */
 } dist_sync;
 
 typedef struct dist_loop {
@@ -105,10 +106,18 @@ static eddy_result refuse(dist_parts *P, const char *what)
     return EDDY_ERROR_INVALID_ARGUMENT;
 }
 
-static eddy_result sync_part(eddy_step_parts *pub, const eddy_sync_desc *d)
+/* The size of a module ABI 4.6 eddy_sync_desc, the first that had one. */
+#define SYNC_DESC_4_6 offsetof(eddy_sync_desc, gather_set)
+
+static eddy_result sync_part(eddy_step_parts *pub, const eddy_sync_desc *given)
 {
     dist_parts *P = pub->scene;
-    if (!d || d->struct_size < sizeof *d || d->buffer_count > EDDY_SYNC_BUFFERS_MAX || d->sum_u64 > 64 ||
+    /* An older module's desc ends sooner: the rest reads as zeros. */
+    eddy_sync_desc full = { 0 };
+    if (given && given->struct_size >= SYNC_DESC_4_6)
+        memcpy(&full, given, given->struct_size < sizeof full ? given->struct_size : sizeof full);
+    const eddy_sync_desc *d = given ? &full : NULL;
+    if (!d || d->struct_size < SYNC_DESC_4_6 || d->buffer_count > EDDY_SYNC_BUFFERS_MAX || d->sum_u64 > 64 ||
         d->max_u32 > 64 || d->reduce_offset % 4 || ((d->sum_u64 || d->max_u32) && !d->reduce.id))
         return refuse(P, "a sync with a bad eddy_sync_desc (struct_size, at most 4 buffers, at most 64 sums and "
                          "64 maxima in a reduce buffer, offset a multiple of 4)");
@@ -125,6 +134,9 @@ static eddy_result sync_part(eddy_step_parts *pub, const eddy_sync_desc *d)
         return refuse(P, "a sync of rows from a system without a particle set");
     if (d->buffer_count && P->s->dist->sets[P->set].whole)
         return refuse(P, "a ghost refresh of a set with elements (every rank holds it whole: it has no ghosts)");
+    int gset = d->gather_set.id ? set_index(P->s, d->gather_set) : (int)P->set;
+    if (d->gather_count && gset < 0)
+        return refuse(P, "a sync gathering the rows of a set that is not one of the scene's");
     if (P->count >= DIST_PARTS_MAX)
         return refuse(P, "more than 4096 parts");
     if (P->count == P->cap) {
@@ -137,7 +149,7 @@ static eddy_result sync_part(eddy_step_parts *pub, const eddy_sync_desc *d)
             return P->failed = EDDY_ERROR_OUT_OF_MEMORY;
         P->syncs = sy, P->cap = cap;
     }
-    P->syncs[P->count - 1] = (dist_sync){ *d, P->set };
+    P->syncs[P->count - 1] = (dist_sync){ *d, P->set, gset < 0 ? UINT32_MAX : (uint32_t)gset };
     eddy_graph g = eddy_create_graph(P->s->e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "step" });
     if (!g.id)
         return P->failed = EDDY_ERROR_VULKAN;
@@ -392,9 +404,10 @@ static eddy_result reduce(eddy_scene *s, const eddy_sync_desc *d, const uint32_t
     return dist_put(s, d->reduce, d->reduce_offset, 4ull * words, out);
 }
 
-/* The owned rows of src (particle order) into row id of dst on every rank
- * (collective). */
-static eddy_result gather_whole(eddy_scene *s, uint32_t set, eddy_buffer src, eddy_buffer dst, uint32_t es)
+/* The owned rows of src (particle order, from row `first`) into row
+ * first + id of dst on every rank (collective). */
+static eddy_result gather_whole(eddy_scene *s, uint32_t set, eddy_buffer src, eddy_buffer dst, uint32_t es,
+                                uint32_t first)
 {
     scene_dist *d = s->dist;
     dist_set *ds = &d->sets[set];
@@ -406,10 +419,11 @@ static eddy_result gather_whole(eddy_scene *s, uint32_t set, eddy_buffer src, ed
     uint32_t n = 0;
     for (uint32_t j = 0; r == EDDY_OK && j < ds->local; j++)
         if (ds->mine[j])
-            local[n] = j, ids[n++] = ds->id[j];
+            local[n] = first + j, ids[n++] = ds->id[j];
     uint64_t total = 0;
-    if (r == EDDY_OK && (eddy_buffer_size(s->e, src) < (uint64_t)ds->local * es ||
-                         eddy_buffer_size(s->e, dst) < (uint64_t)ds->capacity * es))
+    if (r == EDDY_OK && (eddy_buffer_size(s->e, src) < ((uint64_t)first + ds->local) * es ||
+                         eddy_buffer_size(s->e, dst) < ((uint64_t)first + ds->capacity) * es ||
+                         (uint64_t)first + ds->capacity > UINT32_MAX))
         r = EDDY_ERROR_INVALID_ARGUMENT;
     double t0 = MPI_Wtime();
     if (r == EDDY_OK)
@@ -427,6 +441,8 @@ static eddy_result gather_whole(eddy_scene *s, uint32_t set, eddy_buffer src, ed
             r = EDDY_ERROR_OUT_OF_MEMORY;
         if ((r = scene_dist_agree(s, r)) == EDDY_OK) {
             MPI_Allgatherv(ids, mine, MPI_UINT32_T, all_ids, cn, cn + ranks, MPI_UINT32_T, d->ctx.comm);
+            for (uint64_t k = 0; k < total; k++)
+                all_ids[k] += first;
             MPI_Allgatherv(out, mine * (int)es, MPI_BYTE, in, cn + 2 * ranks, cn + 3 * ranks, MPI_BYTE, d->ctx.comm);
             d->halo_bytes += (uint64_t)n * (es + 4);
         }
@@ -444,7 +460,8 @@ static eddy_result run_sync(eddy_scene *s, dist_parts *P, const dist_sync *sy)
 {
     eddy_result r = EDDY_OK;
     for (uint32_t k = 0; k < sy->desc.gather_count && r == EDDY_OK; k++)
-        r = gather_whole(s, sy->set, sy->desc.gather[k], sy->desc.full[k], sy->desc.gather_bytes[k]);
+        r = gather_whole(s, sy->gset, sy->desc.gather[k], sy->desc.full[k], sy->desc.gather_bytes[k],
+                         sy->desc.gather_first);
     if (r != EDDY_OK)
         return r;
     if (sy->desc.buffer_count) {

@@ -68,8 +68,8 @@ extern "C" {
 #endif
 
 #define EDDY_VERSION_MAJOR 1
-#define EDDY_VERSION_MINOR 7
-#define EDDY_VERSION_PATCH 1
+#define EDDY_VERSION_MINOR 8
+#define EDDY_VERSION_PATCH 0
 
 typedef enum eddy_result {
     EDDY_TIMEOUT = 1,                 /* not an error: eddy_wait's time ran out first (wait again) */

@@ -49,9 +49,11 @@ extern "C" {
  *   4.3  view appended: a system's own picture for a host's camera
  *   4.4  checkpoint appended: the system's state for checkpoints
  *   4.5  reach and set_count appended: runs over MPI ranks
- *   4.6  declare_parts appended: a substep in parts over MPI ranks */
+ *   4.6  declare_parts appended: a substep in parts over MPI ranks
+ *   4.7  eddy_sync_desc.gather_set and gather_first appended: rows gathered
+ *        for another set than the system's first, inside a shared buffer */
 #define EDDY_MODULE_ABI_MAJOR 4
-#define EDDY_MODULE_ABI_MINOR 6
+#define EDDY_MODULE_ABI_MINOR 7
 /* Fills the version fields of an eddy_module_desc initializer:
  *     static const eddy_module_desc desc = { EDDY_MODULE_DESC_VERSION, .name = ... }; */
 #define EDDY_MODULE_DESC_VERSION                                                          \
@@ -281,6 +283,14 @@ typedef struct eddy_sync_desc {
     eddy_buffer gather[EDDY_SYNC_BUFFERS_MAX], full[EDDY_SYNC_BUFFERS_MAX];
     uint32_t gather_bytes[EDDY_SYNC_BUFFERS_MAX];
     uint32_t gather_count; /* 0..EDDY_SYNC_BUFFERS_MAX */
+    /* ---- module ABI 4.7 (a 4.6 desc, without them, reads as zeros) */
+    /* The set whose particles the gathered rows are (zero handle: the
+     * system's first set): one of the scene's sets, which may be another
+     * slot's (a fluid's boundary). */
+    eddy_particles gather_set;
+    /* The row of gather[k] and full[k] that holds that set's first
+     * particle (a buffer of several sets one after another); 0 default. */
+    uint32_t gather_first;
 } eddy_sync_desc;
 
 /* Over MPI ranks: a substep declared in parts (eddy_module_desc.
