@@ -302,6 +302,9 @@ static eddy_result declare_parts(void *state, eddy_step_parts *parts)
 static eddy_result reach(void *state, double *metres)
 {
     deform *d = state;
+    /* Asked only over ranks, where a step is several submissions: the
+     * handle is read after the step rather than staged on its first one. */
+    d->over_ranks = true;
     return eddy_reach_answer(d->e, d->name, NULL, 0, metres);
 }
 
@@ -534,9 +537,9 @@ static eddy_result set_input(void *state, uint32_t index, const double from[3], 
     eddy_result r = eddy_buffer_stage_write(d->e, d->handle, 0, sizeof ft, &ft);
     if (r == EDDY_OK)
         r = eddy_buffer_stage_write(d->e, d->handle, offsetof(struct eddy_deform_handle, clock), sizeof clock, clock);
-    if (r == EDDY_OK)
+    if (r == EDDY_OK && !d->over_ranks)
         r = eddy_buffer_stage_read(d->e, d->handle, 0, sizeof d->handle_host, &d->handle_host);
-    d->handle_read = d->handle_read || r == EDDY_OK;
+    d->handle_read = !d->over_ranks && (d->handle_read || r == EDDY_OK);
     return r;
 }
 

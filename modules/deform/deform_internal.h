@@ -95,6 +95,7 @@ typedef struct deform {
     eddy_buffer external; /* bound: a slice, the sum, or external_none */
     struct eddy_deform_handle handle_host; /* after the last step (a staged read) */
     bool handle_read;
+    bool over_ranks; /* a step is several submissions: the handle is read after it, not staged */
 } deform;
 
 /* The module's create: the springs, pins and handle from the set and the

@@ -173,6 +173,10 @@ typedef struct pbf {
     eddy_kernel k[K_COUNT];
     eddy_buffer params, solids, pred, sp, sbin, sold, smass, lambda, dp, sv, svort;
     eddy_buffer tool, tpush, tadh, tdamp, tsums;
+    /* The tool's three forces per particle in the set's order (this rank's
+     * particles) and by id (the whole set: what is summed). */
+    eddy_buffer tpart[3], tfull[3];
+    uint32_t total; /* the set's particles at create: the whole set */
     eddy_buffer sghost; /* pbf.lambda's ghost gradient sums for pbf.delta: walls, then the tool's */
     eddy_buffer worst;  /* the largest compression a substep left since the last frame (float bits) */
     eddy_buffer nlist, ncount, lpos; /* neighbour lists (shaders/neighbours.glsl); 16-byte stand-ins without */
@@ -180,6 +184,7 @@ typedef struct pbf {
     bool clamped; /* the tool was kept off a wall once (warned) */
     struct eddy_pbf_tool tool_host; /* the tool's state after the last step (a staged read) */
     bool tool_read;                 /* tool_host holds something: a staged read was asked for */
+    bool over_ranks; /* a step is several submissions: the tool is read after it, not staged */
 } pbf;
 
 static void destroy(void *state)
@@ -194,7 +199,8 @@ static void destroy(void *state)
         eddy_destroy_kernel(s->e, s->k[i]);
     eddy_buffer own[] = { s->params, s->solids, s->pred, s->sp, s->sbin, s->sold, s->smass, s->lambda, s->dp,
                           s->sv, s->svort, s->tool, s->tpush, s->tadh, s->tdamp, s->tsums,
-                          s->nlist, s->ncount, s->lpos, s->sghost, s->worst };
+                          s->nlist, s->ncount, s->lpos, s->sghost, s->worst, s->tpart[0], s->tpart[1],
+                          s->tpart[2], s->tfull[0], s->tfull[1], s->tfull[2] };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         eddy_destroy_buffer(s->e, own[i]);
     free(s);
@@ -283,6 +289,13 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->tadh = scratch(s, "sorted.tool_adhesion", tool ? 16 * n : 16);
     s->tdamp = scratch(s, "sorted.tool_damping", tool ? 16 * n : 16);
     s->tsums = scratch(s, "tool_sums", 48);
+    s->total = s->n;
+    for (int c = 0; c < 3 && tool; c++) {
+        s->tpart[c] = scratch(s, "tool_forces", 16 * n);
+        s->tfull[c] = scratch(s, "tool_forces.by_id", 16 * n);
+        if (!s->tpart[c].id || !s->tfull[c].id)
+            return EDDY_ERROR_OUT_OF_MEMORY;
+    }
     s->nlist = eddy_nlist_buffer(e, ctx->name, cap, n);
     s->ncount = scratch(s, "sorted.neighbour_count", 4 * n + 4); /* [n]: the lists' flag */
     s->lpos = scratch(s, "sorted.list_position", cap ? 16 * n : 16);
@@ -401,25 +414,72 @@ static int iterate_over_ranks(pbf *s, eddy_step_parts *parts, const eddy_grid_bu
     return rc >= 0 && lists && s->n ? add_neighbours(s, parts->graph, gb, 0) : rc;
 }
 
+static int add_tool_begin(pbf *s, eddy_graph g)
+{
+    return eddy_graph_add_pass(s->e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+        .label = "pbf.tool_begin", .kernel = s->k[K_TOOL_BEGIN], .threads = 1,
+        .bindings = { { s->params, EDDY_READ }, { s->tool, EDDY_READ_WRITE } } });
+}
+
+/* The force on the tool: per particle, three sums over the particles in
+ * the set's order, the mean over the substeps. Over MPI ranks (parts)
+ * every rank first gathers each particle's rows from its owner, by id, so
+ * the sums add the same values in the same order as on one rank; a rank
+ * without particles takes part. */
+static eddy_result record_tool(pbf *s, eddy_graph g, eddy_step_parts *parts)
+{
+    eddy_engine *e = s->e;
+    eddy_buffer sums[3] = { s->tpush, s->tadh, s->tdamp };
+    int rc = !s->n ? 0 : eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+        .label = "pbf.tool_force", .kernel = s->k[K_TOOL_FORCE], .threads = s->n,
+        .bindings = { { s->params, EDDY_READ }, { s->tool, EDDY_READ }, { s->sp, EDDY_READ },
+                      { s->sv, EDDY_READ }, { s->smass, EDDY_READ }, { s->lambda, EDDY_READ },
+                      { s->tpush, EDDY_READ_WRITE }, { s->tadh, EDDY_WRITE }, { s->tdamp, EDDY_WRITE } } });
+    eddy_result r = rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+    for (uint32_t c = 0; c < 3 && r == EDDY_OK && s->n; c++)
+        r = eddy_grid_record_scatter(e, s->grid, g, sums[c], parts ? s->tpart[c] : s->tfull[c], 4, s->n);
+    if (r == EDDY_OK && parts) {
+        r = parts->sync(parts, &(eddy_sync_desc){ EDDY_SIZED(eddy_sync_desc),
+            .gather = { s->tpart[0], s->tpart[1], s->tpart[2] }, .full = { s->tfull[0], s->tfull[1], s->tfull[2] },
+            .gather_bytes = { 16, 16, 16 }, .gather_count = 3 });
+        g = parts->graph;
+    }
+    uint32_t count = parts ? s->total : s->n;
+    if (r == EDDY_OK && !count)
+        r = eddy_fill_record(e, g, s->tsums, 0, 12, 0);
+    for (uint32_t c = 0; c < 3 && r == EDDY_OK && count; c++)
+        r = eddy_reduce_record(e, s->reduce, g, s->tfull[c], count, 4, 3, EDDY_REDUCE_SUM, s->tsums, c);
+    if (r != EDDY_OK)
+        return r;
+    rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
+        .label = "pbf.tool_end", .kernel = s->k[K_TOOL_END], .threads = 1,
+        .bindings = { { s->params, EDDY_READ }, { s->tool, EDDY_READ_WRITE }, { s->tsums, EDDY_READ } } });
+    return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+}
+
+/* Over ranks a rank without particles of the set takes part in every
+ * sync all the same, and moves the tool as the others do. */
+static eddy_result declare_empty(pbf *s, eddy_graph g, eddy_step_parts *parts)
+{
+    eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
+    bool tool = s->p.tool[0] > 0;
+    if ((tool && add_tool_begin(s, g) < 0) || (parts && iterate_over_ranks(s, parts, &gb, false, false) < 0))
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    g = parts ? parts->graph : g;
+    eddy_result r = s->couple ? eddy_couple_record_idle(s->e, s->couple, g, parts) : EDDY_OK;
+    return r == EDDY_OK && tool ? record_tool(s, parts ? parts->graph : g, parts) : r;
+}
+
 /* The substep's passes; over MPI ranks (parts) the solver iterations are
  * parts of it, and what follows them goes into the last part. */
 static eddy_result declare(pbf *s, eddy_graph g, eddy_step_parts *parts)
 {
     eddy_engine *e = s->e;
     eddy_grid_buffers gb = eddy_grid_get_buffers(s->grid);
-    /* Over ranks a rank without particles of the set takes part in every
-     * sync all the same. */
-    if (s->n == 0) {
-        if (parts && iterate_over_ranks(s, parts, &gb, false, false) < 0)
-            return EDDY_ERROR_INVALID_ARGUMENT;
-        return s->couple ? eddy_couple_record_idle(e, s->couple, parts ? parts->graph : g, parts) : EDDY_OK;
-    }
+    if (s->n == 0)
+        return declare_empty(s, g, parts);
     bool tool = s->p.tool[0] > 0;
-    int rc = 0;
-    if (tool)
-        rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-            .label = "pbf.tool_begin", .kernel = s->k[K_TOOL_BEGIN], .threads = 1,
-            .bindings = { { s->params, EDDY_READ }, { s->tool, EDDY_READ_WRITE } } });
+    int rc = tool ? add_tool_begin(s, g) : 0;
     if (rc >= 0)
         rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
             .label = "pbf.predict", .kernel = s->k[K_PREDICT], .threads = s->n,
@@ -496,26 +556,7 @@ static eddy_result declare(pbf *s, eddy_graph g, eddy_step_parts *parts)
     r = coupled ? eddy_couple_record_end(e, s->couple, g, parts) : EDDY_OK;
     if (r != EDDY_OK || !tool)
         return r;
-    g = parts ? parts->graph : g;
-    /* The force on the tool: per particle, three fixed-order sums, the mean
-     * over the substeps. */
-    rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-        .label = "pbf.tool_force", .kernel = s->k[K_TOOL_FORCE], .threads = s->n,
-        .bindings = { { s->params, EDDY_READ }, { s->tool, EDDY_READ }, { s->sp, EDDY_READ },
-                      { s->sv, EDDY_READ }, { s->smass, EDDY_READ }, { s->lambda, EDDY_READ },
-                      { s->tpush, EDDY_READ_WRITE }, { s->tadh, EDDY_WRITE }, { s->tdamp, EDDY_WRITE } } });
-    if (rc < 0)
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    eddy_buffer sums[3] = { s->tpush, s->tadh, s->tdamp };
-    for (uint32_t c = 0; c < 3; c++) {
-        r = eddy_reduce_record(e, s->reduce, g, sums[c], s->n, 4, 3, EDDY_REDUCE_SUM, s->tsums, c);
-        if (r != EDDY_OK)
-            return r;
-    }
-    rc = eddy_graph_add_pass(e, g, &(eddy_pass_desc){ EDDY_SIZED(eddy_pass_desc),
-        .label = "pbf.tool_end", .kernel = s->k[K_TOOL_END], .threads = 1,
-        .bindings = { { s->params, EDDY_READ }, { s->tool, EDDY_READ_WRITE }, { s->tsums, EDDY_READ } } });
-    return rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+    return record_tool(s, parts ? parts->graph : g, parts);
 }
 
 static eddy_result declare_step(void *state, eddy_graph g)
@@ -543,8 +584,10 @@ static eddy_result declare_parts(void *state, eddy_step_parts *parts)
 static eddy_result reach(void *state, double *metres)
 {
     pbf *s = state;
-    const char *why = s->p.tool[0] > 0 ? "the tool's force sums over the whole fluid"
-                    : s->couple ? eddy_couple_dist_refusal(s->e, s->couple) : NULL;
+    const char *why = s->couple ? eddy_couple_dist_refusal(s->e, s->couple) : NULL;
+    /* Asked only over ranks, where a step is several submissions: the tool
+     * is read after the step rather than staged on its first one. */
+    s->over_ranks = true;
     return eddy_reach_answer(s->e, s->name, why, 2.0 * s->h * (1.0 + s->skin) + 4.0 * PBF_REACH_MOVE * s->h, metres);
 }
 
@@ -625,9 +668,9 @@ static eddy_result set_tool(pbf *s, const double from[3], const double to[3])
     eddy_result r = eddy_buffer_stage_write(s->e, s->tool, offsetof(struct eddy_pbf_tool, from), sizeof ft, &ft);
     if (r == EDDY_OK)
         r = eddy_buffer_stage_write(s->e, s->tool, offsetof(struct eddy_pbf_tool, clock), sizeof clock, clock);
-    if (r == EDDY_OK)
+    if (r == EDDY_OK && !s->over_ranks)
         r = eddy_buffer_stage_read(s->e, s->tool, 0, sizeof s->tool_host, &s->tool_host);
-    s->tool_read = s->tool_read || r == EDDY_OK;
+    s->tool_read = !s->over_ranks && (s->tool_read || r == EDDY_OK);
     return r;
 }
 
@@ -644,6 +687,8 @@ static eddy_result tool_state(pbf *s, struct eddy_pbf_tool *t)
 {
     if (s->p.tool[0] <= 0)
         return set_tool(s, (double[3]){ 0 }, (double[3]){ 0 }); /* the message: no tool */
+    if (s->over_ranks)
+        return eddy_buffer_download(s->e, s->tool, 0, sizeof *t, t);
     if (!s->tool_read) {
         eddy_result r = eddy_buffer_download(s->e, s->tool, 0, sizeof *t, t);
         if (r == EDDY_OK)

@@ -85,6 +85,11 @@ bool scene_dist_writes_frames(const eddy_scene *s, uint32_t k)
     (void)s, (void)k;
     return true;
 }
+eddy_result scene_dist_agree(eddy_scene *s, eddy_result r)
+{
+    (void)s;
+    return r;
+}
 eddy_result scene_dist_save(eddy_scene *s, const char *path)
 {
     (void)path;
@@ -188,8 +193,8 @@ static eddy_result check_whole(eddy_scene *s, const scene_system *sys, const cha
     return scene_dist_refuse(s, why);
 }
 
-/* What keeps a scene on one rank: the systems' reach, their ports and
- * rates, images, the systems of sets with elements. One message. */
+/* What keeps a scene on one rank: the systems' reach and rates, images,
+ * the systems of sets with elements. One message. */
 static eddy_result check_scene(eddy_scene *s, double *reach)
 {
     eddy_engine *e = s->e;
@@ -211,10 +216,11 @@ static eddy_result check_scene(eddy_scene *s, double *reach)
             eddy_log(e, EDDY_LOG_ERROR, "dist.unsupported", "%s: its reach %g m is not a distance", what, r);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
-        /* Ports a system has but nobody drives or reads run on. */
-        if (sys->rate != 1 || sys->log || sys->active) {
-            snprintf(what + strlen(what), sizeof what - strlen(what), " with %s", sys->rate != 1 ? "its own substeps"
-                     : "ports");
+        /* Driven inputs are set alike on every rank; the outputs a module
+         * reports over ranks are the whole run's (its own syncs make them
+         * so), and rank 0 logs them. */
+        if (sys->rate != 1) {
+            snprintf(what + strlen(what), sizeof what - strlen(what), " with its own substeps");
             return scene_dist_refuse(s, what);
         }
         if ((res = check_whole(s, sys, what, r)) != EDDY_OK)

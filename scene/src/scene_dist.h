@@ -54,10 +54,8 @@ typedef struct scene_dist {
     bool handed;    /* the first exchange (each rank's start, by index) is done */
 } scene_dist;
 
-/* scene_dist.c: one result on every rank (r where it failed, a failure with
- * the first failing rank's message elsewhere); a dist.c collective that
- * failed, its message logged. */
-eddy_result scene_dist_agree(eddy_scene *s, eddy_result r);
+/* scene_dist.c: a dist.c collective that failed, its message logged
+ * (scene_dist_agree: scene_internal.h). */
 eddy_result scene_dist_failed(eddy_scene *s);
 
 /* scene_dist_exchange.c: the kernel and buffers the exchange needs, made

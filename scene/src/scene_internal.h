@@ -264,6 +264,10 @@ bool scene_dist_root(const eddy_scene *s);
  * rank); the run's stop flag and wall-clock checkpoints, which each rank
  * sees at its own moment. */
 bool scene_dist_any(eddy_scene *s, bool v);
+/* Over ranks (collective): one result on every rank, r where it failed
+ * and a failure with the first failing rank's message elsewhere; r itself
+ * on one rank. */
+eddy_result scene_dist_agree(eddy_scene *s, eddy_result r);
 /* Whether system k writes its own frame files here: on one rank; over
  * ranks rank 0, for a system of a set every rank holds whole (its mesh). */
 bool scene_dist_writes_frames(const eddy_scene *s, uint32_t k);

@@ -252,7 +252,7 @@ static eddy_result read_outputs(eddy_scene *s)
             continue;
         if (sys->module->output_count && (r = sys->module->read_outputs(sys->state, sys->outputs)) != EDDY_OK)
             return r;
-        if (sys->log && !s->no_output && !log_ports(s, sys, t))
+        if (sys->log && !s->no_output && scene_dist_root(s) && !log_ports(s, sys, t))
             return EDDY_ERROR_OUT_OF_MEMORY;
     }
     return EDDY_OK;
@@ -263,14 +263,14 @@ static eddy_result read_outputs(eddy_scene *s)
 static eddy_result port_step(eddy_scene *s)
 {
     eddy_result r = set_inputs(s);
-    if (r == EDDY_OK && s->dist)
-        return scene_dist_refuse(s, "a scene with ports");
-    if (r == EDDY_OK)
-        r = eddy_graph_run(s->e, s->graph, 1);
-    if (r != EDDY_OK)
-        return r;
-    s->steps_done++;
-    return read_outputs(s);
+    if (s->dist) { /* every rank sets the same inputs and reads the same outputs; the step counts itself */
+        r = scene_dist_agree(s, r);
+        r = r == EDDY_OK ? scene_dist_steps(s, 1) : r;
+        return r == EDDY_OK ? scene_dist_agree(s, read_outputs(s)) : r;
+    }
+    if (r == EDDY_OK && (r = eddy_graph_run(s->e, s->graph, 1)) == EDDY_OK)
+        s->steps_done++;
+    return r == EDDY_OK ? read_outputs(s) : r;
 }
 
 static bool has_ports(const eddy_scene *s)

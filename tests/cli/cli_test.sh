@@ -649,7 +649,7 @@ bad_device)
 bad_option)
     expect_bad "$root/scenes/bounce.json" --steps -3 -- "[cli.usage]" "--steps";;
 module_abi)
-    expect_bad "$root/scenes/bounce.json" --module "$abi2" -- "[module.abi]" "ABI 4.6" "ABI 1.0";;
+    expect_bad "$root/scenes/bounce.json" --module "$abi2" -- "[module.abi]" "ABI 4.7" "ABI 1.0";;
 *)
     echo "unknown case $case"; exit 2;;
 esac

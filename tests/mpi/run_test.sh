@@ -3,8 +3,8 @@
 # cores): each scene's (IISPH and DFSPH coupled with a cube, PBF, granular
 # material with friction, weakly compressible SPH coupled with rigid bodies
 # that lie across the ranks and with a soft ball every rank holds whole,
-# PBF coupled with a cube and a soft ball, a cloth catching PBF water,
-# adaptive substeps) last frame on
+# PBF coupled with a cube and a soft ball, a cloth catching PBF water, a
+# PBF tool driven along a path, adaptive substeps) last frame on
 # 2, 3 and 4 ranks, gathered by particle id from
 # the ranks' pieces, is bitwise the one-rank run's, and so are the
 # statistics lines; particles migrate and the split moves; VTK's parallel
@@ -38,14 +38,15 @@ one_error() { # label rc pattern
 # IISPH's uncoupled in the adaptive dam): the weakly compressible
 # dam with bodies covers the sph module on 2, 3 and 4, and the adaptive
 # dam IISPH again on 3 and 4. PBF's dam on 2 and 4, its coupled dam (a
-# cube and a soft ball) on 3, the cloth catching water on 3. The adaptive dam (IISPH with few
+# cube and a soft ball) on 3, the cloth catching water and the tool on
+# 3. The adaptive dam (IISPH with few
 # iterations beside a weakly compressible column: its substeps go from 3
 # to 10 as the solves stop unconverged, and on 3 and 4 ranks one rank
 # holds no IISPH particles for a while) on 3 and 4.
 runs="iisph_dam:water:-:3 iisph_dam:cube:-:3 dfsph_dam:water:--moves:3 dfsph_dam:cube:-:3 pbf_dam:water:--moves:2_4 granular_pile:sand:--moves
       couple_dam:water:- couple_dam:bodies:--spanning couple_dam:ball:--spanning
       pbf_couple:water:-:3 pbf_couple:cube:-:3 pbf_couple:ball:--spanning:3
-      cloth_water:water:-:3 cloth_water:sheet:--spanning:3 adaptive_dam:water:--moves:3_4 adaptive_dam:oil:-:3_4"
+      cloth_water:water:-:3 cloth_water:sheet:--spanning:3 pbf_tool:water:-:3 adaptive_dam:water:--moves:3_4 adaptive_dam:oil:-:3_4"
 [ "$quick" = quick ] && runs="iisph_dam:water:-:3 iisph_dam:cube:-:3"
 for run in $runs; do
     IFS=: read -r scene set checks ranks <<<"$run"
@@ -66,6 +67,14 @@ for run in $runs; do
         python3 "$here/compare_runs.py" "$tmp/$scene.1" "$tmp/$scene.$n" "$set" $checks || fail "$scene, $n ranks"
     done
 done
+# The PBF tool's ports (its path, the fluid's force on it: sums over the
+# whole fluid, each particle's rows gathered by id), logged by rank 0 each
+# step, are the one-rank run's to the bit.
+if [ "$quick" != quick ]; then
+    cmp "$tmp/pbf_tool.1/ports_tool.csv" "$tmp/pbf_tool.3/ports_tool.csv" || fail "pbf_tool: ports_tool.csv differs"
+    [ "$(wc -l <"$tmp/pbf_tool.3/ports_tool.csv")" -eq 41 ] || fail "pbf_tool: expected 40 logged steps"
+    echo "pbf_tool: ports_tool.csv on 3 ranks is the one-rank run's, 40 steps"
+fi
 # ParaView's reader (python3-vtk9): the pieces make one dataset.
 vtkpy=""
 for py in python3 /usr/bin/python3; do
