@@ -4,7 +4,8 @@
 # material with friction, weakly compressible SPH coupled with rigid bodies
 # that lie across the ranks and with a soft ball every rank holds whole,
 # PBF coupled with a cube and a soft ball, a cloth catching PBF water, a
-# PBF tool driven along a path, adaptive substeps) last frame on
+# PBF tool driven along a path, adaptive substeps; the ports logged)
+# last frame on
 # 2, 3 and 4 ranks, gathered by particle id from
 # the ranks' pieces, is bitwise the one-rank run's, and so are the
 # statistics lines; particles migrate and the split moves; VTK's parallel
@@ -70,10 +71,18 @@ done
 # The PBF tool's ports (its path, the fluid's force on it: sums over the
 # whole fluid, each particle's rows gathered by id), logged by rank 0 each
 # step, are the one-rank run's to the bit.
+# So are the soft ball's handle ports in the dam with bodies (the handle
+# pushing it into the water; the force sums vertices every rank holds).
 if [ "$quick" != quick ]; then
     cmp "$tmp/pbf_tool.1/ports_tool.csv" "$tmp/pbf_tool.3/ports_tool.csv" || fail "pbf_tool: ports_tool.csv differs"
     [ "$(wc -l <"$tmp/pbf_tool.3/ports_tool.csv")" -eq 41 ] || fail "pbf_tool: expected 40 logged steps"
     echo "pbf_tool: ports_tool.csv on 3 ranks is the one-rank run's, 40 steps"
+    for n in 2 3 4; do
+        cmp "$tmp/couple_dam.1/ports_ball.csv" "$tmp/couple_dam.$n/ports_ball.csv" ||
+            fail "couple_dam: ports_ball.csv differs on $n ranks"
+    done
+    [ "$(wc -l <"$tmp/couple_dam.4/ports_ball.csv")" -eq 126 ] || fail "couple_dam: expected 125 logged steps"
+    echo "couple_dam: the ball's handle ports on 2, 3 and 4 ranks are the one-rank run's, 125 steps"
 fi
 # ParaView's reader (python3-vtk9): the pieces make one dataset.
 vtkpy=""
