@@ -31,8 +31,8 @@ ninja -C build-san >/dev/null || { ninja -C build-san | tail -30; echo "0 passed
 # grid's create and record) runs in every module test of the sample. The
 # checkpoints' hostile files run here, and a sample of their families (the
 # suite 'sanitize': checkpoint_sanitize). The MPI runs through the transfer
-# rings (dist_run_staging) run the host code of dist_run's quick part,
-# which runs here.
+# rings (dist_run_staging) run the host code of dist_run's quick part
+# (the IISPH dam with its cube on 3 ranks, and the faults), which runs here.
 gpu_sample=(roundtrip roundtrip_staging graph memory prims prims_no_subgroup render adopt module_load
             lifetime buffers images pipeline_cache api_misuse desc_size
             ballistic sph_surface pbf_haptic sph_cpu pbf_cpu pbf_tool_cpu couple_cpu couple_sheet_cpu rigid_cpu
