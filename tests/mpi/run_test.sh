@@ -56,6 +56,13 @@ for run in $runs; do
     ranks=${ranks:-2 3 4}
     ranks=${ranks//_/ }
     json=$here/dist_$scene.json
+    # The sanitized and ring runs look at the host code, not the dynamics:
+    # the IISPH dam's first 20 steps.
+    if [ -n "$quick" ] && [ ! -f "$tmp/dist_$scene.json" ]; then
+        sed 's/"duration": 0.05,/"duration": 0.02,/' "$json" >"$tmp/dist_$scene.json"
+        grep -q '"duration": 0.02,' "$tmp/dist_$scene.json" || fail "$scene: no duration to shorten"
+    fi
+    [ -n "$quick" ] && json=$tmp/dist_$scene.json
     if [ ! -d "$tmp/$scene.1" ]; then
         "$eddy" run "$json" --out "$tmp/$scene.1" --quiet >"$tmp/out" 2>"$tmp/err" || fail "$scene, 1 rank: exit $?"
         clean "$scene, 1 rank"
