@@ -15,6 +15,7 @@ packages=(
   clang llvm                                    # sanitized build, libFuzzer, llvm-symbolizer
   cmake                                         # check-install: a CMake program through pkg-config
   abigail-tools                                 # the ABI check against the last release (tools/abi.sh)
+  graphviz                                      # dot: eddy graph --dot's output rendered, in a test
   libglfw3-dev xvfb xauth                       # eddy view's window; its tests under Xvfb
 )
 missing=()

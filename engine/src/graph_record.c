@@ -99,10 +99,7 @@ static const eddy_sync_barrier *barriers_at(const eddy_sync_plan *plan, uint32_t
 }
 
 /* The planner's resources of one graph: index = the planner's resource id. */
-typedef struct res_ref {
-    uint32_t id;
-    bool image;
-} res_ref;
+typedef eddy_res_ref res_ref;
 
 /* What recording a plan needs: the resources and room for the largest group. */
 typedef struct rec_ctx {
@@ -315,6 +312,11 @@ static eddy_result plan_graph(eddy_engine *e, eddy_graph_obj *g, bool own, const
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     return EDDY_OK;
+}
+
+eddy_result eddy_graph_plan(eddy_engine *e, eddy_graph_obj *g, eddy_sync_plan *plan, eddy_res_ref **refs)
+{
+    return plan_graph(e, g, true, NULL, plan, refs);
 }
 
 static eddy_result make_sets(eddy_engine *e, eddy_graph_obj *g)

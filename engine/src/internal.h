@@ -338,6 +338,15 @@ VkBufferView eddy_buffer_texel_view(eddy_engine *e, eddy_buffer_obj *b, int32_t 
 eddy_kernel_obj *eddy_kernel_get(eddy_engine *e, eddy_kernel k);
 eddy_image_obj *eddy_image_get(eddy_engine *e, eddy_image im);
 eddy_graph_obj *eddy_graph_get(eddy_engine *e, eddy_graph g);
+/* graph_record.c: the barriers of a graph as eddy's own replayed recording
+ * places them (graph_sync.h's plan) and the planner's resources (index:
+ * the planner's id), which the caller frees with the plan. */
+typedef struct eddy_res_ref {
+    uint32_t id;
+    bool image;
+} eddy_res_ref;
+struct eddy_sync_plan;
+eddy_result eddy_graph_plan(eddy_engine *e, eddy_graph_obj *g, struct eddy_sync_plan *plan, eddy_res_ref **refs);
 /* Drops a graph's recording (command buffers, descriptor pool, queries) once
  * its last use has finished and marks the graph dirty (graph.c; graph_record.c
  * builds the recording again at the next run). */

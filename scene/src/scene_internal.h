@@ -56,6 +56,7 @@ typedef struct scene_system {
     void *state;
     char name[EDDY_NAME_MAX + 1];
     uint32_t rate;        /* the system's substeps per scene substep ("substeps") */
+    uint32_t pass_first, pass_count; /* its passes in the step graph (one rank) */
     scene_input *inputs;  /* module->input_count */
     double *outputs;      /* 3 per output: the last step's values (zero before the first);
                              inactive: the last values read, once outputs_known */

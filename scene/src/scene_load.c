@@ -659,6 +659,7 @@ static bool declare_steps(parse_ctx *c, eddy_scene *s)
         if (m->declare_step(sys->state, s->graph) != EDDY_OK)
             return scene_fail(c, "scene.system", path, "module '%s' could not declare its step (see above)", m->name);
         uint32_t count = eddy_graph_pass_count(e, s->graph) - first;
+        sys->pass_first = first, sys->pass_count = count;
         if (sys->rate > 1 && count && eddy_graph_repeat(e, s->graph, first, count, sys->rate) != EDDY_OK)
             return scene_fail(c, "scene.field", field, "module '%s' repeats passes of its own step (solver "
                               "iterations), which cannot run inside a repeat: expected 1 substep", m->name);

@@ -425,6 +425,40 @@ eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps)
     return EDDY_OK;
 }
 
+eddy_result eddy_scene_describe(eddy_scene *s, eddy_describe_format format, char *out, size_t capacity,
+                                size_t *length)
+{
+    SCENE_GUARD(s, return EDDY_ERROR_INVALID_ARGUMENT);
+    if (s->dist)
+        return scene_dist_refuse(s, "eddy_scene_describe");
+    eddy_pass_group *groups = calloc(s->system_count + 1, sizeof *groups);
+    char(*names)[EDDY_NAME_MAX + 96] = calloc(s->system_count + 1, sizeof *names);
+    if (!groups || !names) {
+        free(groups), free(names);
+        eddy_log(s->e, EDDY_LOG_ERROR, "memory.host", "scene '%s': out of host memory describing its graph", s->name);
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        const scene_system *sys = &s->systems[i];
+        if (!sys->pass_count)
+            continue;
+        snprintf(names[n], sizeof names[n], "system '%s' (module %s)%s", sys->name, sys->module->name,
+                 sys->rate > 1 ? ", its own substeps" : "");
+        groups[n] = (eddy_pass_group){ names[n], sys->pass_first, sys->pass_count };
+        n++;
+    }
+    uint32_t sub = s->adaptive ? s->current_substeps : s->substeps;
+    char title[EDDY_NAME_MAX + 160];
+    snprintf(title, sizeof title, "scene '%s': a step of %g s is %u substep%s%s, each one run of the graph", s->name,
+             s->dt, sub, sub == 1 ? "" : "s", s->adaptive ? " (now: adaptive)" : "");
+    eddy_result r = eddy_graph_describe(s->e, s->graph, &(eddy_graph_describe_desc){ EDDY_SIZED(eddy_graph_describe_desc),
+        .format = format, .groups = groups, .group_count = n, .title = title, .out = out, .capacity = capacity,
+        .length = length });
+    free(groups), free(names);
+    return r;
+}
+
 double scene_stable_dt(eddy_scene *s)
 {
     double stable = INFINITY;
@@ -475,8 +509,11 @@ eddy_result scene_set_substeps(eddy_scene *s, uint32_t n)
     for (uint32_t i = 0; i < s->system_count; i++) {
         const eddy_module_desc *m = s->systems[i].module;
         eddy_result r = m->set_dt(s->systems[i].state, s->dt / n);
+        uint32_t first = s->dist ? 0 : eddy_graph_pass_count(s->e, s->graph);
         if (r == EDDY_OK && !s->dist)
             r = m->declare_step(s->systems[i].state, s->graph);
+        s->systems[i].pass_first = first;
+        s->systems[i].pass_count = s->dist ? 0 : eddy_graph_pass_count(s->e, s->graph) - first;
         if (r != EDDY_OK)
             return r;
     }

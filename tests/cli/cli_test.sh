@@ -650,6 +650,29 @@ bad_option)
     expect_bad "$root/scenes/bounce.json" --steps -3 -- "[cli.usage]" "--steps";;
 module_abi)
     expect_bad "$root/scenes/bounce.json" --module "$abi2" -- "[module.abi]" "ABI 4.7" "ABI 1.0";;
+graph)
+    # Every shipped scene's step graph, described in one run: a heading
+    # each, every system's passes, their buffers and barriers.
+    n=$(ls "$root"/scenes/*.json | wc -l)
+    "$eddy" graph "$root"/scenes/*.json >"$tmp/outlog" 2>"$tmp/err" || fail "exit status $?"
+    grep -q "validation message" "$tmp/err" && fail "validation messages"
+    [ "$(grep -c "^scene '" "$tmp/outlog")" -eq "$n" ] || fail "expected $n scenes described"
+    grep -q "^system 'fluid' (module pbf):" "$tmp/outlog" || fail "no pbf system in the text"
+    grep -q "barrier before it on: " "$tmp/outlog" || fail "no barrier in the text"
+    grep -q "run 100 times in a row" "$tmp/outlog" || fail "no repeated range (the CG's iterations)"
+    # A coupled scene as DOT, rendered by Graphviz.
+    "$eddy" graph deform_ball_tank --dot "$tmp/g.dot" 2>"$tmp/err" || fail "--dot: exit status $?"
+    command -v dot >/dev/null || fail "no dot (graphviz: tools/install-deps.sh installs it)"
+    dot -Tsvg "$tmp/g.dot" >"$tmp/g.svg" 2>"$tmp/err" || fail "dot -Tsvg refused the DOT"
+    grep -q "<svg" "$tmp/g.svg" && grep -q "system &#39;ball&#39; (module deform)" "$tmp/g.svg" ||
+        fail "the SVG lacks the graph or its deform cluster"
+    # Refused: --dot with two scenes, a missing scene (no DOT file written).
+    "$eddy" graph bounce rigid_drop --dot "$tmp/two.dot" >"$tmp/outlog" 2>"$tmp/err"
+    [ $? -eq 2 ] && grep -q "\[cli.usage\]" "$tmp/err" && [ ! -e "$tmp/two.dot" ] || fail "--dot with two scenes"
+    "$eddy" graph "$tmp/none.json" --dot "$tmp/none.dot" >"$tmp/outlog" 2>"$tmp/err"
+    [ $? -eq 1 ] && grep -q "error" "$tmp/err" && [ ! -e "$tmp/none.dot" ] && [ ! -e "$tmp/none.dot.tmp" ] ||
+        fail "a missing scene"
+    echo "ok ($case): $n scenes described; a DOT rendered to $(wc -c <"$tmp/g.svg") bytes of SVG";;
 *)
     echo "unknown case $case"; exit 2;;
 esac

@@ -7,7 +7,7 @@
 #   cache: pipeline-cache files
 #   view_events: eddy view's events files
 #   bench_model: eddy bench --model's device files
-#   cli: command lines (eddy run, eddy haptic options)
+#   cli: command lines (eddy run, eddy haptic and eddy graph options)
 #   module_desc: module descriptors built from bytes
 #   checkpoint: edits of fuzz_checkpoint's base checkpoint (a cut length, then
 #               offset and xor byte groups)
@@ -84,6 +84,8 @@ cli)
     printf -- '--steps\x0018446744073709551616' >"$dir/cli_wrap"
     printf -- '--rate\x001e6\x00--seconds\x002\x00--system\x00tool' >"$dir/cli_haptic"
     printf -- '--validation\x00sync\x00--profile\x00--quiet\x00--no-output\x00scene.json' >"$dir/cli_flags"
+    printf -- 'a.json\x00b.json\x00--module\x00m.so\x00--allow-plugins' >"$dir/cli_graph"
+    printf -- 'a.json\x00--dot\x00g.dot\x00--device\x000' >"$dir/cli_graph_dot"
     printf -- '--module\x00a.so\x00--allow-plugins\x00--device\x000' >"$dir/cli_module"
     exit 0;;
 module_desc)

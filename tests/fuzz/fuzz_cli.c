@@ -1,5 +1,5 @@
 /* libFuzzer harness: bytes -> the command line's options
- * (cli_parse_options). The input is split at NUL bytes into arguments. The
+ * (cli_parse_options, and eddy graph's cli_parse_graph). The input is split at NUL bytes into arguments. The
  * parser must refuse or accept every argument list without reading outside
  * it; what it accepts must be within the documented limits. tools/fuzz.sh
  * runs it. */
@@ -31,6 +31,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         if (o.validation && strcmp(o.validation, "off") && strcmp(o.validation, "on") && strcmp(o.validation, "sync"))
             abort();
+    }
+    /* The same arguments as `eddy graph`'s. */
+    options g;
+    memset(&g, 0, sizeof g);
+    const char *scenes[EDDY_CLI_MAX_GRAPH_SCENES], *dot = NULL;
+    int n = -1;
+    if (cli_parse_graph(argc, argv, 2, &g, scenes, &n, &dot) == 0) {
+        if (n < 1 || n > EDDY_CLI_MAX_GRAPH_SCENES || (dot && n != 1) || g.module_count > 16)
+            abort();
+        for (int i = 0; i < n; i++)
+            if (!scenes[i] || scenes[i][0] == '-')
+                abort();
     }
     free(copy);
     return 0;

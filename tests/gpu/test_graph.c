@@ -36,6 +36,63 @@ static void cpu_substep(uint32_t *a, uint32_t *b)
         a[i] = a[i] * 3u + 1u;
 }
 
+static char *describe_as(eddy_engine *e, eddy_graph g, eddy_describe_format f, const eddy_pass_group *groups,
+                         uint32_t group_count)
+{
+    size_t len = 0;
+    eddy_graph_describe_desc d = { EDDY_SIZED(eddy_graph_describe_desc), .format = f, .groups = groups,
+                                   .group_count = group_count, .title = "test", .length = &len };
+    CHECK(eddy_graph_describe(e, g, &d) == EDDY_OK && len > 0);
+    char *text = malloc(len + 1);
+    REQUIRE(text);
+    d.out = text, d.capacity = len + 1;
+    size_t again = 0;
+    d.length = &again;
+    CHECK(eddy_graph_describe(e, g, &d) == EDDY_OK && again == len && strlen(text) == len);
+    return text;
+}
+
+/* eddy_graph_describe on the test's graph: its passes, the barriers the
+ * planner puts before them (the first time through the repeat and when it
+ * repeats), the repeat; DOT's data-flow edges; a text cut to its capacity,
+ * bad groups refused, labels escaped in DOT. */
+static void describe(eddy_engine *e, eddy_graph g)
+{
+    const eddy_pass_group groups[] = { { "first", 0, 1 }, { "solver", 1, 2 }, { "tail", 3, 2 } };
+    char *t = describe_as(e, g, EDDY_DESCRIBE_TEXT, groups, 3);
+    CHECKF(strstr(t, "graph 'ops', 5 passes, run 2 times a step") && strstr(t, "\nsolver:\n") &&
+               strstr(t, "passes #1 to #2 run 10 times in a row") && strstr(t, "#1 b+=a (kernel ops") &&
+               strstr(t, "#4 mul3.indirect (kernel mul3, groups from args)") &&
+               strstr(t, "reads and writes b\n      barrier before it on: a (written before)\n"
+                         "      when repeated, barrier before it on: a (written before), b (written before)") &&
+               strstr(t, "#2 a^=b>>3") && strstr(t, "barrier before it on: a (written before), b (written before)"),
+           "text:\n%s", t);
+    free(t);
+    t = describe_as(e, g, EDDY_DESCRIBE_DOT, groups, 3);
+    CHECKF(strstr(t, "digraph \"ops\"") && strstr(t, "subgraph cluster_1 {\n    label=\"solver\"") &&
+               strstr(t, "p0 -> p1 [label=\"a\"]") && strstr(t, "p3 -> p4 [label=\"args\"]") &&
+               strstr(t, "p2 -> p1 [style=dashed, constraint=false, label=\"x10\"]") && !strstr(t, "p3 -> p4 [label=\"a\"]"),
+           "dot:\n%s", t);
+    free(t);
+    char small[10];
+    size_t len = 0;
+    CHECK(eddy_graph_describe(e, g, &(eddy_graph_describe_desc){ EDDY_SIZED(eddy_graph_describe_desc), .out = small,
+        .capacity = sizeof small, .length = &len }) == EDDY_ERROR_LIMIT && len > sizeof small && strlen(small) == 9);
+    const eddy_pass_group overlap[] = { { "x", 0, 2 }, { "y", 1, 2 } };
+    test_clear_error();
+    CHECK(eddy_graph_describe(e, g, &(eddy_graph_describe_desc){ EDDY_SIZED(eddy_graph_describe_desc), .groups = overlap,
+        .group_count = 2, .length = &len }) == EDDY_ERROR_INVALID_ARGUMENT);
+    CHECKF(!strcmp(test_last_id, "graph.invalid") && strstr(test_last_error, "groups[1]"), "[%s] %s",
+           test_last_id, test_last_error);
+    CHECK(eddy_graph_describe(e, g, &(eddy_graph_describe_desc){ EDDY_SIZED(eddy_graph_describe_desc),
+        .format = (eddy_describe_format)7, .length = &len }) == EDDY_ERROR_INVALID_ARGUMENT);
+    eddy_graph q = eddy_create_graph(e, &(eddy_graph_desc){ EDDY_SIZED(eddy_graph_desc), .label = "say \"hi\"\\" });
+    t = describe_as(e, q, EDDY_DESCRIBE_DOT, NULL, 0);
+    CHECKF(strstr(t, "digraph \"say \\\"hi\\\"\\\\\" {"), "dot:\n%s", t);
+    free(t);
+    eddy_destroy_graph(e, q);
+}
+
 int main(void)
 {
     eddy_engine *e = test_engine();
@@ -132,6 +189,7 @@ int main(void)
         CHECK(!strcmp(test_last_id, "dispatch.too_large") && strstr(test_last_error, "maxComputeWorkGroupCount"));
     }
     CHECK(eddy_graph_pass_count(e, g) == 5);
+    describe(e, g);
 
     CHECK(eddy_graph_run(e, g, RUNS) == EDDY_OK);
     for (int r = 0; r < RUNS * SUBSTEPS; r++)

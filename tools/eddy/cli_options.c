@@ -130,3 +130,42 @@ int cli_parse_options(int argc, char **argv, int first, options *o)
     }
     return 0;
 }
+
+int cli_parse_graph(int argc, char **argv, int first, options *o, const char **scenes, int *n, const char **dot)
+{
+    *n = 0;
+    *dot = NULL;
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        bool value = !strcmp(a, "--dot") || !strcmp(a, "--device") || !strcmp(a, "--validation") ||
+                     !strcmp(a, "--module");
+        if (value && i + 1 >= argc) {
+            fprintf(stderr, "eddy error [cli.usage]: graph: %s needs a value\n", a);
+            return -1;
+        }
+        if (!strcmp(a, "--dot"))
+            *dot = argv[++i];
+        else if (!strcmp(a, "--device"))
+            o->device = argv[++i];
+        else if (!strcmp(a, "--validation"))
+            o->validation = argv[++i];
+        else if (!strcmp(a, "--module") && o->module_count < 16)
+            o->modules[o->module_count++] = argv[++i];
+        else if (!strcmp(a, "--allow-plugins"))
+            o->allow_plugins = true;
+        else if (a[0] == '-' || *n == EDDY_CLI_MAX_GRAPH_SCENES || value) {
+            fprintf(stderr, "eddy error [cli.usage]: graph: '%s': an unknown option, or past %d scenes or 16 "
+                    "modules\n", a, EDDY_CLI_MAX_GRAPH_SCENES);
+            return -1;
+        } else {
+            scenes[(*n)++] = a;
+        }
+    }
+    if (!*n || (*dot && *n != 1) || (o->validation && strcmp(o->validation, "off") && strcmp(o->validation, "on") &&
+                                     strcmp(o->validation, "sync"))) {
+        fprintf(stderr, "eddy error [cli.usage]: graph: expected one scene or more (--dot: exactly one) and "
+                "--validation off, on or sync\n");
+        return -1;
+    }
+    return 0;
+}

@@ -37,5 +37,12 @@ int cli_parse_positive(const char *s, double max, double *out);
  * message on stderr ("eddy error [cli.usage]: ..."); -2 after one that
  * the usage should follow. */
 int cli_parse_options(int argc, char **argv, int first, options *o);
+/* eddy graph's arguments from argv[first..argc): the scenes (at most
+ * EDDY_CLI_MAX_GRAPH_SCENES, borrowed from argv) into scenes[0..*n), --dot
+ * FILE into *dot (exactly one scene then), --device, --validation,
+ * --module and --allow-plugins into *o (zeroed by the caller): 0; -1 after
+ * one message on stderr ("eddy error [cli.usage]: graph: ..."). */
+#define EDDY_CLI_MAX_GRAPH_SCENES 256
+int cli_parse_graph(int argc, char **argv, int first, options *o, const char **scenes, int *n, const char **dot);
 
 #endif

@@ -45,6 +45,11 @@ static const char *usage_head =
     "      --resume PATH      continue from a checkpoint file, or the newest valid one of an output\n"
     "                         folder (SCENE may then be left out); SIGTERM or SIGINT stop a run at\n"
     "                         the next step with a checkpoint and exit status 75\n"
+    "  eddy graph SCENE.json... [--dot FILE] [--device X] [--module LIB.so] [--allow-plugins]\n"
+    "                                    each scene's step graph: its systems' passes in order, the\n"
+    "                                    buffers each reads and writes, where the barriers fall and\n"
+    "                                    what repeats; --dot FILE: one scene's as Graphviz DOT\n"
+    "                                    (dot -Tsvg FILE > graph.svg)\n"
     "  eddy view SCENE.json [options]    watch and steer the scene live in a window, or render it\n"
     "                                    offscreen to PNG (`eddy view --help` lists the options)\n"
     "  eddy haptic SCENE.json [options] a 1 kHz haptic loop on the scene's tool, the device\n"
@@ -429,6 +434,65 @@ static int cmd_haptic(const options *o)
     return rc;
 }
 
+/* The description of scene `path` into stdout (text) or dot_path (DOT,
+ * written whole or not at all). */
+static int graph_one(eddy_engine *e, const char *path, const char *dot_path, bool allow_plugins)
+{
+    eddy_scene *s = eddy_load_scene(e, &(eddy_scene_desc){ EDDY_SIZED(eddy_scene_desc), .path = path,
+        .no_output = true, .allow_plugins = allow_plugins });
+    if (!s)
+        return 1;
+    eddy_describe_format f = dot_path ? EDDY_DESCRIBE_DOT : EDDY_DESCRIBE_TEXT;
+    size_t len = 0;
+    eddy_result r = eddy_scene_describe(s, f, NULL, 0, &len);
+    char *text = r == EDDY_OK ? malloc(len + 1) : NULL;
+    if (r == EDDY_OK && !text) {
+        fprintf(stderr, "eddy error [memory.host]: graph: out of host memory for %zu bytes\n", len + 1);
+        r = EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    if (r == EDDY_OK)
+        r = eddy_scene_describe(s, f, text, len + 1, &len);
+    eddy_destroy_scene(s);
+    if (r == EDDY_OK && !dot_path) {
+        fputs(text, stdout);
+    } else if (r == EDDY_OK) {
+        char tmp[4200];
+        snprintf(tmp, sizeof tmp, "%s.tmp", dot_path);
+        FILE *fp = strlen(dot_path) < 4000 ? fopen(tmp, "wb") : NULL;
+        bool ok = fp && fwrite(text, 1, len, fp) == len;
+        ok = fp && fclose(fp) == 0 && ok;
+        if (!ok || rename(tmp, dot_path) != 0) {
+            fprintf(stderr, "eddy error [output.write]: graph: cannot write '%s'\n", dot_path);
+            remove(tmp);
+            r = EDDY_ERROR_IO;
+        }
+    }
+    free(text);
+    return r == EDDY_OK ? 0 : 1;
+}
+
+/* eddy graph SCENE.json... [--dot FILE] [--device X] [--validation V]
+ * [--module LIB.so] [--allow-plugins]: each scene loaded (nothing run,
+ * nothing written but the DOT file) and its step graph described. */
+static int cmd_graph(int argc, char **argv)
+{
+    options o = { 0 };
+    const char *scenes[EDDY_CLI_MAX_GRAPH_SCENES], *dot = NULL;
+    int n = 0;
+    if (cli_parse_graph(argc, argv, 2, &o, scenes, &n, &dot) != 0)
+        return 2;
+    eddy_engine *e = make_engine(&o);
+    if (!e)
+        return 1;
+    int rc = 0;
+    static char found[4352];
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = graph_one(e, eddy_tool_find_scene(scenes[i], found, sizeof found) ? found : scenes[i], dot,
+                       o.allow_plugins);
+    eddy_destroy_engine(e);
+    return rc;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
     options o = { 0 };
@@ -525,6 +589,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "voxelize"))
         return eddy_voxelize_main(argc, argv);
+    if (!strcmp(cmd, "graph"))
+        return cmd_graph(argc, argv);
     if (!strcmp(cmd, "view"))
         return eddy_view_main(argc, argv);
     /* Under mpirun or srun, `run` starts MPI (run_mpi.h). */

@@ -68,7 +68,7 @@ extern "C" {
 #endif
 
 #define EDDY_VERSION_MAJOR 1
-#define EDDY_VERSION_MINOR 8
+#define EDDY_VERSION_MINOR 9
 #define EDDY_VERSION_PATCH 0
 
 typedef enum eddy_result {
@@ -667,6 +667,40 @@ EDDY_API int eddy_graph_add_pass(eddy_engine *e, eddy_graph g, const eddy_pass_d
 EDDY_API eddy_result eddy_graph_repeat(eddy_engine *e, eddy_graph g, uint32_t first, uint32_t count,
                               uint32_t times);
 EDDY_API uint32_t eddy_graph_pass_count(eddy_engine *e, eddy_graph g);
+
+/* A name over a range of a graph's passes, for eddy_graph_describe (the
+ * system that declared them). */
+typedef struct eddy_pass_group {
+    const char *name;     /* borrowed for the call */
+    uint32_t first, count; /* passes [first, first + count) */
+} eddy_pass_group;
+
+typedef enum eddy_describe_format {
+    EDDY_DESCRIBE_TEXT = 0, /* a few lines a pass: kernel, dispatch, each binding's access and label, the
+                               barriers before it, the repeated ranges */
+    EDDY_DESCRIBE_DOT = 1,  /* Graphviz DOT: a box a pass (a group's in a cluster), an edge from the pass that
+                               last wrote a buffer to each pass reading it, a dashed edge closing a repeat */
+} eddy_describe_format;
+
+typedef struct eddy_graph_describe_desc {
+    uint32_t struct_size;           /* required: EDDY_SIZED(eddy_graph_describe_desc) */
+    eddy_describe_format format;    /* default EDDY_DESCRIBE_TEXT */
+    const eddy_pass_group *groups;  /* optional, borrowed: named pass ranges in order, not overlapping */
+    uint32_t group_count;
+    const char *title;              /* optional, borrowed: the heading; default the graph's label */
+    char *out;                      /* optional: the description, NUL-terminated, cut to capacity */
+    size_t capacity;                /* bytes at out */
+    size_t *length;                 /* required: the whole description's length, without the NUL */
+} eddy_graph_describe_desc;
+
+/* Describes a graph as it runs: its passes in order, the buffers and images
+ * each reads and writes (by label), the repeated ranges, and the barriers
+ * eddy's planner puts before each pass when the graph runs (the first time
+ * through a repeat, and again when it repeats). *length is the full length;
+ * EDDY_ERROR_LIMIT when it did not fit in capacity (call again with
+ * *length + 1 bytes; out NULL only measures). Never waits; the graph is not
+ * changed. Thread safety: as the engine. */
+EDDY_API eddy_result eddy_graph_describe(eddy_engine *e, eddy_graph g, const eddy_graph_describe_desc *desc);
 
 /* Runs the graph `times` times (each = desc.times substeps) on eddy's queue.
  * Waits: for that work. The recorded command buffer is replayed, not re-recorded. */

@@ -61,7 +61,7 @@
  *                             it writes, WRITE on one it reads) or that the kind forbids
  *   pass.invalid           E  push constants or indirect arguments out of their rules
  *   dispatch.too_large     E  more workgroups than maxComputeWorkGroupCount
- *   graph.invalid          E  a repeat range, or recording arguments, out of their rules
+ *   graph.invalid          E  a repeat range, recording or description arguments, out of their rules
  *   graph.host_use         E  an eddy_host_use whose access is not made by its stages, or
  *                             that names a buffer and an image
  *   graph.destroyed_resource E a graph binds a buffer, image or kernel that was destroyed;

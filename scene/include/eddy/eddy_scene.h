@@ -109,6 +109,14 @@ EDDY_API eddy_scene_info eddy_scene_get_info(const eddy_scene *s);
 /* Advances `steps` steps (no output). Waits: for the host's recordings of
  * earlier steps (submitted first), then for these steps. */
 EDDY_API eddy_result eddy_scene_step(eddy_scene *s, uint64_t steps);
+/* The scene's step graph described (eddy_graph_describe), its systems as
+ * the groups: what runs each substep and in which order, the buffers each
+ * pass reads and writes, and where the barriers fall. format
+ * EDDY_DESCRIBE_TEXT or EDDY_DESCRIBE_DOT; out and capacity as there
+ * (EDDY_ERROR_LIMIT when it does not fit: *length + 1 bytes do). Refused
+ * over MPI ranks (each substep declares a graph of its own). Never waits. */
+EDDY_API eddy_result eddy_scene_describe(eddy_scene *s, eddy_describe_format format, char *out, size_t capacity,
+                                         size_t *length);
 /* Writes one output frame of the current state (VTK, stats) when outputs are
  * on. The first frame prepares the output folder: it is created when missing;
  * an existing one must be empty or hold an earlier eddy run (its marker file
