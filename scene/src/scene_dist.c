@@ -110,9 +110,6 @@ bool eddy_scene_mpi(void)
     return true;
 }
 
-/* The slowest rank's particles over the mean above which the split moves. */
-#define DIST_BALANCE_THRESHOLD 0.10
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -336,9 +333,10 @@ static bool all_positions(const scene_dist *d, uint32_t sets, dist_table *t)
     return true;
 }
 
-/* A new split from the particles where they are now; *moved when a box
+/* A new split from the particles where they are now (each cell's weight
+ * scaled by its rank's measured cost, with seconds); *moved when a box
  * changed. */
-static eddy_result replan(eddy_scene *s, bool *moved)
+static eddy_result replan(eddy_scene *s, bool *moved, const double *seconds)
 {
     scene_dist *d = s->dist;
     dist_table t;
@@ -346,7 +344,8 @@ static eddy_result replan(eddy_scene *s, bool *moved)
     if (!dist_agree(&d->ctx, ok || (snprintf(d->ctx.err, sizeof d->ctx.err, "out of memory weighing the split"), 0)))
         return scene_dist_failed(s);
     dc_plan next = { 0 };
-    ok = dist_plan(&d->ctx, &d->grid, &t, 1, d->plan.ranks ? &d->plan : NULL, NULL, &next);
+    ok = dist_plan(&d->ctx, &d->grid, &t, 1, d->plan.ranks ? &d->plan : NULL, d->plan.ranks ? seconds : NULL,
+                   &next);
     dist_table_free(&t);
     /* The first split is where a box too small for the ranks shows. */
     if (!ok)
@@ -421,7 +420,7 @@ eddy_scene *scene_dist_attach(eddy_engine *e, eddy_scene *s, const void *comm_pt
     bool moved;
     r = scene_dist_agree(s, r);
     if (r == EDDY_OK)
-        r = replan(s, &moved);
+        r = replan(s, &moved, NULL);
     if (r != EDDY_OK) {
         eddy_destroy_scene(s);
         return NULL;
@@ -723,23 +722,27 @@ static void rank_figures(eddy_scene *s, eddy_stats *st)
     d->t_compute = d->t_pack = d->t_exchange = d->t_wait = 0;
 }
 
-/* At a frame: a new split when the rank with the most particles holds
- * more than the threshold over the mean. */
-static eddy_result balance(eddy_scene *s)
+/* At a frame: a new split when the most loaded rank is more than the
+ * threshold over the mean, loaded by its particles or, with "balance"
+ * by time, by the compute time it measured since the last frame (busy).
+ * A split by time depends on timing, the results do not: a particle's
+ * sums are the same bits however the box is split. */
+static eddy_result balance(eddy_scene *s, double busy)
 {
     scene_dist *d = s->dist;
     double own = 0;
     for (uint32_t i = 0; i < s->set_count; i++)
         own += weighed(&d->sets[i]);
+    own = s->balance_time ? busy : own;
     double *all = malloc((size_t)d->ctx.size * sizeof *all);
     if (!dist_agree(&d->ctx, all || (snprintf(d->ctx.err, sizeof d->ctx.err, "out of memory"), 0))) {
         free(all);
         return scene_dist_failed(s);
     }
     MPI_Allgather(&own, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, d->ctx.comm);
-    bool uneven = dc_imbalanced(all, (uint32_t)d->ctx.size, DIST_BALANCE_THRESHOLD), moved = false;
+    bool uneven = dc_imbalanced(all, (uint32_t)d->ctx.size, s->balance_threshold), moved = false;
+    eddy_result r = uneven ? replan(s, &moved, s->balance_time ? all : NULL) : EDDY_OK;
     free(all);
-    eddy_result r = uneven ? replan(s, &moved) : EDDY_OK;
     d->moves += moved;
     return r;
 }
@@ -749,8 +752,9 @@ eddy_result scene_dist_frame_end(eddy_scene *s, eddy_stats *st, eddy_result res)
     res = scene_dist_agree(s, res);
     if (res != EDDY_OK)
         return res;
+    double busy = s->dist->t_compute; /* since the last frame: rank_figures starts them again */
     rank_figures(s, st);
-    return balance(s);
+    return balance(s, busy);
 }
 
 bool scene_dist_writes_frames(const eddy_scene *s, uint32_t k)

@@ -79,6 +79,11 @@ struct eddy_scene {
     double dt;
     uint32_t substeps;
     bool adaptive;         /* substeps follow the systems' stable_dt, checked per frame */
+    /* Over MPI ranks ("balance"): the split moves when the most loaded
+     * rank is above the mean by balance_threshold, loaded by its particles
+     * or (balance_time) by its measured compute time. */
+    bool balance_time;
+    double balance_threshold;
     uint32_t current_substeps;
     uint32_t max_substeps; /* adaptive: at most this many */
     bool adapt_pending;    /* over ranks: the next substep adapts, after its exchange */

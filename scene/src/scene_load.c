@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stddef.h>
 
-static const char *const scene_keys[] = { "name", "dt", "substeps", "adaptive", "duration", "box",
+static const char *const scene_keys[] = { "name", "dt", "substeps", "adaptive", "balance", "duration", "box",
                                           "particle_sets", "systems", "output", "plugins",
                                           "description", "solids", NULL };
 
@@ -244,6 +244,25 @@ static bool load_header(parse_ctx *c, eddy_scene *s, const cJSON *root)
             return false;
         s->adaptive = true;
         s->max_substeps = (uint32_t)maxs;
+    }
+    /* "balance": {"by": "particles" | "time", "threshold": 0.1}: over MPI
+     * ranks, when the split moves (a rank's particles, or its measured
+     * compute time, above the mean by the threshold). */
+    s->balance_threshold = 0.10;
+    const cJSON *bal = cJSON_GetObjectItemCaseSensitive(root, "balance");
+    if (bal) {
+        static const char *const balance_keys[] = { "by", "threshold", NULL };
+        const char *by = NULL;
+        if (!cJSON_IsObject(bal))
+            return scene_fail(c, "scene.field", "balance", "expected an object like {\"by\": \"time\", \"threshold\": "
+                              "0.1}, got %s", scene_json_type(bal));
+        if (!scene_check_keys(c, bal, "balance", balance_keys) ||
+            !scene_get_string(c, bal, "by", "balance", false, &by) ||
+            !scene_get_number(c, bal, "threshold", "balance", false, 0.10, 0.01, 10, &s->balance_threshold))
+            return false;
+        if (by && strcmp(by, "particles") && strcmp(by, "time"))
+            return scene_fail(c, "scene.field", "balance.by", "expected \"particles\" or \"time\", got \"%s\"", by);
+        s->balance_time = by && !strcmp(by, "time");
     }
     double steps = ceil(s->duration / s->dt - 1e-9);
     if (steps > 1e12)

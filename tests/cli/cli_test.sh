@@ -413,6 +413,8 @@ unknown_field)
     expect_bad "$scenes/unknown_field.json" -- "[scene.unknown_field]" "unknown_field.json: substep:" "substeps";;
 negative_dt)
     expect_bad "$scenes/negative_dt.json" -- "[scene.field]" "negative_dt.json: dt: -0.001";;
+balance_by)
+    expect_bad "$scenes/balance_by.json" -- "[scene.field]" "balance_by.json: balance.by" "\"particles\" or \"time\"";;
 negative_mass)
     expect_bad "$scenes/negative_mass.json" -- "[scene.field]" "particle_sets[0].mass: -1";;
 sph_h)
