@@ -365,8 +365,12 @@ eddy_couple *eddy_couple_create(eddy_engine *e, const eddy_couple_desc *d)
     return c;
 }
 
-eddy_result eddy_couple_set_counts(eddy_engine *e, eddy_couple *c)
+eddy_result eddy_couple_set_counts(eddy_engine *e, eddy_couple *c, uint32_t fluid_count)
 {
+    if (c->p.counts[1] && fluid_count > c->fluid_cap)
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    if (c->p.counts[1])
+        c->fluid_count = fluid_count;
     uint32_t nb = 0;
     for (uint32_t k = 0; k < c->set_count; k++) {
         c->sets[k].offset = nb;
@@ -572,16 +576,6 @@ eddy_result eddy_couple_record_idle(eddy_engine *e, eddy_couple *c, eddy_graph g
         return EDDY_ERROR_INVALID_ARGUMENT;
     eddy_result r = parts ? gather_sheets(c, parts) : EDDY_OK;
     return r == EDDY_OK ? sheet_applies(e, c, parts ? parts->graph : g) : r;
-}
-
-eddy_result eddy_couple_set_fluid_count(eddy_couple *c, uint32_t n)
-{
-    if (!c->p.counts[1])
-        return EDDY_OK;
-    if (n > c->fluid_cap)
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    c->fluid_count = n;
-    return EDDY_OK;
 }
 
 const char *eddy_couple_dist_refusal(eddy_engine *e, const eddy_couple *c)

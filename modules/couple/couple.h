@@ -150,18 +150,16 @@ eddy_result eddy_couple_record_end(eddy_engine *e, eddy_couple *c, eddy_graph g,
  * zeros, as the passes would write them, not left as a particle's last
  * rank left it; the sheets' gathers and impulses as in record_end. */
 eddy_result eddy_couple_record_idle(eddy_engine *e, eddy_couple *c, eddy_graph g, eddy_step_parts *parts);
-/* The fluid's particles now (over MPI ranks, this rank's, at most its count
- * at create): couple.sheet runs a thread each. */
-eddy_result eddy_couple_set_fluid_count(eddy_couple *c, uint32_t n);
 /* Why the coupling cannot run over MPI ranks as configured (NULL: it can). */
 const char *eddy_couple_dist_refusal(eddy_engine *e, const eddy_couple *c);
 
 /* The volume a boundary particle stands for: (2 r)^3 for a particle of
  * radius r on the rigid module's simple cubic lattice. */
 /* The boundary sets' counts changed (over MPI ranks: their particles on
- * this rank): the next recorded passes cover them. Between steps; waits
- * (a parameter upload). */
-eddy_result eddy_couple_set_counts(eddy_engine *e, eddy_couple *c);
+ * this rank), and the fluid's is fluid_count (at most its count at create;
+ * couple.sheet runs a thread each): the next recorded passes cover them.
+ * Between steps; waits (a parameter upload). */
+eddy_result eddy_couple_set_counts(eddy_engine *e, eddy_couple *c, uint32_t fluid_count);
 
 static inline float eddy_couple_volume(float radius)
 {

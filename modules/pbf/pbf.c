@@ -173,9 +173,10 @@ typedef struct pbf {
     eddy_kernel k[K_COUNT];
     eddy_buffer params, solids, pred, sp, sbin, sold, smass, lambda, dp, sv, svort;
     eddy_buffer tool, tpush, tadh, tdamp, tsums;
-    /* The tool's three forces per particle in the set's order (this rank's
-     * particles) and by id (the whole set: what is summed). */
-    eddy_buffer tpart[3], tfull[3];
+    /* The tool's three forces per particle by id (the whole set: what is
+     * summed), and over MPI ranks first in this rank's particle order
+     * (made at the first substep in parts). */
+    eddy_buffer tfull[3], tpart[3];
     uint32_t total; /* the set's particles at create: the whole set */
     eddy_buffer sghost; /* pbf.lambda's ghost gradient sums for pbf.delta: walls, then the tool's */
     eddy_buffer worst;  /* the largest compression a substep left since the last frame (float bits) */
@@ -290,12 +291,9 @@ static eddy_result create(const eddy_system_ctx *ctx, void **state)
     s->tdamp = scratch(s, "sorted.tool_damping", tool ? 16 * n : 16);
     s->tsums = scratch(s, "tool_sums", 48);
     s->total = s->n;
-    for (int c = 0; c < 3 && tool; c++) {
-        s->tpart[c] = scratch(s, "tool_forces", 16 * n);
-        s->tfull[c] = scratch(s, "tool_forces.by_id", 16 * n);
-        if (!s->tpart[c].id || !s->tfull[c].id)
+    for (int c = 0; c < 3 && tool; c++)
+        if (!(s->tfull[c] = scratch(s, "tool_forces.by_id", 16 * n)).id)
             return EDDY_ERROR_OUT_OF_MEMORY;
-    }
     s->nlist = eddy_nlist_buffer(e, ctx->name, cap, n);
     s->ncount = scratch(s, "sorted.neighbour_count", 4 * n + 4); /* [n]: the lists' flag */
     s->lpos = scratch(s, "sorted.list_position", cap ? 16 * n : 16);
@@ -436,6 +434,9 @@ static eddy_result record_tool(pbf *s, eddy_graph g, eddy_step_parts *parts)
                       { s->sv, EDDY_READ }, { s->smass, EDDY_READ }, { s->lambda, EDDY_READ },
                       { s->tpush, EDDY_READ_WRITE }, { s->tadh, EDDY_WRITE }, { s->tdamp, EDDY_WRITE } } });
     eddy_result r = rc < 0 ? EDDY_ERROR_INVALID_ARGUMENT : EDDY_OK;
+    for (uint32_t c = 0; c < 3 && r == EDDY_OK && parts && !s->tpart[c].id; c++)
+        if (!(s->tpart[c] = scratch(s, "tool_forces", 16ull * s->cap)).id)
+            r = EDDY_ERROR_OUT_OF_MEMORY;
     for (uint32_t c = 0; c < 3 && r == EDDY_OK && s->n; c++)
         r = eddy_grid_record_scatter(e, s->grid, g, sums[c], parts ? s->tpart[c] : s->tfull[c], 4, s->n);
     if (r == EDDY_OK && parts) {
@@ -599,9 +600,7 @@ static eddy_result set_count(void *state)
         return EDDY_ERROR_INVALID_ARGUMENT;
     s->n = n;
     s->p.misc[0] = n;
-    eddy_result r = s->couple ? eddy_couple_set_counts(s->e, s->couple) : EDDY_OK;
-    if (r == EDDY_OK && s->couple)
-        r = eddy_couple_set_fluid_count(s->couple, n);
+    eddy_result r = s->couple ? eddy_couple_set_counts(s->e, s->couple, n) : EDDY_OK;
     return r == EDDY_OK ? eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p) : r;
 }
 

@@ -793,7 +793,7 @@ static eddy_result set_count(void *state)
         return EDDY_ERROR_INVALID_ARGUMENT;
     s->n = n;
     s->p.misc[0] = n;
-    eddy_result r = s->couple ? eddy_couple_set_counts(s->e, s->couple) : EDDY_OK;
+    eddy_result r = s->couple ? eddy_couple_set_counts(s->e, s->couple, n) : EDDY_OK;
     return r == EDDY_OK ? eddy_buffer_upload(s->e, s->params, 0, sizeof s->p, &s->p) : r;
 }
 

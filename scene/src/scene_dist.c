@@ -166,6 +166,14 @@ eddy_result scene_dist_failed(eddy_scene *s)
     return EDDY_ERROR_INVALID_ARGUMENT;
 }
 
+int dist_set_index(const eddy_scene *s, eddy_particles p)
+{
+    for (uint32_t i = 0; i < s->set_count; i++)
+        if (s->sets[i].handle.id == p.id)
+            return (int)i;
+    return -1;
+}
+
 static bool has_elements(const eddy_scene *s, eddy_particles p)
 {
     return eddy_particles_elements_name(s->e, p, 0) != NULL;
@@ -179,10 +187,8 @@ static eddy_result check_whole(eddy_scene *s, const scene_system *sys, const cha
 {
     if (!has_elements(s, sys->set) || (r == 0 && sys->module->declare_parts))
         return EDDY_OK;
-    const char *set = "?";
-    for (uint32_t i = 0; i < s->set_count; i++)
-        if (s->sets[i].handle.id == sys->set.id)
-            set = s->sets[i].name;
+    int i = dist_set_index(s, sys->set);
+    const char *set = i >= 0 ? s->sets[i].name : "?";
     char why[700];
     snprintf(why, sizeof why, "%s on particle set '%s', which has elements (edges, triangles, tetrahedra) and "
              "stays whole on every rank, with a reach of %g m or without a substep in parts (expected: reach 0 "
@@ -762,12 +768,8 @@ bool scene_dist_writes_frames(const eddy_scene *s, uint32_t k)
     const scene_dist *d = s->dist;
     if (!d)
         return true;
-    if (d->ctx.rank != 0)
-        return false;
-    for (uint32_t i = 0; i < s->set_count; i++)
-        if (s->sets[i].handle.id == s->systems[k].set.id)
-            return d->sets[i].whole;
-    return false;
+    int i = d->ctx.rank == 0 ? dist_set_index(s, s->systems[k].set) : -1;
+    return i >= 0 && d->sets[i].whole;
 }
 
 bool scene_dist_any(eddy_scene *s, bool v)

@@ -57,6 +57,8 @@ typedef struct scene_dist {
 /* scene_dist.c: a dist.c collective that failed, its message logged
  * (scene_dist_agree: scene_internal.h). */
 eddy_result scene_dist_failed(eddy_scene *s);
+/* The index of set p among the scene's, or -1. */
+int dist_set_index(const eddy_scene *s, eddy_particles p);
 
 /* scene_dist_exchange.c: the kernel and buffers the exchange needs, made
  * once; then, before each substep, every set's particles to their owners

@@ -65,21 +65,13 @@ typedef struct dist_parts {
     } pre;
 } dist_parts;
 
-static int set_index(const eddy_scene *s, eddy_particles p)
-{
-    for (uint32_t i = 0; i < s->set_count; i++)
-        if (s->sets[i].handle.id == p.id)
-            return (int)i;
-    return -1;
-}
-
 /* Set i's owned flags, uploaded at the first request of a substep (while
  * the systems declare: nothing in flight reads them). */
 static eddy_buffer owned_of(eddy_step_parts *pub, eddy_particles set)
 {
     dist_parts *P = pub->scene;
     eddy_scene *s = P->s;
-    int i = set_index(s, set);
+    int i = dist_set_index(s, set);
     if (i < 0)
         return (eddy_buffer){ 0 };
     dist_set *ds = &s->dist->sets[i];
@@ -134,7 +126,7 @@ static eddy_result sync_part(eddy_step_parts *pub, const eddy_sync_desc *given)
         return refuse(P, "a sync of rows from a system without a particle set");
     if (d->buffer_count && P->s->dist->sets[P->set].whole)
         return refuse(P, "a ghost refresh of a set with elements (every rank holds it whole: it has no ghosts)");
-    int gset = d->gather_set.id ? set_index(P->s, d->gather_set) : (int)P->set;
+    int gset = d->gather_set.id ? dist_set_index(P->s, d->gather_set) : (int)P->set;
     if (d->gather_count && gset < 0)
         return refuse(P, "a sync gathering the rows of a set that is not one of the scene's");
     if (P->count >= DIST_PARTS_MAX)
@@ -578,7 +570,7 @@ eddy_result dist_parts_step(eddy_scene *s, eddy_graph first)
             r = sys->module->declare_step(sys->state, P.pub.graph);
             continue;
         }
-        int k = set_index(s, sys->set);
+        int k = dist_set_index(s, sys->set);
         P.set = k < 0 ? UINT32_MAX : (uint32_t)k;
         P.pub.travel = 0;
         r = sys->module->declare_parts(sys->state, &P.pub);
